@@ -1,0 +1,245 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import {
+  expandExperiment,
+  experimentJsonSchema,
+  parseExperimentText,
+  parseSetArg,
+  ValidationError,
+  type ExperimentPlan,
+} from '../experiment/index.js';
+import { ScenarioError } from '../model/ScenarioError.js';
+import { VERSION } from '../version.js';
+import { printRunSummary } from './printResults.js';
+import { runPlanSequential } from '../sweep/runPlan.js';
+import { traceCommand, type TraceFlags } from './trace.js';
+
+/** Where the CLI writes: injected so tests can capture output. */
+export interface CliIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  cwd: string;
+}
+
+/** An input problem: printed without a stack trace, exit code 2. */
+export class UsageError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(problems.join('\n'));
+    this.problems = problems;
+  }
+}
+
+/** Write a file atomically: to a temporary name in the same directory, then rename. */
+export function writeFileAtomic(path: string, data: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
+
+/** Read and validate an experiment file, or throw a UsageError naming the file and each problem. */
+export function loadExperimentFile(path: string) {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
+    throw new UsageError([`${path}: cannot read (${why})`]);
+  }
+  const parsed = parseExperimentText(text, path);
+  if (!parsed.ok) throw new UsageError(parsed.errors);
+  return parsed.experiment;
+}
+
+function parseSets(sets: string[]): Array<[string, unknown]> {
+  return sets.map((s) => {
+    try {
+      return parseSetArg(s);
+    } catch (e) {
+      throw new UsageError([(e as Error).message]);
+    }
+  });
+}
+
+/** Load, apply quick mode and --set, expand into cells; a UsageError on any problem. */
+export function planFromFile(path: string, opts: { quick: boolean; set: string[]; seed?: number }): ExperimentPlan {
+  const experiment = loadExperimentFile(path);
+  const set = parseSets(opts.set);
+  if (opts.seed !== undefined) set.push(['seed', opts.seed]);
+  const expanded = expandExperiment(experiment, { quick: opts.quick, set });
+  if (!expanded.ok) throw new UsageError(expanded.errors.map((m) => `${path}: ${m}`));
+  return expanded.plan;
+}
+
+function parseIntArg(flag: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n)) throw new UsageError([`${flag} must be an integer (got "${v}")`]);
+    return n;
+  };
+}
+
+function collect(v: string, prev: string[]): string[] {
+  return [...prev, v];
+}
+
+/** Experiment files (*.json except schema.json) under a directory, sorted. */
+export function findExperimentFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.json') && name !== 'schema.json') out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function runFiles(io: CliIO, files: string[], opts: { quick: boolean; out: string; set: string[]; seed?: number; json: boolean }): number {
+  const plans = files.map((f) => ({ file: f, plan: planFromFile(f, opts) }));
+  let status = 0;
+  for (const { file, plan } of plans) {
+    const outDir = resolve(io.cwd, opts.out, plan.name);
+    const res = runPlanSequential(plan, (name, data) => writeFileAtomic(join(outDir, name), data));
+    if (opts.json) io.stdout(JSON.stringify(res.json, null, 2) + '\n');
+    else {
+      io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
+      io.stdout(printRunSummary(res) + '\n');
+      io.stdout(`written to ${relative(io.cwd, outDir) || '.'}\n`);
+    }
+    if (res.errored > 0) status = 1;
+  }
+  return status;
+}
+
+/**
+ * The retrystorm command line. Returns the exit code: 0 success, 1 a run failed, 2 bad input
+ * (one clear message per problem, no stack trace).
+ */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const program = new Command();
+  let code = 0;
+  program
+    .name('retrystorm')
+    .description('Discrete-event simulator of retry storms and cascading failure')
+    .version(VERSION)
+    .exitOverride()
+    .showHelpAfterError(false)
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      outputError: (s, write) => write(s),
+    });
+
+  program
+    .command('run')
+    .description('run an experiment file (or every experiment file in a directory) and write its results')
+    .argument('<file>', 'experiment file (JSON) or directory of them')
+    .option('--seed <n>', 'master seed (overrides the file)', parseIntArg('--seed'))
+    .option('--out <dir>', 'output directory', 'results')
+    .option('--quick', 'apply the file\'s "quick" overrides', false)
+    .option('--set <path=value>', 'override any field by dotted path (repeatable)', collect, [])
+    .option('--json', 'print the results JSON to stdout', false)
+    .action((file: string, opts: { seed?: number; out: string; quick: boolean; set: string[]; json: boolean }) => {
+      const path = resolve(io.cwd, file);
+      let files = [path];
+      try {
+        if (statSync(path).isDirectory()) files = findExperimentFiles(path);
+      } catch {
+        /* loadExperimentFile reports the unreadable file */
+      }
+      code = runFiles(io, files, opts);
+    });
+
+  program
+    .command('run-all')
+    .description('run every shipped experiment (quick mode into reports/, or --full into reports/full/)')
+    .option('--dir <dir>', 'directory of experiment files', 'experiments')
+    .option('--full', 'publication-size replications (no quick overrides)', false)
+    .option('--out <dir>', 'output directory (default reports, or reports/full with --full)')
+    .action((opts: { dir: string; full: boolean; out?: string }) => {
+      const files = findExperimentFiles(resolve(io.cwd, opts.dir));
+      const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
+      code = runFiles(io, files, { quick: !opts.full, out, set: [], json: false });
+    });
+
+  program
+    .command('validate')
+    .description('check an experiment file and print its parts, cells, replications and an estimate of the work')
+    .argument('<file>', 'experiment file (JSON)')
+    .option('--quick', 'apply the file\'s "quick" overrides', false)
+    .option('--set <path=value>', 'override any field by dotted path (repeatable)', collect, [])
+    .action((file: string, opts: { quick: boolean; set: string[] }) => {
+      const plan = planFromFile(resolve(io.cwd, file), opts);
+      const lines = [`${plan.name}: valid`];
+      let runs = 0;
+      for (const p of plan.parts) {
+        lines.push(`  part ${p.name}: ${p.cells.length} cells x ${p.replications} replications`);
+        runs += p.cells.length * p.replications;
+      }
+      lines.push(`  ${runs} runs in all`);
+      io.stdout(lines.join('\n') + '\n');
+    });
+
+  program
+    .command('trace')
+    .description('one operation through a stack against a scripted leaf, printed as a timeline')
+    .argument('[file]', 'experiment file whose stack to use (default: one layer from the flags)')
+    .option('--script <entries>', 'scripted leaf: status:durationMs[:ra=ms][*n], comma-separated')
+    .option('--draw <fraction>', 'fix every jitter draw to this fraction of its range (0 to 1)')
+    .option('--seed <n>', 'seed for the jitter draws', parseIntArg('--seed'))
+    .option('--deadline-ms <ms>', 'total deadline of the operation')
+    .addOption(new Option('--method <method>', 'request method').choices(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']))
+    .option('--attempts <n>', 'maximum attempts (a positive integer or "unlimited")')
+    .option('--timeout-ms <ms>', 'per-attempt timeout')
+    .option('--backoff <kind>', 'none|constant|exponential|full-jitter|equal-jitter|decorrelated-jitter')
+    .option('--base-ms <ms>', 'backoff base')
+    .option('--cap-ms <ms>', 'backoff cap')
+    .option('--multiplier <x>', 'backoff multiplier')
+    .option('--exponent-offset <n>', 'exponent offset of the backoff ceiling')
+    .option('--tick-ms <ms>', 'timer tick (wake-ups rounded up to it)')
+    .option('--retry-after <mode>', 'ignore|honor|honor-plus-jitter')
+    .option('--deadline-mode <mode>', 'propagate|fresh|none')
+    .option('--retry-on <classes>', 'comma-separated retryable classes')
+    .option('--idempotency <rule>', 'http|always|never')
+    .option('--json', 'print {outcome, attempts, endMs, attemptTimeoutsMs, ceilingsMs, waitsMs, ...}', false)
+    .action((file: string | undefined, flags: TraceFlags) => {
+      const out = traceCommand(file ? resolve(io.cwd, file) : undefined, flags);
+      io.stdout(out + '\n');
+    });
+
+  program
+    .command('schema')
+    .description('write the JSON Schema of experiment files (for editors)')
+    .argument('[file]', 'where to write it (default: stdout)')
+    .action((file: string | undefined) => {
+      const text = JSON.stringify(experimentJsonSchema(), null, 2) + '\n';
+      if (file) writeFileAtomic(resolve(io.cwd, file), text);
+      else io.stdout(text);
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (e instanceof UsageError || e instanceof ValidationError || e instanceof ScenarioError) {
+      for (const p of e.problems) io.stderr(`error: ${p}\n`);
+      return 2;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code)) {
+      io.stderr(`error: ${err.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}

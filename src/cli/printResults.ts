@@ -1,0 +1,96 @@
+import type { SimulationResults } from '../model/results.js';
+import type { PlanRun } from '../sweep/runPlan.js';
+import { fmt, table } from './format.js';
+
+/** A readable summary of one run's results. */
+export function formatSingleResults(r: SimulationResults): string {
+  const lines: string[] = [];
+  const o = r.operations;
+  lines.push(
+    table([
+      ['operations offered', fmt(o.offered)],
+      ['succeeded', fmt(o.succeeded)],
+      ['failed', fmt(o.failed)],
+      ...(o.unfinished > 0 ? [['unfinished', fmt(o.unfinished)]] : []),
+      ['leaf calls', fmt(r.leafCalls)],
+      ...(r.writes !== undefined ? [['  writes', fmt(r.writes)], ['  reads', fmt(r.reads)]] : []),
+      ['amplification (leaf calls / operation)', fmt(r.amplification, 4)],
+      ['goodput (/s)', fmt(r.goodputPerSec)],
+      ['completion time (ms)', fmt(r.completionTimeMs)],
+      ...(r.server.utilization !== null ? [['server utilization', fmt(r.server.utilization, 4)]] : []),
+      ['wasted server work (ms)', fmt(r.server.wastedWorkMs)],
+      ['max queue', fmt(r.server.maxQueue)],
+    ]),
+  );
+  lines.push('');
+  const reasons = Object.entries(r.giveUps).filter(([, n]) => n > 0);
+  lines.push(table(reasons.map(([k, n]) => [k, fmt(n)]), ['ended by', 'operations']));
+  lines.push('');
+  lines.push(
+    table(
+      r.attempts.map((l) => [l.layer, fmt(l.first), fmt(l.retries), fmt(l.first + l.retries)]),
+      ['layer', 'first tries', 'retries', 'attempts'],
+    ),
+  );
+  lines.push('');
+  const lat = (name: string, s: SimulationResults['latencyMs']) => [
+    name,
+    fmt(s.count),
+    fmt(s.mean),
+    fmt(s.p50),
+    fmt(s.p90),
+    fmt(s.p99),
+    fmt(s.p999),
+  ];
+  lines.push(
+    table([lat('latency (successes)', r.latencyMs), lat('operation time (all)', r.operationMs)], [
+      'ms',
+      'count',
+      'mean',
+      'p50',
+      'p90',
+      'p99',
+      'p99.9',
+    ]),
+  );
+  if (r.clustering.length > 0) {
+    lines.push('');
+    lines.push(
+      table(
+        r.clustering.map((c) => [`${c.binMs} ms bins`, fmt(c.peakToMean), fmt(c.dispersionIndex), fmt(c.maxBin)]),
+        ['leaf arrivals', 'peak/mean', 'dispersion', 'max bin'],
+      ),
+    );
+  }
+  if (r.truncated) {
+    lines.push('');
+    lines.push(`TRUNCATED: ${r.truncatedReason}`);
+  }
+  return lines.join('\n');
+}
+
+/** A readable summary of a plan's run: the single results, or one row per cell. */
+export function printRunSummary(run: PlanRun): string {
+  if (run.single) return formatSingleResults(run.single);
+  const rows = run.summary.cells.map((c) => {
+    const m = (k: string) => c.metrics[k]?.mean;
+    const params = Object.entries(c.params)
+      .map(([k, v]) => `${k.split('.').pop()}=${JSON.stringify(v)}`)
+      .join(' ');
+    return [
+      [c.part !== 'main' ? c.part : '', c.variant !== 'default' ? c.variant : '', params].filter((s) => s).join(' ') || 'default',
+      c.state === 'ok' ? String(c.replications) : 'ERRORED',
+      fmt(m('operations.offered')),
+      fmt(m('operations.succeeded')),
+      fmt(m('leafCalls')),
+      fmt(m('amplification'), 4),
+      fmt(m('latencyMs.p99')),
+      fmt(m('completionTimeMs')),
+    ];
+  });
+  const lines = [
+    table(rows, ['cell', 'reps', 'offered', 'succeeded', 'leaf calls', 'amplif.', 'p99 ms', 'completion ms']),
+  ];
+  for (const c of run.summary.cells) for (const e of c.errors) lines.push(`errored: ${c.key}: ${e}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import { expandExperiment, parseExperimentText, parseScript, ValidationError } from '../experiment/index.js';
+import { traceOperation, type TraceResult } from '../model/traceOperation.js';
+import type { TraceEvent } from '../model/trace.js';
+import { fmt } from './format.js';
+
+/** The flags of `retrystorm trace` as commander hands them over (strings, unparsed). */
+export interface TraceFlags {
+  script?: string;
+  draw?: string;
+  seed?: number;
+  deadlineMs?: string;
+  method?: string;
+  attempts?: string;
+  timeoutMs?: string;
+  backoff?: string;
+  baseMs?: string;
+  capMs?: string;
+  multiplier?: string;
+  exponentOffset?: string;
+  tickMs?: string;
+  retryAfter?: string;
+  deadlineMode?: string;
+  retryOn?: string;
+  idempotency?: string;
+  json?: boolean;
+}
+
+/** Which flag sets which field of the first layer's policy (for messages that name the flag). */
+const POLICY_FLAGS: Array<[keyof TraceFlags, string, 'number' | 'attempts' | 'string' | 'list']> = [
+  ['attempts', 'maxAttempts', 'attempts'],
+  ['timeoutMs', 'perAttemptTimeoutMs', 'number'],
+  ['backoff', 'backoff.kind', 'string'],
+  ['baseMs', 'backoff.baseMs', 'number'],
+  ['capMs', 'backoff.capMs', 'number'],
+  ['multiplier', 'backoff.multiplier', 'number'],
+  ['exponentOffset', 'backoff.exponentOffset', 'number'],
+  ['tickMs', 'tickMs', 'number'],
+  ['retryAfter', 'retryAfter', 'string'],
+  ['deadlineMode', 'deadlineMode', 'string'],
+  ['retryOn', 'retryOn', 'list'],
+  ['idempotency', 'idempotency', 'string'],
+];
+
+const FLAG_NAMES: Record<string, string> = {
+  attempts: '--attempts',
+  timeoutMs: '--timeout-ms',
+  backoff: '--backoff',
+  baseMs: '--base-ms',
+  capMs: '--cap-ms',
+  multiplier: '--multiplier',
+  exponentOffset: '--exponent-offset',
+  tickMs: '--tick-ms',
+  retryAfter: '--retry-after',
+  deadlineMode: '--deadline-mode',
+  retryOn: '--retry-on',
+  idempotency: '--idempotency',
+};
+
+function numberOrRaw(v: string): unknown {
+  const n = Number(v);
+  return v.trim() !== '' && Number.isFinite(n) ? n : v;
+}
+
+function setDotted(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let o = obj;
+  for (const p of parts.slice(0, -1)) {
+    if (typeof o[p] !== 'object' || o[p] === null) o[p] = {};
+    o = o[p] as Record<string, unknown>;
+  }
+  o[parts[parts.length - 1] as string] = value;
+}
+
+/** Rewrite a validation message about a field a flag set so that it names the flag. */
+function flagMessage(msg: string): string {
+  let m = msg.replace(/^[^:]*: /, '');
+  for (const [flag, field] of POLICY_FLAGS) {
+    const path = `scenario.stack.0.policy.${field}`;
+    if (m.startsWith(path + ' ')) return `${FLAG_NAMES[flag]} ${m.slice(path.length + 1)}`;
+  }
+  if (m.startsWith('scenario.workload.deadlineMs ')) return `--deadline-ms ${m.slice('scenario.workload.deadlineMs '.length)}`;
+  if (m.startsWith('scenario.workload.method ')) return `--method ${m.slice('scenario.workload.method '.length)}`;
+  if (/^scenario\.leaf\.script contains "hang"/.test(m)) {
+    return '--script has "hang", which never answers: set --timeout-ms or --deadline-ms';
+  }
+  m = m.replace(/^scenario\.leaf\.script/, '--script');
+  return m;
+}
+
+/**
+ * Build the traced scenario from an experiment file (its stack; its leaf unless --script is
+ * given) or from the flags alone (one layer named "client"), validate it, and run one operation.
+ * Throws ValidationError with one message per problem, naming the flag or the field.
+ */
+export function traceScenario(file: string | undefined, flags: TraceFlags): TraceResult {
+  const problems: string[] = [];
+  let raw: Record<string, unknown>;
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new ValidationError([`${file}: cannot read (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message})`]);
+    }
+    const parsed = parseExperimentText(text, file);
+    if (!parsed.ok) throw new ValidationError(parsed.errors);
+    raw = JSON.parse(text) as Record<string, unknown>;
+    if (raw.parts !== undefined) throw new ValidationError([`${file}: trace needs a file with a single "scenario", not "parts"`]);
+    delete raw.variants;
+    delete raw.sweep;
+    delete raw.quick;
+  } else {
+    raw = { name: 'trace', scenario: { workload: { kind: 'burst', clients: 1 }, stack: [{ name: 'client', policy: {} }] } };
+  }
+  const scenario = raw.scenario as Record<string, unknown>;
+  if (flags.script !== undefined) {
+    try {
+      scenario.leaf = { kind: 'script', script: parseScript(flags.script) };
+    } catch (e) {
+      problems.push(...(e instanceof ValidationError ? e.problems : [(e as Error).message]).map((m) => (m.startsWith('--script') ? m : `--script: ${m}`)));
+      // Keep validating the other flags against a placeholder script, so every problem is reported at once.
+      scenario.leaf = { kind: 'script', script: [{ status: 200, durationMs: 0 }] };
+    }
+  } else if (!file) {
+    scenario.leaf = { kind: 'script', script: [{ status: 200, durationMs: 0 }] };
+    problems.push('--script is required without an experiment file (e.g. --script "503:250,503:250,200:250")');
+  }
+  const workload = (scenario.workload ?? {}) as Record<string, unknown>;
+  scenario.workload = workload;
+  if (flags.deadlineMs !== undefined) workload.deadlineMs = numberOrRaw(flags.deadlineMs);
+  if (flags.method !== undefined) workload.method = flags.method;
+  const stack = scenario.stack as Array<Record<string, unknown>> | undefined;
+  const layer0 = stack?.[0];
+  if (layer0) {
+    const policy = (layer0.policy ?? {}) as Record<string, unknown>;
+    layer0.policy = policy;
+    for (const [flag, field, kind] of POLICY_FLAGS) {
+      const v = flags[flag];
+      if (typeof v !== 'string') continue;
+      const value =
+        kind === 'number'
+          ? numberOrRaw(v)
+          : kind === 'attempts'
+            ? v === 'unlimited'
+              ? v
+              : numberOrRaw(v)
+            : kind === 'list'
+              ? v.split(',').map((s) => s.trim()).filter((s) => s)
+              : v;
+      setDotted(policy, field, value);
+    }
+  }
+  let fixedDraw: number | undefined;
+  if (flags.draw !== undefined) {
+    const d = Number(flags.draw);
+    if (flags.draw.trim() === '' || !Number.isFinite(d) || d < 0 || d > 1) {
+      problems.push(`--draw must be between 0 and 1 (got ${JSON.stringify(flags.draw)})`);
+    } else fixedDraw = d;
+  }
+  const parsed = parseExperimentText(JSON.stringify(raw), file ?? 'trace');
+  if (!parsed.ok) throw new ValidationError([...problems, ...parsed.errors.map(file ? (m: string) => m : flagMessage)]);
+  if (problems.length > 0) throw new ValidationError(problems);
+  const expanded = expandExperiment(parsed.experiment, { quick: false });
+  if (!expanded.ok) throw new ValidationError(expanded.errors.map(file ? (m: string) => m : flagMessage));
+  const cell = expanded.plan.parts[0]?.cells[0];
+  if (!cell) throw new ValidationError(['nothing to trace']);
+  const seed = flags.seed ?? expanded.plan.seed;
+  try {
+    return traceOperation(cell.scenario, { seed, ...(fixedDraw !== undefined ? { fixedDraw } : {}) });
+  } catch (e) {
+    const problems = (e as { problems?: string[] }).problems;
+    if (problems) throw new ValidationError(file ? problems : problems.map(flagMessage));
+    throw e;
+  }
+}
+
+function ms(v: number): string {
+  return Number.isFinite(v) ? `${fmt(v)} ms` : 'none';
+}
+
+/** One timeline line. */
+export function formatTraceEvent(e: TraceEvent, layerNames: string[]): string {
+  const t = `t=${fmt(e.tMs)}`.padEnd(12);
+  const name = `${'  '.repeat(e.layer)}${layerNames[e.layer] ?? `layer${e.layer}`}`;
+  switch (e.event) {
+    case 'call':
+      return `${t}${name}: call received (deadline ${Number.isFinite(e.deadlineAtMs) ? `at ${fmt(e.deadlineAtMs)} ms` : 'none'})`;
+    case 'attempt':
+      return `${t}${name}: attempt ${e.attempt} starts, timeout ${ms(e.timeoutMs)}`;
+    case 'outcome':
+      return `${t}${name}: attempt ${e.attempt} -> ${e.outcome}${e.retryAfterMs !== undefined ? ` (Retry-After ${fmt(e.retryAfterMs)} ms)` : ''}`;
+    case 'wait':
+      return e.fits
+        ? `${t}${name}: backoff for retry ${e.retry}: ceiling ${fmt(e.ceilingMs)} ms, drawn ${fmt(e.backoffMs)} ms, wait ${fmt(e.waitMs)} ms until t=${fmt(e.wakeAtMs)}`
+        : `${t}${name}: backoff for retry ${e.retry}: wait ${fmt(e.waitMs)} ms (ceiling ${fmt(e.ceilingMs)} ms) does not fit before the deadline`;
+    case 'give-up':
+      return `${t}${name}: ends: ${e.reason} after ${e.attempts} attempt${e.attempts === 1 ? '' : 's'} (returns ${e.outcome})`;
+  }
+}
+
+/** `retrystorm trace`: the text timeline, or the JSON with --json. */
+export function traceCommand(file: string | undefined, flags: TraceFlags): string {
+  const r = traceScenario(file, flags);
+  if (flags.json) {
+    const { timeline: _timeline, ...rest } = r;
+    return JSON.stringify(rest, null, 2);
+  }
+  const names = r.layers.map((l) => l.layer);
+  const lines = r.timeline.map((e) => formatTraceEvent(e, names));
+  lines.push(`outcome: ${r.outcome} after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'} at t=${fmt(r.endMs)} ms`);
+  return lines.join('\n');
+}

@@ -1,0 +1,316 @@
+import type { Uniform } from './random.js';
+
+/** A random distribution of a non-negative quantity (times in ms). */
+export type DistSpec =
+  | { dist: 'constant'; value: number }
+  | { dist: 'uniform'; min: number; max: number }
+  | { dist: 'exponential'; mean: number }
+  /** Normal(mean, sd) truncated at 0 (redrawn until >= 0). */
+  | { dist: 'normal'; mean: number; sd: number }
+  /** |Normal(mean, sd)|, as the AWS 2015 study's network delay. */
+  | { dist: 'abs-normal'; mean: number; sd: number }
+  /** Lognormal with the given mean and standard deviation of the value itself. */
+  | { dist: 'lognormal'; mean: number; sd: number };
+
+
+/** A source of draws from one distribution (built by {@link makeSampler}). */
+export type Sampler = () => number;
+
+// ---------------------------------------------------------------------------------------------
+// Ziggurat tables: G. Marsaglia and W. W. Tsang, "The Ziggurat Method for Generating Random
+// Variables", Journal of Statistical Software 5(8), 2000, with 128 layers. The half-normal
+// density f(x) = exp(-x^2/2) is covered by 128 layers of equal area ZIG_V: layer 0 is the base
+// strip (the rectangle [0, R] x [0, f(R)] plus the tail beyond R), layer i >= 1 is the rectangle
+// [0, X[i]] x [f(X[i]), f(X[i+1])].
+// ---------------------------------------------------------------------------------------------
+
+const ZIG_LAYERS = 128;
+/** Start of the tail, R in Marsaglia & Tsang (2000) for 128 layers. */
+const ZIG_R = 3.442619855899;
+/** Area of each layer, v in Marsaglia & Tsang (2000) for 128 layers. */
+const ZIG_V = 9.91256303526217e-3;
+/** X[i]: right edge of layer i (X[0] = V / f(R) is the base strip's pseudo-width, X[128] = 0). */
+const ZIG_X = new Float64Array(ZIG_LAYERS + 1);
+/** F[i] = f(X[i]). */
+const ZIG_F = new Float64Array(ZIG_LAYERS + 1);
+/** K[i] = X[i+1] / X[i]: a point of layer i with |w| < K[i] lies under the layer above: accept. */
+const ZIG_K = new Float64Array(ZIG_LAYERS);
+
+(function buildZigguratTables(): void {
+  const fR = Math.exp(-0.5 * ZIG_R * ZIG_R);
+  ZIG_X[0] = ZIG_V / fR;
+  ZIG_F[0] = fR; // unused: layer 0 has no wedge
+  ZIG_X[1] = ZIG_R;
+  ZIG_F[1] = fR;
+  for (let i = 2; i < ZIG_LAYERS; i++) {
+    const prev = ZIG_X[i - 1] as number;
+    const f = ZIG_V / prev + (ZIG_F[i - 1] as number);
+    ZIG_X[i] = Math.sqrt(-2 * Math.log(f));
+    ZIG_F[i] = f;
+  }
+  ZIG_X[ZIG_LAYERS] = 0;
+  ZIG_F[ZIG_LAYERS] = 1;
+  for (let i = 0; i < ZIG_LAYERS; i++) ZIG_K[i] = (ZIG_X[i + 1] as number) / (ZIG_X[i] as number);
+})();
+
+/**
+ * A draw from the standard normal tail beyond `a` > 0 (Marsaglia's method, as used for the
+ * ziggurat's base strip in Marsaglia & Tsang 2000): x = -ln(u1)/a, y = -ln(u2), accept when
+ * 2y >= x^2, return a + x.
+ */
+function normalTail(u: Uniform, a: number): number {
+  for (;;) {
+    const x = -Math.log(1 - u()) / a;
+    const y = -Math.log(1 - u());
+    if (y + y >= x * x) return a + x;
+  }
+}
+
+/**
+ * A standard normal draw by the ziggurat method (G. Marsaglia and W. W. Tsang, "The Ziggurat
+ * Method for Generating Random Variables", Journal of Statistical Software 5(8), 2000; 128
+ * layers, tables built once at module load). One uniform picks the layer (its top 7 bits) and
+ * the signed abscissa (the remaining bits); about 97% of draws need nothing more, no logarithm
+ * and no second uniform.
+ */
+export function standardNormal(u: Uniform): number {
+  const X = ZIG_X;
+  const K = ZIG_K;
+  for (;;) {
+    const t = u() * ZIG_LAYERS;
+    const i = t | 0;
+    const w = 2 * (t - i) - 1; // in [-1, 1), independent of the layer
+    const x = w * (X[i] as number);
+    if (Math.abs(w) < (K[i] as number)) return x;
+    if (i === 0) {
+      const tail = normalTail(u, ZIG_R);
+      return w < 0 ? -tail : tail;
+    }
+    // Wedge between the layer's rectangle and the curve: accept under f.
+    const f0 = ZIG_F[i] as number;
+    const f1 = ZIG_F[i + 1] as number;
+    if (f0 + u() * (f1 - f0) < Math.exp(-0.5 * x * x)) return x;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normal density and tail probabilities, accurate to near double precision.
+// ---------------------------------------------------------------------------------------------
+
+const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
+
+/** Standard normal density. */
+function normalPdf(z: number): number {
+  return INV_SQRT_2PI * Math.exp(-0.5 * z * z);
+}
+
+/**
+ * phi(z) / Q(z) for z >= 3 (the inverse Mills ratio), by Laplace's continued fraction
+ * Q(z) = phi(z) / (z + 1/(z + 2/(z + 3/(z + ...)))), evaluated backwards.
+ */
+function inverseMillsLarge(z: number): number {
+  let t = 0;
+  for (let n = 300; n >= 1; n--) t = n / (z + t);
+  return z + t;
+}
+
+/**
+ * Q(z) = 1 - Phi(z), the standard normal upper tail, with small relative error far into the
+ * tail: Marsaglia's series Phi(z) = 1/2 + phi(z) (z + z^3/3 + z^5/(3*5) + ...) (G. Marsaglia,
+ * "Evaluating the Normal Distribution", Journal of Statistical Software 11(4), 2004) for |z| < 3,
+ * the continued fraction beyond.
+ */
+function normalUpperTail(z: number): number {
+  if (z < 0) return 1 - normalUpperTail(-z);
+  if (z >= 3) return normalPdf(z) / inverseMillsLarge(z);
+  const z2 = z * z;
+  let s = z;
+  let term = z;
+  for (let k = 3; ; k += 2) {
+    term *= z2 / k;
+    const next = s + term;
+    if (next === s) break;
+    s = next;
+  }
+  return 0.5 - normalPdf(z) * s;
+}
+
+/** phi(a) / (1 - Phi(a)): E[Z | Z >= a] for a standard normal Z. */
+function inverseMills(a: number): number {
+  if (a >= 3) return inverseMillsLarge(a);
+  return normalPdf(a) / normalUpperTail(a);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation, means, samplers.
+// ---------------------------------------------------------------------------------------------
+
+/** How many standard deviations below 0 a truncated normal's mean may lie. */
+const MAX_NORMAL_TRUNCATION_SDS = 8;
+
+const DIST_KINDS = ['constant', 'uniform', 'exponential', 'normal', 'abs-normal', 'lognormal'] as const;
+
+function shown(x: unknown): string {
+  if (typeof x === 'number') return String(x);
+  const json = JSON.stringify(x);
+  return json === undefined ? String(x) : json;
+}
+
+function finite(field: string, x: unknown): string | null {
+  return typeof x === 'number' && Number.isFinite(x) ? null : `${field} must be a finite number (got ${shown(x)})`;
+}
+
+/**
+ * The first rule `spec` breaks, as a message fragment that starts with the field's name (to be
+ * prefixed with the distribution's path, e.g. `mean must be > 0 (got -1)`), or null when the
+ * distribution is valid. Rules: every parameter is a finite number; constant `value >= 0`;
+ * uniform `min >= 0` and `max >= min`; exponential `mean > 0`; normal, abs-normal and lognormal
+ * `sd >= 0`; lognormal `mean > 0`; normal (truncated at 0) `mean >= -8 * sd`, beyond which a
+ * value >= 0 is practically never drawn.
+ */
+export function validateDist(spec: DistSpec): string | null {
+  const s = spec as unknown as Record<string, unknown> | null;
+  const kind = s !== null && typeof s === 'object' ? s['dist'] : undefined;
+  switch (kind) {
+    case 'constant': {
+      const value = s?.['value'];
+      const bad = finite('value', value);
+      if (bad !== null) return bad;
+      if ((value as number) < 0) return `value must be >= 0 (got ${shown(value)})`;
+      return null;
+    }
+    case 'uniform': {
+      const min = s?.['min'];
+      const max = s?.['max'];
+      const bad = finite('min', min) ?? finite('max', max);
+      if (bad !== null) return bad;
+      if ((min as number) < 0) return `min must be >= 0 (got ${shown(min)})`;
+      if ((max as number) < (min as number)) return `max must be >= min (got ${shown(max)} < ${shown(min)})`;
+      return null;
+    }
+    case 'exponential': {
+      const mean = s?.['mean'];
+      const bad = finite('mean', mean);
+      if (bad !== null) return bad;
+      if (!((mean as number) > 0)) return `mean must be > 0 (got ${shown(mean)})`;
+      return null;
+    }
+    case 'normal':
+    case 'abs-normal':
+    case 'lognormal': {
+      const mean = s?.['mean'];
+      const sd = s?.['sd'];
+      const bad = finite('mean', mean) ?? finite('sd', sd);
+      if (bad !== null) return bad;
+      const m = mean as number;
+      const d = sd as number;
+      if (d < 0) return `sd must be >= 0 (got ${shown(sd)})`;
+      if (kind === 'lognormal' && !(m > 0)) return `mean must be > 0 (got ${shown(mean)})`;
+      if (kind === 'normal' && m < -MAX_NORMAL_TRUNCATION_SDS * d) {
+        return (
+          `mean must be >= -${MAX_NORMAL_TRUNCATION_SDS} * sd (got mean ${shown(mean)}, sd ${shown(sd)}): ` +
+          `a normal truncated at 0 would practically never draw a value >= 0`
+        );
+      }
+      return null;
+    }
+    default:
+      return `dist must be one of ${DIST_KINDS.join(', ')} (got ${shown(kind)})`;
+  }
+}
+
+function assertValid(spec: DistSpec): void {
+  const problem = validateDist(spec);
+  if (problem !== null) throw new RangeError(`invalid ${shown((spec as { dist?: unknown }).dist)} distribution: ${problem}`);
+}
+
+/**
+ * The exact mean of the distribution `spec` describes. For the normal truncated at 0,
+ * mean + sd * phi(a) / (1 - Phi(a)) with a = -mean / sd; for the absolute normal (folded normal,
+ * F. C. Leone, L. S. Nelson and R. B. Nottingham, "The Folded Normal Distribution",
+ * Technometrics 3(4), 1961), sd * sqrt(2/pi) * exp(-mean^2 / (2 sd^2)) + mean * (1 - 2 Phi(-mean/sd)).
+ * Throws a RangeError for an invalid spec (see {@link validateDist}).
+ */
+export function distMean(spec: DistSpec): number {
+  assertValid(spec);
+  switch (spec.dist) {
+    case 'constant':
+      return spec.value;
+    case 'uniform':
+      return spec.min + (spec.max - spec.min) / 2;
+    case 'exponential':
+    case 'lognormal':
+      return spec.mean;
+    case 'normal': {
+      const { mean, sd } = spec;
+      if (sd === 0) return mean;
+      return mean + sd * inverseMills(-mean / sd);
+    }
+    case 'abs-normal': {
+      const { mean, sd } = spec;
+      if (sd === 0) return Math.abs(mean);
+      return (
+        sd * Math.sqrt(2 / Math.PI) * Math.exp(-(mean * mean) / (2 * sd * sd)) +
+        mean * (1 - 2 * normalUpperTail(mean / sd))
+      );
+    }
+  }
+}
+
+/**
+ * A sampler of the distribution `spec` describes, drawing from `u`:
+ * - `constant`: value;
+ * - `uniform`: min + (max - min) u;
+ * - `exponential`: -mean ln(1 - u) (inversion);
+ * - `normal`: Normal(mean, sd) conditioned on being >= 0 (the distribution of redrawing until
+ *   >= 0; when mean < -sd the draw comes straight from the normal tail beyond 0 by Marsaglia's
+ *   tail method, which is the same distribution without the long run of redraws);
+ * - `abs-normal`: |Normal(mean, sd)| (the AWS 2015 study's network delay);
+ * - `lognormal`: exp(mu + sigma Z) with the value's own mean and sd:
+ *   sigma^2 = ln(1 + sd^2/mean^2), mu = ln(mean) - sigma^2/2.
+ * Normal draws come from the ziggurat {@link standardNormal}. Throws a RangeError for an invalid
+ * spec (see {@link validateDist}), e.g. a truncated normal with mean < -8 sd.
+ */
+export function makeSampler(spec: DistSpec, u: Uniform): Sampler {
+  assertValid(spec);
+  switch (spec.dist) {
+    case 'constant': {
+      const value = spec.value;
+      return () => value;
+    }
+    case 'uniform': {
+      const min = spec.min;
+      const width = spec.max - spec.min;
+      return () => min + width * u();
+    }
+    case 'exponential': {
+      const mean = spec.mean;
+      return () => -mean * Math.log(1 - u());
+    }
+    case 'normal': {
+      const { mean, sd } = spec;
+      if (sd === 0) return () => mean;
+      const a = -mean / sd; // standardised truncation point
+      if (a <= 1) {
+        return () => {
+          for (;;) {
+            const x = mean + sd * standardNormal(u);
+            if (x >= 0) return x;
+          }
+        };
+      }
+      return () => Math.max(0, mean + sd * normalTail(u, a));
+    }
+    case 'abs-normal': {
+      const { mean, sd } = spec;
+      return () => Math.abs(mean + sd * standardNormal(u));
+    }
+    case 'lognormal': {
+      const ratio = spec.sd / spec.mean;
+      const sigma2 = Math.log1p(ratio * ratio);
+      const sigma = Math.sqrt(sigma2);
+      const mu = Math.log(spec.mean) - sigma2 / 2;
+      return () => Math.exp(mu + sigma * standardNormal(u));
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { EventQueue } from './eventQueue.js';
+
+/** Why a run stopped early; `null` when it ran out of events. */
+export type TruncatedBy = null | 'horizon' | 'event-cap';
+
+/** Bounds of one run. */
+export interface RunBounds {
+  /** Events later than this simulated time are not executed (the run is then `truncated: 'horizon'`). */
+  horizonMs: number;
+  /** At most this many events are executed (then `truncated: 'event-cap'`). */
+  maxEvents: number;
+}
+
+/** Outcome of {@link Simulator.run}. */
+export interface RunStats {
+  /** Events dispatched (stale tombstoned events included: they were popped and handed over). */
+  events: number;
+  /** Simulated time when the run stopped. */
+  nowMs: number;
+  truncated: TruncatedBy;
+}
+
+/**
+ * Receives every event: one call per event, dispatching on the integer kind. Handlers schedule
+ * further events through the simulator they were given.
+ */
+export type EventHandler = (kind: number, a: number, b: number, timeMs: number) => void;
+
+/**
+ * The discrete-event clock: an {@link EventQueue} and a run loop bounded by a horizon and an
+ * event cap. Time only moves forward: scheduling into the past is an error.
+ */
+export class Simulator {
+  readonly queue: EventQueue;
+  nowMs: number;
+
+  constructor(startMs = 0, initialCapacity = 1024) {
+    this.queue = new EventQueue(initialCapacity);
+    this.nowMs = startMs;
+  }
+
+  /** Schedule an event at absolute time `atMs` (>= now). */
+  at(atMs: number, kind: number, a: number, b: number): void {
+    if (!(atMs >= this.nowMs)) {
+      throw new RangeError(`cannot schedule at ${atMs} ms: before now (${this.nowMs} ms)`);
+    }
+    this.queue.push(atMs, kind, a, b);
+  }
+
+  /** Schedule an event `delayMs` (>= 0) from now. */
+  after(delayMs: number, kind: number, a: number, b: number): void {
+    this.at(this.nowMs + delayMs, kind, a, b);
+  }
+
+  /**
+   * Pop and dispatch events in (time, seq) order until none is left, the next one lies beyond
+   * the horizon, or the event cap is reached.
+   */
+  run(handler: EventHandler, bounds: RunBounds): RunStats {
+    const q = this.queue;
+    const horizon = bounds.horizonMs;
+    const cap = bounds.maxEvents;
+    let events = 0;
+    let truncated: TruncatedBy = null;
+    while (q.size > 0) {
+      if (q.peekTime() > horizon) {
+        truncated = 'horizon';
+        break;
+      }
+      if (events >= cap) {
+        truncated = 'event-cap';
+        break;
+      }
+      q.pop();
+      this.nowMs = q.lastTimeMs;
+      events++;
+      handler(q.lastKind, q.lastA, q.lastB, q.lastTimeMs);
+    }
+    if (truncated === 'horizon' && this.nowMs < horizon) this.nowMs = horizon;
+    return { events, nowMs: this.nowMs, truncated };
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Experiment files: their schema, validation with path-precise messages, overrides, and the
+ * expansion of an experiment into cells (DESIGN.md section 3a).
+ */
+export { canonicalJson } from './canonicalJson.js';
+export type { Experiment, ExperimentPartSummary } from './Experiment.js';
+export {
+  DEFAULT_VARIANT,
+  expandExperiment,
+  MAIN_PART,
+  type Cell,
+  type ExpandOptions,
+  type ExpandResult,
+  type ExperimentPlan,
+  type PlanPart,
+} from './expandExperiment.js';
+export { experimentJsonSchema } from './experimentJsonSchema.js';
+export { experimentFileSchema, experimentSchema, SCHEMA_VERSION, SLUG } from './experimentSchema.js';
+export { parseExperiment, parseExperimentText, validateExperiment, type ParseExperimentResult } from './parseExperiment.js';
+export { parseJson } from './parseJson.js';
+export { parseScript, readScript, MAX_SCRIPT_REPEAT, SCRIPT_STATUSES, type ScriptEntryProblem } from './parseScript.js';
+export { parseSetArg } from './parseSetArg.js';
+export { formatPath, problemMessage, type PathSegment, type Problem } from './Problem.js';
+export { replicationSeed } from './replicationSeed.js';
+export { parseScenario, resolveScenario, type ResolveScenarioResult } from './resolveScenario.js';
+export {
+  BACKOFF_KINDS,
+  DEFAULT_RETRY_ON,
+  DIST_KINDS,
+  distSchema,
+  leafSchema,
+  METHODS,
+  policySchema,
+  rateSchema,
+  RETRY_ON_CLASSES,
+  scenarioSchema,
+  stackSchema,
+  workloadSchema,
+} from './scenarioSchema.js';
+export { cloneJson, mergeValue, setPath, splitExperimentPath, splitPath, type PathInput } from './setPath.js';
+export { ValidationError } from './ValidationError.js';

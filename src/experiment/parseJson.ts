@@ -1,0 +1,188 @@
+/** Where strict JSON text goes wrong: a 0-based offset and the reason. */
+interface JsonFault {
+  offset: number;
+  reason: string;
+}
+
+class Fault {
+  constructor(readonly fault: JsonFault) {}
+}
+
+function describeChar(ch: string): string {
+  return JSON.stringify(ch);
+}
+
+/** A recursive-descent reader of strict JSON (RFC 8259) that only locates the first error. */
+class JsonScanner {
+  private pos = 0;
+  constructor(private readonly text: string) {}
+
+  scan(): JsonFault | undefined {
+    try {
+      this.ws();
+      this.value();
+      this.ws();
+      if (this.pos < this.text.length) this.fail(`unexpected ${describeChar(this.peek())} after the end of the JSON value`);
+      return undefined;
+    } catch (e) {
+      if (e instanceof Fault) return e.fault;
+      throw e;
+    }
+  }
+
+  private fail(reason: string, at = this.pos): never {
+    throw new Fault({ offset: at, reason });
+  }
+
+  private peek(): string {
+    return this.text[this.pos] ?? '';
+  }
+
+  private ws(): void {
+    while (this.pos < this.text.length && ' \t\n\r'.includes(this.peek())) this.pos++;
+  }
+
+  private unexpected(expected: string): never {
+    const ch = this.peek();
+    if (ch === '') this.fail(`unexpected end of input (expected ${expected})`);
+    if (ch === '/') this.fail(`unexpected "/" (comments are not allowed in JSON)`);
+    if (ch === "'") this.fail(`unexpected "'" (JSON strings use double quotes)`);
+    this.fail(`unexpected ${describeChar(ch)} (expected ${expected})`);
+  }
+
+  private value(): void {
+    const ch = this.peek();
+    if (ch === '{') return this.object();
+    if (ch === '[') return this.array();
+    if (ch === '"') return this.string();
+    if (ch === '-' || (ch >= '0' && ch <= '9')) return this.number();
+    for (const word of ['true', 'false', 'null']) {
+      if (this.text.startsWith(word, this.pos)) {
+        this.pos += word.length;
+        return;
+      }
+    }
+    if (/[A-Za-z]/.test(ch)) {
+      const word = /^[A-Za-z_$][\w$]*/.exec(this.text.slice(this.pos))?.[0] ?? ch;
+      this.fail(`unexpected word ${JSON.stringify(word)} (expected a value; strings need double quotes)`);
+    }
+    this.unexpected('a value');
+  }
+
+  private object(): void {
+    this.pos++;
+    this.ws();
+    if (this.peek() === '}') {
+      this.pos++;
+      return;
+    }
+    for (;;) {
+      this.ws();
+      if (this.peek() !== '"') {
+        if (this.peek() === '}') this.fail('unexpected "}" after "," (trailing commas are not allowed in JSON)');
+        this.unexpected('a property name in double quotes');
+      }
+      this.string();
+      this.ws();
+      if (this.peek() !== ':') this.unexpected('":" after the property name');
+      this.pos++;
+      this.ws();
+      this.value();
+      this.ws();
+      const ch = this.peek();
+      if (ch === ',') {
+        this.pos++;
+        continue;
+      }
+      if (ch === '}') {
+        this.pos++;
+        return;
+      }
+      this.unexpected('"," or "}" after a property value');
+    }
+  }
+
+  private array(): void {
+    this.pos++;
+    this.ws();
+    if (this.peek() === ']') {
+      this.pos++;
+      return;
+    }
+    for (;;) {
+      this.ws();
+      if (this.peek() === ']') this.fail('unexpected "]" after "," (trailing commas are not allowed in JSON)');
+      this.value();
+      this.ws();
+      const ch = this.peek();
+      if (ch === ',') {
+        this.pos++;
+        continue;
+      }
+      if (ch === ']') {
+        this.pos++;
+        return;
+      }
+      this.unexpected('"," or "]" after an array element');
+    }
+  }
+
+  private string(): void {
+    const start = this.pos;
+    this.pos++;
+    for (;;) {
+      if (this.pos >= this.text.length) this.fail('unterminated string', start);
+      const ch = this.peek();
+      if (ch === '"') {
+        this.pos++;
+        return;
+      }
+      if (ch === '\n' || ch === '\r') this.fail('unterminated string (line break inside a string)', start);
+      if (ch < ' ') this.fail('control character inside a string (escape it)');
+      if (ch === '\\') {
+        const esc = this.text[this.pos + 1] ?? '';
+        if ('"\\/bfnrt'.includes(esc) && esc !== '') this.pos += 2;
+        else if (esc === 'u' && /^[0-9a-fA-F]{4}$/.test(this.text.slice(this.pos + 2, this.pos + 6))) this.pos += 6;
+        else this.fail(`invalid escape ${JSON.stringify(this.text.slice(this.pos, this.pos + 2))} in a string`);
+        continue;
+      }
+      this.pos++;
+    }
+  }
+
+  private number(): void {
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.pos, this.pos + 400));
+    if (match === null) this.fail(`invalid number`);
+    this.pos += match[0].length;
+    if (/[\d.eE]/.test(this.peek())) this.fail('invalid number');
+  }
+}
+
+/** 1-based line and column of a 0-based offset (columns count UTF-16 code units). */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text[i] === '\n') {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/**
+ * Parses strict JSON (a leading byte-order mark is ignored). On failure the error reads
+ * `<source>: invalid JSON at line L, column C: <reason>`, with the position of the first error.
+ */
+export function parseJson(text: string, source: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  try {
+    return { ok: true, value: JSON.parse(body) as unknown };
+  } catch (e) {
+    const fault = new JsonScanner(body).scan();
+    if (fault === undefined) return { ok: false, error: `${source}: invalid JSON: ${(e as Error).message}` };
+    const { line, column } = lineColumn(body, fault.offset);
+    return { ok: false, error: `${source}: invalid JSON at line ${line}, column ${column}: ${fault.reason}` };
+  }
+}

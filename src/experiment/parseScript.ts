@@ -1,0 +1,94 @@
+import type { ScriptEntry } from '../model/scenario.js';
+import { ValidationError } from './ValidationError.js';
+
+/** Statuses a script entry can answer, as written in the trace flag syntax. */
+export const SCRIPT_STATUSES = ['200', '400', '404', '429', '500', '503', 'timeout', 'hang'] as const;
+
+/** Largest repeat count of one entry (`503:250*7`), so a typo cannot allocate millions of entries. */
+export const MAX_SCRIPT_REPEAT = 100_000;
+
+const NUMBER = /^\d+(\.\d+)?$/;
+const COUNT = /^[1-9]\d*$/;
+const SYNTAX = 'status[:durationMs][:ra=retryAfterMs][*count]';
+
+/** One entry of a script that could not be read, and why. */
+export interface ScriptEntryProblem {
+  /** Position of the entry in the text, from 1. */
+  position: number;
+  /** The entry as written (trimmed). */
+  entry: string;
+  reason: string;
+}
+
+/** Reads one entry; returns the entries it stands for (several when repeated) or a reason. */
+function readEntry(raw: string): ScriptEntry[] | string {
+  if (raw === '') return 'is empty';
+  let body = raw;
+  let count = 1;
+  const star = raw.lastIndexOf('*');
+  if (star >= 0) {
+    const countText = raw.slice(star + 1).trim();
+    if (!COUNT.test(countText) || Number(countText) > MAX_SCRIPT_REPEAT) {
+      return `repeat count must be an integer from 1 to ${MAX_SCRIPT_REPEAT} (got ${JSON.stringify(countText)})`;
+    }
+    count = Number(countText);
+    body = raw.slice(0, star).trim();
+  }
+  const [statusText = '', ...rest] = body.split(':').map((part) => part.trim());
+  if (!(SCRIPT_STATUSES as readonly string[]).includes(statusText)) {
+    return `status must be one of ${SCRIPT_STATUSES.join(', ')} (got ${JSON.stringify(statusText)})`;
+  }
+  let durationMs: number | undefined;
+  let retryAfterMs: number | undefined;
+  for (const part of rest) {
+    if (part.startsWith('ra=')) {
+      const value = part.slice(3);
+      if (retryAfterMs !== undefined) return `ra= is given twice`;
+      if (!NUMBER.test(value)) return `ra= (retryAfterMs) must be a number >= 0 (got ${JSON.stringify(value)})`;
+      retryAfterMs = Number(value);
+    } else if (durationMs === undefined && retryAfterMs === undefined) {
+      if (!NUMBER.test(part)) return `durationMs must be a number >= 0 (got ${JSON.stringify(part)})`;
+      durationMs = Number(part);
+    } else {
+      return `unexpected ${JSON.stringify(part)} (expected ${SYNTAX})`;
+    }
+  }
+  if (statusText === 'hang') {
+    if (durationMs !== undefined || retryAfterMs !== undefined) return `"hang" takes no duration or ra= (it never answers)`;
+    return Array.from({ length: count }, (): ScriptEntry => ({ status: 'hang', durationMs: 0 }));
+  }
+  const status = statusText === 'timeout' ? 'timeout' : (Number(statusText) as 200 | 400 | 404 | 429 | 500 | 503);
+  const entry: ScriptEntry = { status, durationMs: durationMs ?? 0 };
+  if (retryAfterMs !== undefined) entry.retryAfterMs = retryAfterMs;
+  return Array.from({ length: count }, () => ({ ...entry }));
+}
+
+/**
+ * Reads a script in the trace flag syntax without throwing: entries separated by commas, each
+ * `status[:durationMs][:ra=retryAfterMs][*count]` (`503:250`, `503:100:ra=2000`, `hang`,
+ * `503:250*7` for seven entries). A missing duration is 0.
+ */
+export function readScript(text: string): { ok: true; entries: ScriptEntry[] } | { ok: false; problems: ScriptEntryProblem[] } {
+  const entries: ScriptEntry[] = [];
+  const problems: ScriptEntryProblem[] = [];
+  if (text.trim() === '') return { ok: false, problems: [{ position: 1, entry: text, reason: 'is empty' }] };
+  const raws = text.split(',').map((part) => part.trim());
+  for (const [index, raw] of raws.entries()) {
+    const result = readEntry(raw);
+    if (typeof result === 'string') problems.push({ position: index + 1, entry: raw, reason: result });
+    else entries.push(...result);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, entries };
+}
+
+/**
+ * Parses the `--script` flag of `trace` (`"503:250,503:250*2,200:250"`, see `readScript`) into the
+ * entries of a scripted leaf. Throws a ValidationError listing every bad entry
+ * (`script entry 2 "503:abc": durationMs must be a number >= 0 (got "abc")`).
+ */
+export function parseScript(text: string): ScriptEntry[] {
+  const result = readScript(text);
+  if (result.ok) return result.entries;
+  if (text.trim() === '') throw new ValidationError([`script is empty (expected entries like "503:250,200:10")`]);
+  throw new ValidationError(result.problems.map((p) => `script entry ${p.position} ${JSON.stringify(p.entry)}: ${p.reason}`));
+}

@@ -1,0 +1,40 @@
+import type { Scenario } from '../model/scenario.js';
+import type { PathSegment, Problem } from './Problem.js';
+import { problemMessage } from './Problem.js';
+import { scenarioSchema } from './scenarioSchema.js';
+import { ValidationError } from './ValidationError.js';
+import { zodProblems } from './zodProblems.js';
+
+/** A scenario resolved with every default filled in, or every problem found in it. */
+export type ResolveScenarioResult =
+  | { ok: true; scenario: Scenario }
+  | {
+      ok: false;
+      /** Problems with paths relative to the scenario. */
+      problems: Problem[];
+      /** The printed messages, paths from `prefix`, without repeats. */
+      errors: string[];
+    };
+
+/**
+ * Validates a scenario as written in an experiment file and fills in every default
+ * (`scenarioSchema`). Messages name paths from `prefix` (`scenario` by default):
+ * `scenario.workload.clients must be a positive integer (got 0)`.
+ */
+export function resolveScenario(input: unknown, prefix: readonly PathSegment[] = ['scenario']): ResolveScenarioResult {
+  const result = scenarioSchema.safeParse(input, { reportInput: true });
+  if (result.success) return { ok: true, scenario: result.data };
+  const problems = zodProblems(result.error.issues);
+  const errors = [...new Set(problems.map((p) => problemMessage(p, prefix)))];
+  return { ok: false, problems, errors };
+}
+
+/**
+ * `resolveScenario` for callers that prefer throwing (the library API, `trace`): the resolved
+ * scenario, or a ValidationError listing every problem.
+ */
+export function parseScenario(input: unknown, prefix: readonly PathSegment[] = ['scenario']): Scenario {
+  const result = resolveScenario(input, prefix);
+  if (!result.ok) throw new ValidationError(result.errors);
+  return result.scenario;
+}

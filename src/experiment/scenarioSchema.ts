@@ -1,0 +1,361 @@
+import { z } from 'zod';
+import type {
+  Dist,
+  Layer,
+  RateSchedule,
+  Scenario,
+  ScriptEntry,
+} from '../model/scenario.js';
+import { fields as f } from './fields.js';
+import { readScript } from './parseScript.js';
+import type { PathSegment } from './Problem.js';
+import { doc } from './schemaDocs.js';
+
+/** Request methods (RFC 9110): GET, HEAD, PUT and DELETE are idempotent, POST is not. */
+export const METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'] as const;
+/** Backoff kinds of DESIGN.md section 1 (formulas: AWS Architecture Blog, "Exponential Backoff And Jitter", 2015). */
+export const BACKOFF_KINDS = ['none', 'constant', 'exponential', 'full-jitter', 'equal-jitter', 'decorrelated-jitter'] as const;
+/** Outcome classes a policy can list in `retryOn`. */
+export const RETRY_ON_CLASSES = [
+  'timeout',
+  '500',
+  '503',
+  '429',
+  '400',
+  '404',
+  'conflict',
+  'throttled',
+  'circuit-open',
+  'budget-exhausted',
+] as const;
+/** Default `retryOn`: transient failures (timeouts, 5xx, 429) and OCC write conflicts. */
+export const DEFAULT_RETRY_ON = ['timeout', '500', '503', '429', 'conflict'] as const;
+/** Distribution names of `DistSpec` (src/engine/distributions.ts). */
+export const DIST_KINDS = ['constant', 'uniform', 'exponential', 'normal', 'abs-normal', 'lognormal'] as const;
+
+/** Reports a rule between fields of the object being checked; `related` are the other fields involved. */
+function between(ctx: z.RefinementCtx, path: PathSegment[], message: string, input: unknown, related: PathSegment[][]): void {
+  ctx.addIssue({ code: 'custom', path, message, input, params: { related, depth: path.length } });
+}
+
+// Distributions -------------------------------------------------------------------------------
+
+const distObject = f.choice('dist', DIST_KINDS, [
+  f.object({ dist: z.literal('constant'), value: f.number('>= 0') }),
+  f
+    .object({ dist: z.literal('uniform'), min: f.number('>= 0'), max: f.number('>= 0') })
+    .superRefine((d, ctx) => {
+      if (d.max < d.min) between(ctx, ['max'], `must be >= min (got ${d.max} < ${d.min})`, d.max, [['min']]);
+    }),
+  f.object({ dist: z.literal('exponential'), mean: f.number('> 0') }),
+  doc(
+    f.object({ dist: z.literal('normal'), mean: f.number('>= 0'), sd: f.number('>= 0') }),
+    'Normal(mean, sd) truncated at 0 (redrawn until >= 0).',
+  ),
+  doc(
+    f.object({ dist: z.literal('abs-normal'), mean: f.number('>= 0'), sd: f.number('>= 0') }),
+    '|Normal(mean, sd)|, as the network delay of the AWS 2015 contention study.',
+  ),
+  doc(
+    f.object({ dist: z.literal('lognormal'), mean: f.number('> 0'), sd: f.number('>= 0') }),
+    'Lognormal with the given mean and standard deviation of the value itself.',
+  ),
+]);
+
+/** A distribution of a non-negative quantity; a plain number n means `{ "dist": "constant", "value": n }`. */
+export const distSchema = doc(
+  f.union(
+    [f.number('>= 0').transform((value): Dist => ({ dist: 'constant', value })), distObject],
+    'a number >= 0 or a distribution object',
+  ),
+  'A distribution (times in ms): a number for a constant, or { "dist": "exponential", "mean": 10 }, ...',
+  'Dist',
+);
+
+// Workloads -----------------------------------------------------------------------------------
+
+function somePositive(names: readonly string[]) {
+  return (value: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    const rates = names.map((name) => value[name] as number);
+    if (rates.every((r) => r === 0)) {
+      between(ctx, [], `must have ${names.join(' or ')} > 0 (got ${rates.join(' and ')})`, value, names.map((n) => [n]));
+    }
+  };
+}
+
+const rateSchedule = f.choice('kind', ['steady', 'step', 'spike', 'ramp'], [
+  f.object({ kind: z.literal('steady'), ratePerSec: f.number('> 0') }),
+  doc(
+    f
+      .object({ kind: z.literal('step'), ratePerSec: f.number('>= 0'), atMs: f.number('>= 0'), toRatePerSec: f.number('>= 0') })
+      .superRefine(somePositive(['ratePerSec', 'toRatePerSec'])),
+    '`ratePerSec` until `atMs`, then `toRatePerSec`.',
+  ),
+  doc(
+    f
+      .object({
+        kind: z.literal('spike'),
+        ratePerSec: f.number('>= 0'),
+        atMs: f.number('>= 0'),
+        durationMs: f.number('> 0'),
+        spikeRatePerSec: f.number('>= 0'),
+      })
+      .superRefine(somePositive(['ratePerSec', 'spikeRatePerSec'])),
+    '`ratePerSec`, except `spikeRatePerSec` during [atMs, atMs + durationMs).',
+  ),
+  doc(
+    f
+      .object({
+        kind: z.literal('ramp'),
+        points: f.array(f.object({ atMs: f.number('>= 0'), ratePerSec: f.number('>= 0') }), 'points', 2),
+      })
+      .superRefine((ramp, ctx) => {
+        ramp.points.forEach((point, i) => {
+          const previous = ramp.points[i - 1];
+          if (previous !== undefined && point.atMs <= previous.atMs) {
+            between(
+              ctx,
+              ['points', i, 'atMs'],
+              `must be > points.${i - 1}.atMs (got ${point.atMs} <= ${previous.atMs})`,
+              point.atMs,
+              [['points', i - 1, 'atMs']],
+            );
+          }
+        });
+        if (ramp.points.every((p) => p.ratePerSec === 0)) {
+          between(ctx, ['points'], 'must have a ratePerSec > 0 (got only 0)', ramp.points, []);
+        }
+      }),
+    'Piecewise linear through the points (atMs strictly increasing); constant before the first and after the last.',
+  ),
+]);
+
+/** An open-loop arrival rate: a number n means `{ "kind": "steady", "ratePerSec": n }`. */
+export const rateSchema = doc(
+  f.union(
+    [f.number('> 0').transform((ratePerSec): RateSchedule => ({ kind: 'steady', ratePerSec })), rateSchedule],
+    'a rate > 0 or a rate schedule object',
+  ),
+  'Arrivals per second: a number for a steady rate, or a schedule { "kind": "step" | "spike" | "ramp", ... } (t = 0 is the end of the warm-up).',
+  'Rate',
+);
+
+const operationFields = {
+  method: f.oneOf(METHODS).default('GET'),
+  deadlineMs: doc(f.number('>= 0').optional(), 'Total budget of an operation from its start; absent = no deadline.'),
+  permanentErrorFraction: doc(
+    f.number('between 0 and 1').default(0),
+    'Fraction of operations that are bad input (the leaf answers 400).',
+  ),
+};
+
+/** What drives the simulation: open loop (Poisson arrivals), closed loop, or a burst of clients at once. */
+export const workloadSchema = doc(
+  f.choice('kind', ['burst', 'closed', 'open'], [
+    f.object({
+      kind: z.literal('burst'),
+      clients: f.positiveInt(),
+      startMs: distSchema.prefault(0),
+      ...operationFields,
+    }),
+    f.object({
+      kind: z.literal('closed'),
+      clients: f.positiveInt(),
+      durationMs: f.number('> 0'),
+      thinkMs: distSchema.prefault(0),
+      startMs: distSchema.prefault(0),
+      ...operationFields,
+    }),
+    f.object({
+      kind: z.literal('open'),
+      rate: rateSchema,
+      durationMs: f.number('> 0'),
+      clients: f.positiveInt().default(1),
+      ...operationFields,
+    }),
+  ]),
+  'burst: N clients, one operation each; closed: N clients in a loop with think time; open: Poisson arrivals at a rate.',
+  'Workload',
+);
+
+// Layers and policies --------------------------------------------------------------------------
+
+const backoffSchema = doc(
+  f
+    .object({
+      kind: f.oneOf(BACKOFF_KINDS).default('full-jitter'),
+      baseMs: f.number('>= 0').default(100),
+      capMs: f.number('>= 0').default(20_000),
+      multiplier: f.number('>= 1').default(2),
+      exponentOffset: f.nonNegativeInt().default(0),
+    })
+    .superRefine((b, ctx) => {
+      if (b.capMs < b.baseMs) between(ctx, ['capMs'], `must be >= baseMs (got ${b.capMs} < ${b.baseMs})`, b.capMs, [['baseMs']]);
+    }),
+  'ceiling(r) = min(capMs, baseMs * multiplier^(r - 1 + exponentOffset)) for retry r (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015).',
+  'Backoff',
+);
+
+/** One layer's retry policy; every field has a default (3 attempts, full jitter 100 ms .. 20 s). */
+export const policySchema = doc(
+  f.object({
+    maxAttempts: doc(f.intOrUnlimited(1).default(3), 'Attempts, not retries: 3 = first call + at most 2 retries.'),
+    perAttemptTimeoutMs: f.number('> 0').optional(),
+    deadlineMode: f.oneOf(['propagate', 'fresh', 'none']).default('propagate'),
+    backoff: backoffSchema.prefault({}),
+    tickMs: doc(f.number('>= 0').default(0), 'Wake-ups are rounded up to multiples of this; 0 = no rounding.'),
+    retryOn: f.array(f.oneOf(RETRY_ON_CLASSES), 'outcome classes').default(() => [...DEFAULT_RETRY_ON]),
+    idempotency: f.oneOf(['http', 'always', 'never']).default('http'),
+    retryAfter: f.oneOf(['ignore', 'honor', 'honor-plus-jitter']).default('honor'),
+  }),
+  'The retry policy of a layer (DESIGN.md section 1, "The retry decision").',
+  'Policy',
+);
+
+const layerSchema = doc(
+  f.object({
+    name: doc(f.nonEmptyString().optional(), 'Default: layer<i> (i from 0).'),
+    instances: doc(f.positiveInt().default(1), 'Clients map to instances by client id modulo this count.'),
+    hopMs: doc(distSchema.optional(), 'Delay of the hop to the next layer down (and back); default: network.hopMs.'),
+    policy: policySchema.prefault({}),
+  }),
+  'One retrying layer.',
+  'Layer',
+);
+
+/** Layers from the caller down to the leaf (1 to 16); unnamed layers are called layer0, layer1, ... */
+export const stackSchema = f.array(layerSchema, 'layers', 1, 16).transform((layers) =>
+  layers.map((input, i): Layer => {
+    const layer: Layer = { name: input.name ?? `layer${i}`, instances: input.instances, policy: input.policy };
+    if (input.hopMs !== undefined) layer.hopMs = input.hopMs;
+    return layer;
+  }),
+);
+
+// Leaves ----------------------------------------------------------------------------------------
+
+const faultSchema = f
+  .object({
+    fromMs: f.number('>= 0').default(0),
+    toMs: doc(f.number('>= 0').optional(), 'Default: forever.'),
+    probability: f.number('between 0 and 1'),
+    status: f.literals([400, 404, 429, 500, 503, 'timeout']).default(503),
+    retryAfterMs: f.number('>= 0').optional(),
+    latencyMs: distSchema.optional(),
+  })
+  .superRefine((fault, ctx) => {
+    if (fault.toMs !== undefined && fault.toMs <= fault.fromMs) {
+      between(ctx, ['toMs'], `must be > fromMs (got ${fault.toMs} <= ${fault.fromMs})`, fault.toMs, [['fromMs']]);
+    }
+  })
+  .transform((fault) => ({ ...fault, toMs: fault.toMs ?? Infinity }));
+
+const serverLeaf = f.object({
+  kind: z.literal('server'),
+  concurrency: f.intOrUnlimited(1).default(1),
+  queueLimit: f.intOrUnlimited(0).default('unlimited'),
+  discipline: f.oneOf(['fifo', 'lifo']).default('fifo'),
+  serviceMs: distSchema,
+  shedRetryAfterMs: doc(f.number('>= 0').optional(), 'Retry-After attached to the 503 answered when the queue is full.'),
+  degradation: f
+    .choice('kind', ['linear', 'threshold'], [
+      f.object({ kind: z.literal('linear'), perInFlightMs: f.number('>= 0') }),
+      f.object({ kind: z.literal('threshold'), inFlightAbove: f.nonNegativeInt(), factor: f.number('>= 1') }),
+    ])
+    .optional(),
+  dropExpired: f.boolean().default(false),
+  capacity: doc(
+    f
+      .array(f.object({ atMs: f.number('>= 0'), durationMs: f.number('> 0'), concurrency: f.nonNegativeInt() }), 'windows')
+      .default(() => []),
+    'Concurrency becomes `concurrency` during [atMs, atMs + durationMs) (0 = outage).',
+  ),
+  faults: doc(f.array(faultSchema, 'faults').default(() => []), 'Injected faults over [fromMs, toMs).'),
+});
+
+const scriptItem = f.union(
+  [
+    f.string().transform((text, ctx) => {
+      const result = readScript(text);
+      if (result.ok) return result.entries;
+      for (const problem of result.problems) {
+        const message =
+          text.trim() === ''
+            ? 'must not be empty (expected entries like "503:250")'
+            : `has an invalid entry ${JSON.stringify(problem.entry)}: ${problem.reason}`;
+        ctx.addIssue({ code: 'custom', message, input: text });
+      }
+      return z.NEVER;
+    }),
+    f
+      .object({
+        status: f.literals([200, 400, 404, 429, 500, 503, 'timeout', 'hang']),
+        durationMs: f.number('>= 0').default(0),
+        retryAfterMs: f.number('>= 0').optional(),
+      })
+      .transform((entry): ScriptEntry[] => [entry]),
+  ],
+  'a script string like "503:250" or an entry object',
+);
+
+const scriptLeaf = f.object({
+  kind: z.literal('script'),
+  script: doc(
+    f.array(scriptItem, 'entries', 1).transform((items) => items.flat()),
+    'Answers of attempts 1, 2, ... (the last repeats): "503:250", "503:100:ra=2000", "hang", "503:250*7", or objects.',
+  ),
+});
+
+/** The server at the bottom of the stack: a queueing server, an OCC resource, or a script (for `trace`). */
+export const leafSchema = doc(
+  f.choice('kind', ['server', 'occ', 'script'], [serverLeaf, f.object({ kind: z.literal('occ') }), scriptLeaf]),
+  'server: workers and a queue; occ: the optimistic-concurrency resource of the AWS 2015 study; script: scripted answers.',
+  'Leaf',
+);
+
+// Scenario --------------------------------------------------------------------------------------
+
+const metricsSchema = f.object({
+  timeSeriesBinMs: f.number('> 0').default(1000),
+  clusteringBinMs: doc(
+    f.array(f.number('> 0'), 'bin widths', 1).default(() => [1, 10]),
+    'Bin widths of the clustering statistics of leaf arrivals, one result entry per width.',
+  ),
+});
+
+/**
+ * One complete simulation as written in an experiment file, resolved to a `Scenario` with every
+ * default filled in (DESIGN.md section 2). Checks between fields (capMs >= baseMs, ramp points in
+ * order, fault windows, a hanging script needs a timeout) carry the paths of the fields involved.
+ */
+export const scenarioSchema = doc(
+  f
+    .object({
+      workload: workloadSchema,
+      stack: stackSchema,
+      leaf: leafSchema,
+      network: f.object({ hopMs: distSchema.prefault(0) }).prefault({}),
+      cancellation: doc(f.boolean().default(false), 'Propagate cancellation downstream when a caller stops waiting.'),
+      warmupMs: doc(f.number('>= 0').default(0), 'The system runs this long before t = 0; nothing is measured meanwhile.'),
+      horizonMs: doc(f.number('> 0').default(3_600_000), 'Safety bound on simulated time (after the warm-up).'),
+      maxEvents: doc(f.positiveInt().default(200_000_000), 'Safety bound on the number of events.'),
+      metrics: metricsSchema.prefault({}),
+    })
+    .superRefine((scenario, ctx) => {
+      const leaf = scenario.leaf;
+      if (leaf.kind !== 'script' || !leaf.script.some((entry) => entry.status === 'hang')) return;
+      const hasTimeout = scenario.stack.some((layer) => layer.policy.perAttemptTimeoutMs !== undefined);
+      if (!hasTimeout && scenario.workload.deadlineMs === undefined) {
+        between(
+          ctx,
+          ['leaf', 'script'],
+          'contains "hang" but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)',
+          leaf.script,
+          [['stack'], ['workload']],
+        );
+      }
+    })
+    .transform((scenario): Scenario => scenario),
+  'One complete simulation; variants and sweeps override parts of it by dotted path.',
+  'Scenario',
+);

@@ -1,0 +1,144 @@
+import type { PathSegment } from './Problem.js';
+import { ValidationError } from './ValidationError.js';
+
+/** A path into a JSON document: dotted (`stack.0.policy.backoff.kind`) or already split. */
+export type PathInput = string | readonly PathSegment[];
+
+const INDEX = /^(0|[1-9]\d*)$/;
+/** Keys that would reach an object's prototype instead of a field. */
+const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
+/**
+ * Fields that tell apart the shapes of a discriminated object (`kind` of workloads, leaves,
+ * schedules; `dist` of distributions).
+ */
+const DISCRIMINATORS = ['kind', 'dist'] as const;
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/** A deep copy of a JSON value (objects and arrays are copied, everything else is shared). */
+export function cloneJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => cloneJson(v) as unknown) as T;
+  if (isObject(value)) {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) out[k] = cloneJson(v);
+    return out as T;
+  }
+  return value;
+}
+
+/**
+ * Splits a dotted path: segments that are array indices (`0`, `12`) become numbers.
+ * Throws a ValidationError for an empty path or an empty segment (`a..b`).
+ */
+export function splitPath(path: string): PathSegment[] {
+  if (path === '') throw new ValidationError(['the path is empty']);
+  const segments = path.split('.');
+  if (segments.some((s) => s === '')) throw new ValidationError([`${JSON.stringify(path)} is not a valid path (empty segment)`]);
+  return segments.map((s) => (INDEX.test(s) ? Number(s) : s));
+}
+
+/**
+ * Splits a path from the root of an experiment file, keeping the keys of overrides and sweep
+ * axes whole, since those keys are themselves dotted paths:
+ * `sweep.grid.workload.clients` -> `['sweep', 'grid', 'workload.clients']`,
+ * `variants.none.stack.0.policy.backoff.kind` -> `['variants', 'none', 'stack.0.policy.backoff.kind']`,
+ * and the same under `parts.<i>.`.
+ */
+export function splitExperimentPath(path: string): PathSegment[] {
+  const segments = splitPath(path);
+  const start = segments[0] === 'parts' && typeof segments[1] === 'number' ? 2 : 0;
+  const head = segments[start];
+  const keyAt = head === 'variants' || (head === 'sweep' && (segments[start + 1] === 'grid' || segments[start + 1] === 'zip')) ? start + 2 : -1;
+  if (keyAt < 0 || segments.length <= keyAt + 1) return segments;
+  return [...segments.slice(0, keyAt), segments.slice(keyAt).join('.')];
+}
+
+/** True when both are objects of different shapes (`kind` or `dist` differ): the new one replaces the old. */
+function differentShapes(target: JsonObject, patch: JsonObject): boolean {
+  return DISCRIMINATORS.some(
+    (d) => typeof target[d] === 'string' && typeof patch[d] === 'string' && target[d] !== patch[d],
+  );
+}
+
+/**
+ * Merges `patch` into `target` and returns the result: when both are objects, each key of the
+ * patch is merged into the target's (recursively; the target is modified); otherwise (arrays,
+ * scalars, or objects of different shapes, i.e. a different `kind` or `dist`) a copy of the patch
+ * replaces the target.
+ */
+export function mergeValue(target: unknown, patch: unknown): unknown {
+  if (!isObject(target) || !isObject(patch) || differentShapes(target, patch)) return cloneJson(patch);
+  for (const [key, value] of Object.entries(patch)) {
+    if (FORBIDDEN.has(key)) throw new ValidationError([`${JSON.stringify(key)} is not allowed as a key`]);
+    target[key] = mergeValue(target[key], value);
+  }
+  return target;
+}
+
+/**
+ * Sets `value` at `path` inside `target` (which is modified and returned), as overrides do
+ * (DESIGN.md section 3a): numeric segments index arrays (an index may extend an array by one);
+ * missing intermediate objects are created (an array when the next segment is an index); an
+ * object value deep-merges into an object already there (`mergeValue`); arrays and scalars
+ * replace. Throws a ValidationError when the path goes through a scalar, names a non-index
+ * segment of an array, skips past the end of an array, or uses `__proto__`-like keys.
+ */
+export function setPath<T extends object>(target: T, path: PathInput, value: unknown): T {
+  const segments = typeof path === 'string' ? splitPath(path) : [...path];
+  if (segments.length === 0) throw new ValidationError(['the path is empty']);
+  const shown = segments.join('.');
+  let container: unknown = target;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i] as PathSegment;
+    const where = segments.slice(0, i).join('.') || 'the document';
+    if (typeof segment === 'string' && FORBIDDEN.has(segment)) {
+      throw new ValidationError([`cannot set ${shown}: ${JSON.stringify(segment)} is not allowed in a path`]);
+    }
+    const last = i === segments.length - 1;
+    let next: unknown;
+    if (Array.isArray(container)) {
+      if (typeof segment !== 'number') {
+        throw new ValidationError([`cannot set ${shown}: ${where} is an array, so the next segment must be an index (got ${JSON.stringify(segment)})`]);
+      }
+      if (segment > container.length) {
+        throw new ValidationError([
+          `cannot set ${shown}: ${where} has ${container.length} ${container.length === 1 ? 'entry' : 'entries'}, so the index can be at most ${container.length} (got ${segment})`,
+        ]);
+      }
+      if (last) {
+        container[segment] = mergeValue(container[segment], value);
+        return target;
+      }
+      next = container[segment];
+      if (next === undefined) {
+        next = typeof segments[i + 1] === 'number' ? [] : {};
+        container[segment] = next;
+      }
+    } else if (isObject(container)) {
+      const key = String(segment);
+      if (last) {
+        container[key] = mergeValue(container[key], value);
+        return target;
+      }
+      next = container[key];
+      if (next === undefined) {
+        next = typeof segments[i + 1] === 'number' ? [] : {};
+        container[key] = next;
+      }
+    } else {
+      throw new ValidationError([`cannot set ${shown}: ${where} is ${describeType(container)}, not an object or an array`]);
+    }
+    container = next;
+  }
+  return target;
+}

@@ -1,0 +1,21 @@
+/**
+ * retrystorm: a discrete-event simulator of retry storms and cascading failure.
+ * The library API: run scenarios, trace one operation, and use the pure policy functions.
+ */
+export { simulate, type SimulateOptions } from './simulate.js';
+export { traceOperation, type TraceResult, type TraceLayerSummary } from './model/traceOperation.js';
+export type { TraceEvent } from './model/trace.js';
+export type { SimulationResults, LatencySummary, LayerAttempts } from './model/results.js';
+export type * from './model/scenario.js';
+export { Model, type ModelOptions } from './model/Model.js';
+export {
+  expandExperiment,
+  parseExperimentText,
+  parseScenario,
+  parseScript,
+  ValidationError,
+  type Cell,
+  type ExperimentPlan,
+} from './experiment/index.js';
+export * as policy from './policy/index.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,162 @@
+// A float64 is read through a shared two-word alias: the high word holds the sign bit, the 11 exponent
+// bits and the top 20 mantissa bits, so `hi >>> 13` is (biased exponent << 7) | top 7 mantissa bits,
+// a monotone bucket key for non-negative numbers. HI picks the high word for the platform's byte order.
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+const LO = 1 - HI;
+
+const MANTISSA_BITS = 7;
+const SHIFT = 20 - MANTISSA_BITS;
+const EXP_BIAS = 1023;
+const MIN_EXP = -20;
+const MAX_EXP = 60;
+/** Key of the lowest bucket, [2^MIN_EXP, 2^MIN_EXP * (1 + 1/128)). */
+const KEY_MIN = (MIN_EXP + EXP_BIAS) << MANTISSA_BITS;
+/** Slot 0 is the zero bucket; the key buckets follow it. */
+const KEY_OFFSET = KEY_MIN - 1;
+const BUCKETS = 1 + (MAX_EXP - MIN_EXP + 1) * (1 << MANTISSA_BITS);
+const LAST = BUCKETS - 1;
+
+/** Values below this (0 included) count in the zero bucket; it exceeds 2^-20, so no value is clamped from below. */
+export const HISTOGRAM_ZERO_LIMIT = 1e-6;
+
+/** Smallest rank r (1-based) such that at least ceil(q * count) records are among the first r. */
+function nearestRank(q: number, count: number): number {
+  // q * count can land an ulp above an integer (0.07 * 100 = 7.000000000000001): nudge it down first.
+  const r = Math.ceil(q * count * (1 - 1e-12));
+  return r < 1 ? 1 : r > count ? count : r;
+}
+
+/** Midpoint of bucket slot `i` (> 0): the key with the next mantissa bit set, read back as a float64. */
+function bucketMidpoint(i: number): number {
+  U32[HI] = (((i + KEY_OFFSET) << SHIFT) | (1 << (SHIFT - 1))) >>> 0;
+  U32[LO] = 0;
+  return F64[0] as number;
+}
+
+/** Summary of a {@link LogHistogram}; every statistic is null when nothing was recorded. */
+export interface HistogramSummary {
+  count: number;
+  mean: number | null;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  p999: number | null;
+  max: number | null;
+}
+
+/**
+ * Streaming histogram of non-negative numbers (latencies in ms) in log-spaced buckets, in the spirit of
+ * HdrHistogram (Gil Tene) and DDSketch (Masson, Rim and Lee, VLDB 2019) with a fixed relative accuracy.
+ * A bucket is indexed by the number's binary exponent and the top 7 bits of its mantissa, read from the
+ * float64's bits (no `Math.log`), so each bucket spans at most 1/128 of its lower bound and a quantile,
+ * reported as its bucket's midpoint, is within 1/256 of the true value. Buckets cover 2^-20 .. 2^61;
+ * larger values share the top bucket. Values below {@link HISTOGRAM_ZERO_LIMIT} go to a zero bucket.
+ * Count, sum, mean, min and max are exact. Recording allocates nothing.
+ */
+export class LogHistogram {
+  private readonly counts = new Float64Array(BUCKETS);
+  private n = 0;
+  private total = 0;
+  private lo = Infinity;
+  private hi = -Infinity;
+
+  /** Count one value. Throws a RangeError for negative numbers and NaN. */
+  record(v: number): void {
+    if (!(v >= 0)) throw new RangeError(`LogHistogram.record: value must be >= 0 (got ${v})`);
+    this.n++;
+    this.total += v;
+    if (v < this.lo) this.lo = v;
+    if (v > this.hi) this.hi = v;
+    let i = 0;
+    if (v >= HISTOGRAM_ZERO_LIMIT) {
+      F64[0] = v;
+      i = ((U32[HI] as number) >>> SHIFT) - KEY_OFFSET;
+      if (i > LAST) i = LAST;
+    }
+    this.counts[i] = (this.counts[i] as number) + 1;
+  }
+
+  /** Number of recorded values. */
+  get count(): number {
+    return this.n;
+  }
+
+  /** Sum of the recorded values. */
+  get sum(): number {
+    return this.total;
+  }
+
+  /** Smallest recorded value (exact); NaN when empty. */
+  get min(): number {
+    return this.n > 0 ? this.lo : NaN;
+  }
+
+  /** Largest recorded value (exact); NaN when empty. */
+  get max(): number {
+    return this.n > 0 ? this.hi : NaN;
+  }
+
+  /** Exact arithmetic mean, sum / count; NaN when empty. */
+  mean(): number {
+    return this.n > 0 ? this.total / this.n : NaN;
+  }
+
+  /**
+   * The q-quantile by the nearest-rank rule: the smallest recorded value v such that at least
+   * ceil(q * count) records are <= v, reported as the midpoint of v's bucket clamped into [min, max]
+   * (so rank 1 is min and rank count is max, exactly). NaN when empty; throws unless 0 <= q <= 1.
+   */
+  quantile(q: number): number {
+    if (!(q >= 0 && q <= 1)) throw new RangeError(`LogHistogram.quantile: q must be in [0, 1] (got ${q})`);
+    const n = this.n;
+    if (n === 0) return NaN;
+    const rank = nearestRank(q, n);
+    if (rank === 1) return this.lo;
+    if (rank === n) return this.hi;
+    const counts = this.counts;
+    let seen = 0;
+    let i = 0;
+    for (; i < LAST; i++) {
+      seen += counts[i] as number;
+      if (seen >= rank) break;
+    }
+    const mid = i === 0 ? 0 : bucketMidpoint(i);
+    return mid < this.lo ? this.lo : mid > this.hi ? this.hi : mid;
+  }
+
+  /** Count, mean, p50, p90, p99, p99.9 and max; the statistics are null when nothing was recorded. */
+  summary(): HistogramSummary {
+    if (this.n === 0) return { count: 0, mean: null, p50: null, p90: null, p99: null, p999: null, max: null };
+    return {
+      count: this.n,
+      mean: this.mean(),
+      p50: this.quantile(0.5),
+      p90: this.quantile(0.9),
+      p99: this.quantile(0.99),
+      p999: this.quantile(0.999),
+      max: this.hi,
+    };
+  }
+
+  /** Add every record of `other` to this histogram, as if they had been recorded here. */
+  merge(other: LogHistogram): void {
+    const a = this.counts;
+    const b = other.counts;
+    for (let i = 0; i < BUCKETS; i++) a[i] = (a[i] as number) + (b[i] as number);
+    this.n += other.n;
+    this.total += other.total;
+    if (other.lo < this.lo) this.lo = other.lo;
+    if (other.hi > this.hi) this.hi = other.hi;
+  }
+
+  /** Forget every record. */
+  reset(): void {
+    this.counts.fill(0);
+    this.n = 0;
+    this.total = 0;
+    this.lo = Infinity;
+    this.hi = -Infinity;
+  }
+}

@@ -1,0 +1,7 @@
+/** Streaming metric primitives: log-bucketed histograms, binned and time-weighted series, clustering statistics. */
+export { LogHistogram, HISTOGRAM_ZERO_LIMIT } from './LogHistogram.js';
+export type { HistogramSummary } from './LogHistogram.js';
+export { StreamingClustering } from './StreamingClustering.js';
+export type { ClusteringResult } from './StreamingClustering.js';
+export { BinnedSeries } from './BinnedSeries.js';
+export { TimeWeightedSeries } from './TimeWeightedSeries.js';

@@ -1,0 +1,1015 @@
+import { makeSampler, type Sampler } from '../engine/distributions.js';
+import { ClientRandom, deriveSeed, stream, type Uniform } from '../engine/random.js';
+import { Simulator, type TruncatedBy } from '../engine/simulator.js';
+import { Timers } from '../engine/timers.js';
+import { BinnedSeries, LogHistogram, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
+import { backoffIsRandom, initialPrevSleepMs } from '../policy/backoff.js';
+import { isIdempotent } from '../policy/classify.js';
+import {
+  attemptTimeoutMs,
+  compilePolicy,
+  CONTINUE,
+  effectiveDeadlineAtMs,
+  judgeOutcome,
+  planRetry,
+  RetryPlan,
+  type CompiledPolicy,
+} from '../policy/decision.js';
+import { GIVE_UP_NAMES, GiveUp, Outcome, OUTCOME_NAMES } from '../policy/outcome.js';
+import { IntDeque } from './IntDeque.js';
+import { rateFunction, type RateFunction } from './rateSchedule.js';
+import { buildResults, type ResultInput, type SimulationResults } from './results.js';
+import type { Method, Scenario, ScriptEntry, ServerLeaf, Status } from './scenario.js';
+import { ScenarioError } from './ScenarioError.js';
+import type { TraceEvent } from './trace.js';
+
+/** Event kinds dispatched by the run loop (integers: no closure per event). */
+const K_OP_START = 1;
+const K_ARRIVAL = 2;
+const K_FRAME_WAKE = 3;
+const K_FRAME_TIMEOUT = 4;
+const K_FRAME_ARRIVE = 5;
+const K_FRAME_RESPONSE = 6;
+const K_LEAF_ARRIVE = 7;
+const K_LEAF_DONE = 8;
+const K_LEAF_RESPONSE = 9;
+const K_OCC_WRITE = 10;
+const K_CAPACITY = 11;
+
+/** States of a leaf request slot. */
+const R_FREE = 0;
+const R_HOP = 1;
+const R_QUEUED = 2;
+const R_SERVICE = 3;
+const R_DELAYED = 4;
+const R_CANCELLED = 5;
+const R_HANG = 6;
+
+/** fChild value when no downstream call is outstanding; leaf requests are stored as ~r. */
+const NO_CHILD = 0x7fffffff;
+
+const METHOD_CODES: Record<Method, number> = { GET: 0, HEAD: 1, PUT: 2, DELETE: 3, POST: 4 };
+const METHODS: Method[] = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'];
+const GIVE_UP_COUNT = GIVE_UP_NAMES.length;
+
+/** Options of one simulation run. */
+export interface ModelOptions {
+  /** Master seed: every random stream derives from it. */
+  seed: number;
+  /** Fix every jitter draw to this fraction of its range (teaching and tests). */
+  fixedDraw?: number;
+  /** Receives a timeline of every call, attempt, outcome, wait and give-up (slow; for `trace`). */
+  trace?: (e: TraceEvent) => void;
+}
+
+function statusOutcome(s: Status): number {
+  switch (s) {
+    case 200:
+      return Outcome.SUCCESS;
+    case 400:
+      return Outcome.S400;
+    case 404:
+      return Outcome.S404;
+    case 429:
+      return Outcome.S429;
+    case 500:
+      return Outcome.S500;
+    case 503:
+      return Outcome.S503;
+    case 'timeout':
+      return Outcome.TIMEOUT;
+  }
+}
+
+function growF64(a: Float64Array, n: number): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(n);
+  b.set(a);
+  return b;
+}
+function growI32(a: Int32Array, n: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
+}
+function growU8(a: Uint8Array, n: number): Uint8Array<ArrayBuffer> {
+  const b = new Uint8Array(n);
+  b.set(a);
+  return b;
+}
+
+/**
+ * The simulation model: a workload of operations calling down a stack of retrying layers to a
+ * leaf (a capacity-limited server, an optimistic-concurrency resource, or a scripted leaf).
+ *
+ * Each layer's call for one operation is a "frame" held in typed arrays; a frame runs the retry
+ * loop of its layer's policy (src/policy) against the next hop. A caller that stops waiting (an
+ * attempt timeout) abandons its downstream call, which goes on unless cancellation is enabled:
+ * orphaned frames keep retrying, and server time spent on requests nobody waits for is wasted
+ * work. Nothing is allocated per event; per-client jitter state lives in typed arrays.
+ */
+export class Model {
+  private readonly sc: Scenario;
+  private readonly sim: Simulator;
+  private readonly L: number;
+  private readonly policies: CompiledPolicy[];
+  /** idempotent[layer * 5 + methodCode]. */
+  private readonly idempotent: Uint8Array;
+  private readonly hop: Sampler[];
+  private readonly hopZero: boolean[];
+  private readonly jitter: ClientRandom[];
+  private readonly needsDraw: boolean[];
+  private readonly fixedDraw: number | undefined;
+  private readonly trace: ((e: TraceEvent) => void) | undefined;
+  private readonly plan = new RetryPlan();
+  private readonly clients: number;
+  private readonly seed: number;
+
+  // Random streams.
+  private readonly uWorkload: Uniform;
+  private readonly uFaults: Uniform;
+  private readonly serviceSampler: Sampler | null;
+  private readonly thinkSampler: Sampler | null;
+  private readonly startSampler: Sampler | null;
+  private readonly arrivalU: Uniform;
+  private readonly rate: RateFunction | null;
+  private readonly faultLatency: Array<Sampler | null>;
+
+  // Frames (one layer's call for one operation).
+  private frameTimers = new Timers(1024);
+  private fCap = 0;
+  private fFree: number[] = [];
+  private fNext = 0;
+  private fLayer = new Int32Array(0);
+  private fParent = new Int32Array(0);
+  private fParentGen = new Int32Array(0);
+  private fAttempts = new Int32Array(0);
+  private fClient = new Int32Array(0);
+  private fMethod = new Uint8Array(0);
+  private fBad = new Uint8Array(0);
+  private fChain = new Uint8Array(0);
+  private fChild = new Int32Array(0);
+  private fLastOutcome = new Int32Array(0);
+  private fResOutcome = new Int32Array(0);
+  private fOpSeq = new Float64Array(0);
+  private fDeadline = new Float64Array(0);
+  private fStart = new Float64Array(0);
+  private fPrevSleep = new Float64Array(0);
+  private fLastRA = new Float64Array(0);
+  private fResRA = new Float64Array(0);
+  private fAttemptEnd = new Float64Array(0);
+
+  // Leaf requests.
+  private reqTimers = new Timers(1024);
+  private rCap = 0;
+  private rFree: number[] = [];
+  private rNext = 0;
+  private rState = new Uint8Array(0);
+  private rParent = new Int32Array(0);
+  private rParentGen = new Int32Array(0);
+  private rClient = new Int32Array(0);
+  private rBad = new Uint8Array(0);
+  private rChain = new Uint8Array(0);
+  private rOutcome = new Int32Array(0);
+  private rRead = new Float64Array(0);
+  private rOpSeq = new Float64Array(0);
+  private rDeadline = new Float64Array(0);
+  private rServiceStart = new Float64Array(0);
+  private rServiceMs = new Float64Array(0);
+  private rRA = new Float64Array(0);
+
+  // Server state.
+  private readonly server: ServerLeaf | null;
+  private readonly queue = new IntDeque(256);
+  private readonly lifo: boolean;
+  private readonly queueLimit: number;
+  private readonly baseConcurrency: number;
+  private capacityNow: number;
+  private readonly activeWindows: number[] = [];
+  private busy = 0;
+  private cancelledInQueue = 0;
+  private occVersion = 0;
+  private readonly script: ScriptEntry[];
+  private readonly scriptIndex = new Map<number, number>();
+
+  // Operations.
+  private nextOpSeq = 0;
+  private inFlightOps = 0;
+
+  // Measurements (t >= 0 only).
+  private offered = 0;
+  private succeeded = 0;
+  private failed = 0;
+  private readonly giveUps = new Float64Array(GIVE_UP_COUNT);
+  private readonly layerFirst: Float64Array;
+  private readonly layerRetries: Float64Array;
+  private readonly layerGiveUps: Float64Array;
+  private leafCalls = 0;
+  private reads = 0;
+  private writes = 0;
+  private served = 0;
+  private shed = 0;
+  private dropped = 0;
+  private faulted = 0;
+  private cancelled = 0;
+  private wastedWorkMs = 0;
+  private maxQueue = 0;
+  private completionTimeMs = 0;
+  private readonly latency = new LogHistogram();
+  private readonly operationMs = new LogHistogram();
+  private readonly clustering: StreamingClustering[];
+  private readonly sArrFirst: BinnedSeries;
+  private readonly sArrRetry: BinnedSeries;
+  private readonly sSuccess: BinnedSeries;
+  private readonly sFailure: BinnedSeries;
+  private readonly sWrites: BinnedSeries;
+  private readonly gQueue: TimeWeightedSeries;
+  private readonly gInFlight: TimeWeightedSeries;
+  private readonly gBusy: TimeWeightedSeries;
+
+  constructor(scenario: Scenario, options: ModelOptions) {
+    const sc = scenario;
+    this.sc = sc;
+    this.L = sc.stack.length;
+    if (this.L < 1) throw new ScenarioError(['scenario.stack must have at least one layer']);
+    this.sim = new Simulator(-sc.warmupMs, 1024);
+    this.fixedDraw = options.fixedDraw;
+    this.trace = options.trace;
+    const seed = options.seed;
+    this.seed = seed;
+    this.clients = sc.workload.clients;
+
+    this.policies = sc.stack.map((l) => compilePolicy(l.policy));
+    this.idempotent = new Uint8Array(this.L * 5);
+    sc.stack.forEach((l, k) => {
+      METHODS.forEach((m, i) => {
+        this.idempotent[k * 5 + i] = isIdempotent(m, l.policy.idempotency) ? 1 : 0;
+      });
+    });
+    const uNet = stream(seed, 'network');
+    this.hop = sc.stack.map((l) => makeSampler(l.hopMs ?? sc.network.hopMs, uNet));
+    this.hopZero = sc.stack.map((l) => {
+      const d = l.hopMs ?? sc.network.hopMs;
+      return d.dist === 'constant' && d.value === 0;
+    });
+    this.jitter = sc.stack.map(
+      (_, k) => new ClientRandom(this.clients, deriveSeed(seed, 'jitter', k), { kind: 'independent' }),
+    );
+    this.needsDraw = sc.stack.map((l) => backoffIsRandom(l.policy.backoff.kind));
+
+    this.uWorkload = stream(seed, 'workload');
+    this.uFaults = stream(seed, 'faults');
+    this.arrivalU = stream(seed, 'arrivals');
+    const w = sc.workload;
+    this.thinkSampler = w.kind === 'closed' ? makeSampler(w.thinkMs, stream(seed, 'think')) : null;
+    this.startSampler = w.kind !== 'open' ? makeSampler(w.startMs, stream(seed, 'start')) : null;
+    this.rate = w.kind === 'open' ? rateFunction(w.rate) : null;
+
+    const leaf = sc.leaf;
+    this.server = leaf.kind === 'server' ? leaf : null;
+    this.script = leaf.kind === 'script' ? leaf.script : [];
+    if (leaf.kind === 'script') this.checkScript();
+    this.serviceSampler = leaf.kind === 'server' ? makeSampler(leaf.serviceMs, stream(seed, 'service')) : null;
+    const uFaultLatency = stream(seed, 'fault-latency');
+    this.faultLatency =
+      leaf.kind === 'server' ? leaf.faults.map((f) => (f.latencyMs ? makeSampler(f.latencyMs, uFaultLatency) : null)) : [];
+    this.lifo = leaf.kind === 'server' && leaf.discipline === 'lifo';
+    this.queueLimit = leaf.kind === 'server' && leaf.queueLimit !== 'unlimited' ? leaf.queueLimit : Infinity;
+    this.baseConcurrency = leaf.kind === 'server' && leaf.concurrency !== 'unlimited' ? leaf.concurrency : Infinity;
+    this.capacityNow = this.baseConcurrency;
+
+    this.layerFirst = new Float64Array(this.L);
+    this.layerRetries = new Float64Array(this.L);
+    this.layerGiveUps = new Float64Array(this.L * GIVE_UP_COUNT);
+    const m = sc.metrics;
+    this.clustering = m.clusteringBinMs.map((b) => new StreamingClustering(b));
+    this.sArrFirst = new BinnedSeries(m.timeSeriesBinMs);
+    this.sArrRetry = new BinnedSeries(m.timeSeriesBinMs);
+    this.sSuccess = new BinnedSeries(m.timeSeriesBinMs);
+    this.sFailure = new BinnedSeries(m.timeSeriesBinMs);
+    this.sWrites = new BinnedSeries(m.timeSeriesBinMs);
+    this.gQueue = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
+    this.gInFlight = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
+    this.gBusy = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
+
+    this.growFrames(1024);
+    this.growRequests(1024);
+  }
+
+  private checkScript(): void {
+    if (this.script.length === 0) throw new ScenarioError(['scenario.leaf.script must not be empty']);
+    const hangs = this.script.some((e) => e.status === 'hang');
+    const last = this.sc.stack[this.L - 1];
+    const bounded =
+      this.sc.workload.deadlineMs !== undefined || (last !== undefined && last.policy.perAttemptTimeoutMs !== undefined);
+    if (hangs && !bounded) {
+      throw new ScenarioError([
+        'scenario.leaf.script has "hang", which never answers: set a per-attempt timeout or a deadline',
+      ]);
+    }
+  }
+
+  // ---------------------------------------------------------------- storage
+
+  private growFrames(n: number): void {
+    this.fLayer = growI32(this.fLayer, n);
+    this.fParent = growI32(this.fParent, n);
+    this.fParentGen = growI32(this.fParentGen, n);
+    this.fAttempts = growI32(this.fAttempts, n);
+    this.fClient = growI32(this.fClient, n);
+    this.fMethod = growU8(this.fMethod, n);
+    this.fBad = growU8(this.fBad, n);
+    this.fChain = growU8(this.fChain, n);
+    this.fChild = growI32(this.fChild, n);
+    this.fLastOutcome = growI32(this.fLastOutcome, n);
+    this.fResOutcome = growI32(this.fResOutcome, n);
+    this.fOpSeq = growF64(this.fOpSeq, n);
+    this.fDeadline = growF64(this.fDeadline, n);
+    this.fStart = growF64(this.fStart, n);
+    this.fPrevSleep = growF64(this.fPrevSleep, n);
+    this.fLastRA = growF64(this.fLastRA, n);
+    this.fResRA = growF64(this.fResRA, n);
+    this.fAttemptEnd = growF64(this.fAttemptEnd, n);
+    this.frameTimers.ensure(n);
+    this.fCap = n;
+  }
+
+  private allocFrame(): number {
+    const f = this.fFree.length > 0 ? (this.fFree.pop() as number) : this.fNext++;
+    if (f >= this.fCap) this.growFrames(this.fCap * 2);
+    return f;
+  }
+
+  private freeFrame(f: number): void {
+    this.frameTimers.cancel(f);
+    this.fChild[f] = NO_CHILD;
+    this.fFree.push(f);
+  }
+
+  private growRequests(n: number): void {
+    this.rState = growU8(this.rState, n);
+    this.rParent = growI32(this.rParent, n);
+    this.rParentGen = growI32(this.rParentGen, n);
+    this.rClient = growI32(this.rClient, n);
+    this.rBad = growU8(this.rBad, n);
+    this.rChain = growU8(this.rChain, n);
+    this.rOutcome = growI32(this.rOutcome, n);
+    this.rRead = growF64(this.rRead, n);
+    this.rOpSeq = growF64(this.rOpSeq, n);
+    this.rDeadline = growF64(this.rDeadline, n);
+    this.rServiceStart = growF64(this.rServiceStart, n);
+    this.rServiceMs = growF64(this.rServiceMs, n);
+    this.rRA = growF64(this.rRA, n);
+    this.reqTimers.ensure(n);
+    this.rCap = n;
+  }
+
+  private allocRequest(): number {
+    const r = this.rFree.length > 0 ? (this.rFree.pop() as number) : this.rNext++;
+    if (r >= this.rCap) this.growRequests(this.rCap * 2);
+    return r;
+  }
+
+  private freeRequest(r: number): void {
+    this.reqTimers.cancel(r);
+    this.rState[r] = R_FREE;
+    this.rFree.push(r);
+  }
+
+  // ---------------------------------------------------------------- run
+
+  /** Run the scenario to completion (or to its horizon / event cap) and return the results. */
+  run(): SimulationResults {
+    const sc = this.sc;
+    const sim = this.sim;
+    const w = sc.workload;
+    const t0 = -sc.warmupMs;
+    if (w.kind === 'open') {
+      this.scheduleNextArrival(t0);
+    } else {
+      const start = this.startSampler as Sampler;
+      const base = w.kind === 'closed' ? t0 : 0;
+      for (let c = 0; c < w.clients; c++) sim.at(base + start(), K_OP_START, c, 0);
+    }
+    if (this.server) {
+      this.server.capacity.forEach((win, i) => {
+        sim.at(Math.max(t0, win.atMs), K_CAPACITY, i, 0);
+        sim.at(Math.max(t0, win.atMs + win.durationMs), K_CAPACITY, i, 1);
+      });
+    }
+    const stats = sim.run((kind, a, b, t) => this.dispatch(kind, a, b, t), {
+      horizonMs: sc.horizonMs,
+      maxEvents: sc.maxEvents,
+    });
+    const endMs = Math.max(0, stats.nowMs);
+    this.gQueue.finish(endMs);
+    this.gInFlight.finish(endMs);
+    this.gBusy.finish(endMs);
+    return buildResults({ ...this.snapshot(endMs, stats.events, stats.truncated), seed: this.seed });
+  }
+
+  private dispatch(kind: number, a: number, b: number, t: number): void {
+    switch (kind) {
+      case K_OP_START:
+        this.startOperation(a, t);
+        return;
+      case K_ARRIVAL:
+        this.openArrival(t);
+        return;
+      case K_FRAME_WAKE:
+        if (this.frameTimers.isLive(a, b)) this.startAttempt(a, t);
+        return;
+      case K_FRAME_TIMEOUT:
+        if (this.frameTimers.isLive(a, b)) this.attemptTimedOut(a, t);
+        return;
+      case K_FRAME_ARRIVE:
+        if (this.frameTimers.isLive(a, b)) this.beginCall(a, t);
+        return;
+      case K_FRAME_RESPONSE:
+        if (this.frameTimers.isLive(a, b)) this.frameResponseArrived(a, t);
+        return;
+      case K_LEAF_ARRIVE:
+        if (this.reqTimers.isLive(a, b)) this.leafArrive(a, t);
+        return;
+      case K_LEAF_DONE:
+        if (this.reqTimers.isLive(a, b)) this.leafDone(a, t);
+        return;
+      case K_LEAF_RESPONSE:
+        if (this.reqTimers.isLive(a, b)) this.leafResponseArrived(a, t);
+        return;
+      case K_OCC_WRITE:
+        if (this.reqTimers.isLive(a, b)) this.occWrite(a, t);
+        return;
+      case K_CAPACITY:
+        this.capacityChange(a, b === 0, t);
+        return;
+    }
+  }
+
+  // ---------------------------------------------------------------- workload
+
+  private scheduleNextArrival(fromMs: number): void {
+    const w = this.sc.workload;
+    if (w.kind !== 'open') return;
+    const rf = this.rate as RateFunction;
+    const max = rf.maxRatePerSec;
+    if (!(max > 0)) return;
+    const u = this.arrivalU;
+    let t = fromMs;
+    // Thinning (Lewis & Shedler 1979): candidates at the maximum rate, kept with rate(t)/max.
+    for (;;) {
+      t += (-Math.log(1 - u()) * 1000) / max;
+      if (t >= w.durationMs) return;
+      const r = rf.ratePerSec(t);
+      if (r >= max || u() * max < r) break;
+    }
+    this.sim.at(t, K_ARRIVAL, 0, 0);
+  }
+
+  private openArrival(t: number): void {
+    const client = this.clients > 1 ? Math.floor(this.uWorkload() * this.clients) : 0;
+    this.startOperation(client, t);
+    this.scheduleNextArrival(t);
+  }
+
+  private startOperation(client: number, t: number): void {
+    const w = this.sc.workload;
+    const f = this.allocFrame();
+    this.fLayer[f] = 0;
+    this.fParent[f] = -1;
+    this.fParentGen[f] = 0;
+    this.fClient[f] = client;
+    this.fMethod[f] = METHOD_CODES[w.method];
+    this.fBad[f] = w.permanentErrorFraction > 0 && this.uWorkload() < w.permanentErrorFraction ? 1 : 0;
+    this.fChain[f] = 0;
+    this.fOpSeq[f] = this.nextOpSeq++;
+    this.fDeadline[f] = w.deadlineMs !== undefined ? t + w.deadlineMs : Infinity;
+    this.inFlightOps++;
+    this.gInFlight.set(t, this.inFlightOps);
+    if (t >= 0) this.offered++;
+    this.beginCall(f, t);
+  }
+
+  // ---------------------------------------------------------------- layers
+
+  /** A call arrives at frame f's layer: start its retry loop. fDeadline holds the incoming deadline. */
+  private beginCall(f: number, t: number): void {
+    const k = this.fLayer[f] as number;
+    const p = this.policies[k] as CompiledPolicy;
+    this.fDeadline[f] = effectiveDeadlineAtMs(p, this.fDeadline[f] as number);
+    this.fAttempts[f] = 0;
+    this.fStart[f] = t;
+    this.fPrevSleep[f] = initialPrevSleepMs(p.backoff);
+    this.fLastOutcome[f] = Outcome.DEADLINE_EXCEEDED;
+    this.fLastRA[f] = NaN;
+    this.fChild[f] = NO_CHILD;
+    if (this.trace) this.trace({ tMs: t, layer: k, event: 'call', deadlineAtMs: this.fDeadline[f] as number });
+    this.startAttempt(f, t);
+  }
+
+  private startAttempt(f: number, t: number): void {
+    const k = this.fLayer[f] as number;
+    const p = this.policies[k] as CompiledPolicy;
+    const deadline = this.fDeadline[f] as number;
+    if (deadline - t <= 0) {
+      this.endFrame(f, GiveUp.DEADLINE, this.fLastOutcome[f] as number, this.fLastRA[f] as number, t);
+      return;
+    }
+    const n = (this.fAttempts[f] as number) + 1;
+    this.fAttempts[f] = n;
+    if (t >= 0) {
+      if (n === 1) this.layerFirst[k] = (this.layerFirst[k] as number) + 1;
+      else this.layerRetries[k] = (this.layerRetries[k] as number) + 1;
+    }
+    const timeout = attemptTimeoutMs(p, t, deadline);
+    const end = t + timeout;
+    this.fAttemptEnd[f] = end;
+    const gen = this.frameTimers.arm(f);
+    if (end < Infinity) this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
+    if (this.trace) this.trace({ tMs: t, layer: k, event: 'attempt', attempt: n, timeoutMs: timeout });
+    const chain = this.fChain[f] === 1 || n > 1 ? 1 : 0;
+    const hopZero = this.hopZero[k] as boolean;
+    if (k < this.L - 1) {
+      const c = this.allocFrame();
+      this.fLayer[c] = k + 1;
+      this.fParent[c] = f;
+      this.fParentGen[c] = gen;
+      this.fClient[c] = this.fClient[f] as number;
+      this.fMethod[c] = this.fMethod[f] as number;
+      this.fBad[c] = this.fBad[f] as number;
+      this.fChain[c] = chain;
+      this.fOpSeq[c] = this.fOpSeq[f] as number;
+      this.fDeadline[c] = end;
+      this.fChild[f] = c;
+      const cg = this.frameTimers.arm(c);
+      if (hopZero) this.beginCall(c, t);
+      else this.sim.at(t + (this.hop[k] as Sampler)(), K_FRAME_ARRIVE, c, cg);
+    } else {
+      const r = this.allocRequest();
+      this.rState[r] = R_HOP;
+      this.rParent[r] = f;
+      this.rParentGen[r] = gen;
+      this.rClient[r] = this.fClient[f] as number;
+      this.rBad[r] = this.fBad[f] as number;
+      this.rChain[r] = chain;
+      this.rOpSeq[r] = this.fOpSeq[f] as number;
+      this.rDeadline[r] = end;
+      this.rRA[r] = NaN;
+      this.fChild[f] = ~r;
+      const rg = this.reqTimers.arm(r);
+      if (hopZero) this.leafArrive(r, t);
+      else this.sim.at(t + (this.hop[k] as Sampler)(), K_LEAF_ARRIVE, r, rg);
+    }
+  }
+
+  private attemptTimedOut(f: number, t: number): void {
+    if (this.sc.cancellation) this.cancelDownstream(f, t);
+    this.attemptEnded(f, Outcome.TIMEOUT, NaN, t);
+  }
+
+  /** The retry decision of DESIGN.md section 1 after frame f's current attempt ended. */
+  private attemptEnded(f: number, outcome: number, retryAfterMs: number, t: number): void {
+    const k = this.fLayer[f] as number;
+    const p = this.policies[k] as CompiledPolicy;
+    const gen = this.frameTimers.arm(f);
+    this.fChild[f] = NO_CHILD;
+    this.fLastOutcome[f] = outcome;
+    this.fLastRA[f] = retryAfterMs;
+    const attempts = this.fAttempts[f] as number;
+    if (this.trace) {
+      this.trace({
+        tMs: t,
+        layer: k,
+        event: 'outcome',
+        attempt: attempts,
+        outcome: OUTCOME_NAMES[outcome] as string,
+        ...(retryAfterMs === retryAfterMs ? { retryAfterMs } : {}),
+      });
+    }
+    const deadline = this.fDeadline[f] as number;
+    const idem = this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1;
+    const g = judgeOutcome(p, attempts, outcome, idem, t, deadline);
+    if (g !== CONTINUE) {
+      this.endFrame(f, g, outcome, retryAfterMs, t);
+      return;
+    }
+    const u = this.needsDraw[k] ? this.draw(k, this.fClient[f] as number) : 0;
+    const plan = planRetry(p, attempts, this.fPrevSleep[f] as number, retryAfterMs, t, deadline, u, this.plan);
+    if (this.trace) {
+      this.trace({
+        tMs: t,
+        layer: k,
+        event: 'wait',
+        retry: attempts,
+        ceilingMs: plan.ceilingMs,
+        backoffMs: plan.backoffMs,
+        waitMs: plan.waitMs,
+        wakeAtMs: plan.wakeAtMs,
+        fits: plan.giveUp === CONTINUE,
+      });
+    }
+    if (plan.giveUp !== CONTINUE) {
+      this.endFrame(f, plan.giveUp, outcome, retryAfterMs, t);
+      return;
+    }
+    this.fPrevSleep[f] = plan.nextPrevSleepMs;
+    this.sim.at(plan.wakeAtMs, K_FRAME_WAKE, f, gen);
+  }
+
+  private draw(k: number, client: number): number {
+    if (this.fixedDraw !== undefined) return this.fixedDraw;
+    return (this.jitter[k] as ClientRandom).next(client);
+  }
+
+  /** Frame f gives up (or succeeds): report to its caller, or end the operation at the top. */
+  private endFrame(f: number, reason: number, outcome: number, retryAfterMs: number, t: number): void {
+    const k = this.fLayer[f] as number;
+    if (t >= 0) this.layerGiveUps[k * GIVE_UP_COUNT + reason] = (this.layerGiveUps[k * GIVE_UP_COUNT + reason] as number) + 1;
+    if (this.trace) {
+      this.trace({
+        tMs: t,
+        layer: k,
+        event: 'give-up',
+        reason: GIVE_UP_NAMES[reason] as string,
+        attempts: this.fAttempts[f] as number,
+        outcome: OUTCOME_NAMES[reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome] as string,
+      });
+    }
+    const parent = this.fParent[f] as number;
+    if (parent < 0) {
+      this.endOperation(f, reason, t);
+      this.freeFrame(f);
+      return;
+    }
+    const result = reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome;
+    const pg = this.fParentGen[f] as number;
+    if (!this.frameTimers.isLive(parent, pg)) {
+      this.freeFrame(f);
+      return;
+    }
+    const pk = k - 1;
+    if (this.hopZero[pk]) {
+      this.freeFrame(f);
+      this.attemptEnded(parent, result, retryAfterMs, t);
+      return;
+    }
+    this.fResOutcome[f] = result;
+    this.fResRA[f] = retryAfterMs;
+    const g = this.frameTimers.arm(f);
+    this.sim.at(t + (this.hop[pk] as Sampler)(), K_FRAME_RESPONSE, f, g);
+  }
+
+  private frameResponseArrived(f: number, t: number): void {
+    const parent = this.fParent[f] as number;
+    const pg = this.fParentGen[f] as number;
+    const result = this.fResOutcome[f] as number;
+    const ra = this.fResRA[f] as number;
+    this.freeFrame(f);
+    if (this.frameTimers.isLive(parent, pg)) this.attemptEnded(parent, result, ra, t);
+  }
+
+  private endOperation(f: number, reason: number, t: number): void {
+    this.inFlightOps--;
+    this.gInFlight.set(t, this.inFlightOps);
+    const start = this.fStart[f] as number;
+    if (start >= 0) {
+      this.giveUps[reason] = (this.giveUps[reason] as number) + 1;
+      const dur = t - start;
+      this.operationMs.record(dur);
+      if (reason === GiveUp.SUCCESS) {
+        this.succeeded++;
+        this.latency.record(dur);
+        this.sSuccess.add(t);
+      } else {
+        this.failed++;
+        this.sFailure.add(t);
+      }
+      if (t > this.completionTimeMs) this.completionTimeMs = t;
+    }
+    const w = this.sc.workload;
+    if (w.kind === 'closed') {
+      const next = t + (this.thinkSampler as Sampler)();
+      if (next < w.durationMs) this.sim.at(next, K_OP_START, this.fClient[f] as number, 0);
+    }
+  }
+
+  /** Cancellation propagated downstream: the abandoned call stops, its leaf work is withdrawn. */
+  private cancelDownstream(f: number, t: number): void {
+    const c = this.fChild[f] as number;
+    if (c === NO_CHILD) return;
+    this.fChild[f] = NO_CHILD;
+    if (c >= 0) {
+      this.cancelDownstream(c, t);
+      this.freeFrame(c);
+      return;
+    }
+    const r = ~c;
+    switch (this.rState[r]) {
+      case R_QUEUED:
+        this.rState[r] = R_CANCELLED;
+        this.reqTimers.cancel(r);
+        this.cancelledInQueue++;
+        this.cancelled++;
+        this.noteQueue(t);
+        return;
+      case R_SERVICE: {
+        this.busy--;
+        this.gBusy.set(t, this.busy);
+        if (t >= 0) this.wastedWorkMs += t - (this.rServiceStart[r] as number);
+        this.cancelled++;
+        this.freeRequest(r);
+        this.pump(t);
+        return;
+      }
+      case R_FREE:
+      case R_CANCELLED:
+        return;
+      default:
+        this.freeRequest(r);
+    }
+  }
+
+  // ---------------------------------------------------------------- leaf
+
+  private leafArrive(r: number, t: number): void {
+    this.countLeafArrival(r, t);
+    const leaf = this.sc.leaf;
+    if (leaf.kind === 'server') this.serverArrive(r, t);
+    else if (leaf.kind === 'occ') this.occRead(r, t);
+    else this.scriptArrive(r, t);
+  }
+
+  private countLeafArrival(r: number, t: number): void {
+    if (t < 0) return;
+    this.leafCalls++;
+    if (this.rChain[r] === 1) this.sArrRetry.add(t);
+    else this.sArrFirst.add(t);
+    for (const c of this.clustering) c.record(t);
+  }
+
+  /** The leaf answers request r: the answer crosses the last hop back to its caller. */
+  private leafRespond(r: number, outcome: number, retryAfterMs: number, t: number): void {
+    const f = this.rParent[r] as number;
+    const pg = this.rParentGen[r] as number;
+    if (!this.frameTimers.isLive(f, pg)) {
+      this.freeRequest(r);
+      return;
+    }
+    const k = this.L - 1;
+    if (this.hopZero[k]) {
+      this.freeRequest(r);
+      this.attemptEnded(f, outcome, retryAfterMs, t);
+      return;
+    }
+    this.rState[r] = R_HOP;
+    this.rOutcome[r] = outcome;
+    this.rRA[r] = retryAfterMs;
+    const g = this.reqTimers.arm(r);
+    this.sim.at(t + (this.hop[k] as Sampler)(), K_LEAF_RESPONSE, r, g);
+  }
+
+  private leafResponseArrived(r: number, t: number): void {
+    const f = this.rParent[r] as number;
+    const pg = this.rParentGen[r] as number;
+    const outcome = this.rOutcome[r] as number;
+    const ra = this.rRA[r] as number;
+    this.freeRequest(r);
+    if (this.frameTimers.isLive(f, pg)) this.attemptEnded(f, outcome, ra, t);
+  }
+
+  private leafDone(r: number, t: number): void {
+    if (this.rState[r] === R_SERVICE) {
+      this.serviceDone(r, t);
+      return;
+    }
+    this.leafRespond(r, this.rOutcome[r] as number, this.rRA[r] as number, t);
+  }
+
+  private serverArrive(r: number, t: number): void {
+    const s = this.server as ServerLeaf;
+    const faults = s.faults;
+    for (let i = 0; i < faults.length; i++) {
+      const fault = faults[i] as ServerLeaf['faults'][number];
+      if (t >= fault.fromMs && t < fault.toMs && this.uFaults() < fault.probability) {
+        if (t >= 0) this.faulted++;
+        const outcome = statusOutcome(fault.status);
+        const ra = fault.retryAfterMs ?? NaN;
+        const lat = this.faultLatency[i];
+        const d = lat ? lat() : 0;
+        if (d > 0) {
+          this.rState[r] = R_DELAYED;
+          this.rOutcome[r] = outcome;
+          this.rRA[r] = ra;
+          this.sim.at(t + d, K_LEAF_DONE, r, this.reqTimers.arm(r));
+        } else {
+          this.leafRespond(r, outcome, ra, t);
+        }
+        return;
+      }
+    }
+    if (this.rBad[r] === 1) {
+      this.leafRespond(r, Outcome.S400, NaN, t);
+      return;
+    }
+    if (this.busy < this.capacityNow) {
+      this.startService(r, t);
+    } else if (this.queue.length - this.cancelledInQueue < this.queueLimit) {
+      this.rState[r] = R_QUEUED;
+      this.queue.pushBack(r);
+      this.noteQueue(t);
+    } else {
+      if (t >= 0) this.shed++;
+      this.leafRespond(r, Outcome.S503, s.shedRetryAfterMs ?? NaN, t);
+    }
+  }
+
+  private noteQueue(t: number): void {
+    const q = this.queue.length - this.cancelledInQueue;
+    this.gQueue.set(t, q);
+    if (t >= 0 && q > this.maxQueue) this.maxQueue = q;
+  }
+
+  private startService(r: number, t: number): void {
+    const s = this.server as ServerLeaf;
+    this.busy++;
+    this.gBusy.set(t, this.busy);
+    let d = (this.serviceSampler as Sampler)();
+    const deg = s.degradation;
+    if (deg !== undefined) {
+      if (deg.kind === 'linear') d += deg.perInFlightMs * this.busy;
+      else if (this.busy > deg.inFlightAbove) d *= deg.factor;
+    }
+    this.rState[r] = R_SERVICE;
+    this.rServiceStart[r] = t;
+    this.rServiceMs[r] = d;
+    this.sim.at(t + d, K_LEAF_DONE, r, this.reqTimers.arm(r));
+  }
+
+  private serviceDone(r: number, t: number): void {
+    this.busy--;
+    this.gBusy.set(t, this.busy);
+    if (t >= 0) {
+      this.served++;
+      if (!this.frameTimers.isLive(this.rParent[r] as number, this.rParentGen[r] as number)) {
+        this.wastedWorkMs += this.rServiceMs[r] as number;
+      }
+    }
+    this.leafRespond(r, Outcome.SUCCESS, NaN, t);
+    this.pump(t);
+  }
+
+  /** Start queued requests while workers are free (FIFO from the front, LIFO from the back). */
+  private pump(t: number): void {
+    const s = this.server as ServerLeaf;
+    let changed = false;
+    while (this.busy < this.capacityNow && this.queue.length > 0) {
+      const r = this.lifo ? this.queue.popBack() : this.queue.popFront();
+      changed = true;
+      if (this.rState[r] === R_CANCELLED) {
+        this.cancelledInQueue--;
+        this.freeRequest(r);
+        continue;
+      }
+      if (s.dropExpired && (this.rDeadline[r] as number) <= t) {
+        if (t >= 0) this.dropped++;
+        this.freeRequest(r);
+        continue;
+      }
+      this.startService(r, t);
+    }
+    if (changed) this.noteQueue(t);
+  }
+
+  private capacityChange(i: number, starts: boolean, t: number): void {
+    const s = this.server as ServerLeaf;
+    if (starts) this.activeWindows.push(i);
+    else {
+      const at = this.activeWindows.indexOf(i);
+      if (at >= 0) this.activeWindows.splice(at, 1);
+    }
+    let c = this.baseConcurrency;
+    if (this.activeWindows.length > 0) {
+      c = Infinity;
+      for (const w of this.activeWindows) c = Math.min(c, (s.capacity[w] as { concurrency: number }).concurrency);
+    }
+    this.capacityNow = c;
+    this.pump(t);
+  }
+
+  private occRead(r: number, t: number): void {
+    if (t >= 0) this.reads++;
+    this.rRead[r] = this.occVersion;
+    const k = this.L - 1;
+    const hop = this.hop[k] as Sampler;
+    // The read's reply and the write's request are folded into one delay: nothing decides between them.
+    const d = this.hopZero[k] ? 0 : hop() + hop();
+    this.rState[r] = R_HOP;
+    this.sim.at(t + d, K_OCC_WRITE, r, this.reqTimers.arm(r));
+  }
+
+  private occWrite(r: number, t: number): void {
+    this.countLeafArrival(r, t);
+    if (t >= 0) {
+      this.writes++;
+      this.sWrites.add(t);
+    }
+    if (this.rRead[r] === this.occVersion) {
+      this.occVersion++;
+      this.leafRespond(r, Outcome.SUCCESS, NaN, t);
+    } else {
+      this.leafRespond(r, Outcome.CONFLICT, NaN, t);
+    }
+  }
+
+  private scriptArrive(r: number, t: number): void {
+    const op = this.rOpSeq[r] as number;
+    const i = this.scriptIndex.get(op) ?? 0;
+    this.scriptIndex.set(op, i + 1);
+    const e = this.script[Math.min(i, this.script.length - 1)] as ScriptEntry;
+    if (e.status === 'hang') {
+      this.rState[r] = R_HANG;
+      return;
+    }
+    const outcome = statusOutcome(e.status);
+    const ra = e.retryAfterMs ?? NaN;
+    if (e.durationMs === 0) {
+      this.leafRespond(r, outcome, ra, t);
+      return;
+    }
+    this.rState[r] = R_DELAYED;
+    this.rOutcome[r] = outcome;
+    this.rRA[r] = ra;
+    this.sim.at(t + e.durationMs, K_LEAF_DONE, r, this.reqTimers.arm(r));
+  }
+
+  // ---------------------------------------------------------------- results
+
+  /** @internal The raw measurements, before {@link buildResults} shapes them. */
+  snapshot(endMs: number, events: number, truncated: TruncatedBy): Omit<ResultInput, 'seed'> {
+    const sc = this.sc;
+    const binMs = sc.metrics.timeSeriesBinMs;
+    const bins = Math.max(1, Math.ceil(endMs / binMs));
+    const giveUps = (arr: Float64Array, offset: number) => {
+      const o: Record<string, number> = {};
+      GIVE_UP_NAMES.forEach((n, i) => (o[n] = arr[offset + i] as number));
+      return o;
+    };
+    let queuedAtEnd = 0;
+    let hanging = 0;
+    for (let r = 0; r < this.rNext; r++) {
+      if (this.rState[r] === R_QUEUED) queuedAtEnd++;
+      if (this.rState[r] === R_HANG) hanging++;
+    }
+    return {
+      scenario: sc,
+      endMs,
+      events,
+      truncated,
+      unfinished: this.inFlightOps,
+      offered: this.offered,
+      succeeded: this.succeeded,
+      failed: this.failed,
+      giveUps: giveUps(this.giveUps, 0),
+      layers: sc.stack.map((l, k) => ({
+        name: l.name,
+        first: this.layerFirst[k] as number,
+        retries: this.layerRetries[k] as number,
+        giveUps: giveUps(this.layerGiveUps, k * GIVE_UP_COUNT),
+      })),
+      leafCalls: this.leafCalls,
+      reads: this.reads,
+      writes: this.writes,
+      latency: this.latency,
+      operationMs: this.operationMs,
+      completionTimeMs: this.completionTimeMs,
+      server: {
+        kind: sc.leaf.kind,
+        concurrency: this.baseConcurrency,
+        meanBusy: this.gBusy.mean(),
+        wastedWorkMs: this.wastedWorkMs,
+        maxQueue: this.maxQueue,
+        served: this.served,
+        shed: this.shed,
+        dropped: this.dropped,
+        faulted: this.faulted,
+        cancelled: this.cancelled,
+        queuedAtEnd,
+        inServiceAtEnd: this.busy,
+        hanging,
+      },
+      clustering: this.clustering.map((c) => c.result()),
+      series: {
+        binMs,
+        bins,
+        arrivalsFirst: this.sArrFirst.toArray(bins),
+        arrivalsRetry: this.sArrRetry.toArray(bins),
+        successes: this.sSuccess.toArray(bins),
+        failures: this.sFailure.toArray(bins),
+        writes: sc.leaf.kind === 'occ' ? this.sWrites.toArray(bins) : undefined,
+        queue: this.gQueue.binMeans(bins),
+        inFlight: this.gInFlight.binMeans(bins),
+        busy: this.gBusy.binMeans(bins),
+      },
+    };
+  }
+}
+

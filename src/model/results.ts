@@ -1,0 +1,191 @@
+import type { TruncatedBy } from '../engine/simulator.js';
+import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
+import { VERSION } from '../version.js';
+import type { Scenario } from './scenario.js';
+
+/** Latency percentiles of a set of operations (ms); null fields when there were none. */
+export interface LatencySummary {
+  count: number;
+  mean: number | null;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  p999: number | null;
+  max: number | null;
+}
+
+/** Attempts made by one layer: first tries (original demand) and retries kept apart. */
+export interface LayerAttempts {
+  layer: string;
+  first: number;
+  retries: number;
+  /** How this layer's calls ended (a call per operation at the top; orphaned calls included below). */
+  giveUps: Record<string, number>;
+}
+
+/** Everything one run measured (DESIGN.md section 3). Times in ms, rates per second. */
+export interface SimulationResults {
+  version: string;
+  /** The master seed (what `--seed` sets). */
+  seed: number;
+  /** In a sweep: the replication index and the seed its run actually used (derived from the master seed). */
+  replication?: number;
+  replicationSeed?: number;
+  /** Why the run stopped before the system drained: `horizon` or `event-cap`; null when it drained. */
+  truncated: TruncatedBy;
+  /** A sentence explaining the truncation, when there is one. */
+  truncatedReason: string | null;
+  /** Simulated time measured (after the warm-up). */
+  simulatedMs: number;
+  events: number;
+  operations: { offered: number; succeeded: number; failed: number; unfinished: number };
+  /** Operations by the reason they ended (`success` included). */
+  giveUps: Record<string, number>;
+  attempts: LayerAttempts[];
+  /** Every request the leaf received (for the OCC resource: reads + writes). */
+  leafCalls: number;
+  /** OCC resource only: conditional writes (the AWS study's "calls") and reads. */
+  writes?: number;
+  reads?: number;
+  /** Leaf calls per operation offered. */
+  amplification: number;
+  /** End-to-end time of successful operations. */
+  latencyMs: LatencySummary;
+  /** Time of every operation until it ended, give-ups included. */
+  operationMs: LatencySummary;
+  /** When the last operation ended. */
+  completionTimeMs: number;
+  /** Successful operations per second over the measured time. */
+  goodputPerSec: number;
+  server: {
+    kind: 'server' | 'occ' | 'script';
+    /** Mean busy workers / concurrency; null with unlimited concurrency or no server. */
+    utilization: number | null;
+    meanBusy: number;
+    /** Server time spent on requests whose caller had already stopped waiting. */
+    wastedWorkMs: number;
+    maxQueue: number;
+    served: number;
+    shed: number;
+    dropped: number;
+    faulted: number;
+    cancelled: number;
+    queuedAtEnd: number;
+    inServiceAtEnd: number;
+  };
+  /** Clustering of leaf arrivals, one entry per configured bin width. */
+  clustering: ClusteringResult[];
+  timeSeries: {
+    binMs: number;
+    /** Start of each bin. */
+    tMs: number[];
+    arrivalsFirst: number[];
+    arrivalsRetry: number[];
+    successes: number[];
+    failures: number[];
+    /** Successes per second in each bin. */
+    goodputPerSec: number[];
+    /** Time-weighted mean queue length, operations in flight and busy workers per bin. */
+    queue: number[];
+    inFlight: number[];
+    busy: number[];
+    /** OCC resource only: writes per bin. */
+    writes?: number[];
+  };
+}
+
+/** Raw measurements handed over by the model. */
+export interface ResultInput {
+  scenario: Scenario;
+  seed: number;
+  endMs: number;
+  events: number;
+  truncated: TruncatedBy;
+  unfinished: number;
+  offered: number;
+  succeeded: number;
+  failed: number;
+  giveUps: Record<string, number>;
+  layers: Array<{ name: string; first: number; retries: number; giveUps: Record<string, number> }>;
+  leafCalls: number;
+  reads: number;
+  writes: number;
+  latency: LogHistogram;
+  operationMs: LogHistogram;
+  completionTimeMs: number;
+  server: Omit<SimulationResults['server'], 'utilization'> & { concurrency: number; hanging: number };
+  clustering: ClusteringResult[];
+  series: {
+    binMs: number;
+    bins: number;
+    arrivalsFirst: number[];
+    arrivalsRetry: number[];
+    successes: number[];
+    failures: number[];
+    writes: number[] | undefined;
+    queue: number[];
+    inFlight: number[];
+    busy: number[];
+  };
+}
+
+function summarize(h: LogHistogram): LatencySummary {
+  const s = h.summary();
+  return { count: s.count, mean: s.mean, p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max };
+}
+
+function truncationReason(i: ResultInput): string | null {
+  const sc = i.scenario;
+  if (i.truncated === 'horizon') {
+    return `stopped at the horizon (horizonMs ${sc.horizonMs}) with ${i.unfinished} operations unfinished`;
+  }
+  if (i.truncated === 'event-cap') {
+    return `stopped at the event cap (maxEvents ${sc.maxEvents}) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
+  }
+  return null;
+}
+
+/** Shape the model's raw measurements into the results object of `run` and `simulate`. */
+export function buildResults(i: ResultInput): SimulationResults {
+  const s = i.series;
+  const secPerBin = s.binMs / 1000;
+  const measuredSec = i.endMs / 1000;
+  const { concurrency, hanging: _hanging, ...server } = i.server;
+  const occ = i.scenario.leaf.kind === 'occ';
+  return {
+    version: VERSION,
+    seed: i.seed,
+    truncated: i.truncated,
+    truncatedReason: truncationReason(i),
+    simulatedMs: i.endMs,
+    events: i.events,
+    operations: { offered: i.offered, succeeded: i.succeeded, failed: i.failed, unfinished: i.unfinished },
+    giveUps: i.giveUps,
+    attempts: i.layers.map((l) => ({ layer: l.name, first: l.first, retries: l.retries, giveUps: l.giveUps })),
+    leafCalls: i.leafCalls,
+    ...(occ ? { writes: i.writes, reads: i.reads } : {}),
+    amplification: i.offered > 0 ? i.leafCalls / i.offered : 0,
+    latencyMs: summarize(i.latency),
+    operationMs: summarize(i.operationMs),
+    completionTimeMs: i.completionTimeMs,
+    goodputPerSec: measuredSec > 0 ? i.succeeded / measuredSec : 0,
+    server: {
+      ...server,
+      utilization: i.scenario.leaf.kind === 'server' && Number.isFinite(concurrency) ? server.meanBusy / concurrency : null,
+    },
+    clustering: i.clustering,
+    timeSeries: {
+      binMs: s.binMs,
+      tMs: Array.from({ length: s.bins }, (_, b) => b * s.binMs),
+      arrivalsFirst: s.arrivalsFirst,
+      arrivalsRetry: s.arrivalsRetry,
+      successes: s.successes,
+      failures: s.failures,
+      goodputPerSec: s.successes.map((n) => n / secPerBin),
+      queue: s.queue,
+      inFlight: s.inFlight,
+      busy: s.busy,
+      ...(s.writes ? { writes: s.writes } : {}),
+    },
+  };
+}

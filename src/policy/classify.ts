@@ -1,0 +1,76 @@
+import { Outcome } from './outcome.js';
+import type { IdempotencyRule, Method, RetryOnClass } from './types.js';
+
+/** Bit of each retryable class in a policy's `retryOn` mask. */
+export const RetryOnBit: Record<RetryOnClass, number> = {
+  timeout: 1 << 0,
+  '500': 1 << 1,
+  '503': 1 << 2,
+  '429': 1 << 3,
+  '400': 1 << 4,
+  '404': 1 << 5,
+  conflict: 1 << 6,
+  throttled: 1 << 7,
+  'circuit-open': 1 << 8,
+  'budget-exhausted': 1 << 9,
+};
+
+/** The retryable classes, in a stable order (for messages and schemas). */
+export const RETRY_ON_CLASSES = Object.keys(RetryOnBit) as RetryOnClass[];
+
+/** Default retryable classes: timeouts, 500, 503, 429 and write conflicts; never 400/404. */
+export const DEFAULT_RETRY_ON: RetryOnClass[] = ['timeout', '500', '503', '429', 'conflict'];
+
+/** The mask of a list of retryable classes. */
+export function retryOnMask(classes: readonly RetryOnClass[]): number {
+  let m = 0;
+  for (const c of classes) m |= RetryOnBit[c];
+  return m;
+}
+
+/**
+ * Whether an operation may be replayed after an unknown outcome or a server error. By HTTP
+ * semantics (RFC 9110 section 9.2.2) GET, HEAD, PUT and DELETE are idempotent and POST is not;
+ * `always` and `never` override the method.
+ */
+export function isIdempotent(method: Method, rule: IdempotencyRule): boolean {
+  if (rule === 'always') return true;
+  if (rule === 'never') return false;
+  return method !== 'POST';
+}
+
+/**
+ * Step 3 of the retry decision (DESIGN.md section 1): may this outcome be retried at all?
+ * - "overloaded; don't retry" (Google SRE book ch. 21) never is;
+ * - timeouts (an unknown outcome: the work may have happened) and 5xx need an idempotent operation;
+ * - 429 (refused before any processing), write conflicts and local refusals are safe for every
+ *   method;
+ * - each class must also be listed in the policy's `retryOn` mask (400/404 are not by default).
+ */
+export function isRetryable(outcome: number, idempotent: boolean, mask: number): boolean {
+  switch (outcome) {
+    case Outcome.TIMEOUT:
+    case Outcome.DEADLINE_EXCEEDED:
+      return idempotent && (mask & RetryOnBit.timeout) !== 0;
+    case Outcome.S500:
+      return idempotent && (mask & RetryOnBit['500']) !== 0;
+    case Outcome.S503:
+      return idempotent && (mask & RetryOnBit['503']) !== 0;
+    case Outcome.S429:
+      return (mask & RetryOnBit['429']) !== 0;
+    case Outcome.S400:
+      return (mask & RetryOnBit['400']) !== 0;
+    case Outcome.S404:
+      return (mask & RetryOnBit['404']) !== 0;
+    case Outcome.CONFLICT:
+      return (mask & RetryOnBit.conflict) !== 0;
+    case Outcome.LOCAL_THROTTLED:
+      return (mask & RetryOnBit.throttled) !== 0;
+    case Outcome.LOCAL_CIRCUIT_OPEN:
+      return (mask & RetryOnBit['circuit-open']) !== 0;
+    case Outcome.LOCAL_BUDGET_EXHAUSTED:
+      return (mask & RetryOnBit['budget-exhausted']) !== 0;
+    default:
+      return false;
+  }
+}

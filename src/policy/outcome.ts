@@ -1,0 +1,70 @@
+/**
+ * Outcomes of one attempt, as small integers so the simulation's hot path never allocates.
+ * Statuses follow HTTP (RFC 9110); `CONFLICT` is the optimistic-concurrency write conflict of the
+ * AWS 2015 contention study; the `LOCAL_*` outcomes are refusals made without any call (DESIGN.md
+ * section 1): a layer above does not retry them unless its policy lists them.
+ */
+export const Outcome = {
+  SUCCESS: 0,
+  TIMEOUT: 1,
+  S400: 2,
+  S404: 3,
+  S429: 4,
+  S500: 5,
+  S503: 6,
+  CONFLICT: 7,
+  /** "Overloaded; don't retry" (Google SRE book ch. 21): never retried. */
+  OVERLOADED: 8,
+  /** A lower layer gave up on its deadline before answering (gRPC DEADLINE_EXCEEDED); retried like a timeout. */
+  DEADLINE_EXCEEDED: 9,
+  LOCAL_THROTTLED: 10,
+  LOCAL_CIRCUIT_OPEN: 11,
+  LOCAL_BUDGET_EXHAUSTED: 12,
+} as const;
+export type OutcomeCode = (typeof Outcome)[keyof typeof Outcome];
+
+/** Printable name of each outcome code, indexed by code. */
+export const OUTCOME_NAMES: readonly string[] = [
+  '200',
+  'timeout',
+  '400',
+  '404',
+  '429',
+  '500',
+  '503',
+  'conflict',
+  'overloaded',
+  'deadline-exceeded',
+  'throttled',
+  'circuit-open',
+  'budget-exhausted',
+];
+
+/**
+ * Why an operation (or one layer's call) ended. Exactly these, in the order of the retry
+ * decision of DESIGN.md section 1.
+ */
+export const GiveUp = {
+  SUCCESS: 0,
+  DEADLINE: 1,
+  NOT_RETRYABLE: 2,
+  ATTEMPT_LIMIT: 3,
+  WAIT_EXCEEDS_DEADLINE: 4,
+  BUDGET_EXHAUSTED: 5,
+  CIRCUIT_OPEN: 6,
+  THROTTLED: 7,
+} as const;
+export type GiveUpCode = (typeof GiveUp)[keyof typeof GiveUp];
+
+/** Printable name of each give-up code, indexed by code. */
+export const GIVE_UP_NAMES = [
+  'success',
+  'deadline',
+  'not-retryable',
+  'attempt-limit',
+  'wait-exceeds-deadline',
+  'budget-exhausted',
+  'circuit-open',
+  'throttled',
+] as const;
+export type GiveUpName = (typeof GIVE_UP_NAMES)[number];

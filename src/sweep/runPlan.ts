@@ -1,0 +1,150 @@
+import type { Cell, ExperimentPlan } from '../experiment/index.js';
+import { replicationSeed } from '../experiment/index.js';
+import { Model } from '../model/Model.js';
+import type { SimulationResults } from '../model/results.js';
+import { VERSION } from '../version.js';
+import { aggregateMetrics, meanSeries, type MetricStats } from './aggregate.js';
+import { flattenMetrics } from './flattenMetrics.js';
+
+/** One (cell, replication) run as it is streamed to results.jsonl. */
+export type ReplicationRecord =
+  | {
+      state: 'ok';
+      key: string;
+      part: string;
+      variant: string;
+      params: Record<string, unknown>;
+      replication: number;
+      seed: number;
+      metrics: Record<string, number>;
+      results: SimulationResults;
+    }
+  | {
+      state: 'errored';
+      key: string;
+      part: string;
+      variant: string;
+      params: Record<string, unknown>;
+      replication: number;
+      seed: number;
+      error: string;
+    };
+
+/** One cell of summary.json: statistics across replications, the resolved scenario, the series. */
+export interface CellSummary {
+  key: string;
+  part: string;
+  variant: string;
+  params: Record<string, unknown>;
+  state: 'ok' | 'errored';
+  replications: number;
+  errors: string[];
+  metrics: Record<string, MetricStats>;
+  scenario: Cell['scenario'];
+  /** The series of replication 0 (a typical run) and the mean across replications. */
+  timeSeries: { typical: SimulationResults['timeSeries'] | null; mean: Record<string, number[]> | null };
+}
+
+/** summary.json. */
+export interface SweepSummary {
+  experiment: string;
+  description: string;
+  seed: number;
+  version: string;
+  cells: CellSummary[];
+}
+
+/** Run one replication of one cell: the unit of work a sweep schedules. */
+export function runReplication(cell: Cell, replication: number, masterSeed: number): ReplicationRecord {
+  const seed = replicationSeed(masterSeed, cell.part, cell.params, replication);
+  const base = { key: cell.key, part: cell.part, variant: cell.variant, params: cell.params, replication, seed };
+  try {
+    const raw = new Model(cell.scenario, { seed }).run();
+    const { version, seed: _derived, ...rest } = raw;
+    const results: SimulationResults = { version, seed: masterSeed, replication, replicationSeed: seed, ...rest };
+    return { state: 'ok', ...base, metrics: flattenMetrics(results), results };
+  } catch (e) {
+    return { state: 'errored', ...base, error: (e as Error).message };
+  }
+}
+
+const SERIES_KEYS = ['arrivalsFirst', 'arrivalsRetry', 'successes', 'failures', 'goodputPerSec', 'queue', 'inFlight', 'busy', 'writes'] as const;
+
+/** Summarise one cell from its replication records (any order in; replication order used). */
+export function summarizeCell(cell: Cell, records: ReplicationRecord[]): CellSummary {
+  const sorted = [...records].sort((a, b) => a.replication - b.replication);
+  const ok = sorted.filter((r): r is Extract<ReplicationRecord, { state: 'ok' }> => r.state === 'ok');
+  const errors = sorted.filter((r) => r.state === 'errored').map((r) => `replication ${r.replication}: ${(r as { error: string }).error}`);
+  const typical = ok.find((r) => r.replication === 0)?.results.timeSeries ?? null;
+  let mean: Record<string, number[]> | null = null;
+  if (ok.length > 0) {
+    mean = {};
+    for (const k of SERIES_KEYS) {
+      const s = ok.map((r) => r.results.timeSeries[k]).filter((x): x is number[] => Array.isArray(x));
+      if (s.length > 0) mean[k] = meanSeries(s);
+    }
+  }
+  return {
+    key: cell.key,
+    part: cell.part,
+    variant: cell.variant,
+    params: cell.params,
+    state: errors.length > 0 ? 'errored' : 'ok',
+    replications: ok.length,
+    errors,
+    metrics: aggregateMetrics(ok.map((r) => r.metrics)),
+    scenario: cell.scenario,
+    timeSeries: { typical, mean },
+  };
+}
+
+/** Outcome of running a plan. */
+export interface PlanRun {
+  plan: ExperimentPlan;
+  /** The single run's results when the plan is one cell and one replication. */
+  single: SimulationResults | null;
+  summary: SweepSummary;
+  errored: number;
+  /** What `--json` prints: the single results, or the summary. */
+  json: unknown;
+}
+
+/** Every cell of the plan, in plan order, with its replication count. */
+export function planCells(plan: ExperimentPlan): Array<{ cell: Cell; replications: number }> {
+  return plan.parts.flatMap((p) => p.cells.map((cell) => ({ cell, replications: p.replications })));
+}
+
+/**
+ * Run every cell and replication of a plan in this thread, streaming records to results.jsonl and
+ * writing summary.json (cells ordered by key) through `write(name, text)`.
+ */
+export function runPlanSequential(plan: ExperimentPlan, write: (name: string, data: string) => void): PlanRun {
+  const cells = planCells(plan);
+  const lines: string[] = [];
+  const summaries: CellSummary[] = [];
+  let single: SimulationResults | null = null;
+  const isSingle = cells.length === 1 && cells[0]?.replications === 1;
+  for (const { cell, replications } of cells) {
+    const recs: ReplicationRecord[] = [];
+    for (let rep = 0; rep < replications; rep++) {
+      const rec = runReplication(cell, rep, plan.seed);
+      recs.push(rec);
+      lines.push(JSON.stringify(rec));
+      if (isSingle && rec.state === 'ok') single = rec.results;
+    }
+    summaries.push(summarizeCell(cell, recs));
+  }
+  summaries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const summary: SweepSummary = {
+    experiment: plan.name,
+    description: plan.description,
+    seed: plan.seed,
+    version: VERSION,
+    cells: summaries,
+  };
+  write('results.jsonl', lines.join('\n') + '\n');
+  write('summary.json', JSON.stringify(summary, null, 2) + '\n');
+  if (single) write('results.json', JSON.stringify({ experiment: plan.name, ...single }, null, 2) + '\n');
+  const errored = summaries.filter((s) => s.state === 'errored').length;
+  return { plan, single, summary, errored, json: single ? { experiment: plan.name, ...single } : summary };
+}

@@ -1,0 +1,126 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EventQueue } from '../../src/engine/eventQueue.js';
+import { Simulator } from '../../src/engine/simulator.js';
+import { Timers } from '../../src/engine/timers.js';
+
+function drain(q: EventQueue): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  while (q.pop()) out.push([q.lastTimeMs, q.lastA]);
+  return out;
+}
+
+describe('EventQueue', () => {
+  it('pops events in time order', () => {
+    const q = new EventQueue(2);
+    [5, 1, 4, 2, 3].forEach((t, i) => q.push(t, 0, i, 0));
+    expect(drain(q).map(([t]) => t)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('pops equal times first in, first out', () => {
+    const q = new EventQueue(2);
+    for (let i = 0; i < 100; i++) q.push(i % 2 === 0 ? 7 : 3, 0, i, 0);
+    const out = drain(q);
+    expect(out.slice(0, 50).map(([, a]) => a)).toEqual(Array.from({ length: 50 }, (_, i) => 2 * i + 1));
+    expect(out.slice(50).map(([, a]) => a)).toEqual(Array.from({ length: 50 }, (_, i) => 2 * i));
+  });
+
+  it('matches a stable sort for any interleaving of pushes and pops', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 20 }), fc.constant(-1)), { maxLength: 300 }), (ops) => {
+        const q = new EventQueue(1);
+        const ref: Array<{ t: number; id: number }> = [];
+        let id = 0;
+        for (const op of ops) {
+          if (op >= 0) {
+            q.push(op, 1, id, 0);
+            ref.push({ t: op, id: id++ });
+          } else {
+            ref.sort((a, b) => a.t - b.t || a.id - b.id);
+            const want = ref.shift();
+            const got = q.pop();
+            expect(got).toBe(want !== undefined);
+            if (want) expect([q.lastTimeMs, q.lastA]).toEqual([want.t, want.id]);
+          }
+        }
+        ref.sort((a, b) => a.t - b.t || a.id - b.id);
+        expect(drain(q)).toEqual(ref.map((r) => [r.t, r.id]));
+      }),
+    );
+  });
+
+  it('carries kind and payload words through', () => {
+    const q = new EventQueue();
+    q.push(1, 42, -7, 123456);
+    q.pop();
+    expect([q.lastKind, q.lastA, q.lastB]).toEqual([42, -7, 123456]);
+  });
+});
+
+describe('Timers (cancellation by tombstone)', () => {
+  it('makes an armed event stale once cancelled or re-armed', () => {
+    const t = new Timers(1);
+    const g1 = t.arm(5);
+    expect(t.isLive(5, g1)).toBe(true);
+    t.cancel(5);
+    expect(t.isLive(5, g1)).toBe(false);
+    const g2 = t.arm(5);
+    expect(t.isLive(5, g2)).toBe(true);
+    const g3 = t.arm(5);
+    expect(t.isLive(5, g2)).toBe(false);
+    expect(t.isLive(5, g3)).toBe(true);
+  });
+
+  it('skips cancelled timers in a run', () => {
+    const sim = new Simulator();
+    const timers = new Timers(4);
+    const fired: number[] = [];
+    for (let slot = 0; slot < 4; slot++) sim.at(10 + slot, 1, slot, timers.arm(slot));
+    timers.cancel(1);
+    timers.cancel(3);
+    sim.run((_k, a, b) => {
+      if (timers.isLive(a, b)) fired.push(a);
+    }, { horizonMs: Infinity, maxEvents: Infinity });
+    expect(fired).toEqual([0, 2]);
+  });
+});
+
+describe('Simulator', () => {
+  it('runs to exhaustion and reports no truncation', () => {
+    const sim = new Simulator();
+    const seen: number[] = [];
+    sim.at(1, 0, 0, 0);
+    const stats = sim.run((_k, a, _b, t) => {
+      seen.push(t);
+      if (a < 4) sim.after(2, 0, a + 1, 0);
+    }, { horizonMs: 100, maxEvents: 100 });
+    expect(seen).toEqual([1, 3, 5, 7, 9]);
+    expect(stats).toEqual({ events: 5, nowMs: 9, truncated: null });
+  });
+
+  it('stops at the horizon and says so', () => {
+    const sim = new Simulator();
+    sim.at(0, 0, 0, 0);
+    const stats = sim.run(() => sim.after(10, 0, 0, 0), { horizonMs: 35, maxEvents: 1e9 });
+    expect(stats).toEqual({ events: 4, nowMs: 35, truncated: 'horizon' });
+  });
+
+  it('stops at the event cap and says so', () => {
+    const sim = new Simulator();
+    sim.at(0, 0, 0, 0);
+    const stats = sim.run(() => sim.after(1, 0, 0, 0), { horizonMs: Infinity, maxEvents: 1000 });
+    expect(stats).toEqual({ events: 1000, nowMs: 999, truncated: 'event-cap' });
+  });
+
+  it('refuses to schedule into the past', () => {
+    const sim = new Simulator(5);
+    expect(() => sim.at(4, 0, 0, 0)).toThrow(/before now/);
+  });
+
+  it('can start before 0 (warm-up)', () => {
+    const sim = new Simulator(-100);
+    sim.at(-50, 0, 0, 0);
+    const stats = sim.run(() => {}, { horizonMs: 0, maxEvents: 10 });
+    expect(stats).toEqual({ events: 1, nowMs: -50, truncated: null });
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { parseScript, ValidationError } from '../../src/experiment/index.js';
+
+describe('parseScript', () => {
+  it('reads status:duration entries, ra= hints, hang and repeats', () => {
+    expect(parseScript('503:250, 503:100:ra=2000,timeout:30,hang')).toEqual([
+      { status: 503, durationMs: 250 },
+      { status: 503, durationMs: 100, retryAfterMs: 2000 },
+      { status: 'timeout', durationMs: 30 },
+      { status: 'hang', durationMs: 0 },
+    ]);
+  });
+
+  it('expands a repeated entry into that many entries', () => {
+    expect(parseScript('503:250*3,200:10')).toEqual([
+      { status: 503, durationMs: 250 },
+      { status: 503, durationMs: 250 },
+      { status: 503, durationMs: 250 },
+      { status: 200, durationMs: 10 },
+    ]);
+  });
+
+  it('takes a missing duration as 0 and accepts fractions', () => {
+    expect(parseScript('429:ra=1000,200:0.5')).toEqual([
+      { status: 429, durationMs: 0, retryAfterMs: 1000 },
+      { status: 200, durationMs: 0.5 },
+    ]);
+  });
+
+  it('lists every bad entry with its position', () => {
+    let error: unknown;
+    try {
+      parseScript('503:250*0,foo,hang:3,503:abc,,200:1:2,503:1:ra=x');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).problems).toEqual([
+      'script entry 1 "503:250*0": repeat count must be an integer from 1 to 100000 (got "0")',
+      'script entry 2 "foo": status must be one of 200, 400, 404, 429, 500, 503, timeout, hang (got "foo")',
+      'script entry 3 "hang:3": "hang" takes no duration or ra= (it never answers)',
+      'script entry 4 "503:abc": durationMs must be a number >= 0 (got "abc")',
+      'script entry 5 "": is empty',
+      'script entry 6 "200:1:2": unexpected "2" (expected status[:durationMs][:ra=retryAfterMs][*count])',
+      'script entry 7 "503:1:ra=x": ra= (retryAfterMs) must be a number >= 0 (got "x")',
+    ]);
+  });
+
+  it('rejects an empty script', () => {
+    expect(() => parseScript('  ')).toThrow('script is empty (expected entries like "503:250,200:10")');
+  });
+});
