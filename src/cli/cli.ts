@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
@@ -11,8 +13,11 @@ import {
 } from '../experiment/index.js';
 import { ScenarioError } from '../model/ScenarioError.js';
 import { VERSION } from '../version.js';
+import { mergeRunDirs, MergeError } from '../sweep/merge.js';
+import { OutputError } from '../sweep/ResultWriter.js';
+import { parseShard, ResumeError, runSweep, type ShardSpec } from '../sweep/runSweep.js';
 import { printRunSummary } from './printResults.js';
-import { runPlanSequential } from '../sweep/runPlan.js';
+import { ProgressReporter } from './progress.js';
 import { traceCommand, type TraceFlags } from './trace.js';
 
 /** Where the CLI writes: injected so tests can capture output. */
@@ -20,6 +25,10 @@ export interface CliIO {
   stdout(text: string): void;
   stderr(text: string): void;
   cwd: string;
+  /** Whether stderr is a terminal (a progress bar) or not (plain periodic lines). */
+  isTTY?: boolean;
+  /** Install handlers for SIGINT/SIGTERM; returns a function that removes them. */
+  onInterrupt?: (handler: () => void) => () => void;
 }
 
 /** An input problem: printed without a stack trace, exit code 2. */
@@ -41,6 +50,11 @@ export function writeFileAtomic(path: string, data: string): void {
 
 /** Read and validate an experiment file, or throw a UsageError naming the file and each problem. */
 export function loadExperimentFile(path: string) {
+  return loadExperimentSource(path).experiment;
+}
+
+/** Read and validate an experiment file, keeping its text (for the run manifest). */
+export function loadExperimentSource(path: string) {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -51,7 +65,7 @@ export function loadExperimentFile(path: string) {
   }
   const parsed = parseExperimentText(text, path);
   if (!parsed.ok) throw new UsageError(parsed.errors);
-  return parsed.experiment;
+  return { experiment: parsed.experiment, text };
 }
 
 function parseSets(sets: string[]): Array<[string, unknown]> {
@@ -66,12 +80,16 @@ function parseSets(sets: string[]): Array<[string, unknown]> {
 
 /** Load, apply quick mode and --set, expand into cells; a UsageError on any problem. */
 export function planFromFile(path: string, opts: { quick: boolean; set: string[]; seed?: number }): ExperimentPlan {
-  const experiment = loadExperimentFile(path);
+  return loadPlan(path, opts).plan;
+}
+
+function loadPlan(path: string, opts: { quick: boolean; set: string[]; seed?: number }) {
+  const { experiment, text } = loadExperimentSource(path);
   const set = parseSets(opts.set);
   if (opts.seed !== undefined) set.push(['seed', opts.seed]);
   const expanded = expandExperiment(experiment, { quick: opts.quick, set });
   if (!expanded.ok) throw new UsageError(expanded.errors.map((m) => `${path}: ${m}`));
-  return expanded.plan;
+  return { plan: expanded.plan, text, set };
 }
 
 function parseIntArg(flag: string) {
@@ -100,21 +118,83 @@ export function findExperimentFiles(dir: string): string[] {
   return out;
 }
 
-function runFiles(io: CliIO, files: string[], opts: { quick: boolean; out: string; set: string[]; seed?: number; json: boolean }): number {
-  const plans = files.map((f) => ({ file: f, plan: planFromFile(f, opts) }));
+interface RunOptions {
+  quick: boolean;
+  out: string;
+  set: string[];
+  seed?: number;
+  json: boolean;
+  workers?: number;
+  shard?: ShardSpec;
+  resume: boolean;
+  quiet: boolean;
+}
+
+async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<number> {
+  const loaded = files.map((f) => ({ file: f, ...loadPlan(f, opts) }));
   let status = 0;
-  for (const { file, plan } of plans) {
+  for (const { file, plan, text, set } of loaded) {
     const outDir = resolve(io.cwd, opts.out, plan.name);
-    const res = runPlanSequential(plan, (name, data) => writeFileAtomic(join(outDir, name), data));
-    if (opts.json) io.stdout(JSON.stringify(res.json, null, 2) + '\n');
-    else {
+    const ac = new AbortController();
+    const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
+    const progress = opts.quiet || opts.json ? null : new ProgressReporter(io, plan.name);
+    let res;
+    try {
+      res = await runSweep(plan, {
+        outDir,
+        ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+        ...(opts.shard ? { shard: opts.shard } : {}),
+        resume: opts.resume,
+        manifest: {
+          experiment: plan.name,
+          seed: plan.seed,
+          version: VERSION,
+          sourceSha256: createHash('sha256').update(text).digest('hex'),
+          source: text,
+          quick: opts.quick,
+          set,
+        },
+        signal: ac.signal,
+        ...(progress ? { onProgress: (p: Parameters<ProgressReporter['update']>[0]) => progress.update(p) } : {}),
+      });
+    } finally {
+      progress?.stop();
+      removeHandlers();
+    }
+    const where = relative(io.cwd, outDir) || '.';
+    if (res.interrupted) {
+      io.stderr(`interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`);
+      return 130;
+    }
+    if (opts.json) io.stdout(JSON.stringify(res.single ? { experiment: plan.name, ...res.single } : res.summary, null, 2) + '\n');
+    else if (!opts.quiet) {
       io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
       io.stdout(printRunSummary(res) + '\n');
-      io.stdout(`written to ${relative(io.cwd, outDir) || '.'}\n`);
+      io.stdout(`written to ${where}\n`);
     }
-    if (res.errored > 0) status = 1;
+    if (res.errored.length > 0) {
+      io.stderr(`${res.errored.length} cell${res.errored.length > 1 ? 's' : ''} errored:\n`);
+      for (const e of res.errored) io.stderr(`  ${e.key}: ${e.errors.join('; ')}\n`);
+      status = 1;
+    }
   }
   return status;
+}
+
+function parsePositiveInt(flag: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError([`${flag} must be a positive integer (got "${v}")`]);
+    return n;
+  };
+}
+
+function parseShardArg(v: string): ShardSpec {
+  try {
+    return parseShard(v);
+  } catch (e) {
+    throw new UsageError([(e as Error).message]);
+  }
 }
 
 /**
@@ -144,8 +224,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--out <dir>', 'output directory', 'results')
     .option('--quick', 'apply the file\'s "quick" overrides', false)
     .option('--set <path=value>', 'override any field by dotted path (repeatable)', collect, [])
-    .option('--json', 'print the results JSON to stdout', false)
-    .action((file: string, opts: { seed?: number; out: string; quick: boolean; set: string[]; json: boolean }) => {
+    .option('--workers <n>', `worker threads (default: ${availableParallelism()}, the available parallelism)`, parsePositiveInt('--workers'))
+    .option('--shard <k/n>', 'run the k-th of n deterministic slices of the cells (0 <= k < n)', parseShardArg)
+    .option('--resume', 'keep the finished replications in the output directory and run only the missing ones', false)
+    .option('--quiet', 'print nothing but errors', false)
+    .option('--json', 'print the results JSON (or the sweep summary) to stdout', false)
+    .action(async (file: string, opts: Omit<RunOptions, 'json' | 'quick' | 'resume' | 'quiet'> & { json: boolean; quick: boolean; resume: boolean; quiet: boolean }) => {
       const path = resolve(io.cwd, file);
       let files = [path];
       try {
@@ -153,7 +237,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       } catch {
         /* loadExperimentFile reports the unreadable file */
       }
-      code = runFiles(io, files, opts);
+      code = await runFiles(io, files, opts);
     });
 
   program
@@ -162,10 +246,41 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--dir <dir>', 'directory of experiment files', 'experiments')
     .option('--full', 'publication-size replications (no quick overrides)', false)
     .option('--out <dir>', 'output directory (default reports, or reports/full with --full)')
-    .action((opts: { dir: string; full: boolean; out?: string }) => {
+    .option('--workers <n>', 'worker threads (default: the available parallelism)', parsePositiveInt('--workers'))
+    .option('--quiet', 'print nothing but errors', false)
+    .action(async (opts: { dir: string; full: boolean; out?: string; workers?: number; quiet: boolean }) => {
       const files = findExperimentFiles(resolve(io.cwd, opts.dir));
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
-      code = runFiles(io, files, { quick: !opts.full, out, set: [], json: false });
+      code = await runFiles(io, files, {
+        quick: !opts.full,
+        out,
+        set: [],
+        json: false,
+        resume: false,
+        quiet: opts.quiet,
+        ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+      });
+    });
+
+  program
+    .command('merge')
+    .description('combine the output directories of the shards of one sweep into one summary')
+    .argument('<dirs...>', 'shard output directories (each holds run.json and results.jsonl)')
+    .option('--out <dir>', 'output directory (the merged results go to <out>/<experiment>)', 'results')
+    .option('--json', 'print the merged summary', false)
+    .action((dirs: string[], opts: { out: string; json: boolean }) => {
+      const abs = dirs.map((d) => resolve(io.cwd, d));
+      const first = abs[0] as string;
+      let name: string;
+      try {
+        name = (JSON.parse(readFileSync(join(first, 'run.json'), 'utf8')) as { experiment: string }).experiment;
+      } catch {
+        throw new UsageError([`${dirs[0]}: not a retrystorm run directory (no readable run.json)`]);
+      }
+      const outDir = resolve(io.cwd, opts.out, name);
+      const { summary } = mergeRunDirs(abs, outDir);
+      if (opts.json) io.stdout(JSON.stringify(summary, null, 2) + '\n');
+      else io.stdout(`merged ${dirs.length} shard${dirs.length > 1 ? 's' : ''} of ${name}: ${summary.cells.length} cells, written to ${relative(io.cwd, outDir) || '.'}\n`);
     });
 
   program
@@ -233,6 +348,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     }
     if (e instanceof UsageError || e instanceof ValidationError || e instanceof ScenarioError) {
       for (const p of e.problems) io.stderr(`error: ${p}\n`);
+      return 2;
+    }
+    if (e instanceof MergeError || e instanceof ResumeError || e instanceof OutputError) {
+      io.stderr(`error: ${e.message}\n`);
       return 2;
     }
     const err = e as NodeJS.ErrnoException;

@@ -5,6 +5,16 @@ runCli(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   cwd: process.cwd(),
+  isTTY: process.stderr.isTTY === true,
+  onInterrupt(handler) {
+    const on = () => handler();
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+    return () => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+    };
+  },
 }).then(
   (code) => {
     process.exitCode = code;

@@ -1,5 +1,5 @@
 import type { SimulationResults } from '../model/results.js';
-import type { PlanRun } from '../sweep/runPlan.js';
+import type { SweepResult } from '../sweep/runSweep.js';
 import { fmt, table } from './format.js';
 
 /** A readable summary of one run's results. */
@@ -70,8 +70,9 @@ export function formatSingleResults(r: SimulationResults): string {
 }
 
 /** A readable summary of a plan's run: the single results, or one row per cell. */
-export function printRunSummary(run: PlanRun): string {
+export function printRunSummary(run: SweepResult): string {
   if (run.single) return formatSingleResults(run.single);
+  if (!run.summary) return `interrupted after ${run.done} of ${run.total} replications`;
   const rows = run.summary.cells.map((c) => {
     const m = (k: string) => c.metrics[k]?.mean;
     const params = Object.entries(c.params)

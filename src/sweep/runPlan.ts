@@ -2,7 +2,6 @@ import type { Cell, ExperimentPlan } from '../experiment/index.js';
 import { replicationSeed } from '../experiment/index.js';
 import { Model } from '../model/Model.js';
 import type { SimulationResults } from '../model/results.js';
-import { VERSION } from '../version.js';
 import { aggregateMetrics, meanSeries, type MetricStats } from './aggregate.js';
 import { flattenMetrics } from './flattenMetrics.js';
 
@@ -54,11 +53,12 @@ export interface SweepSummary {
   cells: CellSummary[];
 }
 
-/** Run one replication of one cell: the unit of work a sweep schedules. */
-export function runReplication(cell: Cell, replication: number, masterSeed: number): ReplicationRecord {
+/** Run one replication of one cell: the unit of work a sweep schedules. A run that throws becomes an `errored` record. */
+export function runReplication(cell: Cell, replication: number, masterSeed: number, injectFault = false): ReplicationRecord {
   const seed = replicationSeed(masterSeed, cell.part, cell.params, replication);
   const base = { key: cell.key, part: cell.part, variant: cell.variant, params: cell.params, replication, seed };
   try {
+    if (injectFault) throw new Error(`injected fault in ${cell.key} replication ${replication}`);
     const raw = new Model(cell.scenario, { seed }).run();
     const { version, seed: _derived, ...rest } = raw;
     const results: SimulationResults = { version, seed: masterSeed, replication, replicationSeed: seed, ...rest };
@@ -98,53 +98,7 @@ export function summarizeCell(cell: Cell, records: ReplicationRecord[]): CellSum
   };
 }
 
-/** Outcome of running a plan. */
-export interface PlanRun {
-  plan: ExperimentPlan;
-  /** The single run's results when the plan is one cell and one replication. */
-  single: SimulationResults | null;
-  summary: SweepSummary;
-  errored: number;
-  /** What `--json` prints: the single results, or the summary. */
-  json: unknown;
-}
-
 /** Every cell of the plan, in plan order, with its replication count. */
 export function planCells(plan: ExperimentPlan): Array<{ cell: Cell; replications: number }> {
   return plan.parts.flatMap((p) => p.cells.map((cell) => ({ cell, replications: p.replications })));
-}
-
-/**
- * Run every cell and replication of a plan in this thread, streaming records to results.jsonl and
- * writing summary.json (cells ordered by key) through `write(name, text)`.
- */
-export function runPlanSequential(plan: ExperimentPlan, write: (name: string, data: string) => void): PlanRun {
-  const cells = planCells(plan);
-  const lines: string[] = [];
-  const summaries: CellSummary[] = [];
-  let single: SimulationResults | null = null;
-  const isSingle = cells.length === 1 && cells[0]?.replications === 1;
-  for (const { cell, replications } of cells) {
-    const recs: ReplicationRecord[] = [];
-    for (let rep = 0; rep < replications; rep++) {
-      const rec = runReplication(cell, rep, plan.seed);
-      recs.push(rec);
-      lines.push(JSON.stringify(rec));
-      if (isSingle && rec.state === 'ok') single = rec.results;
-    }
-    summaries.push(summarizeCell(cell, recs));
-  }
-  summaries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const summary: SweepSummary = {
-    experiment: plan.name,
-    description: plan.description,
-    seed: plan.seed,
-    version: VERSION,
-    cells: summaries,
-  };
-  write('results.jsonl', lines.join('\n') + '\n');
-  write('summary.json', JSON.stringify(summary, null, 2) + '\n');
-  if (single) write('results.json', JSON.stringify({ experiment: plan.name, ...single }, null, 2) + '\n');
-  const errored = summaries.filter((s) => s.state === 'errored').length;
-  return { plan, single, summary, errored, json: single ? { experiment: plan.name, ...single } : summary };
 }

@@ -1,0 +1,74 @@
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** An output directory that cannot be written (permissions, full disk...). */
+export class OutputError extends Error {}
+
+function describe(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const why: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    ENOSPC: 'no space left on device',
+    EROFS: 'read-only file system',
+    ENOTDIR: 'a path component is not a directory',
+    EEXIST: 'a file is in the way',
+  };
+  return err && typeof err.code === 'string' ? `${err.code}: ${why[err.code] ?? err.message}` : String(e);
+}
+
+/**
+ * The sweep's result files in one directory. Whole files (run.json, summary.json, summary.csv,
+ * results.json) are written to a temporary name and renamed, so no reader ever sees half a file;
+ * results.jsonl grows one complete line per write as replications finish.
+ */
+export class ResultWriter {
+  private fd: number | null = null;
+
+  constructor(readonly dir: string) {}
+
+  private guard<T>(what: string, f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      throw new OutputError(`cannot write ${what} (${describe(e)})`);
+    }
+  }
+
+  /** Create the directory, write the manifest, and start results.jsonl with the given lines. */
+  start(manifestJson: string, lines: string[]): void {
+    this.guard(this.dir, () => mkdirSync(this.dir, { recursive: true }));
+    // Files of an earlier run that this one would not overwrite must not be mistaken for its output.
+    for (const f of ['summary.json', 'summary.csv', 'results.json']) rmSync(join(this.dir, f), { force: true });
+    this.writeFile('run.json', manifestJson + '\n');
+    this.writeFile('results.jsonl', lines.map((l) => l + '\n').join(''));
+    this.fd = this.guard(join(this.dir, 'results.jsonl'), () => openSync(join(this.dir, 'results.jsonl'), 'a'));
+  }
+
+  /** Append one record as one line (a single write call). */
+  append(line: string): void {
+    const fd = this.fd;
+    if (fd === null) throw new Error('ResultWriter.append before start');
+    this.guard(join(this.dir, 'results.jsonl'), () => writeSync(fd, line + '\n'));
+  }
+
+  /** Write a whole file atomically (temporary name, then rename). */
+  writeFile(name: string, text: string): void {
+    const path = join(this.dir, name);
+    const tmp = `${path}.tmp-${process.pid}`;
+    this.guard(path, () => {
+      try {
+        writeFileSync(tmp, text);
+        renameSync(tmp, path);
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw e;
+      }
+    });
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}

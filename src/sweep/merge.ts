@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { expandExperiment, parseExperimentText, type ExperimentPlan } from '../experiment/index.js';
+import { toJson } from './json.js';
+import { ResultWriter } from './ResultWriter.js';
+import { planCells, type ReplicationRecord, type SweepSummary } from './runPlan.js';
+import { buildSummary, readRunDir, sameManifest, shardCells, type RunManifest } from './runSweep.js';
+import { summaryCsv } from './csv.js';
+
+/** A merge that cannot be done: different experiments, missing or incomplete shards. */
+export class MergeError extends Error {}
+
+/**
+ * Combine the output directories of the shards of one sweep into one summary, identical to the
+ * summary of an unsharded run. Refuses shards of a different experiment file, seed, version or
+ * overrides, a missing or repeated shard, and a shard whose replications are not all done.
+ */
+export function mergeRunDirs(dirs: string[], outDir: string): { summary: SweepSummary; plan: ExperimentPlan } {
+  if (dirs.length === 0) throw new MergeError('merge needs at least one directory');
+  const runs = dirs.map((d) => {
+    if (!existsSync(`${d}/run.json`)) throw new MergeError(`${d}: not a retrystorm run directory (no run.json)`);
+    return { dir: d, ...readRunDir(d) };
+  });
+  const first = runs[0] as (typeof runs)[number];
+  for (const r of runs.slice(1)) {
+    const why = sameManifest(first.manifest, r.manifest);
+    if (why) throw new MergeError(`${r.dir} does not belong with ${first.dir}: ${why}`);
+  }
+  const count = first.manifest.shard?.count ?? 1;
+  const seen = new Map<number, string>();
+  for (const r of runs) {
+    const s = r.manifest.shard ?? { index: 0, count: 1 };
+    if (s.count !== count) throw new MergeError(`${r.dir} is shard ${s.index}/${s.count}, but ${first.dir} is one of ${count}`);
+    const other = seen.get(s.index);
+    if (other) throw new MergeError(`${r.dir} and ${other} are both shard ${s.index}/${count}`);
+    seen.set(s.index, r.dir);
+  }
+  const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !seen.has(i));
+  if (missing.length > 0) throw new MergeError(`missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')}`);
+
+  const parsed = parseExperimentText(first.manifest.source, first.manifest.experiment);
+  if (!parsed.ok) throw new MergeError(parsed.errors.join('\n'));
+  const expanded = expandExperiment(parsed.experiment, { quick: first.manifest.quick, set: first.manifest.set });
+  if (!expanded.ok) throw new MergeError(expanded.errors.join('\n'));
+  const plan = expanded.plan;
+  const cells = shardCells(planCells(plan), undefined);
+  const records = new Map<string, ReplicationRecord>();
+  for (const r of runs) {
+    const s = r.manifest.shard ?? { index: 0, count: 1 };
+    const mine = shardCells(planCells(plan), count > 1 ? s : undefined);
+    const have = new Map<string, ReplicationRecord>();
+    for (const rec of r.records) have.set(`${rec.replication}\u0000${rec.key}`, rec);
+    let done = 0;
+    let want = 0;
+    for (const { cell, replications } of mine) {
+      for (let i = 0; i < replications; i++) {
+        want++;
+        const rec = have.get(`${i}\u0000${cell.key}`);
+        if (rec) {
+          done++;
+          records.set(`${i}\u0000${cell.key}`, rec);
+        }
+      }
+    }
+    if (done < want) throw new MergeError(`${r.dir} is incomplete: ${done} of ${want} replications (finish it with --resume)`);
+  }
+  const summary = buildSummary(plan, cells, records);
+  const manifest: RunManifest = { ...first.manifest, shard: null };
+  const writer = new ResultWriter(outDir);
+  const lines = cells.flatMap(({ cell, replications }) =>
+    Array.from({ length: replications }, (_, i) => records.get(`${i}\u0000${cell.key}`)).filter((x): x is ReplicationRecord => !!x).map((x) => toJson(x)),
+  );
+  writer.start(toJson(manifest, 2), lines);
+  writer.writeFile('summary.json', toJson(summary, 2));
+  writer.writeFile('summary.csv', summaryCsv(summary));
+  writer.close();
+  return { summary, plan };
+}

@@ -1,0 +1,280 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Cell, ExperimentPlan } from '../experiment/index.js';
+import type { SimulationResults } from '../model/results.js';
+import { VERSION } from '../version.js';
+import { summaryCsv } from './csv.js';
+import { toJson } from './json.js';
+import { ResultWriter } from './ResultWriter.js';
+import { planCells, runReplication, summarizeCell, type CellSummary, type ReplicationRecord, type SweepSummary } from './runPlan.js';
+import type { WorkerTask } from './worker.js';
+
+/** What identifies a run, so that a resume or a merge never mixes different experiments. */
+export interface RunManifest {
+  experiment: string;
+  seed: number;
+  version: string;
+  /** SHA-256 of the experiment file's text. */
+  sourceSha256: string;
+  /** The experiment file's text (a merge expands it again). */
+  source: string;
+  quick: boolean;
+  set: Array<[string, unknown]>;
+  /** Which slice of the cells this directory holds. */
+  shard: { index: number; count: number } | null;
+}
+
+/** A deterministic slice of the cells: cell i (in key order) belongs to shard i mod count. */
+export interface ShardSpec {
+  index: number;
+  count: number;
+}
+
+/** Progress of a sweep, reported as replications finish. */
+export interface SweepProgress {
+  done: number;
+  total: number;
+  errored: number;
+  /** Replications found already done in results.jsonl (with --resume). */
+  resumed: number;
+}
+
+export interface SweepOptions {
+  /** The experiment's output directory (results.jsonl, summary.json, summary.csv, run.json). */
+  outDir: string;
+  /** Worker threads (default: the available parallelism). */
+  workers?: number;
+  shard?: ShardSpec;
+  /** Keep the records of an earlier run of the same experiment and run only what is missing. */
+  resume?: boolean;
+  manifest: Omit<RunManifest, 'shard'>;
+  onProgress?: (p: SweepProgress) => void;
+  /** Aborting stops scheduling new work; work in flight finishes and is recorded. */
+  signal?: AbortSignal;
+  /** Tests only: make the given replication throw or kill its worker. */
+  faultInjection?: (key: string, replication: number) => 'throw' | 'exit' | undefined;
+}
+
+/** Outcome of {@link runSweep}. */
+export interface SweepResult {
+  /** Null when the sweep was interrupted before it finished. */
+  summary: SweepSummary | null;
+  /** The results of a plan with a single cell and replication. */
+  single: SimulationResults | null;
+  interrupted: boolean;
+  total: number;
+  done: number;
+  /** Cells with at least one errored replication, with their messages. */
+  errored: Array<{ key: string; errors: string[] }>;
+}
+
+const RUN_FILE = 'run.json';
+const RESULTS_FILE = 'results.jsonl';
+
+/** Parse `k/n` (0 <= k < n). */
+export function parseShard(text: string): ShardSpec {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || !(count >= 1) || !(index < count)) {
+    throw new RangeError(`--shard must be k/n with 0 <= k < n (got "${text}")`);
+  }
+  return { index, count };
+}
+
+/** Cells sorted by key; the shard keeps those whose position modulo count is its index. */
+export function shardCells<T extends { cell: Cell }>(cells: T[], shard: ShardSpec | undefined): T[] {
+  const sorted = [...cells].sort((a, b) => (a.cell.key < b.cell.key ? -1 : a.cell.key > b.cell.key ? 1 : 0));
+  if (!shard) return sorted;
+  return sorted.filter((_, i) => i % shard.count === shard.index);
+}
+
+function sameManifest(a: RunManifest, b: RunManifest): string | null {
+  if (a.experiment !== b.experiment) return `experiment "${a.experiment}" is not "${b.experiment}"`;
+  if (a.sourceSha256 !== b.sourceSha256) return 'the experiment file changed';
+  if (a.seed !== b.seed) return `seed ${a.seed} is not ${b.seed}`;
+  if (a.version !== b.version) return `retrystorm version ${a.version} is not ${b.version}`;
+  if (a.quick !== b.quick) return 'one was run with --quick and the other without';
+  if (JSON.stringify(a.set) !== JSON.stringify(b.set)) return 'the --set overrides differ';
+  return null;
+}
+
+export { sameManifest };
+
+/** Read a run directory's manifest and its valid result records (a torn last line is ignored). */
+export function readRunDir(dir: string): { manifest: RunManifest; records: ReplicationRecord[] } {
+  const manifest = JSON.parse(readFileSync(`${dir}/${RUN_FILE}`, 'utf8')) as RunManifest;
+  const records: ReplicationRecord[] = [];
+  if (existsSync(`${dir}/${RESULTS_FILE}`)) {
+    for (const line of readFileSync(`${dir}/${RESULTS_FILE}`, 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        records.push(JSON.parse(line) as ReplicationRecord);
+      } catch {
+        /* a line cut short by a crash: that replication runs again */
+      }
+    }
+  }
+  return { manifest, records };
+}
+
+/** Build the summary of the given cells from their records (last record per replication wins). */
+export function buildSummary(
+  plan: ExperimentPlan,
+  cells: Array<{ cell: Cell; replications: number }>,
+  records: Map<string, ReplicationRecord>,
+): SweepSummary {
+  const summaries: CellSummary[] = [];
+  for (const { cell, replications } of cells) {
+    const recs: ReplicationRecord[] = [];
+    for (let r = 0; r < replications; r++) {
+      const rec = records.get(recordId(cell.key, r));
+      if (rec) recs.push(rec);
+    }
+    summaries.push(summarizeCell(cell, recs));
+  }
+  summaries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { experiment: plan.name, description: plan.description, seed: plan.seed, version: VERSION, cells: summaries };
+}
+
+function recordId(key: string, replication: number): string {
+  return `${replication}\u0000${key}`;
+}
+
+function workerFile(): { filename: string; execArgv: string[] } {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    // Running from source (tests): workers load TypeScript through tsx.
+    return { filename: new URL('./worker.ts', here).href, execArgv: ['--require', 'tsx/cjs'] };
+  }
+  return { filename: fileURLToPath(new URL('./worker.js', here)), execArgv: [] };
+}
+
+/**
+ * Run every (cell, replication) of a plan on a pool of worker threads (piscina), streaming each
+ * record to results.jsonl as it finishes, then write summary.json and summary.csv ordered by cell
+ * key (never by finishing order) with statistics computed in replication order, so the bytes do
+ * not depend on the number of workers, on sharding, or on interruptions and resumes.
+ *
+ * A replication that throws is recorded as errored and the sweep goes on; a worker that dies is
+ * replaced by the pool and its replication is recorded as errored. Aborting `signal` stops
+ * scheduling: the work in flight finishes and is recorded, results.jsonl stays valid, and a later
+ * run with `resume` does only what is missing.
+ */
+export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promise<SweepResult> {
+  const allCells = planCells(plan);
+  const cells = shardCells(allCells, opts.shard);
+  const manifest: RunManifest = { ...opts.manifest, shard: opts.shard ?? null };
+  const writer = new ResultWriter(opts.outDir);
+  const records = new Map<string, ReplicationRecord>();
+  let resumed = 0;
+  if (opts.resume && existsSync(`${opts.outDir}/${RUN_FILE}`)) {
+    const prior = readRunDir(opts.outDir);
+    const why = sameManifest(prior.manifest, manifest);
+    if (why) throw new ResumeError(`cannot resume ${opts.outDir}: ${why}`);
+    if (JSON.stringify(prior.manifest.shard) !== JSON.stringify(manifest.shard)) {
+      throw new ResumeError(`cannot resume ${opts.outDir}: it holds a different shard`);
+    }
+    const wanted = new Set(cells.flatMap(({ cell, replications }) => Array.from({ length: replications }, (_, r) => recordId(cell.key, r))));
+    for (const rec of prior.records) {
+      const id = recordId(rec.key, rec.replication);
+      if (wanted.has(id)) records.set(id, rec);
+    }
+    // Rewrite the file with the records kept (valid lines only), then append.
+    writer.start(toJson(manifest, 2), [...records.values()].map((r) => toJson(r)));
+    for (const rec of records.values()) if (rec.state === 'ok') resumed++;
+  } else {
+    writer.start(toJson(manifest, 2), []);
+  }
+
+  const tasks: Array<{ cell: Cell; replication: number }> = [];
+  for (const { cell, replications } of cells) {
+    for (let r = 0; r < replications; r++) {
+      const prev = records.get(recordId(cell.key, r));
+      if (prev && prev.state === 'ok') continue;
+      tasks.push({ cell, replication: r });
+    }
+  }
+  const total = cells.reduce((n, c) => n + c.replications, 0);
+  let done = resumed;
+  let erroredCount = 0;
+  const progress = () => opts.onProgress?.({ done, total, errored: erroredCount, resumed });
+  progress();
+
+  const record = (rec: ReplicationRecord) => {
+    records.set(recordId(rec.key, rec.replication), rec);
+    writer.append(toJson(rec));
+    done++;
+    if (rec.state === 'errored') erroredCount++;
+    progress();
+  };
+
+  const isSingle = allCells.length === 1 && allCells[0]?.replications === 1;
+  if (isSingle || tasks.length === 0) {
+    for (const t of tasks) {
+      if (opts.signal?.aborted) break;
+      record(runReplication(t.cell, t.replication, plan.seed));
+    }
+  } else {
+    const { filename, execArgv } = workerFile();
+    const threads = Math.max(1, Math.min(opts.workers ?? availableParallelism(), tasks.length));
+    const pool = new Piscina({ filename, execArgv, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+    try {
+      let next = 0;
+      const runOne = async (): Promise<void> => {
+        while (next < tasks.length && !opts.signal?.aborted) {
+          const t = tasks[next++] as { cell: Cell; replication: number };
+          const fault = opts.faultInjection?.(t.cell.key, t.replication);
+          const task: WorkerTask = { cell: t.cell, replication: t.replication, masterSeed: plan.seed, ...(fault ? { fault } : {}) };
+          let rec: ReplicationRecord;
+          try {
+            rec = (await pool.run(task)) as ReplicationRecord;
+          } catch (e) {
+            rec = {
+              state: 'errored',
+              key: t.cell.key,
+              part: t.cell.part,
+              variant: t.cell.variant,
+              params: t.cell.params,
+              replication: t.replication,
+              seed: 0,
+              error: `worker failed: ${(e as Error).message}`,
+            };
+          }
+          record(rec);
+        }
+      };
+      // Two tasks in flight per thread keeps every worker busy without queueing the whole sweep.
+      await Promise.all(Array.from({ length: threads * 2 }, runOne));
+    } finally {
+      await pool.destroy();
+    }
+  }
+
+  const interrupted = done < total && (opts.signal?.aborted ?? false);
+  const errored: Array<{ key: string; errors: string[] }> = [];
+  if (interrupted) {
+    writer.close();
+    return { summary: null, single: null, interrupted, total, done, errored };
+  }
+  const summary = buildSummary(plan, cells, records);
+  for (const c of summary.cells) if (c.state === 'errored') errored.push({ key: c.key, errors: c.errors });
+  writer.writeFile('summary.json', toJson(summary, 2));
+  writer.writeFile('summary.csv', summaryCsv(summary));
+  let single: SimulationResults | null = null;
+  if (isSingle && cells.length === 1) {
+    const only = cells[0] as { cell: Cell };
+    const rec = records.get(recordId(only.cell.key, 0));
+    if (rec && rec.state === 'ok') {
+      single = rec.results;
+      writer.writeFile('results.json', toJson({ experiment: plan.name, ...single }, 2));
+    }
+  }
+  writer.close();
+  return { summary, single, interrupted: false, total, done, errored };
+}
+
+/** A resume that would mix different runs. */
+export class ResumeError extends Error {}

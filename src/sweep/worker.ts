@@ -1,0 +1,17 @@
+import type { Cell } from '../experiment/index.js';
+import { runReplication, type ReplicationRecord } from './runPlan.js';
+
+/** One unit of work sent to a worker thread: plain data only. */
+export interface WorkerTask {
+  cell: Cell;
+  replication: number;
+  masterSeed: number;
+  /** Fault injection for tests of the pool's fault handling: throw in the task, or kill the worker. */
+  fault?: 'throw' | 'exit';
+}
+
+/** Worker-thread entry point (piscina): run one replication of one cell. */
+export default function runTask(task: WorkerTask): ReplicationRecord {
+  if (task.fault === 'exit') process.exit(3);
+  return runReplication(task.cell, task.replication, task.masterSeed, task.fault === 'throw');
+}
