@@ -16,6 +16,7 @@ import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
 import { parseShard, ResumeError, runSweep, type ShardSpec } from '../sweep/runSweep.js';
+import { estimateWork } from '../sweep/estimateWork.js';
 import { printRunSummary } from './printResults.js';
 import { ProgressReporter } from './progress.js';
 import { traceCommand, type TraceFlags } from './trace.js';
@@ -98,6 +99,13 @@ function parseIntArg(flag: string) {
     if (!Number.isInteger(n)) throw new UsageError([`${flag} must be an integer (got "${v}")`]);
     return n;
   };
+}
+
+function fmtCount(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
+  return String(Math.round(n));
 }
 
 function collect(v: string, prev: string[]): string[] {
@@ -293,11 +301,19 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       const plan = planFromFile(resolve(io.cwd, file), opts);
       const lines = [`${plan.name}: valid`];
       let runs = 0;
+      let ops = 0;
+      let calls = 0;
       for (const p of plan.parts) {
         lines.push(`  part ${p.name}: ${p.cells.length} cells x ${p.replications} replications`);
         runs += p.cells.length * p.replications;
+        for (const c of p.cells) {
+          const w = estimateWork(c.scenario);
+          ops += w.operations * p.replications;
+          calls += w.maxLeafCalls * p.replications;
+        }
       }
       lines.push(`  ${runs} runs in all`);
+      lines.push(`  work: about ${fmtCount(ops)} operations, at most ${Number.isFinite(calls) ? fmtCount(calls) : 'unbounded'} leaf calls (if every attempt failed)`);
       io.stdout(lines.join('\n') + '\n');
     });
 

@@ -193,6 +193,8 @@ export class Model {
 
   // Operations.
   private nextOpSeq = 0;
+  /** Time of the last event that was not a stale timer. */
+  private lastLiveMs = 0;
   private inFlightOps = 0;
 
   // Measurements (t >= 0 only).
@@ -203,6 +205,7 @@ export class Model {
   private readonly layerFirst: Float64Array;
   private readonly layerRetries: Float64Array;
   private readonly layerGiveUps: Float64Array;
+  private readonly layerCancelled: Float64Array;
   private leafCalls = 0;
   private reads = 0;
   private writes = 0;
@@ -280,6 +283,7 @@ export class Model {
     this.layerFirst = new Float64Array(this.L);
     this.layerRetries = new Float64Array(this.L);
     this.layerGiveUps = new Float64Array(this.L * GIVE_UP_COUNT);
+    this.layerCancelled = new Float64Array(this.L);
     const m = sc.metrics;
     this.clustering = m.clusteringBinMs.map((b) => new StreamingClustering(b));
     this.sArrFirst = new BinnedSeries(m.timeSeriesBinMs);
@@ -400,7 +404,8 @@ export class Model {
       horizonMs: sc.horizonMs,
       maxEvents: sc.maxEvents,
     });
-    const endMs = Math.max(0, stats.nowMs);
+    // Stale (tombstoned) timers still pop and move the clock: measure up to the last live event.
+    const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     this.gQueue.finish(endMs);
     this.gInFlight.finish(endMs);
     this.gBusy.finish(endMs);
@@ -410,37 +415,46 @@ export class Model {
   private dispatch(kind: number, a: number, b: number, t: number): void {
     switch (kind) {
       case K_OP_START:
+        this.lastLiveMs = t;
         this.startOperation(a, t);
         return;
       case K_ARRIVAL:
+        this.lastLiveMs = t;
         this.openArrival(t);
         return;
+      case K_CAPACITY:
+        this.lastLiveMs = t;
+        this.capacityChange(a, b === 0, t);
+        return;
+    }
+    if (kind <= K_FRAME_RESPONSE) {
+      if (!this.frameTimers.isLive(a, b)) return;
+    } else if (!this.reqTimers.isLive(a, b)) return;
+    this.lastLiveMs = t;
+    switch (kind) {
       case K_FRAME_WAKE:
-        if (this.frameTimers.isLive(a, b)) this.startAttempt(a, t);
+        this.startAttempt(a, t);
         return;
       case K_FRAME_TIMEOUT:
-        if (this.frameTimers.isLive(a, b)) this.attemptTimedOut(a, t);
+        this.attemptTimedOut(a, t);
         return;
       case K_FRAME_ARRIVE:
-        if (this.frameTimers.isLive(a, b)) this.beginCall(a, t);
+        this.beginCall(a, t);
         return;
       case K_FRAME_RESPONSE:
-        if (this.frameTimers.isLive(a, b)) this.frameResponseArrived(a, t);
+        this.frameResponseArrived(a, t);
         return;
       case K_LEAF_ARRIVE:
-        if (this.reqTimers.isLive(a, b)) this.leafArrive(a, t);
+        this.leafArrive(a, t);
         return;
       case K_LEAF_DONE:
-        if (this.reqTimers.isLive(a, b)) this.leafDone(a, t);
+        this.leafDone(a, t);
         return;
       case K_LEAF_RESPONSE:
-        if (this.reqTimers.isLive(a, b)) this.leafResponseArrived(a, t);
+        this.leafResponseArrived(a, t);
         return;
       case K_OCC_WRITE:
-        if (this.reqTimers.isLive(a, b)) this.occWrite(a, t);
-        return;
-      case K_CAPACITY:
-        this.capacityChange(a, b === 0, t);
+        this.occWrite(a, t);
         return;
     }
   }
@@ -539,6 +553,7 @@ export class Model {
       this.fChain[c] = chain;
       this.fOpSeq[c] = this.fOpSeq[f] as number;
       this.fDeadline[c] = end;
+      this.fChild[c] = NO_CHILD;
       this.fChild[f] = c;
       const cg = this.frameTimers.arm(c);
       if (hopZero) this.beginCall(c, t);
@@ -699,6 +714,10 @@ export class Model {
     this.fChild[f] = NO_CHILD;
     if (c >= 0) {
       this.cancelDownstream(c, t);
+      if (t >= 0) {
+        const k = this.fLayer[c] as number;
+        this.layerCancelled[k] = (this.layerCancelled[k] as number) + 1;
+      }
       this.freeFrame(c);
       return;
     }
@@ -849,12 +868,25 @@ export class Model {
     this.gBusy.set(t, this.busy);
     if (t >= 0) {
       this.served++;
-      if (!this.frameTimers.isLive(this.rParent[r] as number, this.rParentGen[r] as number)) {
-        this.wastedWorkMs += this.rServiceMs[r] as number;
-      }
+      if (!this.stillWanted(r)) this.wastedWorkMs += this.rServiceMs[r] as number;
     }
     this.leafRespond(r, Outcome.SUCCESS, NaN, t);
     this.pump(t);
+  }
+
+  /**
+   * Whether anyone still waits for request r's answer: its caller's attempt is live, and so on up
+   * the chain to an operation that has not ended. Work nobody waits for is wasted.
+   */
+  private stillWanted(r: number): boolean {
+    let f = this.rParent[r] as number;
+    if (!this.frameTimers.isLive(f, this.rParentGen[r] as number)) return false;
+    for (;;) {
+      const p = this.fParent[f] as number;
+      if (p < 0) return true;
+      if (!this.frameTimers.isLive(p, this.fParentGen[f] as number)) return false;
+      f = p;
+    }
   }
 
   /** Start queued requests while workers are free (FIFO from the front, LIFO from the back). */
@@ -896,6 +928,11 @@ export class Model {
   }
 
   private occRead(r: number, t: number): void {
+    if (this.rBad[r] === 1) {
+      // Bad input is refused before the read.
+      this.leafRespond(r, Outcome.S400, NaN, t);
+      return;
+    }
     if (t >= 0) this.reads++;
     this.rRead[r] = this.occVersion;
     const k = this.L - 1;
@@ -947,7 +984,8 @@ export class Model {
   snapshot(endMs: number, events: number, truncated: TruncatedBy): Omit<ResultInput, 'seed'> {
     const sc = this.sc;
     const binMs = sc.metrics.timeSeriesBinMs;
-    const bins = Math.max(1, Math.ceil(endMs / binMs));
+    // The bin holding endMs is included (an event exactly at the end belongs to it).
+    const bins = Math.floor(endMs / binMs) + 1;
     const giveUps = (arr: Float64Array, offset: number) => {
       const o: Record<string, number> = {};
       GIVE_UP_NAMES.forEach((n, i) => (o[n] = arr[offset + i] as number));
@@ -974,6 +1012,7 @@ export class Model {
         first: this.layerFirst[k] as number,
         retries: this.layerRetries[k] as number,
         giveUps: giveUps(this.layerGiveUps, k * GIVE_UP_COUNT),
+        cancelled: this.layerCancelled[k] as number,
       })),
       leafCalls: this.leafCalls,
       reads: this.reads,

@@ -21,6 +21,8 @@ export interface LayerAttempts {
   retries: number;
   /** How this layer's calls ended (a call per operation at the top; orphaned calls included below). */
   giveUps: Record<string, number>;
+  /** Calls of this layer withdrawn by cancellation from above (they end without a give-up reason). */
+  cancelled: number;
 }
 
 /** Everything one run measured (DESIGN.md section 3). Times in ms, rates per second. */
@@ -106,7 +108,7 @@ export interface ResultInput {
   succeeded: number;
   failed: number;
   giveUps: Record<string, number>;
-  layers: Array<{ name: string; first: number; retries: number; giveUps: Record<string, number> }>;
+  layers: Array<{ name: string; first: number; retries: number; giveUps: Record<string, number>; cancelled: number }>;
   leafCalls: number;
   reads: number;
   writes: number;
@@ -161,7 +163,7 @@ export function buildResults(i: ResultInput): SimulationResults {
     events: i.events,
     operations: { offered: i.offered, succeeded: i.succeeded, failed: i.failed, unfinished: i.unfinished },
     giveUps: i.giveUps,
-    attempts: i.layers.map((l) => ({ layer: l.name, first: l.first, retries: l.retries, giveUps: l.giveUps })),
+    attempts: i.layers.map((l) => ({ layer: l.name, first: l.first, retries: l.retries, giveUps: l.giveUps, cancelled: l.cancelled })),
     leafCalls: i.leafCalls,
     ...(occ ? { writes: i.writes, reads: i.reads } : {}),
     amplification: i.offered > 0 ? i.leafCalls / i.offered : 0,
