@@ -51,3 +51,11 @@ bench('M/M/1 through the full model (1 layer)', 5, (i) => {
   const r = new Model(mm1(2_000_000), { seed: i + 1 }).run();
   return { count: r.operations.offered, what: 'operations' };
 });
+
+const { sweepScaling } = await import('./sweepScaling.mjs');
+const s = await sweepScaling(3);
+console.log(
+  `sweep of ${s.tasks} replications: pool 1 worker ${(s.pool1 / 1000).toFixed(2)} s, 2 workers ${(s.pool2 / 1000).toFixed(2)} s ` +
+    `(speed-up ${s.poolSpeedup.toFixed(2)}x); control 1 process ${(s.proc1 / 1000).toFixed(2)} s, 2 processes ${(s.proc2 / 1000).toFixed(2)} s ` +
+    `(speed-up ${s.controlSpeedup.toFixed(2)}x); pool reaches ${(100 * s.ratio).toFixed(0)}% of the control's speed-up (target >= 90%)`,
+);
