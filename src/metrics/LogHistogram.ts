@@ -64,7 +64,7 @@ export class LogHistogram {
 
   /** Count one value. Throws a RangeError for negative numbers and NaN. */
   record(v: number): void {
-    if (!(v >= 0)) throw new RangeError(`LogHistogram.record: value must be >= 0 (got ${v})`);
+    if (!(v >= 0)) badValue(v);
     this.n++;
     this.total += v;
     if (v < this.lo) this.lo = v;
@@ -159,4 +159,9 @@ export class LogHistogram {
     this.lo = Infinity;
     this.hi = -Infinity;
   }
+}
+
+/** Thrown out of line: a `throw` with a template string inside a hot method slows down its callers. */
+function badValue(v: number): never {
+  throw new RangeError(`LogHistogram.record: value must be >= 0 (got ${v})`);
 }

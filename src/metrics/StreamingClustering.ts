@@ -50,11 +50,7 @@ export class StreamingClustering {
       this.curCount++;
       return;
     }
-    if (!(b > cur)) {
-      throw new RangeError(
-        `StreamingClustering.record: times must be >= 0 and nondecreasing (got ${tMs} after bin ${cur})`,
-      );
-    }
+    if (!(b > cur)) outOfOrder(tMs, cur);
     if (cur !== NO_BIN) {
       const c = this.curCount;
       // The finished bin plus the empty bins before b, which add to the count only.
@@ -89,4 +85,9 @@ export class StreamingClustering {
       maxBin,
     };
   }
+}
+
+/** Thrown out of line: a `throw` with a template string inside a hot method slows down its callers. */
+function outOfOrder(tMs: number, cur: number): never {
+  throw new RangeError(`StreamingClustering.record: times must be >= 0 and nondecreasing (got ${tMs} after bin ${cur})`);
 }

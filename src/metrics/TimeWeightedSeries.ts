@@ -47,9 +47,7 @@ export class TimeWeightedSeries {
   /** Change the value at `tMs` (not earlier than the previous change); the old value's area is accumulated. */
   set(tMs: number, value: number): void {
     const t0 = this.lastT;
-    if (!(tMs >= t0)) {
-      throw new RangeError(`TimeWeightedSeries.set: times must be nondecreasing (got ${tMs} after ${t0})`);
-    }
+    if (!(tMs >= t0)) backwards(tMs, t0);
     const a = t0 > this.origin ? t0 : this.origin;
     if (tMs > a) {
       const v = this.cur;
@@ -141,4 +139,9 @@ export class TimeWeightedSeries {
   get max(): number {
     return this.peak === -Infinity ? NaN : this.peak;
   }
+}
+
+/** Thrown out of line: a `throw` with a template string inside a hot method slows down its callers. */
+function backwards(tMs: number, t0: number): never {
+  throw new RangeError(`TimeWeightedSeries.set: times must be nondecreasing (got ${tMs} after ${t0})`);
 }
