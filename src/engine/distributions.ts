@@ -66,6 +66,55 @@ function normalTail(u: Uniform, a: number): number {
   }
 }
 
+// Exponential ziggurat (Marsaglia & Tsang 2000, section 5), 256 layers: the density f(x) = exp(-x)
+// is covered by layers of equal area EXP_V; layer 0 is the base strip [0, R] x [0, f(R)] plus the
+// tail beyond R, which is R + a standard exponential (the distribution is memoryless).
+const EXP_LAYERS = 256;
+/** Start of the tail, r in Marsaglia & Tsang (2000) for 256 layers. */
+const EXP_R = 7.69711747013104972;
+/** Area of each layer, v in Marsaglia & Tsang (2000) for 256 layers. */
+const EXP_V = 3.949659822581572e-3;
+const EXP_X = new Float64Array(EXP_LAYERS + 1);
+const EXP_F = new Float64Array(EXP_LAYERS + 1);
+const EXP_K = new Float64Array(EXP_LAYERS);
+
+(function buildExponentialTables(): void {
+  const fR = Math.exp(-EXP_R);
+  EXP_X[0] = EXP_V / fR;
+  EXP_F[0] = fR;
+  EXP_X[1] = EXP_R;
+  EXP_F[1] = fR;
+  for (let i = 2; i < EXP_LAYERS; i++) {
+    const f = EXP_V / (EXP_X[i - 1] as number) + (EXP_F[i - 1] as number);
+    EXP_X[i] = -Math.log(f);
+    EXP_F[i] = f;
+  }
+  EXP_X[EXP_LAYERS] = 0;
+  EXP_F[EXP_LAYERS] = 1;
+  for (let i = 0; i < EXP_LAYERS; i++) EXP_K[i] = (EXP_X[i + 1] as number) / (EXP_X[i] as number);
+})();
+
+/**
+ * A standard exponential draw (mean 1) by the ziggurat method (G. Marsaglia and W. W. Tsang, "The
+ * Ziggurat Method for Generating Random Variables", Journal of Statistical Software 5(8), 2000):
+ * about 98% of draws take one uniform and no logarithm (`Math.log` costs about 25 ns here).
+ */
+export function standardExponential(u: Uniform): number {
+  const X = EXP_X;
+  const K = EXP_K;
+  for (;;) {
+    const t = u() * EXP_LAYERS;
+    const i = t | 0;
+    const w = t - i; // in [0, 1), independent of the layer
+    const x = w * (X[i] as number);
+    if (w < (K[i] as number)) return x;
+    if (i === 0) return EXP_R - Math.log(1 - u());
+    const f0 = EXP_F[i] as number;
+    const f1 = EXP_F[i + 1] as number;
+    if (f0 + u() * (f1 - f0) < Math.exp(-x)) return x;
+  }
+}
+
 /**
  * A standard normal draw by the ziggurat method (G. Marsaglia and W. W. Tsang, "The Ziggurat
  * Method for Generating Random Variables", Journal of Statistical Software 5(8), 2000; 128
@@ -285,7 +334,7 @@ export function makeSampler(spec: DistSpec, u: Uniform): Sampler {
     }
     case 'exponential': {
       const mean = spec.mean;
-      return () => -mean * Math.log(1 - u());
+      return () => mean * standardExponential(u);
     }
     case 'normal': {
       const { mean, sd } = spec;

@@ -1,4 +1,4 @@
-import { makeSampler, type Sampler } from '../engine/distributions.js';
+import { makeSampler, standardExponential, type Sampler } from '../engine/distributions.js';
 import { ClientRandom, deriveSeed, stream, type Uniform } from '../engine/random.js';
 import { Simulator, type TruncatedBy } from '../engine/simulator.js';
 import { Timers } from '../engine/timers.js';
@@ -471,7 +471,7 @@ export class Model {
     let t = fromMs;
     // Thinning (Lewis & Shedler 1979): candidates at the maximum rate, kept with rate(t)/max.
     for (;;) {
-      t += (-Math.log(1 - u()) * 1000) / max;
+      t += (standardExponential(u) * 1000) / max;
       if (t >= w.durationMs) return;
       const r = rf.ratePerSec(t);
       if (r >= max || u() * max < r) break;
