@@ -35,6 +35,12 @@ export class Timers {
     this.gens[slot] = ((this.gens[slot] as number) + 1) >>> 0;
   }
 
+  /** The live generation of `slot` (what its newest armed event carries), without changing it. */
+  current(slot: number): number {
+    if (slot >= this.gens.length) this.ensure(slot + 1);
+    return (this.gens[slot] as number) | 0;
+  }
+
   /** True when an event carrying `gen` for `slot` is still the live one. */
   isLive(slot: number, gen: number): boolean {
     return ((this.gens[slot] as number) | 0) === gen;

@@ -28,8 +28,9 @@ function mustBeNumber(condition: string): ErrorFn {
   return (issue) => {
     if (isMissing(issue)) return 'is required';
     const input = issue.input;
+    const rule = condition === 'finite' ? '' : ` ${condition}`;
     const what =
-      typeof input !== 'number' ? `a number ${condition}` : Number.isFinite(input) ? condition : `a finite number ${condition}`;
+      typeof input !== 'number' ? `a number${rule}` : Number.isFinite(input) ? condition : `a finite number${rule}`;
     return `must be ${what} (got ${describeValue(input)})`;
   };
 }
@@ -73,8 +74,8 @@ function listWords(values: ReadonlyArray<string | number>, quoteStrings: boolean
   return values.map((v) => (typeof v === 'string' && quoteStrings ? JSON.stringify(v) : String(v))).join(', ');
 }
 
-/** A numeric comparison understood by `fields.number`. */
-export type NumberRule = '> 0' | '>= 0' | '>= 1' | 'between 0 and 1';
+/** A numeric comparison understood by `fields.number` (`finite`: any finite number, negative included). */
+export type NumberRule = '> 0' | '>= 0' | '>= 1' | 'between 0 and 1' | 'finite';
 
 /**
  * Builders of zod schemas whose every issue carries the project's message style
@@ -95,7 +96,14 @@ export const fields = {
         return base.gte(1, { error });
       case 'between 0 and 1':
         return base.gte(0, { error }).lte(1, { error });
+      case 'finite':
+        return base;
     }
+  },
+  /** A finite number in [min, max]: `must be between 0 and 100 (got 150)`. */
+  range(min: number, max: number) {
+    const error = mustBeNumber(`between ${min} and ${max}`);
+    return z.number({ error }).gte(min, { error }).lte(max, { error });
   },
   /** An integer (a safe integer) >= `min`, if given; `what` names the rule in messages. */
   integer(what: string, min?: number) {

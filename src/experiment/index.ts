@@ -20,6 +20,14 @@ export { parseExperiment, parseExperimentText, validateExperiment, type ParseExp
 export { parseJson } from './parseJson.js';
 export { parseScript, readScript, MAX_SCRIPT_REPEAT, SCRIPT_STATUSES, type ScriptEntryProblem } from './parseScript.js';
 export { parseSetArg } from './parseSetArg.js';
+export {
+  ADMISSION_KIND_NAMES,
+  admissionSchema,
+  backoffSchema,
+  BUDGET_KIND_NAMES,
+  budgetSchema,
+  DEFAULT_HEDGE_NON_FATAL,
+} from './policySchema.js';
 export { formatPath, problemMessage, type PathSegment, type Problem } from './Problem.js';
 export { replicationSeed } from './replicationSeed.js';
 export { parseScenario, resolveScenario, type ResolveScenarioResult } from './resolveScenario.js';
@@ -32,6 +40,7 @@ export {
   METHODS,
   policySchema,
   rateSchema,
+  RETRY_AFTER_MODES,
   RETRY_ON_CLASSES,
   scenarioSchema,
   stackSchema,

@@ -7,36 +7,17 @@ import type {
   ScriptEntry,
 } from '../model/scenario.js';
 import { fields as f } from './fields.js';
+import { between } from './between.js';
 import { readScript } from './parseScript.js';
-import type { PathSegment } from './Problem.js';
+import { policySchema } from './policySchema.js';
 import { doc } from './schemaDocs.js';
+
+export { BACKOFF_KINDS, DEFAULT_RETRY_ON, policySchema, RETRY_AFTER_MODES, RETRY_ON_CLASSES } from './policySchema.js';
 
 /** Request methods (RFC 9110): GET, HEAD, PUT and DELETE are idempotent, POST is not. */
 export const METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'] as const;
-/** Backoff kinds of DESIGN.md section 1 (formulas: AWS Architecture Blog, "Exponential Backoff And Jitter", 2015). */
-export const BACKOFF_KINDS = ['none', 'constant', 'exponential', 'full-jitter', 'equal-jitter', 'decorrelated-jitter'] as const;
-/** Outcome classes a policy can list in `retryOn`. */
-export const RETRY_ON_CLASSES = [
-  'timeout',
-  '500',
-  '503',
-  '429',
-  '400',
-  '404',
-  'conflict',
-  'throttled',
-  'circuit-open',
-  'budget-exhausted',
-] as const;
-/** Default `retryOn`: transient failures (timeouts, 5xx, 429) and OCC write conflicts. */
-export const DEFAULT_RETRY_ON = ['timeout', '500', '503', '429', 'conflict'] as const;
 /** Distribution names of `DistSpec` (src/engine/distributions.ts). */
 export const DIST_KINDS = ['constant', 'uniform', 'exponential', 'normal', 'abs-normal', 'lognormal'] as const;
-
-/** Reports a rule between fields of the object being checked; `related` are the other fields involved. */
-function between(ctx: z.RefinementCtx, path: PathSegment[], message: string, input: unknown, related: PathSegment[][]): void {
-  ctx.addIssue({ code: 'custom', path, message, input, params: { related, depth: path.length } });
-}
 
 // Distributions -------------------------------------------------------------------------------
 
@@ -180,38 +161,6 @@ export const workloadSchema = doc(
 
 // Layers and policies --------------------------------------------------------------------------
 
-const backoffSchema = doc(
-  f
-    .object({
-      kind: f.oneOf(BACKOFF_KINDS).default('full-jitter'),
-      baseMs: f.number('>= 0').default(100),
-      capMs: f.number('>= 0').default(20_000),
-      multiplier: f.number('>= 1').default(2),
-      exponentOffset: f.nonNegativeInt().default(0),
-    })
-    .superRefine((b, ctx) => {
-      if (b.capMs < b.baseMs) between(ctx, ['capMs'], `must be >= baseMs (got ${b.capMs} < ${b.baseMs})`, b.capMs, [['baseMs']]);
-    }),
-  'ceiling(r) = min(capMs, baseMs * multiplier^(r - 1 + exponentOffset)) for retry r (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015).',
-  'Backoff',
-);
-
-/** One layer's retry policy; every field has a default (3 attempts, full jitter 100 ms .. 20 s). */
-export const policySchema = doc(
-  f.object({
-    maxAttempts: doc(f.intOrUnlimited(1).default(3), 'Attempts, not retries: 3 = first call + at most 2 retries.'),
-    perAttemptTimeoutMs: f.number('> 0').optional(),
-    deadlineMode: f.oneOf(['propagate', 'fresh', 'none']).default('propagate'),
-    backoff: backoffSchema.prefault({}),
-    tickMs: doc(f.number('>= 0').default(0), 'Wake-ups are rounded up to multiples of this; 0 = no rounding.'),
-    retryOn: f.array(f.oneOf(RETRY_ON_CLASSES), 'outcome classes').default(() => [...DEFAULT_RETRY_ON]),
-    idempotency: f.oneOf(['http', 'always', 'never']).default('http'),
-    retryAfter: f.oneOf(['ignore', 'honor', 'honor-plus-jitter']).default('honor'),
-  }),
-  'The retry policy of a layer (DESIGN.md section 1, "The retry decision").',
-  'Policy',
-);
-
 const layerSchema = doc(
   f.object({
     name: doc(f.nonEmptyString().optional(), 'Default: layer<i> (i from 0).'),
@@ -256,7 +205,15 @@ const serverLeaf = f.object({
   queueLimit: f.intOrUnlimited(0).default('unlimited'),
   discipline: f.oneOf(['fifo', 'lifo']).default('fifo'),
   serviceMs: distSchema,
-  shedRetryAfterMs: doc(f.number('>= 0').optional(), 'Retry-After attached to the 503 answered when the queue is full.'),
+  shedStatus: doc(
+    f.literals([503, 'overloaded']).default(503),
+    'What a full queue answers: 503, or "overloaded" (Google SRE book ch. 21: "overloaded; don\'t retry", never retried).',
+  ),
+  shedRetryAfterMs: doc(f.number('>= 0').optional(), 'Retry-After attached to the answer when the queue is full.'),
+  pushbackMs: doc(
+    f.number('finite').optional(),
+    'gRPC pushback (grpc-retry-pushback-ms) attached to the answer when the queue is full: n >= 0 = retry after n ms, negative = do not retry.',
+  ),
   degradation: f
     .choice('kind', ['linear', 'threshold'], [
       f.object({ kind: z.literal('linear'), perInFlightMs: f.number('>= 0') }),
@@ -271,6 +228,16 @@ const serverLeaf = f.object({
     'Concurrency becomes `concurrency` during [atMs, atMs + durationMs) (0 = outage).',
   ),
   faults: doc(f.array(faultSchema, 'faults').default(() => []), 'Injected faults over [fromMs, toMs).'),
+}).superRefine((server, ctx) => {
+  if (server.pushbackMs !== undefined && server.shedRetryAfterMs !== undefined) {
+    between(
+      ctx,
+      ['pushbackMs'],
+      'cannot be combined with shedRetryAfterMs (a shed answer carries one hint: Retry-After or gRPC pushback)',
+      server.pushbackMs,
+      [['shedRetryAfterMs']],
+    );
+  }
 });
 
 const scriptItem = f.union(

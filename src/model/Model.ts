@@ -4,16 +4,21 @@ import { Simulator, type TruncatedBy } from '../engine/simulator.js';
 import { Timers } from '../engine/timers.js';
 import { BinnedSeries, LogHistogram, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
 import { backoffIsRandom, initialPrevSleepMs } from '../policy/backoff.js';
-import { isIdempotent } from '../policy/classify.js';
+import { makeAdmissionControl, type AdmissionControl } from '../policy/budgets/AdmissionControl.js';
+import { makeBudgetChain, type BudgetChain } from '../policy/budgets/BudgetChain.js';
+import { acceptedByBackend, isIdempotent } from '../policy/classify.js';
 import {
   attemptTimeoutMs,
   compilePolicy,
   CONTINUE,
   effectiveDeadlineAtMs,
+  isHedgeNonFatal,
   judgeOutcome,
   planRetry,
+  retryableForBudgets,
   RetryPlan,
   type CompiledPolicy,
+  type PlanContext,
 } from '../policy/decision.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome, OUTCOME_NAMES } from '../policy/outcome.js';
 import { IntDeque } from './IntDeque.js';
@@ -35,6 +40,10 @@ const K_LEAF_DONE = 8;
 const K_LEAF_RESPONSE = 9;
 const K_OCC_WRITE = 10;
 const K_CAPACITY = 11;
+/** An admitted attempt is sent after the admission control's delay (frame events are kinds 3-6 and 12-13). */
+const K_FRAME_SEND = 12;
+/** The hedging delay ran out with no answer: send another copy. */
+const K_HEDGE = 13;
 
 /** States of a leaf request slot. */
 const R_FREE = 0;
@@ -121,6 +130,20 @@ export class Model {
   private readonly fixedDraw: number | undefined;
   private readonly trace: ((e: TraceEvent) => void) | undefined;
   private readonly plan = new RetryPlan();
+  private readonly planCtx: PlanContext = { outcome: 0, callStartMs: NaN };
+  /** Per layer and instance: the retry budgets and the admission control (empty / null when none). */
+  private readonly chains: BudgetChain[][];
+  private readonly admissions: Array<Array<AdmissionControl | null>>;
+  private readonly hasBudget: boolean[];
+  private readonly hasAdmission: boolean[];
+  private readonly instances: number[];
+  private readonly hedging: boolean[];
+  private readonly uAdmission: Uniform;
+  /** Per layer with budgets: the first budget's gauge of each instance, their sum, and its series. */
+  private readonly budgetGauge: Float64Array[];
+  private readonly budgetGaugeSum: Float64Array;
+  private readonly gBudget: Array<TimeWeightedSeries | null>;
+  private readonly hedgeTimers = new Timers(1024);
   private readonly clients: number;
   private readonly seed: number;
 
@@ -157,6 +180,12 @@ export class Model {
   private fLastRA = new Float64Array(0);
   private fResRA = new Float64Array(0);
   private fAttemptEnd = new Float64Array(0);
+  /** Attempts made before the last backoff reset (a gRPC pushback restarts the backoff sequence). */
+  private fBackoffBase = new Int32Array(0);
+  /** 1 while the frame has an attempt in flight (sent, not yet ended). */
+  private fInAttempt = new Uint8Array(0);
+  /** Hedging: copies in flight. */
+  private fOutstanding = new Int32Array(0);
 
   // Leaf requests.
   private reqTimers = new Timers(1024);
@@ -206,6 +235,7 @@ export class Model {
   private readonly layerRetries: Float64Array;
   private readonly layerGiveUps: Float64Array;
   private readonly layerCancelled: Float64Array;
+  private readonly layerHedges: Float64Array;
   private leafCalls = 0;
   private reads = 0;
   private writes = 0;
@@ -255,9 +285,25 @@ export class Model {
       return d.dist === 'constant' && d.value === 0;
     });
     this.jitter = sc.stack.map(
-      (_, k) => new ClientRandom(this.clients, deriveSeed(seed, 'jitter', k), { kind: 'independent' }),
+      (l, k) => new ClientRandom(this.clients, deriveSeed(seed, 'jitter', k), l.policy.seeding ?? { kind: 'independent' }),
     );
-    this.needsDraw = sc.stack.map((l) => backoffIsRandom(l.policy.backoff.kind));
+    this.needsDraw = sc.stack.map((l) => backoffIsRandom(l.policy.backoff.kind, l.policy.backoff));
+    this.instances = sc.stack.map((l) => l.instances);
+    this.chains = sc.stack.map((l) => Array.from({ length: l.instances }, () => makeBudgetChain(l.policy.budget)));
+    this.hasBudget = sc.stack.map((l) => (l.policy.budget?.length ?? 0) > 0);
+    this.admissions = sc.stack.map((l) =>
+      Array.from({ length: l.instances }, () => (l.policy.admission ? makeAdmissionControl(l.policy.admission) : null)),
+    );
+    this.hasAdmission = sc.stack.map((l) => l.policy.admission !== undefined);
+    this.hedging = sc.stack.map((l) => l.policy.hedging !== undefined);
+    this.uAdmission = stream(seed, 'admission');
+    this.budgetGauge = sc.stack.map((l, k) => {
+      const g = new Float64Array(l.instances);
+      if (this.hasBudget[k]) for (let i = 0; i < l.instances; i++) g[i] = (this.chains[k]?.[i]?.budgets[0]?.gauge(-sc.warmupMs) ?? 0);
+      return g;
+    });
+    this.budgetGaugeSum = new Float64Array(this.L);
+    this.budgetGauge.forEach((g, k) => (this.budgetGaugeSum[k] = g.reduce((a, b) => a + b, 0)));
 
     this.uWorkload = stream(seed, 'workload');
     this.uFaults = stream(seed, 'faults');
@@ -284,6 +330,7 @@ export class Model {
     this.layerRetries = new Float64Array(this.L);
     this.layerGiveUps = new Float64Array(this.L * GIVE_UP_COUNT);
     this.layerCancelled = new Float64Array(this.L);
+    this.layerHedges = new Float64Array(this.L);
     const m = sc.metrics;
     this.clustering = m.clusteringBinMs.map((b) => new StreamingClustering(b));
     this.sArrFirst = new BinnedSeries(m.timeSeriesBinMs);
@@ -294,6 +341,11 @@ export class Model {
     this.gQueue = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
     this.gInFlight = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
     this.gBusy = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
+    this.gBudget = sc.stack.map((l, k) =>
+      this.hasBudget[k]
+        ? new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, (this.budgetGaugeSum[k] as number) / l.instances)
+        : null,
+    );
 
     this.growFrames(1024);
     this.growRequests(1024);
@@ -333,6 +385,10 @@ export class Model {
     this.fLastRA = growF64(this.fLastRA, n);
     this.fResRA = growF64(this.fResRA, n);
     this.fAttemptEnd = growF64(this.fAttemptEnd, n);
+    this.fBackoffBase = growI32(this.fBackoffBase, n);
+    this.fInAttempt = growU8(this.fInAttempt, n);
+    this.fOutstanding = growI32(this.fOutstanding, n);
+    this.hedgeTimers.ensure(n);
     this.frameTimers.ensure(n);
     this.fCap = n;
   }
@@ -345,6 +401,8 @@ export class Model {
 
   private freeFrame(f: number): void {
     this.frameTimers.cancel(f);
+    this.hedgeTimers.cancel(f);
+    this.fInAttempt[f] = 0;
     this.fChild[f] = NO_CHILD;
     this.fFree.push(f);
   }
@@ -409,6 +467,7 @@ export class Model {
     this.gQueue.finish(endMs);
     this.gInFlight.finish(endMs);
     this.gBusy.finish(endMs);
+    for (const g of this.gBudget) g?.finish(endMs);
     return buildResults({ ...this.snapshot(endMs, stats.events, stats.truncated), seed: this.seed });
   }
 
@@ -427,13 +486,22 @@ export class Model {
         this.capacityChange(a, b === 0, t);
         return;
     }
-    if (kind <= K_FRAME_RESPONSE) {
+    if (kind === K_HEDGE) {
+      if (!this.hedgeTimers.isLive(a, b)) return;
+      this.lastLiveMs = t;
+      this.hedgeDue(a, t);
+      return;
+    }
+    if (kind <= K_FRAME_RESPONSE || kind === K_FRAME_SEND) {
       if (!this.frameTimers.isLive(a, b)) return;
     } else if (!this.reqTimers.isLive(a, b)) return;
     this.lastLiveMs = t;
     switch (kind) {
       case K_FRAME_WAKE:
         this.startAttempt(a, t);
+        return;
+      case K_FRAME_SEND:
+        this.sendAttempt(a, t);
         return;
       case K_FRAME_TIMEOUT:
         this.attemptTimedOut(a, t);
@@ -509,37 +577,106 @@ export class Model {
   private beginCall(f: number, t: number): void {
     const k = this.fLayer[f] as number;
     const p = this.policies[k] as CompiledPolicy;
-    this.fDeadline[f] = effectiveDeadlineAtMs(p, this.fDeadline[f] as number);
+    this.fDeadline[f] = effectiveDeadlineAtMs(p, this.fDeadline[f] as number, t);
     this.fAttempts[f] = 0;
+    this.fBackoffBase[f] = 0;
+    this.fInAttempt[f] = 0;
+    this.fOutstanding[f] = 0;
+    (this.jitter[k] as ClientRandom).start(this.fClient[f] as number, t);
     this.fStart[f] = t;
     this.fPrevSleep[f] = initialPrevSleepMs(p.backoff);
     this.fLastOutcome[f] = Outcome.DEADLINE_EXCEEDED;
     this.fLastRA[f] = NaN;
     this.fChild[f] = NO_CHILD;
-    if (this.trace) this.trace({ tMs: t, layer: k, event: 'call', deadlineAtMs: this.fDeadline[f] as number });
+    if (this.trace) this.trace({ tMs: t, op: this.fOpSeq[f] as number, layer: k, event: 'call', deadlineAtMs: this.fDeadline[f] as number });
     this.startAttempt(f, t);
   }
 
+  /** Before an attempt: a spent deadline ends the call; the admission control may refuse or delay it. */
   private startAttempt(f: number, t: number): void {
     const k = this.fLayer[f] as number;
-    const p = this.policies[k] as CompiledPolicy;
     const deadline = this.fDeadline[f] as number;
     if (deadline - t <= 0) {
       this.endFrame(f, GiveUp.DEADLINE, this.fLastOutcome[f] as number, this.fLastRA[f] as number, t);
       return;
     }
+    if (this.hasAdmission[k]) {
+      const adm = this.admissionOf(k, f);
+      const d = adm.admit(t, this.uAdmission());
+      if (d < 0) {
+        const last = (this.fAttempts[f] as number) > 0 ? (this.fLastOutcome[f] as number) : Outcome.LOCAL_THROTTLED;
+        this.endFrame(f, GiveUp.THROTTLED, last, this.fLastRA[f] as number, t);
+        return;
+      }
+      if (d > 0) {
+        if (t + d >= deadline) {
+          this.endFrame(f, GiveUp.DEADLINE, this.fLastOutcome[f] as number, this.fLastRA[f] as number, t);
+          return;
+        }
+        this.sim.at(t + d, K_FRAME_SEND, f, this.frameTimers.arm(f));
+        return;
+      }
+    }
+    this.sendAttempt(f, t);
+  }
+
+  private chainOf(k: number, f: number): BudgetChain {
+    return (this.chains[k] as BudgetChain[])[(this.fClient[f] as number) % (this.instances[k] as number)] as BudgetChain;
+  }
+
+  private admissionOf(k: number, f: number): AdmissionControl {
+    return (this.admissions[k] as AdmissionControl[])[(this.fClient[f] as number) % (this.instances[k] as number)] as AdmissionControl;
+  }
+
+  /** Follow the first budget's gauge of the frame's instance into the layer's time series. */
+  private noteBudget(k: number, f: number, t: number): void {
+    const inst = (this.fClient[f] as number) % (this.instances[k] as number);
+    const v = this.chainOf(k, f).budgets[0]?.gauge(t) ?? 0;
+    const g = this.budgetGauge[k] as Float64Array;
+    const sum = (this.budgetGaugeSum[k] as number) + v - (g[inst] as number);
+    g[inst] = v;
+    this.budgetGaugeSum[k] = sum;
+    (this.gBudget[k] as TimeWeightedSeries).set(t, sum / (this.instances[k] as number));
+  }
+
+  /** Send an attempt (admitted): count it, arm its timeout, and call the next hop. */
+  private sendAttempt(f: number, t: number): void {
+    const k = this.fLayer[f] as number;
+    const p = this.policies[k] as CompiledPolicy;
+    const deadline = this.fDeadline[f] as number;
     const n = (this.fAttempts[f] as number) + 1;
     this.fAttempts[f] = n;
+    const hedged = this.hedging[k] as boolean;
     if (t >= 0) {
       if (n === 1) this.layerFirst[k] = (this.layerFirst[k] as number) + 1;
+      else if (hedged) this.layerHedges[k] = (this.layerHedges[k] as number) + 1;
       else this.layerRetries[k] = (this.layerRetries[k] as number) + 1;
     }
-    const timeout = attemptTimeoutMs(p, t, deadline);
-    const end = t + timeout;
+    if (this.hasBudget[k]) this.chainOf(k, f).onAttempt(t, n > 1);
+    this.fInAttempt[f] = 1;
+    let gen: number;
+    let end: number;
+    if (hedged) {
+      // Every copy of a hedged call answers to the same generation and waits up to the call's deadline.
+      end = deadline;
+      if (n === 1) {
+        gen = this.frameTimers.arm(f);
+        if (end < Infinity) this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
+      } else {
+        gen = this.frameTimers.current(f);
+      }
+      this.fOutstanding[f] = (this.fOutstanding[f] as number) + 1;
+      const hs = p.spec.hedging;
+      if (hs && n < hs.maxAttempts) this.sim.at(t + hs.hedgingDelayMs, K_HEDGE, f, this.hedgeTimers.arm(f));
+      if (this.trace) this.trace({ tMs: t, op: this.fOpSeq[f] as number, layer: k, event: 'attempt', attempt: n, timeoutMs: end - t });
+    } else {
+      const timeout = attemptTimeoutMs(p, t, deadline);
+      end = t + timeout;
+      gen = this.frameTimers.arm(f);
+      if (end < Infinity) this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
+      if (this.trace) this.trace({ tMs: t, op: this.fOpSeq[f] as number, layer: k, event: 'attempt', attempt: n, timeoutMs: timeout });
+    }
     this.fAttemptEnd[f] = end;
-    const gen = this.frameTimers.arm(f);
-    if (end < Infinity) this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
-    if (this.trace) this.trace({ tMs: t, layer: k, event: 'attempt', attempt: n, timeoutMs: timeout });
     const chain = this.fChain[f] === 1 || n > 1 ? 1 : 0;
     const hopZero = this.hopZero[k] as boolean;
     if (k < this.L - 1) {
@@ -584,34 +721,48 @@ export class Model {
   /** The retry decision of DESIGN.md section 1 after frame f's current attempt ended. */
   private attemptEnded(f: number, outcome: number, retryAfterMs: number, t: number): void {
     const k = this.fLayer[f] as number;
+    if (this.hedging[k]) {
+      this.hedgeEnded(f, outcome, retryAfterMs, t);
+      return;
+    }
     const p = this.policies[k] as CompiledPolicy;
     const gen = this.frameTimers.arm(f);
     this.fChild[f] = NO_CHILD;
+    this.fInAttempt[f] = 0;
     this.fLastOutcome[f] = outcome;
     this.fLastRA[f] = retryAfterMs;
     const attempts = this.fAttempts[f] as number;
-    if (this.trace) {
-      this.trace({
-        tMs: t,
-        layer: k,
-        event: 'outcome',
-        attempt: attempts,
-        outcome: OUTCOME_NAMES[outcome] as string,
-        ...(retryAfterMs === retryAfterMs ? { retryAfterMs } : {}),
-      });
-    }
+    if (this.trace) this.traceOutcome(f, k, attempts, outcome, retryAfterMs, t);
     const deadline = this.fDeadline[f] as number;
     const idem = this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1;
-    const g = judgeOutcome(p, attempts, outcome, idem, t, deadline);
+    const budgeted = this.hasBudget[k] as boolean;
+    if (budgeted) {
+      this.chainOf(k, f).onOutcome(t, outcome, attempts > 1, retryableForBudgets(p, outcome, idem, retryAfterMs));
+      this.noteBudget(k, f, t);
+    }
+    if (this.hasAdmission[k]) this.admissionOf(k, f).onOutcome(t, outcome, acceptedByBackend(outcome));
+    const g = judgeOutcome(p, attempts, outcome, idem, t, deadline, retryAfterMs);
     if (g !== CONTINUE) {
       this.endFrame(f, g, outcome, retryAfterMs, t);
       return;
     }
+    if (budgeted) {
+      const refusal = this.chainOf(k, f).refuse(t, outcome);
+      if (refusal !== CONTINUE) {
+        this.endFrame(f, refusal, outcome, retryAfterMs, t);
+        return;
+      }
+    }
     const u = this.needsDraw[k] ? this.draw(k, this.fClient[f] as number) : 0;
-    const plan = planRetry(p, attempts, this.fPrevSleep[f] as number, retryAfterMs, t, deadline, u, this.plan);
+    const ctx = this.planCtx;
+    ctx.outcome = outcome;
+    ctx.callStartMs = this.fStart[f] as number;
+    const base = this.fBackoffBase[f] as number;
+    const plan = planRetry(p, attempts - base, this.fPrevSleep[f] as number, retryAfterMs, t, deadline, u, this.plan, ctx);
     if (this.trace) {
       this.trace({
         tMs: t,
+        op: this.fOpSeq[f] as number,
         layer: k,
         event: 'wait',
         retry: attempts,
@@ -626,8 +777,96 @@ export class Model {
       this.endFrame(f, plan.giveUp, outcome, retryAfterMs, t);
       return;
     }
+    if (budgeted) {
+      this.chainOf(k, f).onRetryScheduled(t, outcome);
+      this.noteBudget(k, f, t);
+    }
+    if (plan.resetBackoff) this.fBackoffBase[f] = attempts;
     this.fPrevSleep[f] = plan.nextPrevSleepMs;
     this.sim.at(plan.wakeAtMs, K_FRAME_WAKE, f, gen);
+  }
+
+  private traceOutcome(f: number, k: number, attempt: number, outcome: number, retryAfterMs: number, t: number): void {
+    this.trace?.({
+      tMs: t,
+      op: this.fOpSeq[f] as number,
+      layer: k,
+      event: 'outcome',
+      attempt,
+      outcome: OUTCOME_NAMES[outcome] as string,
+      ...(retryAfterMs === retryAfterMs ? { retryAfterMs } : {}),
+    });
+  }
+
+  /**
+   * A copy of a hedged call answered (gRPC A6 hedging): a success or a fatal status ends the call;
+   * a non-fatal one sends the next copy at once if any are left, and otherwise the call ends when
+   * the last copy in flight has answered. Hedges are asked of and charged to the retry budgets.
+   */
+  private hedgeEnded(f: number, outcome: number, retryAfterMs: number, t: number): void {
+    const k = this.fLayer[f] as number;
+    const p = this.policies[k] as CompiledPolicy;
+    const outstanding = (this.fOutstanding[f] as number) - 1;
+    this.fOutstanding[f] = outstanding;
+    this.fLastOutcome[f] = outcome;
+    this.fLastRA[f] = retryAfterMs;
+    const attempts = this.fAttempts[f] as number;
+    if (this.trace) this.traceOutcome(f, k, attempts, outcome, retryAfterMs, t);
+    if (this.hasBudget[k]) {
+      this.chainOf(k, f).onOutcome(t, outcome, attempts > 1, outcome !== Outcome.SUCCESS && isHedgeNonFatal(p, outcome));
+      this.noteBudget(k, f, t);
+    }
+    if (this.hasAdmission[k]) this.admissionOf(k, f).onOutcome(t, outcome, acceptedByBackend(outcome));
+    if ((this.fDeadline[f] as number) - t <= 0) {
+      this.endFrame(f, GiveUp.DEADLINE, outcome, retryAfterMs, t);
+      return;
+    }
+    if (outcome === Outcome.SUCCESS) {
+      this.endFrame(f, GiveUp.SUCCESS, outcome, retryAfterMs, t);
+      return;
+    }
+    if (!isHedgeNonFatal(p, outcome)) {
+      this.endFrame(f, GiveUp.NOT_RETRYABLE, outcome, retryAfterMs, t);
+      return;
+    }
+    const max = p.spec.hedging?.maxAttempts ?? 1;
+    if (attempts < max) {
+      this.hedgeTimers.cancel(f);
+      if (this.sendHedge(f, t)) return;
+    }
+    if (outstanding <= 0) this.endFrame(f, attempts < max ? this.lastHedgeRefusal : GiveUp.ATTEMPT_LIMIT, outcome, retryAfterMs, t);
+  }
+
+  /** Why the last hedge was not sent (a budget refusal or the admission control). */
+  private lastHedgeRefusal: number = GiveUp.BUDGET_EXHAUSTED;
+
+  /** The hedging delay passed with no answer: send another copy if the budgets allow. */
+  private hedgeDue(f: number, t: number): void {
+    if ((this.fDeadline[f] as number) - t <= 0) return;
+    this.sendHedge(f, t);
+  }
+
+  /** Send the next copy of a hedged call if the budgets and the admission control allow it now. */
+  private sendHedge(f: number, t: number): boolean {
+    const k = this.fLayer[f] as number;
+    const outcome = this.fLastOutcome[f] as number;
+    if (this.hasBudget[k]) {
+      const refusal = this.chainOf(k, f).refuse(t, outcome);
+      if (refusal !== CONTINUE) {
+        this.lastHedgeRefusal = refusal;
+        return false;
+      }
+    }
+    if (this.hasAdmission[k] && this.admissionOf(k, f).admit(t, this.uAdmission()) !== 0) {
+      this.lastHedgeRefusal = GiveUp.THROTTLED;
+      return false;
+    }
+    if (this.hasBudget[k]) {
+      this.chainOf(k, f).onRetryScheduled(t, outcome);
+      this.noteBudget(k, f, t);
+    }
+    this.sendAttempt(f, t);
+    return true;
   }
 
   private draw(k: number, client: number): number {
@@ -638,10 +877,12 @@ export class Model {
   /** Frame f gives up (or succeeds): report to its caller, or end the operation at the top. */
   private endFrame(f: number, reason: number, outcome: number, retryAfterMs: number, t: number): void {
     const k = this.fLayer[f] as number;
+    if (this.hedging[k]) this.hedgeTimers.cancel(f);
     if (t >= 0) this.layerGiveUps[k * GIVE_UP_COUNT + reason] = (this.layerGiveUps[k * GIVE_UP_COUNT + reason] as number) + 1;
     if (this.trace) {
       this.trace({
         tMs: t,
+        op: this.fOpSeq[f] as number,
         layer: k,
         event: 'give-up',
         reason: GIVE_UP_NAMES[reason] as string,
@@ -714,6 +955,11 @@ export class Model {
     this.fChild[f] = NO_CHILD;
     if (c >= 0) {
       this.cancelDownstream(c, t);
+      const ck = this.fLayer[c] as number;
+      if (this.fInAttempt[c] === 1 && this.hasBudget[ck]) {
+        // The withdrawn attempt ends for the budgets too (concurrency-based budgets count it as active).
+        this.chainOf(ck, c).onOutcome(t, Outcome.TIMEOUT, (this.fAttempts[c] as number) > 1, false);
+      }
       if (t >= 0) {
         const k = this.fLayer[c] as number;
         this.layerCancelled[k] = (this.layerCancelled[k] as number) + 1;
@@ -837,7 +1083,8 @@ export class Model {
       this.noteQueue(t);
     } else {
       if (t >= 0) this.shed++;
-      this.leafRespond(r, Outcome.S503, s.shedRetryAfterMs ?? NaN, t);
+      // "Overloaded; don't retry" (Google SRE book ch. 21) or a 503, with a Retry-After or gRPC pushback hint.
+      this.leafRespond(r, s.shedStatus === 'overloaded' ? Outcome.OVERLOADED : Outcome.S503, s.pushbackMs ?? s.shedRetryAfterMs ?? NaN, t);
     }
   }
 
@@ -1013,6 +1260,7 @@ export class Model {
         retries: this.layerRetries[k] as number,
         giveUps: giveUps(this.layerGiveUps, k * GIVE_UP_COUNT),
         cancelled: this.layerCancelled[k] as number,
+        hedges: this.layerHedges[k] as number,
       })),
       leafCalls: this.leafCalls,
       reads: this.reads,
@@ -1047,6 +1295,11 @@ export class Model {
         queue: this.gQueue.binMeans(bins),
         inFlight: this.gInFlight.binMeans(bins),
         busy: this.gBusy.binMeans(bins),
+        budgets: sc.stack.flatMap((l, k) => {
+          const g = this.gBudget[k];
+          const kind = l.policy.budget?.[0]?.kind;
+          return g && kind ? [{ layer: l.name, kind, values: g.binMeans(bins) }] : [];
+        }),
       },
     };
   }

@@ -23,6 +23,8 @@ export interface LayerAttempts {
   giveUps: Record<string, number>;
   /** Calls of this layer withdrawn by cancellation from above (they end without a give-up reason). */
   cancelled: number;
+  /** Hedged copies sent after the first (gRPC A6 hedging), counted apart from retries. */
+  hedges: number;
 }
 
 /** Everything one run measured (DESIGN.md section 3). Times in ms, rates per second. */
@@ -91,6 +93,8 @@ export interface SimulationResults {
     queue: number[];
     inFlight: number[];
     busy: number[];
+    /** Each layer with a retry budget: its first budget's state per bin (tokens, ratio, open = 1), mean over the layer's instances. */
+    budgets?: Array<{ layer: string; kind: string; values: number[] }>;
     /** OCC resource only: writes per bin. */
     writes?: number[];
   };
@@ -108,7 +112,7 @@ export interface ResultInput {
   succeeded: number;
   failed: number;
   giveUps: Record<string, number>;
-  layers: Array<{ name: string; first: number; retries: number; giveUps: Record<string, number>; cancelled: number }>;
+  layers: Array<{ name: string; first: number; retries: number; giveUps: Record<string, number>; cancelled: number; hedges: number }>;
   leafCalls: number;
   reads: number;
   writes: number;
@@ -128,6 +132,7 @@ export interface ResultInput {
     queue: number[];
     inFlight: number[];
     busy: number[];
+    budgets: Array<{ layer: string; kind: string; values: number[] }>;
   };
 }
 
@@ -163,7 +168,14 @@ export function buildResults(i: ResultInput): SimulationResults {
     events: i.events,
     operations: { offered: i.offered, succeeded: i.succeeded, failed: i.failed, unfinished: i.unfinished },
     giveUps: i.giveUps,
-    attempts: i.layers.map((l) => ({ layer: l.name, first: l.first, retries: l.retries, giveUps: l.giveUps, cancelled: l.cancelled })),
+    attempts: i.layers.map((l) => ({
+      layer: l.name,
+      first: l.first,
+      retries: l.retries,
+      hedges: l.hedges,
+      giveUps: l.giveUps,
+      cancelled: l.cancelled,
+    })),
     leafCalls: i.leafCalls,
     ...(occ ? { writes: i.writes, reads: i.reads } : {}),
     amplification: i.offered > 0 ? i.leafCalls / i.offered : 0,
@@ -187,6 +199,7 @@ export function buildResults(i: ResultInput): SimulationResults {
       queue: s.queue,
       inFlight: s.inFlight,
       busy: s.busy,
+      budgets: s.budgets,
       ...(s.writes ? { writes: s.writes } : {}),
     },
   };

@@ -114,6 +114,10 @@ export interface ServerLeaf {
   serviceMs: Dist;
   /** Retry-After attached to the 503 answered when the queue is full; absent = none. */
   shedRetryAfterMs?: number;
+  /** What a full queue answers: 503, or "overloaded; don't retry" (Google SRE book ch. 21). Default 503. */
+  shedStatus?: 503 | 'overloaded';
+  /** A gRPC pushback hint (`grpc-retry-pushback-ms`, gRPC A6) on shed answers: n >= 0 retry after n ms; negative: do not retry. */
+  pushbackMs?: number;
   degradation?: Degradation;
   /** Drop queued requests whose deadline passed instead of serving them. */
   dropExpired: boolean;

@@ -8,6 +8,13 @@ export const BackoffCode = {
   'full-jitter': 3,
   'equal-jitter': 4,
   'decorrelated-jitter': 5,
+  linear: 6,
+  'aws-sdk-js': 7,
+  envoy: 8,
+  'polly-decorrelated-v2': 9,
+  randomized: 10,
+  'node-retry': 11,
+  'random-exponential': 12,
 } as const satisfies Record<BackoffKind, number>;
 
 /** The backoff kinds, in a stable order (for messages and schemas). */
@@ -16,79 +23,236 @@ export const BACKOFF_KINDS = Object.keys(BackoffCode) as BackoffKind[];
 /** Largest exponent ever evaluated: 2^1100 is already +Infinity, so the cap wins long before. */
 const MAX_EXPONENT = 1100;
 
+/** Default `randomizationFactor` of `randomized`: cenkalti/backoff `DefaultRandomizationFactor` (exponential.go). */
+export const DEFAULT_RANDOMIZATION_FACTOR = 0.5;
+
+/**
+ * Polly's DecorrelatedJitterBackoffV2 constants (App-vNext/Polly:src/Polly.Core/Retry/RetryHelper.cs):
+ * `PFactor` smooths the first delay, `RpScalingFactor` = 1/1.4 puts the median delays near
+ * base x 1, 2, 4 ...
+ */
+const POLLY_P_FACTOR = 4.0;
+const POLLY_RP_SCALING = 1 / 1.4;
+
+/** base * multiplier^e, the exponent clamped to [0, MAX_EXPONENT] so it never overflows into NaN. */
+function grown(baseMs: number, multiplier: number, exponent: number): number {
+  if (baseMs === 0) return 0;
+  if (multiplier === 1) return baseMs;
+  const e = Math.min(MAX_EXPONENT, Math.max(0, exponent));
+  return baseMs * Math.pow(multiplier, e);
+}
+
+/** The base in effect: `throttledBaseMs` after a throttling failure when the spec has one. */
+function baseOf(b: BackoffSpec, throttled: boolean): number {
+  return throttled && b.throttledBaseMs !== undefined ? b.throttledBaseMs : b.baseMs;
+}
+
 /**
  * Exponential ceiling of retry `retry` (1 for the first retry):
  * min(capMs, baseMs * multiplier^(retry - 1 + exponentOffset)). The exponent is clamped before
  * the power is computed, so huge retry counts never overflow into NaN.
  * Source: AWS Architecture Blog, "Exponential Backoff And Jitter" (2015); the AWS study's
- * simulator starts the exponent at 1 (exponentOffset 1).
+ * simulator starts the exponent at 1 (exponentOffset 1). `throttled` uses `throttledBaseMs`.
  */
-export function exponentialCeilingMs(b: BackoffSpec, retry: number): number {
-  if (b.baseMs === 0) return 0;
-  if (b.multiplier === 1) return Math.min(b.capMs, b.baseMs);
-  const e = Math.min(MAX_EXPONENT, Math.max(0, retry - 1 + b.exponentOffset));
-  return Math.min(b.capMs, b.baseMs * Math.pow(b.multiplier, e));
+export function exponentialCeilingMs(b: BackoffSpec, retry: number, throttled = false): number {
+  const base = baseOf(b, throttled);
+  if (base === 0) return 0;
+  return Math.min(b.capMs, grown(base, b.multiplier, retry - 1 + b.exponentOffset));
 }
 
-/** The `prevSleepMs` a fresh call starts with: decorrelated jitter's s0 = base. */
+/**
+ * Envoy's retry number N in effect for retry `retry`: the source's `current_retry_` grows only
+ * while (2^N - 1) * base <= max_interval, so it stops at the first N whose range exceeds the cap
+ * (envoyproxy/envoy:source/common/common/backoff_strategy.cc, JitteredBackOffStrategy).
+ */
+function envoyRetryNumber(baseMs: number, capMs: number, retry: number): number {
+  let n = 1;
+  while (n < retry && n < 64 && (Math.pow(2, n) - 1) * baseMs <= capMs) n++;
+  return n;
+}
+
+/** Polly's `next` for retry `retry` and draw `u`: t = (retry - 1) + u, next = 2^t * tanh(sqrt(4t)). */
+function pollyNext(retry: number, u: number): number {
+  const t = retry - 1 + u;
+  return Math.pow(2, t) * Math.tanh(Math.sqrt(POLLY_P_FACTOR * t));
+}
+
+/**
+ * The `prevSleepMs` a fresh call starts with: decorrelated jitter's s0 = base; Polly's
+ * DecorrelatedJitterBackoffV2 keeps its previous `next` (in units of the base, starting at 0).
+ */
 export function initialPrevSleepMs(b: BackoffSpec): number {
-  return b.baseMs;
+  return b.kind === 'polly-decorrelated-v2' ? 0 : b.baseMs;
 }
 
 /**
  * Upper end of the range the wait of retry `retry` is drawn from (what `trace` prints as the
  * ceiling): 0 for `none`, base for `constant`, the exponential ceiling for `exponential`,
- * `full-jitter` and `equal-jitter`, and min(cap, 3 * prevSleep) for `decorrelated-jitter`.
+ * `full-jitter` and `equal-jitter`, min(cap, 3 * prevSleep) for `decorrelated-jitter`, and for the
+ * library kinds the wait a draw of 1 would give (see {@link backoffDelayMs}).
  */
-export function backoffCeilingMs(b: BackoffSpec, retry: number, prevSleepMs: number): number {
+export function backoffCeilingMs(b: BackoffSpec, retry: number, prevSleepMs: number, throttled = false): number {
+  const base = baseOf(b, throttled);
   switch (b.kind) {
     case 'none':
       return 0;
     case 'constant':
-      return b.baseMs;
+      return base;
     case 'decorrelated-jitter':
       return Math.min(b.capMs, 3 * prevSleepMs);
+    case 'linear':
+      return Math.min(b.capMs, base * Math.max(1, retry));
+    case 'envoy': {
+      const n = envoyRetryNumber(base, b.capMs, retry);
+      return Math.min(b.capMs, (Math.pow(2, n) - 1) * base);
+    }
+    case 'polly-decorrelated-v2':
+      if (base === 0) return 0;
+      return Math.min(b.capMs, (pollyNext(retry, 1) - prevSleepMs) * POLLY_RP_SCALING * base);
+    case 'randomized': {
+      const f = b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR;
+      return exponentialCeilingMs(b, retry, throttled) * (1 + f);
+    }
+    case 'node-retry': {
+      const r = b.randomize === true ? 2 : 1;
+      return Math.min(b.capMs, Math.round(r * grown(base, b.multiplier, retry - 1 + b.exponentOffset)));
+    }
+    case 'random-exponential':
+      return Math.max(b.minMs ?? 0, exponentialCeilingMs(b, retry, throttled));
     default:
-      return exponentialCeilingMs(b, retry);
+      return exponentialCeilingMs(b, retry, throttled);
   }
 }
 
 /**
- * The backoff delay before retry `retry` for the uniform draw `u` in [0, 1] (AWS Architecture
- * Blog, "Exponential Backoff And Jitter", 2015; formulas as in aws-samples/aws-arch-backoff-simulator):
- * - none: 0; constant: base; exponential: ceiling(r), no randomness;
- * - full-jitter: uniform(0, ceiling(r)) (a later wait can be shorter than an earlier one);
- * - equal-jitter: ceiling(r)/2 + uniform(0, ceiling(r)/2);
- * - decorrelated-jitter: min(cap, uniform(base, 3 * prevSleep)), s0 = base; the capped value is
+ * The backoff delay before retry `retry` (1 for the first retry) for the uniform draw `u` in
+ * [0, 1). `throttled` (the failure was a 429) swaps in `throttledBaseMs` where the spec has one.
+ *
+ * AWS Architecture Blog, "Exponential Backoff And Jitter" (2015; formulas as in
+ * aws-samples/aws-arch-backoff-simulator), with ceiling(r) = min(cap, base * multiplier^(r - 1 + e0)):
+ * - `none`: 0; `constant`: base; `exponential`: ceiling(r), no randomness;
+ * - `full-jitter`: uniform(0, ceiling(r)) (a later wait can be shorter than an earlier one);
+ *   this is also botocore's standard mode, rand * min(2^(attempt - 1) * base, 20 s)
+ *   (boto/botocore:botocore/retries/standard.py, `ExponentialBackoff`), and gRPC A6's
+ *   random(0, min(initialBackoff * multiplier^(n - 1), maxBackoff));
+ * - `equal-jitter`: ceiling(r)/2 + uniform(0, ceiling(r)/2);
+ * - `decorrelated-jitter`: min(cap, uniform(base, 3 * prevSleep)), s0 = base; the capped value is
  *   the next prevSleep (see {@link nextPrevSleepMs}).
+ *
+ * Library formulas (each follows its source):
+ * - `linear`: min(cap, base * r) (Polly v8 `DelayBackoffType.Linear`: (attempt + 1) * delay,
+ *   App-vNext/Polly:src/Polly.Core/Retry/RetryHelper.cs);
+ * - `aws-sdk-js`: floor(min(cap, u * base * multiplier^(r - 1 + e0))), the cap applied after the
+ *   jitter (smithy-lang/smithy-typescript:packages/util-retry/src/defaultRetryBackoffStrategy.ts,
+ *   `computeNextBackoffDelay(retryCount)` with retryCount 0 for the first retry; base 100 ms,
+ *   MAXIMUM_RETRY_DELAY 20 s in constants.ts);
+ * - `envoy`: min(cap, floor(u * (2^N - 1) * base)) for retry number N, N no longer growing once
+ *   (2^N - 1) * base exceeds the cap (envoyproxy/envoy:source/common/common/backoff_strategy.cc,
+ *   `JitteredBackOffStrategy::nextBackOffMs`: random % ((2^N - 1) * base), min with max_interval;
+ *   router_filter.rst: "[0, (2^N-1)B)", base 25 ms, max 10 x base). `multiplier` and
+ *   `exponentOffset` are not used;
+ * - `polly-decorrelated-v2`: Polly v8's DecorrelatedJitterBackoffV2: t = (r - 1) + u,
+ *   next = 2^t * tanh(sqrt(4t)), delay = min(cap, (next - prev) * base / 1.4), then prev = next
+ *   (prev starts at 0 and travels in `prevSleepMs`; RetryHelper.cs). Base 0 waits 0;
+ * - `randomized`: interval i = min(cap, base * multiplier^(r - 1 + e0)) (the cap bounds the interval,
+ *   not the randomized value), delay = i * (1 - f) + u * 2f * i with f = randomizationFactor
+ *   (cenkalti/backoff:exponential.go `getRandomValueFromInterval`; google-http-client
+ *   ExponentialBackOff; resilience4j IntervalFunction `ofRandomized`: U[x/2, 3x/2) for f = 0.5).
+ *   The sources add one unit (1 ns in Go, 1 ms before truncation in Java) to the range width and
+ *   truncate the interval to whole units as it grows; both are left out;
+ * - `node-retry`: min(cap, round(R * base * multiplier^(r - 1 + e0))), R = 1 + u when `randomize`,
+ *   else 1 (tim-kos/node-retry:lib/retry.js `_createTimeout`; npm retry, p-retry and async-retry).
+ *   node-retry sorts its list of timeouts; with multiplier >= 2 the randomized ranges do not
+ *   overlap and sorting changes nothing;
+ * - `random-exponential`: uniform(min, max(min, min(cap, base * multiplier^(r - 1 + e0))))
+ *   (jd/tenacity:tenacity/wait.py `wait_random_exponential`: multiplier * exp_base^(attempt - 1),
+ *   capped at max, drawn from [min, that]).
  */
-export function backoffDelayMs(b: BackoffSpec, retry: number, prevSleepMs: number, u: number): number {
+export function backoffDelayMs(b: BackoffSpec, retry: number, prevSleepMs: number, u: number, throttled = false): number {
+  const base = baseOf(b, throttled);
   switch (b.kind) {
     case 'none':
       return 0;
     case 'constant':
-      return b.baseMs;
+      return base;
     case 'exponential':
-      return exponentialCeilingMs(b, retry);
+      return exponentialCeilingMs(b, retry, throttled);
     case 'full-jitter':
-      return u * exponentialCeilingMs(b, retry);
+      return u * exponentialCeilingMs(b, retry, throttled);
     case 'equal-jitter': {
-      const half = exponentialCeilingMs(b, retry) / 2;
+      const half = exponentialCeilingMs(b, retry, throttled) / 2;
       return half + u * half;
     }
     case 'decorrelated-jitter': {
       const hi = 3 * prevSleepMs;
-      return Math.min(b.capMs, b.baseMs + u * (hi - b.baseMs));
+      return Math.min(b.capMs, base + u * (hi - base));
+    }
+    case 'linear':
+      return Math.min(b.capMs, base * Math.max(1, retry));
+    case 'aws-sdk-js': {
+      // u = 0 waits 0 even where 2^retries has overflowed to +Infinity (0 x Infinity is NaN).
+      const range = grown(base, b.multiplier, retry - 1 + b.exponentOffset);
+      return u === 0 ? 0 : Math.floor(Math.min(b.capMs, u * range));
+    }
+    case 'envoy': {
+      const n = envoyRetryNumber(base, b.capMs, retry);
+      return Math.min(b.capMs, Math.floor(u * (Math.pow(2, n) - 1) * base));
+    }
+    case 'polly-decorrelated-v2':
+      if (base === 0) return 0;
+      return Math.min(b.capMs, (pollyNext(retry, u) - prevSleepMs) * POLLY_RP_SCALING * base);
+    case 'randomized': {
+      const f = b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR;
+      const interval = exponentialCeilingMs(b, retry, throttled);
+      return interval * (1 - f) + u * (2 * f * interval);
+    }
+    case 'node-retry': {
+      const r = b.randomize === true ? 1 + u : 1;
+      return Math.min(b.capMs, Math.round(r * grown(base, b.multiplier, retry - 1 + b.exponentOffset)));
+    }
+    case 'random-exponential': {
+      const lo = b.minMs ?? 0;
+      const hi = Math.max(lo, exponentialCeilingMs(b, retry, throttled));
+      return lo + u * (hi - lo);
     }
   }
 }
 
-/** The prevSleep to carry to the next retry after drawing `delayMs` (only decorrelated jitter uses it). */
-export function nextPrevSleepMs(b: BackoffSpec, delayMs: number, prevSleepMs: number): number {
-  return b.kind === 'decorrelated-jitter' ? delayMs : prevSleepMs;
+/**
+ * The state to carry to the next retry after retry `retry` drew `delayMs` with draw `u`:
+ * decorrelated jitter carries the (capped) delay; Polly's DecorrelatedJitterBackoffV2 carries its
+ * `next` = 2^t * tanh(sqrt(4t)) (computed from `retry` and `u` when given, else recovered from the
+ * delay); every other kind keeps `prevSleepMs` unchanged.
+ */
+export function nextPrevSleepMs(b: BackoffSpec, delayMs: number, prevSleepMs: number, retry?: number, u?: number): number {
+  if (b.kind === 'decorrelated-jitter') return delayMs;
+  if (b.kind === 'polly-decorrelated-v2') {
+    if (b.baseMs === 0) return prevSleepMs;
+    if (retry !== undefined && u !== undefined) return pollyNext(retry, u);
+    return prevSleepMs + delayMs / (POLLY_RP_SCALING * b.baseMs);
+  }
+  return prevSleepMs;
 }
 
-/** True when the kind draws a random number (the caller can skip the draw otherwise). */
-export function backoffIsRandom(kind: BackoffKind): boolean {
-  return kind === 'full-jitter' || kind === 'equal-jitter' || kind === 'decorrelated-jitter';
+/**
+ * True when the kind draws a random number (the caller can skip the draw otherwise). `node-retry`
+ * draws only with `randomize`; pass the spec to know (without it, it counts as random).
+ */
+export function backoffIsRandom(kind: BackoffKind, b?: BackoffSpec): boolean {
+  switch (kind) {
+    case 'full-jitter':
+    case 'equal-jitter':
+    case 'decorrelated-jitter':
+    case 'aws-sdk-js':
+    case 'envoy':
+    case 'polly-decorrelated-v2':
+    case 'random-exponential':
+      return true;
+    case 'randomized':
+      return b === undefined || (b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR) > 0;
+    case 'node-retry':
+      return b === undefined || b.randomize === true;
+    default:
+      return false;
+  }
 }

@@ -74,3 +74,27 @@ export function isRetryable(outcome: number, idempotent: boolean, mask: number):
       return false;
   }
 }
+
+/**
+ * Whether the backend accepted (processed) an attempt, for client-side adaptive throttling (Google
+ * SRE book ch. 21: "accepts: the number of requests accepted by the backend"): a success, a client
+ * error (400, 404), a 500 or a write conflict were processed; a 429, a 503, "overloaded", a timeout
+ * (no answer in time) and local refusals from below were not.
+ */
+export function acceptedByBackend(outcome: number): boolean {
+  switch (outcome) {
+    case Outcome.SUCCESS:
+    case Outcome.S400:
+    case Outcome.S404:
+    case Outcome.S500:
+    case Outcome.CONFLICT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** A throttling answer (429), for the AWS SDKs' throttling backoff base and retry cost. */
+export function isThrottlingOutcome(outcome: number): boolean {
+  return outcome === Outcome.S429;
+}

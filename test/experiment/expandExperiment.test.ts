@@ -180,7 +180,7 @@ describe('expandExperiment: overrides', () => {
     };
     expect(errors(root)).toEqual([
       'sweep.grid.workload.clients: scenario.workload.clients must be a positive integer (got 0)',
-      'variants.bad: scenario.stack.0.policy.backoff.kind must be one of none, constant, exponential, full-jitter, equal-jitter, decorrelated-jitter (got "jitter")',
+      'variants.bad: scenario.stack.0.policy.backoff.kind must be one of none, constant, exponential, full-jitter, equal-jitter, decorrelated-jitter, linear, aws-sdk-js, envoy, polly-decorrelated-v2, randomized, node-retry, random-exponential (got "jitter")',
       'variants.big: scenario.stack.0.policy.backoff.capMs must be >= baseMs (got 20000 < 50000)',
     ]);
   });

@@ -58,7 +58,21 @@ describe('experimentJsonSchema', () => {
       { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
       { type: 'string', const: 'unlimited' },
     ]);
-    expect(defs.Backoff.properties.kind.enum).toEqual(['none', 'constant', 'exponential', 'full-jitter', 'equal-jitter', 'decorrelated-jitter']);
+    expect(defs.Backoff.properties.kind.enum).toEqual([
+      'none',
+      'constant',
+      'exponential',
+      'full-jitter',
+      'equal-jitter',
+      'decorrelated-jitter',
+      'linear',
+      'aws-sdk-js',
+      'envoy',
+      'polly-decorrelated-v2',
+      'randomized',
+      'node-retry',
+      'random-exponential',
+    ]);
     expect(defs.Dist.anyOf[0]).toEqual({ type: 'number', minimum: 0 });
   });
 

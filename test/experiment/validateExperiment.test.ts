@@ -53,7 +53,7 @@ describe('validateExperiment', () => {
       'an unknown backoff kind',
       file((s) => ((s.stack as Json[])[0] = { policy: { backoff: { kind: 'jitter' } } })),
       [
-        'scenario.stack.0.policy.backoff.kind must be one of none, constant, exponential, full-jitter, equal-jitter, decorrelated-jitter (got "jitter")',
+        'scenario.stack.0.policy.backoff.kind must be one of none, constant, exponential, full-jitter, equal-jitter, decorrelated-jitter, linear, aws-sdk-js, envoy, polly-decorrelated-v2, randomized, node-retry, random-exponential (got "jitter")',
       ],
     ],
     [
@@ -173,6 +173,115 @@ describe('validateExperiment', () => {
         'scenario.leaf.script contains "hang" but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)',
       ],
     ],
+    [
+      'an unknown preset, with the nearest name',
+      file((s) => ((s.stack as Json[])[0] = { policy: { preset: 'aws-sdk-js-standrd' } })),
+      ['scenario.stack.0.policy.preset must be a known preset (got "aws-sdk-js-standrd"; did you mean "aws-sdk-js-standard"?)'],
+    ],
+    [
+      'a preset that is not a name',
+      file((s) => ((s.stack as Json[])[0] = { policy: { preset: 3 } })),
+      ['scenario.stack.0.policy.preset must be a preset name (got 3)'],
+    ],
+    [
+      'a misspelt preset key',
+      file((s) => ((s.stack as Json[])[0] = { policy: { prest: 'grpc' } })),
+      ['scenario.stack.0.policy.prest is not a known field (did you mean "preset"?)'],
+    ],
+    [
+      'an unknown budget kind',
+      file((s) => ((s.stack as Json[])[0] = { policy: { budget: { kind: 'leaky-bucket' } } })),
+      [
+        'scenario.stack.0.policy.budget.kind must be one of sre-ratio, token-bucket, brooker-token-bucket, grpc-throttle, finagle, envoy-retry-budget, envoy-max-retries, circuit-breaker, brooker-breaker, server-wide (got "leaky-bucket")',
+      ],
+    ],
+    [
+      'budget fields out of range in a list of budgets',
+      file((s) => ((s.stack as Json[])[0] = { policy: { budget: [{ kind: 'sre-ratio', ratio: 2 }, { kind: 'envoy-retry-budget', budgetPercent: 120 }] } })),
+      [
+        'scenario.stack.0.policy.budget.0.ratio must be between 0 and 1 (got 2)',
+        'scenario.stack.0.policy.budget.1.budgetPercent must be between 0 and 100 (got 120)',
+      ],
+    ],
+    [
+      'a misspelt budget field',
+      file((s) => ((s.stack as Json[])[0] = { policy: { budget: { kind: 'token-bucket', capcity: 10 } } })),
+      ['scenario.stack.0.policy.budget.capcity is not a known field (did you mean "capacity"?)'],
+    ],
+    [
+      'a budget that is neither an object nor a list',
+      file((s) => ((s.stack as Json[])[0] = { policy: { budget: 'none' } })),
+      ['scenario.stack.0.policy.budget must be a budget object or a list of budget objects (got "none")'],
+    ],
+    [
+      'a Finagle ttl outside 1 s to 60 s',
+      file((s) => ((s.stack as Json[])[0] = { policy: { budget: { kind: 'finagle', ttlMs: 500 } } })),
+      ['scenario.stack.0.policy.budget.ttlMs must be between 1000 and 60000 (got 500)'],
+    ],
+    [
+      'an unknown admission kind',
+      file((s) => ((s.stack as Json[])[0] = { policy: { admission: { kind: 'adaptive' } } })),
+      ['scenario.stack.0.policy.admission.kind must be one of sre-adaptive, envoy-admission, aws-adaptive (got "adaptive")'],
+    ],
+    [
+      'an admission aggression below 1',
+      file((s) => ((s.stack as Json[])[0] = { policy: { admission: { kind: 'envoy-admission', aggression: 0.5 } } })),
+      ['scenario.stack.0.policy.admission.aggression must be >= 1 (got 0.5)'],
+    ],
+    [
+      'hedging beside retries',
+      file((s) => ((s.stack as Json[])[0] = { policy: { maxAttempts: 3, hedging: { maxAttempts: 3, hedgingDelayMs: 100 } } })),
+      [
+        'scenario.stack.0.policy.hedging cannot be combined with maxAttempts above 1 (got maxAttempts 3; a call has a retry policy or a hedging policy, not both: gRPC A6)',
+      ],
+    ],
+    [
+      'hedging without a delay and with one copy',
+      file((s) => ((s.stack as Json[])[0] = { policy: { hedging: { maxAttempts: 1 } } })),
+      ['scenario.stack.0.policy.hedging.maxAttempts must be an integer >= 2 (got 1)', 'scenario.stack.0.policy.hedging.hedgingDelayMs is required'],
+    ],
+    [
+      'time-seeded seeding without a resolution',
+      file((s) => ((s.stack as Json[])[0] = { policy: { seeding: { kind: 'time-seeded' } } })),
+      ['scenario.stack.0.policy.seeding.resolutionMs is required'],
+    ],
+    [
+      'an unknown seeding mode',
+      file((s) => ((s.stack as Json[])[0] = { policy: { seeding: { kind: 'random' } } })),
+      ['scenario.stack.0.policy.seeding.kind must be one of independent, shared, time-seeded (got "random")'],
+    ],
+    [
+      'a cap that is neither a number nor "none"',
+      file((s) => ((s.stack as Json[])[0] = { policy: { backoff: { capMs: 'infinite' } } })),
+      ['scenario.stack.0.policy.backoff.capMs must be a number >= 0 or "none" (got "infinite")'],
+    ],
+    [
+      'a randomization factor above 1',
+      file((s) => ((s.stack as Json[])[0] = { policy: { backoff: { kind: 'randomized', randomizationFactor: 1.5 } } })),
+      ['scenario.stack.0.policy.backoff.randomizationFactor must be between 0 and 1 (got 1.5)'],
+    ],
+    [
+      'an unknown Retry-After mode',
+      file((s) => ((s.stack as Json[])[0] = { policy: { retryAfter: 'respect' } })),
+      ['scenario.stack.0.policy.retryAfter must be one of ignore, honor, honor-plus-jitter, replace, clamp, pushback (got "respect")'],
+    ],
+    [
+      'a zero total timeout and max elapsed time',
+      file((s) => ((s.stack as Json[])[0] = { policy: { totalTimeoutMs: 0, maxElapsedMs: -1 } })),
+      ['scenario.stack.0.policy.totalTimeoutMs must be > 0 (got 0)', 'scenario.stack.0.policy.maxElapsedMs must be > 0 (got -1)'],
+    ],
+    [
+      'a server shedding an unknown status',
+      file((s) => ((s.leaf as Json).shedStatus = 502)),
+      ['scenario.leaf.shedStatus must be one of 503, "overloaded" (got 502)'],
+    ],
+    [
+      'a pushback hint beside a shed Retry-After',
+      file((s) => Object.assign(s.leaf as Json, { pushbackMs: 100, shedRetryAfterMs: 1000 })),
+      ['scenario.leaf.pushbackMs cannot be combined with shedRetryAfterMs (a shed answer carries one hint: Retry-After or gRPC pushback)'],
+    ],
+    ['a pushback hint that is not a number', file((s) => ((s.leaf as Json).pushbackMs = 'never')), ['scenario.leaf.pushbackMs must be a number (got "never")']],
+    ['a non-finite pushback hint', file((s) => ((s.leaf as Json).pushbackMs = -Infinity)), ['scenario.leaf.pushbackMs must be a finite number (got -Infinity)']],
     ['a non-finite number', file((s) => (s.horizonMs = Infinity)), ['scenario.horizonMs must be a finite number > 0 (got Infinity)']],
     ['NaN', file((s) => (s.warmupMs = NaN)), ['scenario.warmupMs must be a finite number >= 0 (got NaN)']],
     [
@@ -323,6 +432,7 @@ describe('resolveScenario', () => {
       queueLimit: 'unlimited',
       discipline: 'fifo',
       serviceMs: { dist: 'exponential', mean: 10 },
+      shedStatus: 503,
       dropExpired: false,
       capacity: [],
       faults: [

@@ -1,0 +1,433 @@
+import { AWS_ADAPTIVE_DEFAULTS } from './budgets/AwsAdaptiveRateLimiter.js';
+import type { AdmissionSpec } from './budgets/AdmissionControl.js';
+import { ENVOY_MAX_RETRIES_DEFAULTS } from './budgets/EnvoyMaxRetries.js';
+import { FINAGLE_DEFAULTS } from './budgets/FinagleRetryBudget.js';
+import { GRPC_THROTTLE_DEFAULTS } from './budgets/GrpcRetryThrottle.js';
+import type { BudgetSpec } from './budgets/RetryBudget.js';
+import { TOKEN_BUCKET_2026 } from './budgets/TokenBucketQuota.js';
+import type {
+  BackoffSpec,
+  DeadlineMode,
+  HedgingSpec,
+  IdempotencyRule,
+  RetryAfterMode,
+  RetryOnClass,
+  SeedingSpec,
+} from './types.js';
+
+/** One kind of a discriminated spec with every other field optional, as an experiment file may write it. */
+type PartialOfKind<T extends { kind: string }> = T extends unknown ? { kind: T['kind'] } & Partial<Omit<T, 'kind'>> : never;
+
+/** A budget as written in an experiment file: its kind, and any fields that differ from the defaults. */
+export type BudgetInput = PartialOfKind<BudgetSpec>;
+/** An admission control as written in an experiment file. */
+export type AdmissionInput = PartialOfKind<AdmissionSpec>;
+
+/**
+ * A policy as written in an experiment file (every field optional; `capMs: "none"` for no cap).
+ * A preset gives one of these; the file's fields deep-merge over it, then defaults fill the rest.
+ */
+export interface PolicyInput {
+  maxAttempts?: number | 'unlimited';
+  perAttemptTimeoutMs?: number;
+  deadlineMode?: DeadlineMode;
+  backoff?: Partial<Omit<BackoffSpec, 'capMs'>> & { capMs?: number | 'none' };
+  tickMs?: number;
+  retryOn?: RetryOnClass[];
+  idempotency?: IdempotencyRule;
+  retryAfter?: RetryAfterMode;
+  totalTimeoutMs?: number;
+  maxElapsedMs?: number;
+  seeding?: SeedingSpec;
+  budget?: BudgetInput | BudgetInput[];
+  admission?: AdmissionInput;
+  hedging?: Partial<HedgingSpec>;
+}
+
+/** A named policy of a real retry library or proxy, with where its values come from. */
+export interface Preset {
+  policy: PolicyInput;
+  /** One line: what it is. */
+  description: string;
+  /** Where the values come from: `owner/repo:path` or a URL. */
+  source: string;
+  /** How the library's behaviour maps onto the model, and what it leaves out. */
+  notes: string;
+}
+
+/** Every retryable class: generic retry libraries retry whatever the wrapped call throws. */
+const EVERY_FAILURE: RetryOnClass[] = [
+  'timeout',
+  '500',
+  '503',
+  '429',
+  '400',
+  '404',
+  'conflict',
+  'throttled',
+  'circuit-open',
+  'budget-exhausted',
+];
+/** What the AWS SDKs retry: timeouts, 500/502/503/504 (TRANSIENT) and throttling errors. */
+const AWS_RETRY_ON: RetryOnClass[] = ['timeout', '500', '503', '429'];
+const GENERIC_NOTES =
+  'A generic retry library retries every error the wrapped call throws, whatever the method, so retryOn lists every class and idempotency is "always"; narrow them to what your code throws. It does not read Retry-After.';
+
+/** The AWS SDK JS v3 standard mode's quota: JS charges 10 for any TRANSIENT error (timeouts, 500, 502, 503, 504). */
+const AWS_JS_QUOTA: BudgetInput = {
+  kind: 'token-bucket',
+  capacity: 500,
+  retryCost: 5,
+  timeoutCost: 10,
+  serverErrorCost: 10,
+  throttlingCost: 5,
+  noRetryIncrement: 1,
+};
+
+const PRESET_TABLE = {
+  'aws-sdk-js-standard': {
+    policy: {
+      maxAttempts: 3,
+      backoff: { kind: 'aws-sdk-js', baseMs: 100, capMs: 20_000, multiplier: 2, exponentOffset: 0, throttledBaseMs: 500 },
+      retryAfter: 'honor',
+      retryOn: AWS_RETRY_ON,
+      idempotency: 'always',
+      budget: AWS_JS_QUOTA,
+    },
+    description: 'AWS SDK for JavaScript v3, standard retry mode',
+    source: 'smithy-lang/smithy-typescript:packages/util-retry/src/StandardRetryStrategy.ts',
+    notes:
+      'Wait floor(min(20 s, u * 2^retries * 100 ms)) (500 ms base after a throttling error), Retry-After as a floor (max(hint, wait)); retry quota of 500 tokens: a retry costs 5 after a throttling error and 10 after a TRANSIENT one (timeouts, 5xx), a first-try success refunds 1. The newest smithy-typescript applies the cap before the jitter and clamps Retry-After to [wait, wait + 5 s]; with 3 attempts the cap is never reached.',
+  },
+  'botocore-standard': {
+    policy: {
+      maxAttempts: 3,
+      backoff: { kind: 'full-jitter', baseMs: 1000, capMs: 20_000, multiplier: 2, exponentOffset: 0 },
+      retryAfter: 'ignore',
+      retryOn: AWS_RETRY_ON,
+      idempotency: 'always',
+      budget: { kind: 'token-bucket', capacity: 500, retryCost: 5, timeoutCost: 10, serverErrorCost: 5, throttlingCost: 5, noRetryIncrement: 1 },
+    },
+    description: 'botocore (boto3, AWS CLI) standard retry mode',
+    source: 'boto/botocore:botocore/retries/standard.py',
+    notes:
+      'Wait rand * min(2^(attempt - 1) s, 20 s): the cap before the jitter, which is full jitter with a 1 s base. Retry quota of 500 tokens (quota.py): 5 per retry, 10 after a connect or read timeout, a first-try success refunds 1. Mode 2.0 does not read x-amz-retry-after.',
+  },
+  'aws-sdk-adaptive': {
+    policy: {
+      maxAttempts: 3,
+      backoff: { kind: 'aws-sdk-js', baseMs: 100, capMs: 20_000, multiplier: 2, exponentOffset: 0, throttledBaseMs: 500 },
+      retryAfter: 'honor',
+      retryOn: AWS_RETRY_ON,
+      idempotency: 'always',
+      budget: AWS_JS_QUOTA,
+      admission: { kind: 'aws-adaptive', ...AWS_ADAPTIVE_DEFAULTS },
+    },
+    description: 'AWS SDK adaptive retry mode: standard plus a CUBIC client-side rate limiter',
+    source: 'smithy-lang/smithy-typescript:packages/util-retry/src/DefaultRateLimiter.ts',
+    notes:
+      'The standard mode of aws-sdk-js-standard plus a sending token bucket that turns on at the first throttling answer; from then on every attempt takes a token (waiting when none is left) and the rate follows CUBIC (decrease to 0.7 x the measured rate, cubic recovery), at most 2 x the measured rate and at least 0.5/s. botocore adaptive.py is the same limiter.',
+  },
+  'aws-sdk-js-standard-2026': {
+    policy: {
+      maxAttempts: 3,
+      backoff: { kind: 'aws-sdk-js', baseMs: 50, capMs: 20_000, multiplier: 2, exponentOffset: 0, throttledBaseMs: 1000 },
+      retryAfter: 'clamp',
+      retryOn: AWS_RETRY_ON,
+      idempotency: 'always',
+      budget: { kind: 'token-bucket', ...TOKEN_BUCKET_2026 },
+    },
+    description: 'AWS SDK for JavaScript v3, standard mode with the opt-in 2026 retry values',
+    source: 'smithy-lang/smithy-typescript:packages/util-retry/src/retries-2026-config.ts',
+    notes:
+      'SMITHY_NEW_RETRIES_2026=true: base 50 ms (1 s after a throttling error), a retry costs 14 tokens (5 after a throttling error), Retry-After clamped to [wait, wait + 5 s]. DynamoDB gets 4 attempts and a 25 ms base (not part of this preset).',
+  },
+  'botocore-standard-2026': {
+    policy: {
+      maxAttempts: 3,
+      backoff: { kind: 'full-jitter', baseMs: 50, capMs: 20_000, multiplier: 2, exponentOffset: 0, throttledBaseMs: 1000 },
+      retryAfter: 'clamp',
+      retryOn: AWS_RETRY_ON,
+      idempotency: 'always',
+      budget: { kind: 'token-bucket', ...TOKEN_BUCKET_2026 },
+    },
+    description: 'botocore standard retry mode 2.1 (the opt-in 2026 values)',
+    source: 'boto/botocore:botocore/retries/standard.py',
+    notes:
+      'STANDARD_RETRY_MODE_VERSION 2.1: rand * min(base * 2^(attempt - 1), 20 s) with base 50 ms (1 s after a throttling error), x-amz-retry-after clamped to [t, t + 5 s], a retry costs 14 tokens (5 after a throttling error). DynamoDB gets 4 attempts and a 25 ms base (not part of this preset).',
+  },
+  grpc: {
+    policy: {
+      maxAttempts: 4,
+      backoff: { kind: 'full-jitter', baseMs: 100, capMs: 1000, multiplier: 2, exponentOffset: 0 },
+      retryAfter: 'pushback',
+      retryOn: ['503'],
+      idempotency: 'always',
+      budget: { kind: 'grpc-throttle', ...GRPC_THROTTLE_DEFAULTS },
+    },
+    description: 'gRPC retry policy: the A6 example with retry throttling',
+    source: 'grpc/proposal:A6-client-retries.md',
+    notes:
+      'maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s, backoffMultiplier 2, retryableStatusCodes [UNAVAILABLE] (503 here); the n-th retry waits random(0, min(0.1 s * 2^(n - 1), 1 s)). retryThrottling maxTokens 10, tokenRatio 0.1. Server pushback (grpc-retry-pushback-ms) waits exactly that long and restarts the backoff; a negative value stops retrying. gRPC has no notion of idempotency: the service owner picks codes that are safe. The call deadline spans all attempts (use the operation deadline).',
+  },
+  envoy: {
+    policy: {
+      maxAttempts: 2,
+      backoff: { kind: 'envoy', baseMs: 25, capMs: 250, multiplier: 2, exponentOffset: 0 },
+      retryAfter: 'ignore',
+      retryOn: ['timeout', '500', '503'],
+      idempotency: 'always',
+      totalTimeoutMs: 15_000,
+      budget: { kind: 'envoy-max-retries', ...ENVOY_MAX_RETRIES_DEFAULTS },
+    },
+    description: 'Envoy route retry policy with retry_on 5xx and the cluster defaults',
+    source: 'envoyproxy/envoy:docs/root/configuration/http/http_filters/router_filter.rst',
+    notes:
+      'num_retries 1; back-off U[0, (2^N - 1) x 25 ms) capped at 250 ms (10 x base; source/common/common/backoff_strategy.cc); the route timeout (15 s) covers all retries (totalTimeoutMs), no per-try timeout; retry_on 5xx also retries resets and read timeouts; Envoy retries any method. Every cluster has the max_retries 3 circuit breaker; a retry_budget replaces it. Retry-After is read only with rate_limited_retry_back_off. Newer Envoy (JitteredExponentialBackOffStrategy) draws U[0, min(25 ms * 2^(N - 1), 250 ms)) instead: full-jitter with base 25 and cap 250.',
+  },
+  finagle: {
+    policy: {
+      maxAttempts: 21,
+      backoff: { kind: 'none', baseMs: 0, capMs: 0 },
+      retryAfter: 'ignore',
+      retryOn: ['503', '429'],
+      idempotency: 'always',
+      budget: { kind: 'finagle', ...FINAGLE_DEFAULTS },
+    },
+    description: 'Finagle client requeues with the default RetryBudget',
+    source: 'twitter/finagle:finagle-core/src/main/scala/com/twitter/finagle/service/Retries.scala',
+    notes:
+      'Retries.Budget.default: RetryBudget() (ttl 10 s, 10 retries/s reserve, 20% of requests) and a backoff of zero; RequeueFilter allows ceil(0.2 x balance) requeues per request, 20 with the reserve alone (maxAttempts 21). Finagle requeues only failures that surely never reached the server (RetryableWriteException); 503 and 429, refusals before processing, are the closest outcomes here. Application-level retries need a RetryPolicy.',
+  },
+  'polly-v8': {
+    policy: {
+      maxAttempts: 4,
+      backoff: { kind: 'constant', baseMs: 2000, capMs: 'none' },
+      retryAfter: 'ignore',
+      retryOn: EVERY_FAILURE,
+      idempotency: 'always',
+    },
+    description: 'Polly v8 retry strategy defaults',
+    source: 'App-vNext/Polly:src/Polly.Core/Retry/RetryConstants.cs',
+    notes: `DefaultRetryCount 3 (4 attempts), DefaultBaseDelay 2 s, DelayBackoffType.Constant, no jitter, no MaxDelay. Polly's default ShouldHandle retries every exception. ${GENERIC_NOTES}`,
+  },
+  'polly-v8-exponential-jitter': {
+    policy: {
+      maxAttempts: 4,
+      backoff: { kind: 'polly-decorrelated-v2', baseMs: 2000, capMs: 'none', multiplier: 2, exponentOffset: 0 },
+      retryAfter: 'ignore',
+      retryOn: EVERY_FAILURE,
+      idempotency: 'always',
+    },
+    description: 'Polly v8 with BackoffType Exponential and UseJitter: DecorrelatedJitterBackoffV2',
+    source: 'App-vNext/Polly:src/Polly.Core/Retry/RetryHelper.cs',
+    notes: `t = n + U, next = 2^t * tanh(sqrt(4t)), delay = (next - prev) * 2 s / 1.4 (prev carried between retries, from 0); median delays near 2, 4, 8 s. ${GENERIC_NOTES}`,
+  },
+  'dotnet-http-resilience': {
+    policy: {
+      maxAttempts: 4,
+      backoff: { kind: 'polly-decorrelated-v2', baseMs: 2000, capMs: 'none', multiplier: 2, exponentOffset: 0 },
+      retryAfter: 'replace',
+      retryOn: ['timeout', '500', '503', '429'],
+      idempotency: 'always',
+    },
+    description: 'Microsoft.Extensions.Http.Resilience HttpRetryStrategyOptions',
+    source: 'dotnet/extensions:src/Libraries/Microsoft.Extensions.Http.Resilience/Polly/HttpRetryStrategyOptions.cs',
+    notes:
+      'BackoffType Exponential with UseJitter (Polly DecorrelatedJitterBackoffV2, 3 retries, 2 s), ShouldRetryAfterHeader true: a Retry-After replaces the computed delay. Handles transient outcomes (5xx, 408, 429, HttpRequestException, timeouts) for every method unless DisableForUnsafeHttpMethods is called. The standard resilience handler adds an attempt timeout (10 s) and a total timeout (30 s) in front: set perAttemptTimeoutMs and totalTimeoutMs to include them.',
+  },
+  resilience4j: {
+    policy: {
+      maxAttempts: 3,
+      backoff: { kind: 'constant', baseMs: 500, capMs: 'none' },
+      retryAfter: 'ignore',
+      retryOn: EVERY_FAILURE,
+      idempotency: 'always',
+    },
+    description: 'resilience4j Retry defaults',
+    source: 'resilience4j/resilience4j:resilience4j-retry/src/main/java/io/github/resilience4j/retry/RetryConfig.java',
+    notes: `RetryConfig: maxAttempts 3, waitDuration 500 ms fixed (IntervalFunction.ofDefaults). Its randomized variant (ofRandomized: U[x/2, 3x/2)) is backoff.kind "randomized" with multiplier 1; ofExponentialBackoff grows by 1.5. ${GENERIC_NOTES}`,
+  },
+  'cenkalti-backoff': {
+    policy: {
+      maxAttempts: 'unlimited',
+      backoff: { kind: 'randomized', baseMs: 500, capMs: 60_000, multiplier: 1.5, exponentOffset: 0, randomizationFactor: 0.5 },
+      retryAfter: 'ignore',
+      retryOn: EVERY_FAILURE,
+      idempotency: 'always',
+      maxElapsedMs: 900_000,
+    },
+    description: 'cenkalti/backoff (Go) ExponentialBackOff defaults with Retry',
+    source: 'cenkalti/backoff:exponential.go',
+    notes: `InitialInterval 500 ms, RandomizationFactor 0.5, Multiplier 1.5, MaxInterval 60 s (caps the interval before randomizing), MaxElapsedTime 15 min: Retry stops when the next wait would end past 15 min from the start (maxElapsedMs; the attempt in flight is not cut short). v5's RetryAfter(d) waits d and resets the backoff, which is retryAfter "pushback" when your code returns it. ${GENERIC_NOTES}`,
+  },
+  'google-http-client': {
+    policy: {
+      maxAttempts: 11,
+      backoff: { kind: 'randomized', baseMs: 500, capMs: 60_000, multiplier: 1.5, exponentOffset: 0, randomizationFactor: 0.5 },
+      retryAfter: 'ignore',
+      retryOn: ['500', '503'],
+      idempotency: 'always',
+      maxElapsedMs: 900_000,
+    },
+    description: 'google-http-client ExponentialBackOff with HttpBackOffUnsuccessfulResponseHandler',
+    source: 'googleapis/google-http-java-client:google-http-client/src/main/java/com/google/api/client/util/ExponentialBackOff.java',
+    notes:
+      'Same defaults as cenkalti/backoff (500 ms, 0.5, 1.5, 60 s, 15 min); HttpRequest allows 10 retries (DEFAULT_NUMBER_OF_RETRIES) and the unsuccessful-response handler backs off on 5xx by default. Max elapsed time is maxElapsedMs, checked on the wake-up time; the library checks only the time already elapsed when it computes the wait, so its last wait may end up to one interval (<= 90 s) after 15 min. Intervals are whole milliseconds there (truncated as they grow).',
+  },
+  'npm-retry': {
+    policy: {
+      maxAttempts: 11,
+      backoff: { kind: 'node-retry', baseMs: 1000, capMs: 'none', multiplier: 2, exponentOffset: 0, randomize: false },
+      retryAfter: 'ignore',
+      retryOn: EVERY_FAILURE,
+      idempotency: 'always',
+    },
+    description: 'npm retry (node-retry) defaults',
+    source: 'tim-kos/node-retry:lib/retry.js',
+    notes: `retries 10, factor 2, minTimeout 1 s, maxTimeout Infinity, randomize false: the i-th retry waits round(1 s * 2^(i - 1)). ${GENERIC_NOTES}`,
+  },
+  'p-retry': {
+    policy: {
+      maxAttempts: 11,
+      backoff: { kind: 'node-retry', baseMs: 1000, capMs: 'none', multiplier: 2, exponentOffset: 0, randomize: false },
+      retryAfter: 'ignore',
+      retryOn: EVERY_FAILURE,
+      idempotency: 'always',
+    },
+    description: 'p-retry defaults',
+    source: 'sindresorhus/p-retry:index.js',
+    notes: `retries 10 over node-retry's defaults (factor 2, 1 s, no cap, no randomization); AbortError and non-network TypeErrors stop it. ${GENERIC_NOTES}`,
+  },
+  'async-retry': {
+    policy: {
+      maxAttempts: 11,
+      backoff: { kind: 'node-retry', baseMs: 1000, capMs: 'none', multiplier: 2, exponentOffset: 0, randomize: true },
+      retryAfter: 'ignore',
+      retryOn: EVERY_FAILURE,
+      idempotency: 'always',
+    },
+    description: 'async-retry defaults',
+    source: 'vercel/async-retry:lib/index.js',
+    notes: `node-retry's defaults (10 retries, factor 2, 1 s, no cap) with randomize defaulting to true: round(R * 1 s * 2^(i - 1)), R ~ U[1, 2). bail() stops it. ${GENERIC_NOTES}`,
+  },
+  'tenacity-random-exponential': {
+    policy: {
+      maxAttempts: 'unlimited',
+      backoff: { kind: 'random-exponential', baseMs: 1000, capMs: 'none', multiplier: 2, exponentOffset: 0, minMs: 0 },
+      retryAfter: 'ignore',
+      retryOn: EVERY_FAILURE,
+      idempotency: 'always',
+    },
+    description: 'tenacity @retry(wait=wait_random_exponential()) with the default stop (never)',
+    source: 'jd/tenacity:tenacity/wait.py',
+    notes: `wait_random_exponential(multiplier=1, max=MAX_WAIT, exp_base=2, min=0): U(0, 1 s * 2^(n - 1)), never stopping (stop_never). Pass stop_after_attempt(n) as maxAttempts. ${GENERIC_NOTES}`,
+  },
+} satisfies Record<string, Preset>;
+
+/** Names of the presets. */
+export type PresetName = keyof typeof PRESET_TABLE;
+
+/** The preset names, in table order. */
+export const PRESET_NAMES = Object.keys(PRESET_TABLE) as PresetName[];
+
+/** The presets by name (read-only; use {@link presetPolicy} for a copy to merge into). */
+export const PRESETS: Readonly<Record<PresetName, Preset>> = PRESET_TABLE as unknown as Record<PresetName, Preset>;
+
+/** Whether `name` is a preset. */
+export function isPresetName(name: string): name is PresetName {
+  return Object.prototype.hasOwnProperty.call(PRESET_TABLE, name);
+}
+
+/** A deep copy of a preset's policy (plain JSON, safe to merge into). */
+export function presetPolicy(name: PresetName): PolicyInput {
+  return JSON.parse(JSON.stringify(PRESETS[name].policy)) as PolicyInput;
+}
+
+function ms(v: number | 'none' | undefined): string {
+  if (v === undefined) return '?';
+  if (v === 'none') return 'no cap';
+  if (v >= 60_000 && v % 60_000 === 0) return `${v / 60_000} min`;
+  return v >= 1000 && v % 100 === 0 ? `${v / 1000} s` : `${v} ms`;
+}
+
+function describeBackoff(b: NonNullable<PolicyInput['backoff']>): string {
+  const kind = b.kind ?? 'full-jitter';
+  const base = ms(b.baseMs);
+  switch (kind) {
+    case 'none':
+      return 'no wait';
+    case 'constant':
+      return `constant ${base}`;
+    case 'linear':
+      return `linear ${base} x r (cap ${ms(b.capMs)})`;
+    case 'envoy':
+      return `U[0, (2^N - 1) x ${base}), cap ${ms(b.capMs)}`;
+    case 'polly-decorrelated-v2':
+      return `decorrelated jitter V2, median ${base}`;
+    case 'randomized':
+      return `${base} x ${b.multiplier}^(r-1) +/-${(b.randomizationFactor ?? 0.5) * 100}%, interval cap ${ms(b.capMs)}`;
+    case 'node-retry':
+      return `round(${b.randomize === true ? 'U[1,2) x ' : ''}${base} x ${b.multiplier}^(r-1)), ${ms(b.capMs)}`;
+    case 'random-exponential':
+      return `U(${ms(b.minMs ?? 0)}, ${base} x ${b.multiplier}^(r-1)), ${ms(b.capMs)}`;
+    case 'aws-sdk-js':
+      return `min(${ms(b.capMs)}, U x ${base} x 2^(r-1))${b.throttledBaseMs !== undefined ? ` (${ms(b.throttledBaseMs)} throttled)` : ''}`;
+    default:
+      return `${kind} ${base}..${ms(b.capMs)}${b.multiplier !== undefined && b.multiplier !== 2 ? ` x${b.multiplier}` : ''}${
+        b.throttledBaseMs !== undefined ? ` (${ms(b.throttledBaseMs)} throttled)` : ''
+      }`;
+  }
+}
+
+function describeBudget(b: BudgetInput): string {
+  switch (b.kind) {
+    case 'token-bucket':
+      return `retry quota ${b.capacity ?? 500} tokens, a retry costs ${b.retryCost ?? 5} (timeout ${b.timeoutCost ?? 10}, 5xx ${
+        b.serverErrorCost ?? b.retryCost ?? 5
+      }, 429 ${b.throttlingCost ?? b.retryCost ?? 5}), a first-try success refunds ${b.noRetryIncrement ?? 1}`;
+    case 'grpc-throttle':
+      return `retry throttling maxTokens ${b.maxTokens ?? 10}, tokenRatio ${b.tokenRatio ?? 0.1}`;
+    case 'finagle':
+      return `RetryBudget ttl ${ms(b.ttlMs ?? 10_000)}, ${b.minRetriesPerSec ?? 10} retries/s reserve, ${(b.percentCanRetry ?? 0.2) * 100}% of requests`;
+    case 'envoy-max-retries':
+      return `max_retries ${b.maxRetries ?? 3} concurrent`;
+    default: {
+      const { kind, ...rest } = b;
+      const values = Object.entries(rest)
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(', ');
+      return values === '' ? kind : `${kind} ${values}`;
+    }
+  }
+}
+
+/** A short text of a preset's parameters, e.g. `4 attempts; full-jitter 100 ms..1 s; retry on 503; ...`. */
+export function describePresetPolicy(policy: PolicyInput): string {
+  const parts: string[] = [];
+  const attempts = policy.maxAttempts;
+  if (attempts !== undefined) parts.push(attempts === 'unlimited' ? 'unlimited attempts' : `${attempts} attempts`);
+  if (policy.backoff !== undefined) parts.push(describeBackoff(policy.backoff));
+  if (policy.retryOn !== undefined) {
+    parts.push(policy.retryOn.length === EVERY_FAILURE.length ? 'retry on every failure' : `retry on ${policy.retryOn.join(', ')}`);
+  }
+  if (policy.retryAfter !== undefined && policy.retryAfter !== 'ignore') parts.push(`Retry-After: ${policy.retryAfter}`);
+  if (policy.totalTimeoutMs !== undefined) parts.push(`total timeout ${ms(policy.totalTimeoutMs)}`);
+  if (policy.maxElapsedMs !== undefined) parts.push(`max elapsed ${ms(policy.maxElapsedMs)}`);
+  const budgets = policy.budget === undefined ? [] : Array.isArray(policy.budget) ? policy.budget : [policy.budget];
+  for (const b of budgets) parts.push(describeBudget(b));
+  if (policy.admission !== undefined) parts.push(policy.admission.kind === 'aws-adaptive' ? 'CUBIC client-side rate limiter' : policy.admission.kind);
+  return parts.join('; ');
+}
+
+/** One row of `retrystorm presets`. */
+export interface PresetRow {
+  name: PresetName;
+  parameters: string;
+  source: string;
+}
+
+/** The presets as rows for `retrystorm presets`: name, a short text of the parameters, the source. */
+export function describePresets(): PresetRow[] {
+  return PRESET_NAMES.map((name) => ({ name, parameters: describePresetPolicy(PRESETS[name].policy), source: PRESETS[name].source }));
+}
