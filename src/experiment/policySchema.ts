@@ -357,6 +357,10 @@ const policyObject = doc(
       budget: budgetSchema.optional(),
       admission: admissionSchema.optional(),
       hedging: hedgingSchema.optional(),
+      retryHostPredicate: doc(
+        f.oneOf(['previous-hosts']).optional(),
+        "Envoy's previous_hosts retry host predicate: a retry to a pool avoids the backends this call already tried.",
+      ),
     })
     .superRefine((p, ctx) => {
       if (p.hedging !== undefined && p.maxAttempts !== 1) {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type {
   Dist,
   Layer,
+  PoolLeaf,
+  ServerLeaf,
   RateSchedule,
   Scenario,
   ScriptEntry,
@@ -199,8 +201,23 @@ const faultSchema = f
   })
   .transform((fault) => ({ ...fault, toMs: fault.toMs ?? Infinity }));
 
-const serverLeaf = f.object({
-  kind: z.literal('server'),
+const capacitySchema = doc(
+  f
+    .array(f.object({ atMs: f.number('>= 0'), durationMs: f.number('> 0'), concurrency: f.nonNegativeInt() }), 'windows')
+    .default(() => []),
+  'Concurrency becomes `concurrency` during [atMs, atMs + durationMs) (0 = outage).',
+);
+const outagesSchema = doc(
+  f.array(f.object({ atMs: f.number('>= 0'), durationMs: f.number('> 0') }), 'outages'),
+  'Windows in which the backend is down: it refuses requests at once (503) and loses the work it held.',
+);
+const crashSchema = doc(
+  f.object({ queueAbove: f.positiveInt(), restartMs: f.number('> 0') }),
+  'The backend crashes when its queue grows beyond queueAbove: it loses its work and is down for restartMs.',
+);
+
+/** The fields of one server, shared by the `server` leaf and the backends of a `pool`. */
+const serverFields = {
   concurrency: f.intOrUnlimited(1).default(1),
   queueLimit: f.intOrUnlimited(0).default('unlimited'),
   discipline: f.oneOf(['fifo', 'lifo']).default('fifo'),
@@ -221,13 +238,47 @@ const serverLeaf = f.object({
     ])
     .optional(),
   dropExpired: f.boolean().default(false),
-  capacity: doc(
-    f
-      .array(f.object({ atMs: f.number('>= 0'), durationMs: f.number('> 0'), concurrency: f.nonNegativeInt() }), 'windows')
-      .default(() => []),
-    'Concurrency becomes `concurrency` during [atMs, atMs + durationMs) (0 = outage).',
-  ),
+  capacity: capacitySchema,
   faults: doc(f.array(faultSchema, 'faults').default(() => []), 'Injected faults over [fromMs, toMs).'),
+  outages: outagesSchema.optional(),
+  crash: crashSchema.optional(),
+  shedUtilization: doc(
+    f.object({ above: f.number('between 0 and 1'), windowMs: f.number('> 0').default(1000) }).optional(),
+    'CPU-like load shedding: refuse new requests while the busy fraction (EWMA over windowMs) is above `above`.',
+  ),
+  adaptiveConcurrency: doc(
+    f
+      .choice('kind', ['aimd', 'gradient'], [
+        f.object({
+          kind: z.literal('aimd'),
+          initialLimit: f.number('>= 1').default(20),
+          minLimit: f.number('>= 1').default(1),
+          maxLimit: f.number('>= 1').default(1000),
+          backoffRatio: f.number('between 0 and 1').default(0.9),
+          timeoutMs: f.number('> 0'),
+        }),
+        f.object({
+          kind: z.literal('gradient'),
+          initialLimit: f.number('>= 1').default(20),
+          minLimit: f.number('>= 1').default(1),
+          maxLimit: f.number('>= 1').default(1000),
+          sampleMs: f.number('> 0').default(100),
+          minRttWindowMs: f.number('> 0').default(60_000),
+          smoothing: f.number('between 0 and 1').default(0.2),
+        }),
+      ])
+      .optional(),
+    'An adaptive concurrency limit (Netflix concurrency-limits AIMD; Envoy adaptive_concurrency gradient): requests beyond it are refused.',
+  ),
+  codel: doc(
+    f.object({ targetMs: f.number('> 0').default(5), intervalMs: f.number('> 0').default(100) }).optional(),
+    'Controlled delay for the queue (Nichols & Jacobson 2012; Maurer, "Fail at Scale", 2015): fail requests that waited too long.',
+  ),
+};
+
+const serverLeaf = f.object({
+  kind: z.literal('server'),
+  ...serverFields,
 }).superRefine((server, ctx) => {
   if (server.pushbackMs !== undefined && server.shedRetryAfterMs !== undefined) {
     between(
@@ -239,6 +290,99 @@ const serverLeaf = f.object({
     );
   }
 });
+
+/** A server template for a pool's backends (the fields of a `server` leaf without `kind`). */
+const backendTemplate = f.object({ ...serverFields });
+
+/** Per-backend departures from the template: a few fields that differ between backends. */
+const backendOverride = f.object({
+  backend: f.nonNegativeInt(),
+  concurrency: f.intOrUnlimited(1).optional(),
+  serviceMs: distSchema.optional(),
+  capacity: capacitySchema.optional(),
+  faults: f.array(faultSchema, 'faults').optional(),
+  outages: outagesSchema.optional(),
+  crash: crashSchema.optional(),
+});
+
+const clusterSchema = f.object({
+  name: f.nonEmptyString(),
+  backends: f.positiveInt(),
+  server: backendTemplate.optional(),
+  overrides: f.array(backendOverride, 'overrides').default(() => []),
+});
+
+type Template = z.output<typeof backendTemplate>;
+type Override = z.output<typeof backendOverride>;
+
+function expandBackends(count: number, template: Template, overrides: Override[]): ServerLeaf[] {
+  return Array.from({ length: count }, (_, b) => {
+    const server: ServerLeaf = { kind: 'server', ...template } as ServerLeaf;
+    for (const o of overrides) {
+      if (o.backend !== b) continue;
+      const { backend: _b, ...fields } = o;
+      for (const [k, v] of Object.entries(fields)) if (v !== undefined) (server as unknown as Record<string, unknown>)[k] = v;
+    }
+    return server;
+  });
+}
+
+const poolLeaf = f
+  .object({
+    kind: z.literal('pool'),
+    backends: doc(f.positiveInt().optional(), 'Number of backends of a single cluster (or give `clusters`).'),
+    server: doc(backendTemplate.optional(), 'The server every backend is (its fields as in a `server` leaf).'),
+    overrides: doc(f.array(backendOverride, 'overrides').default(() => []), 'Per-backend changes: { backend: index, ... }.'),
+    clusters: doc(f.array(clusterSchema, 'clusters', 1).optional(), 'Clusters in priority order (failover spills down the list).'),
+    loadBalancer: f.oneOf(['round-robin', 'random', 'least-outstanding', 'p2c']).default('round-robin'),
+    outlierDetection: doc(
+      f
+        .object({
+          consecutiveFailures: f.positiveInt().default(5),
+          failurePercentThreshold: f.number('between 0 and 1').transform((x) => x * 100).optional(),
+          minRequests: f.positiveInt().default(5),
+          intervalMs: f.number('> 0').default(10_000),
+          baseEjectionMs: f.number('> 0').default(30_000),
+          maxEjectionMs: f.number('> 0').default(300_000),
+          maxEjectionPercent: f.number('> 0').default(10),
+        })
+        .optional(),
+      'Envoy outlier detection: consecutive_5xx 5, base_ejection_time 30 s (x ejections, max 300 s), max_ejection_percent 10.',
+    ),
+    healthCheck: doc(f.object({ intervalMs: f.number('> 0').default(5000) }).optional(), 'Active health checks: a down backend is marked unhealthy at the next check.'),
+    overprovisioningFactor: doc(f.number('>= 1').default(1.4), "Envoy's priority failover: a cluster takes min(100%, healthy share x factor)."),
+    panicThresholdPercent: doc(f.number('>= 0').default(50), "Envoy's panic threshold: below it a cluster balances over all its backends."),
+  })
+  .superRefine((pool, ctx) => {
+    if (pool.clusters === undefined && (pool.backends === undefined || pool.server === undefined)) {
+      between(ctx, [pool.backends === undefined ? 'backends' : 'server'], 'is required (or give `clusters`)', undefined, []);
+    }
+    if (pool.clusters !== undefined && (pool.backends !== undefined || pool.server !== undefined)) {
+      between(ctx, ['clusters'], 'cannot be combined with backends/server (give one or the other)', undefined, [['backends']]);
+    }
+    (pool.clusters ?? []).forEach((c, i) => {
+      if (c.server === undefined && pool.server === undefined) between(ctx, ['clusters', i, 'server'], 'is required', undefined, []);
+    });
+  })
+  .transform((pool): PoolLeaf => {
+    const clusters =
+      pool.clusters !== undefined
+        ? pool.clusters.map((c) => ({ name: c.name, backends: expandBackends(c.backends, (c.server ?? pool.server) as Template, c.overrides) }))
+        : [{ name: 'main', backends: expandBackends(pool.backends as number, pool.server as Template, pool.overrides) }];
+    const out: PoolLeaf = {
+      kind: 'pool',
+      clusters,
+      loadBalancer: pool.loadBalancer,
+      overprovisioningFactor: pool.overprovisioningFactor,
+      panicThresholdPercent: pool.panicThresholdPercent,
+    };
+    if (pool.outlierDetection) {
+      const { failurePercentThreshold, ...rest } = pool.outlierDetection;
+      out.outlierDetection = { ...rest, ...(failurePercentThreshold !== undefined ? { failurePercentThreshold } : {}) };
+    }
+    if (pool.healthCheck) out.healthCheck = pool.healthCheck;
+    return out;
+  });
 
 const scriptItem = f.union(
   [
@@ -275,8 +419,8 @@ const scriptLeaf = f.object({
 
 /** The server at the bottom of the stack: a queueing server, an OCC resource, or a script (for `trace`). */
 export const leafSchema = doc(
-  f.choice('kind', ['server', 'occ', 'script'], [serverLeaf, f.object({ kind: z.literal('occ') }), scriptLeaf]),
-  'server: workers and a queue; occ: the optimistic-concurrency resource of the AWS 2015 study; script: scripted answers.',
+  f.choice('kind', ['server', 'pool', 'occ', 'script'], [serverLeaf, poolLeaf, f.object({ kind: z.literal('occ') }), scriptLeaf]),
+  'server: workers and a queue; pool: backends in clusters behind a load balancer; occ: the optimistic-concurrency resource of the AWS 2015 study; script: scripted answers.',
   'Leaf',
 );
 

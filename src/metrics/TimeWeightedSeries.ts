@@ -69,7 +69,8 @@ export class TimeWeightedSeries {
 
   /** Close the measured window at `endMs`, holding the current value until then. */
   finish(endMs: number): void {
-    this.set(endMs, this.cur);
+    // A change recorded after the end (a periodic check outliving the run) keeps the window where it is.
+    if (!(endMs < this.lastT)) this.set(endMs, this.cur);
   }
 
   /** Add the area of value `v` held over [a, b) (0 <= a < b) to the bins it spans. */

@@ -21,10 +21,11 @@ import {
   type PlanContext,
 } from '../policy/decision.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome, OUTCOME_NAMES } from '../policy/outcome.js';
-import { IntDeque } from './IntDeque.js';
 import { rateFunction, type RateFunction } from './rateSchedule.js';
+import { R_CANCELLED, R_DELAYED, R_FREE, R_HANG, R_HOP, R_QUEUED, R_SERVICE, RequestTable } from './RequestTable.js';
+import { K_SERVICE_DONE, ServerFarm } from './ServerFarm.js';
 import { buildResults, type ResultInput, type SimulationResults } from './results.js';
-import type { Method, Scenario, ScriptEntry, ServerLeaf, Status } from './scenario.js';
+import type { Method, Scenario, ScriptEntry, Status } from './scenario.js';
 import { ScenarioError } from './ScenarioError.js';
 import type { TraceEvent } from './trace.js';
 
@@ -39,20 +40,10 @@ const K_LEAF_ARRIVE = 7;
 const K_LEAF_DONE = 8;
 const K_LEAF_RESPONSE = 9;
 const K_OCC_WRITE = 10;
-const K_CAPACITY = 11;
 /** An admitted attempt is sent after the admission control's delay (frame events are kinds 3-6 and 12-13). */
 const K_FRAME_SEND = 12;
 /** The hedging delay ran out with no answer: send another copy. */
 const K_HEDGE = 13;
-
-/** States of a leaf request slot. */
-const R_FREE = 0;
-const R_HOP = 1;
-const R_QUEUED = 2;
-const R_SERVICE = 3;
-const R_DELAYED = 4;
-const R_CANCELLED = 5;
-const R_HANG = 6;
 
 /** fChild value when no downstream call is outstanding; leaf requests are stored as ~r. */
 const NO_CHILD = 0x7fffffff;
@@ -88,6 +79,11 @@ function statusOutcome(s: Status): number {
     case 'timeout':
       return Outcome.TIMEOUT;
   }
+}
+
+/** Failures that count against a backend for outlier detection (Envoy consecutive_5xx: 5xx, resets, timeouts). */
+function isBackendFailure(outcome: number): boolean {
+  return outcome === Outcome.S500 || outcome === Outcome.S503 || outcome === Outcome.OVERLOADED || outcome === Outcome.TIMEOUT;
 }
 
 function growF64(a: Float64Array, n: number): Float64Array<ArrayBuffer> {
@@ -149,13 +145,10 @@ export class Model {
 
   // Random streams.
   private readonly uWorkload: Uniform;
-  private readonly uFaults: Uniform;
-  private readonly serviceSampler: Sampler | null;
   private readonly thinkSampler: Sampler | null;
   private readonly startSampler: Sampler | null;
   private readonly arrivalU: Uniform;
   private readonly rate: RateFunction | null;
-  private readonly faultLatency: Array<Sampler | null>;
 
   // Frames (one layer's call for one operation).
   private frameTimers = new Timers(1024);
@@ -188,34 +181,16 @@ export class Model {
   private fOutstanding = new Int32Array(0);
 
   // Leaf requests.
-  private reqTimers = new Timers(1024);
-  private rCap = 0;
-  private rFree: number[] = [];
-  private rNext = 0;
-  private rState = new Uint8Array(0);
-  private rParent = new Int32Array(0);
-  private rParentGen = new Int32Array(0);
-  private rClient = new Int32Array(0);
-  private rBad = new Uint8Array(0);
-  private rChain = new Uint8Array(0);
-  private rOutcome = new Int32Array(0);
-  private rRead = new Float64Array(0);
-  private rOpSeq = new Float64Array(0);
-  private rDeadline = new Float64Array(0);
-  private rServiceStart = new Float64Array(0);
-  private rServiceMs = new Float64Array(0);
-  private rRA = new Float64Array(0);
+  private readonly req = new RequestTable(1024);
 
-  // Server state.
-  private readonly server: ServerLeaf | null;
-  private readonly queue = new IntDeque(256);
-  private readonly lifo: boolean;
-  private readonly queueLimit: number;
-  private readonly baseConcurrency: number;
-  private capacityNow: number;
-  private readonly activeWindows: number[] = [];
-  private busy = 0;
-  private cancelledInQueue = 0;
+  // The leaf: a server or a pool of them (null for the OCC and script leaves).
+  private readonly farm: ServerFarm | null;
+  /** Pools with Envoy's previous_hosts predicate: backends each last-layer frame tried (4 slots). */
+  private readonly avoidHosts: boolean;
+  private fTried = new Int32Array(0);
+  private fTriedCount = new Uint8Array(0);
+  /** Operation starts and arrivals still scheduled (the run has work while > 0 or operations are in flight). */
+  private pendingStarts = 0;
   private occVersion = 0;
   private readonly script: ScriptEntry[];
   private readonly scriptIndex = new Map<number, number>();
@@ -239,13 +214,6 @@ export class Model {
   private leafCalls = 0;
   private reads = 0;
   private writes = 0;
-  private served = 0;
-  private shed = 0;
-  private dropped = 0;
-  private faulted = 0;
-  private cancelled = 0;
-  private wastedWorkMs = 0;
-  private maxQueue = 0;
   private completionTimeMs = 0;
   private readonly latency = new LogHistogram();
   private readonly operationMs = new LogHistogram();
@@ -255,9 +223,7 @@ export class Model {
   private readonly sSuccess: BinnedSeries;
   private readonly sFailure: BinnedSeries;
   private readonly sWrites: BinnedSeries;
-  private readonly gQueue: TimeWeightedSeries;
   private readonly gInFlight: TimeWeightedSeries;
-  private readonly gBusy: TimeWeightedSeries;
 
   constructor(scenario: Scenario, options: ModelOptions) {
     const sc = scenario;
@@ -306,7 +272,6 @@ export class Model {
     this.budgetGauge.forEach((g, k) => (this.budgetGaugeSum[k] = g.reduce((a, b) => a + b, 0)));
 
     this.uWorkload = stream(seed, 'workload');
-    this.uFaults = stream(seed, 'faults');
     this.arrivalU = stream(seed, 'arrivals');
     const w = sc.workload;
     this.thinkSampler = w.kind === 'closed' ? makeSampler(w.thinkMs, stream(seed, 'think')) : null;
@@ -314,17 +279,29 @@ export class Model {
     this.rate = w.kind === 'open' ? rateFunction(w.rate) : null;
 
     const leaf = sc.leaf;
-    this.server = leaf.kind === 'server' ? leaf : null;
     this.script = leaf.kind === 'script' ? leaf.script : [];
     if (leaf.kind === 'script') this.checkScript();
-    this.serviceSampler = leaf.kind === 'server' ? makeSampler(leaf.serviceMs, stream(seed, 'service')) : null;
-    const uFaultLatency = stream(seed, 'fault-latency');
-    this.faultLatency =
-      leaf.kind === 'server' ? leaf.faults.map((f) => (f.latencyMs ? makeSampler(f.latencyMs, uFaultLatency) : null)) : [];
-    this.lifo = leaf.kind === 'server' && leaf.discipline === 'lifo';
-    this.queueLimit = leaf.kind === 'server' && leaf.queueLimit !== 'unlimited' ? leaf.queueLimit : Infinity;
-    this.baseConcurrency = leaf.kind === 'server' && leaf.concurrency !== 'unlimited' ? leaf.concurrency : Infinity;
-    this.capacityNow = this.baseConcurrency;
+    this.farm =
+      leaf.kind === 'server' || leaf.kind === 'pool'
+        ? new ServerFarm(
+            leaf,
+            this.sim,
+            this.req,
+            {
+              respond: (r, outcome, ra, t) => this.leafRespond(r, outcome, ra, t),
+              stillWanted: (r) => this.stillWanted(r),
+              drop: (r, t) => this.dropRequest(r, t),
+              release: (r) => this.freeRequest(r),
+            },
+            stream(seed, 'faults'),
+            stream(seed, 'load-balancer'),
+            stream(seed, 'service'),
+            stream(seed, 'fault-latency'),
+            sc.metrics.timeSeriesBinMs,
+            -sc.warmupMs,
+          )
+        : null;
+    this.avoidHosts = leaf.kind === 'pool' && sc.stack[this.L - 1]?.policy.retryHostPredicate === 'previous-hosts';
 
     this.layerFirst = new Float64Array(this.L);
     this.layerRetries = new Float64Array(this.L);
@@ -338,9 +315,7 @@ export class Model {
     this.sSuccess = new BinnedSeries(m.timeSeriesBinMs);
     this.sFailure = new BinnedSeries(m.timeSeriesBinMs);
     this.sWrites = new BinnedSeries(m.timeSeriesBinMs);
-    this.gQueue = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
     this.gInFlight = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
-    this.gBusy = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
     this.gBudget = sc.stack.map((l, k) =>
       this.hasBudget[k]
         ? new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, (this.budgetGaugeSum[k] as number) / l.instances)
@@ -348,7 +323,6 @@ export class Model {
     );
 
     this.growFrames(1024);
-    this.growRequests(1024);
   }
 
   private checkScript(): void {
@@ -388,6 +362,8 @@ export class Model {
     this.fBackoffBase = growI32(this.fBackoffBase, n);
     this.fInAttempt = growU8(this.fInAttempt, n);
     this.fOutstanding = growI32(this.fOutstanding, n);
+    this.fTried = growI32(this.fTried, n * 4);
+    this.fTriedCount = growU8(this.fTriedCount, n);
     this.hedgeTimers.ensure(n);
     this.frameTimers.ensure(n);
     this.fCap = n;
@@ -407,34 +383,13 @@ export class Model {
     this.fFree.push(f);
   }
 
-  private growRequests(n: number): void {
-    this.rState = growU8(this.rState, n);
-    this.rParent = growI32(this.rParent, n);
-    this.rParentGen = growI32(this.rParentGen, n);
-    this.rClient = growI32(this.rClient, n);
-    this.rBad = growU8(this.rBad, n);
-    this.rChain = growU8(this.rChain, n);
-    this.rOutcome = growI32(this.rOutcome, n);
-    this.rRead = growF64(this.rRead, n);
-    this.rOpSeq = growF64(this.rOpSeq, n);
-    this.rDeadline = growF64(this.rDeadline, n);
-    this.rServiceStart = growF64(this.rServiceStart, n);
-    this.rServiceMs = growF64(this.rServiceMs, n);
-    this.rRA = growF64(this.rRA, n);
-    this.reqTimers.ensure(n);
-    this.rCap = n;
-  }
-
   private allocRequest(): number {
-    const r = this.rFree.length > 0 ? (this.rFree.pop() as number) : this.rNext++;
-    if (r >= this.rCap) this.growRequests(this.rCap * 2);
-    return r;
+    return this.req.alloc();
   }
 
+  /** Release a request slot; the load balancer settles the backend it was sent to. */
   private freeRequest(r: number): void {
-    this.reqTimers.cancel(r);
-    this.rState[r] = R_FREE;
-    this.rFree.push(r);
+    this.req.release(r);
   }
 
   // ---------------------------------------------------------------- run
@@ -451,22 +406,17 @@ export class Model {
       const start = this.startSampler as Sampler;
       const base = w.kind === 'closed' ? t0 : 0;
       for (let c = 0; c < w.clients; c++) sim.at(base + start(), K_OP_START, c, 0);
+      this.pendingStarts += w.clients;
     }
-    if (this.server) {
-      this.server.capacity.forEach((win, i) => {
-        sim.at(Math.max(t0, win.atMs), K_CAPACITY, i, 0);
-        sim.at(Math.max(t0, win.atMs + win.durationMs), K_CAPACITY, i, 1);
-      });
-    }
+    this.farm?.start(t0);
     const stats = sim.run((kind, a, b, t) => this.dispatch(kind, a, b, t), {
       horizonMs: sc.horizonMs,
       maxEvents: sc.maxEvents,
     });
     // Stale (tombstoned) timers still pop and move the clock: measure up to the last live event.
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
-    this.gQueue.finish(endMs);
     this.gInFlight.finish(endMs);
-    this.gBusy.finish(endMs);
+    this.farm?.finish(endMs);
     for (const g of this.gBudget) g?.finish(endMs);
     return buildResults({ ...this.snapshot(endMs, stats.events, stats.truncated), seed: this.seed });
   }
@@ -474,17 +424,22 @@ export class Model {
   private dispatch(kind: number, a: number, b: number, t: number): void {
     switch (kind) {
       case K_OP_START:
+        this.pendingStarts--;
         this.lastLiveMs = t;
         this.startOperation(a, t);
         return;
       case K_ARRIVAL:
+        this.pendingStarts--;
         this.lastLiveMs = t;
         this.openArrival(t);
         return;
-      case K_CAPACITY:
-        this.lastLiveMs = t;
-        this.capacityChange(a, b === 0, t);
-        return;
+    }
+    if (kind >= K_SERVICE_DONE) {
+      // The farm's events: periodic checks stop once no operation is left, and do not count as activity.
+      const active = this.inFlightOps > 0 || this.pendingStarts > 0;
+      if (active || kind <= K_SERVICE_DONE + 1) this.lastLiveMs = t;
+      (this.farm as ServerFarm).dispatch(kind, a, b, t, active);
+      return;
     }
     if (kind === K_HEDGE) {
       if (!this.hedgeTimers.isLive(a, b)) return;
@@ -494,7 +449,7 @@ export class Model {
     }
     if (kind <= K_FRAME_RESPONSE || kind === K_FRAME_SEND) {
       if (!this.frameTimers.isLive(a, b)) return;
-    } else if (!this.reqTimers.isLive(a, b)) return;
+    } else if (!this.req.timers.isLive(a, b)) return;
     this.lastLiveMs = t;
     switch (kind) {
       case K_FRAME_WAKE:
@@ -516,7 +471,7 @@ export class Model {
         this.leafArrive(a, t);
         return;
       case K_LEAF_DONE:
-        this.leafDone(a, t);
+        this.leafRespond(a, this.req.outcome[a] as number, this.req.retryAfter[a] as number, t);
         return;
       case K_LEAF_RESPONSE:
         this.leafResponseArrived(a, t);
@@ -545,6 +500,7 @@ export class Model {
       if (r >= max || u() * max < r) break;
     }
     this.sim.at(t, K_ARRIVAL, 0, 0);
+    this.pendingStarts++;
   }
 
   private openArrival(t: number): void {
@@ -697,25 +653,69 @@ export class Model {
       else this.sim.at(t + (this.hop[k] as Sampler)(), K_FRAME_ARRIVE, c, cg);
     } else {
       const r = this.allocRequest();
-      this.rState[r] = R_HOP;
-      this.rParent[r] = f;
-      this.rParentGen[r] = gen;
-      this.rClient[r] = this.fClient[f] as number;
-      this.rBad[r] = this.fBad[f] as number;
-      this.rChain[r] = chain;
-      this.rOpSeq[r] = this.fOpSeq[f] as number;
-      this.rDeadline[r] = end;
-      this.rRA[r] = NaN;
+      this.req.state[r] = R_HOP;
+      this.req.parent[r] = f;
+      this.req.parentGen[r] = gen;
+      this.req.client[r] = this.fClient[f] as number;
+      this.req.bad[r] = this.fBad[f] as number;
+      this.req.chain[r] = chain;
+      this.req.opSeq[r] = this.fOpSeq[f] as number;
+      this.req.deadline[r] = end;
+      this.req.retryAfter[r] = NaN;
+      this.req.backend[r] = -1;
+      this.req.lbOpen[r] = 0;
+      const farm = this.farm;
+      if (farm) {
+        let b: number;
+        if (this.avoidHosts) {
+          if (n === 1) this.fTriedCount[f] = 0;
+          const count = this.fTriedCount[f] as number;
+          b = farm.pick(n > 1 ? this.fTried : null, f * 4, count);
+          this.fTried[f * 4 + (count < 4 ? count : (n - 1) % 4)] = b;
+          if (count < 4) this.fTriedCount[f] = count + 1;
+        } else b = farm.pick(null, 0, 0);
+        this.req.backend[r] = b;
+        this.req.lbOpen[r] = 1;
+        farm.sent(b);
+      }
       this.fChild[f] = ~r;
-      const rg = this.reqTimers.arm(r);
+      const rg = this.req.timers.arm(r);
       if (hopZero) this.leafArrive(r, t);
       else this.sim.at(t + (this.hop[k] as Sampler)(), K_LEAF_ARRIVE, r, rg);
     }
   }
 
   private attemptTimedOut(f: number, t: number): void {
+    const c = this.fChild[f] as number;
+    if (c !== NO_CHILD && c < 0) {
+      // The load balancer counts a timed-out request as a failure of its backend (Envoy outlier detection).
+      this.settleRequest(~c, true, t);
+      if (this.req.state[~c] === R_HANG) {
+        this.fChild[f] = NO_CHILD;
+        this.freeRequest(~c);
+      }
+    }
     if (this.sc.cancellation) this.cancelDownstream(f, t);
     this.attemptEnded(f, Outcome.TIMEOUT, NaN, t);
+  }
+
+  /** Tell the load balancer that request r's backend is done with it (once). */
+  private settleRequest(r: number, failed: boolean, t: number): void {
+    if (this.req.lbOpen[r] !== 1 || !this.farm) return;
+    this.req.lbOpen[r] = 0;
+    this.farm.settle(this.req.backend[r] as number, failed, t);
+  }
+
+  /**
+   * Work the leaf lost (a crash, an expired request dropped): nobody answers. The slot is kept while
+   * its caller still waits (the caller's timeout frees it), so the caller's reference stays valid.
+   */
+  private dropRequest(r: number, t: number): void {
+    this.settleRequest(r, true, t);
+    if (this.frameTimers.isLive(this.req.parent[r] as number, this.req.parentGen[r] as number)) {
+      this.req.state[r] = R_HANG;
+      this.req.timers.cancel(r);
+    } else this.freeRequest(r);
   }
 
   /** The retry decision of DESIGN.md section 1 after frame f's current attempt ended. */
@@ -944,7 +944,10 @@ export class Model {
     const w = this.sc.workload;
     if (w.kind === 'closed') {
       const next = t + (this.thinkSampler as Sampler)();
-      if (next < w.durationMs) this.sim.at(next, K_OP_START, this.fClient[f] as number, 0);
+      if (next < w.durationMs) {
+        this.sim.at(next, K_OP_START, this.fClient[f] as number, 0);
+        this.pendingStarts++;
+      }
     }
   }
 
@@ -968,53 +971,41 @@ export class Model {
       return;
     }
     const r = ~c;
-    switch (this.rState[r]) {
-      case R_QUEUED:
-        this.rState[r] = R_CANCELLED;
-        this.reqTimers.cancel(r);
-        this.cancelledInQueue++;
-        this.cancelled++;
-        this.noteQueue(t);
-        return;
-      case R_SERVICE: {
-        this.busy--;
-        this.gBusy.set(t, this.busy);
-        if (t >= 0) this.wastedWorkMs += t - (this.rServiceStart[r] as number);
-        this.cancelled++;
-        this.freeRequest(r);
-        this.pump(t);
-        return;
-      }
-      case R_FREE:
-      case R_CANCELLED:
-        return;
-      default:
-        this.freeRequest(r);
+    const state = this.req.state[r];
+    if (state === R_FREE || state === R_CANCELLED) return;
+    this.settleRequest(r, false, t);
+    if ((state === R_QUEUED || state === R_SERVICE) && this.farm) {
+      this.farm.withdraw(r, t);
+      return;
     }
+    this.freeRequest(r);
   }
 
   // ---------------------------------------------------------------- leaf
 
   private leafArrive(r: number, t: number): void {
     this.countLeafArrival(r, t);
-    const leaf = this.sc.leaf;
-    if (leaf.kind === 'server') this.serverArrive(r, t);
-    else if (leaf.kind === 'occ') this.occRead(r, t);
+    const farm = this.farm;
+    if (farm) {
+      const b = this.req.backend[r] as number;
+      farm.arrive(r, b, t);
+    } else if (this.sc.leaf.kind === 'occ') this.occRead(r, t);
     else this.scriptArrive(r, t);
   }
 
   private countLeafArrival(r: number, t: number): void {
     if (t < 0) return;
     this.leafCalls++;
-    if (this.rChain[r] === 1) this.sArrRetry.add(t);
+    if (this.req.chain[r] === 1) this.sArrRetry.add(t);
     else this.sArrFirst.add(t);
     for (const c of this.clustering) c.record(t);
   }
 
   /** The leaf answers request r: the answer crosses the last hop back to its caller. */
   private leafRespond(r: number, outcome: number, retryAfterMs: number, t: number): void {
-    const f = this.rParent[r] as number;
-    const pg = this.rParentGen[r] as number;
+    if (this.farm) this.settleRequest(r, isBackendFailure(outcome), t);
+    const f = this.req.parent[r] as number;
+    const pg = this.req.parentGen[r] as number;
     if (!this.frameTimers.isLive(f, pg)) {
       this.freeRequest(r);
       return;
@@ -1025,100 +1016,20 @@ export class Model {
       this.attemptEnded(f, outcome, retryAfterMs, t);
       return;
     }
-    this.rState[r] = R_HOP;
-    this.rOutcome[r] = outcome;
-    this.rRA[r] = retryAfterMs;
-    const g = this.reqTimers.arm(r);
+    this.req.state[r] = R_HOP;
+    this.req.outcome[r] = outcome;
+    this.req.retryAfter[r] = retryAfterMs;
+    const g = this.req.timers.arm(r);
     this.sim.at(t + (this.hop[k] as Sampler)(), K_LEAF_RESPONSE, r, g);
   }
 
   private leafResponseArrived(r: number, t: number): void {
-    const f = this.rParent[r] as number;
-    const pg = this.rParentGen[r] as number;
-    const outcome = this.rOutcome[r] as number;
-    const ra = this.rRA[r] as number;
+    const f = this.req.parent[r] as number;
+    const pg = this.req.parentGen[r] as number;
+    const outcome = this.req.outcome[r] as number;
+    const ra = this.req.retryAfter[r] as number;
     this.freeRequest(r);
     if (this.frameTimers.isLive(f, pg)) this.attemptEnded(f, outcome, ra, t);
-  }
-
-  private leafDone(r: number, t: number): void {
-    if (this.rState[r] === R_SERVICE) {
-      this.serviceDone(r, t);
-      return;
-    }
-    this.leafRespond(r, this.rOutcome[r] as number, this.rRA[r] as number, t);
-  }
-
-  private serverArrive(r: number, t: number): void {
-    const s = this.server as ServerLeaf;
-    const faults = s.faults;
-    for (let i = 0; i < faults.length; i++) {
-      const fault = faults[i] as ServerLeaf['faults'][number];
-      if (t >= fault.fromMs && t < fault.toMs && this.uFaults() < fault.probability) {
-        if (t >= 0) this.faulted++;
-        const outcome = statusOutcome(fault.status);
-        const ra = fault.retryAfterMs ?? NaN;
-        const lat = this.faultLatency[i];
-        const d = lat ? lat() : 0;
-        if (d > 0) {
-          this.rState[r] = R_DELAYED;
-          this.rOutcome[r] = outcome;
-          this.rRA[r] = ra;
-          this.sim.at(t + d, K_LEAF_DONE, r, this.reqTimers.arm(r));
-        } else {
-          this.leafRespond(r, outcome, ra, t);
-        }
-        return;
-      }
-    }
-    if (this.rBad[r] === 1) {
-      this.leafRespond(r, Outcome.S400, NaN, t);
-      return;
-    }
-    if (this.busy < this.capacityNow) {
-      this.startService(r, t);
-    } else if (this.queue.length - this.cancelledInQueue < this.queueLimit) {
-      this.rState[r] = R_QUEUED;
-      this.queue.pushBack(r);
-      this.noteQueue(t);
-    } else {
-      if (t >= 0) this.shed++;
-      // "Overloaded; don't retry" (Google SRE book ch. 21) or a 503, with a Retry-After or gRPC pushback hint.
-      this.leafRespond(r, s.shedStatus === 'overloaded' ? Outcome.OVERLOADED : Outcome.S503, s.pushbackMs ?? s.shedRetryAfterMs ?? NaN, t);
-    }
-  }
-
-  private noteQueue(t: number): void {
-    const q = this.queue.length - this.cancelledInQueue;
-    this.gQueue.set(t, q);
-    if (t >= 0 && q > this.maxQueue) this.maxQueue = q;
-  }
-
-  private startService(r: number, t: number): void {
-    const s = this.server as ServerLeaf;
-    this.busy++;
-    this.gBusy.set(t, this.busy);
-    let d = (this.serviceSampler as Sampler)();
-    const deg = s.degradation;
-    if (deg !== undefined) {
-      if (deg.kind === 'linear') d += deg.perInFlightMs * this.busy;
-      else if (this.busy > deg.inFlightAbove) d *= deg.factor;
-    }
-    this.rState[r] = R_SERVICE;
-    this.rServiceStart[r] = t;
-    this.rServiceMs[r] = d;
-    this.sim.at(t + d, K_LEAF_DONE, r, this.reqTimers.arm(r));
-  }
-
-  private serviceDone(r: number, t: number): void {
-    this.busy--;
-    this.gBusy.set(t, this.busy);
-    if (t >= 0) {
-      this.served++;
-      if (!this.stillWanted(r)) this.wastedWorkMs += this.rServiceMs[r] as number;
-    }
-    this.leafRespond(r, Outcome.SUCCESS, NaN, t);
-    this.pump(t);
   }
 
   /**
@@ -1126,8 +1037,8 @@ export class Model {
    * the chain to an operation that has not ended. Work nobody waits for is wasted.
    */
   private stillWanted(r: number): boolean {
-    let f = this.rParent[r] as number;
-    if (!this.frameTimers.isLive(f, this.rParentGen[r] as number)) return false;
+    let f = this.req.parent[r] as number;
+    if (!this.frameTimers.isLive(f, this.req.parentGen[r] as number)) return false;
     for (;;) {
       const p = this.fParent[f] as number;
       if (p < 0) return true;
@@ -1136,58 +1047,20 @@ export class Model {
     }
   }
 
-  /** Start queued requests while workers are free (FIFO from the front, LIFO from the back). */
-  private pump(t: number): void {
-    const s = this.server as ServerLeaf;
-    let changed = false;
-    while (this.busy < this.capacityNow && this.queue.length > 0) {
-      const r = this.lifo ? this.queue.popBack() : this.queue.popFront();
-      changed = true;
-      if (this.rState[r] === R_CANCELLED) {
-        this.cancelledInQueue--;
-        this.freeRequest(r);
-        continue;
-      }
-      if (s.dropExpired && (this.rDeadline[r] as number) <= t) {
-        if (t >= 0) this.dropped++;
-        this.freeRequest(r);
-        continue;
-      }
-      this.startService(r, t);
-    }
-    if (changed) this.noteQueue(t);
-  }
-
-  private capacityChange(i: number, starts: boolean, t: number): void {
-    const s = this.server as ServerLeaf;
-    if (starts) this.activeWindows.push(i);
-    else {
-      const at = this.activeWindows.indexOf(i);
-      if (at >= 0) this.activeWindows.splice(at, 1);
-    }
-    let c = this.baseConcurrency;
-    if (this.activeWindows.length > 0) {
-      c = Infinity;
-      for (const w of this.activeWindows) c = Math.min(c, (s.capacity[w] as { concurrency: number }).concurrency);
-    }
-    this.capacityNow = c;
-    this.pump(t);
-  }
-
   private occRead(r: number, t: number): void {
-    if (this.rBad[r] === 1) {
+    if (this.req.bad[r] === 1) {
       // Bad input is refused before the read.
       this.leafRespond(r, Outcome.S400, NaN, t);
       return;
     }
     if (t >= 0) this.reads++;
-    this.rRead[r] = this.occVersion;
+    this.req.read[r] = this.occVersion;
     const k = this.L - 1;
     const hop = this.hop[k] as Sampler;
     // The read's reply and the write's request are folded into one delay: nothing decides between them.
     const d = this.hopZero[k] ? 0 : hop() + hop();
-    this.rState[r] = R_HOP;
-    this.sim.at(t + d, K_OCC_WRITE, r, this.reqTimers.arm(r));
+    this.req.state[r] = R_HOP;
+    this.sim.at(t + d, K_OCC_WRITE, r, this.req.timers.arm(r));
   }
 
   private occWrite(r: number, t: number): void {
@@ -1196,7 +1069,7 @@ export class Model {
       this.writes++;
       this.sWrites.add(t);
     }
-    if (this.rRead[r] === this.occVersion) {
+    if (this.req.read[r] === this.occVersion) {
       this.occVersion++;
       this.leafRespond(r, Outcome.SUCCESS, NaN, t);
     } else {
@@ -1205,12 +1078,12 @@ export class Model {
   }
 
   private scriptArrive(r: number, t: number): void {
-    const op = this.rOpSeq[r] as number;
+    const op = this.req.opSeq[r] as number;
     const i = this.scriptIndex.get(op) ?? 0;
     this.scriptIndex.set(op, i + 1);
     const e = this.script[Math.min(i, this.script.length - 1)] as ScriptEntry;
     if (e.status === 'hang') {
-      this.rState[r] = R_HANG;
+      this.req.state[r] = R_HANG;
       return;
     }
     const outcome = statusOutcome(e.status);
@@ -1219,10 +1092,10 @@ export class Model {
       this.leafRespond(r, outcome, ra, t);
       return;
     }
-    this.rState[r] = R_DELAYED;
-    this.rOutcome[r] = outcome;
-    this.rRA[r] = ra;
-    this.sim.at(t + e.durationMs, K_LEAF_DONE, r, this.reqTimers.arm(r));
+    this.req.state[r] = R_DELAYED;
+    this.req.outcome[r] = outcome;
+    this.req.retryAfter[r] = ra;
+    this.sim.at(t + e.durationMs, K_LEAF_DONE, r, this.req.timers.arm(r));
   }
 
   // ---------------------------------------------------------------- results
@@ -1238,12 +1111,12 @@ export class Model {
       GIVE_UP_NAMES.forEach((n, i) => (o[n] = arr[offset + i] as number));
       return o;
     };
-    let queuedAtEnd = 0;
-    let hanging = 0;
-    for (let r = 0; r < this.rNext; r++) {
-      if (this.rState[r] === R_QUEUED) queuedAtEnd++;
-      if (this.rState[r] === R_HANG) hanging++;
-    }
+    const queuedAtEnd = this.req.count(R_QUEUED);
+    const hanging = this.req.count(R_HANG);
+    const farm = this.farm;
+    const totals = farm?.totals();
+    const farmSeries = farm?.series(bins);
+    const zeros = () => new Array<number>(bins).fill(0);
     return {
       scenario: sc,
       endMs,
@@ -1270,19 +1143,21 @@ export class Model {
       completionTimeMs: this.completionTimeMs,
       server: {
         kind: sc.leaf.kind,
-        concurrency: this.baseConcurrency,
-        meanBusy: this.gBusy.mean(),
-        wastedWorkMs: this.wastedWorkMs,
-        maxQueue: this.maxQueue,
-        served: this.served,
-        shed: this.shed,
-        dropped: this.dropped,
-        faulted: this.faulted,
-        cancelled: this.cancelled,
+        concurrency: totals?.concurrency ?? Infinity,
+        meanBusy: totals?.meanBusy ?? 0,
+        wastedWorkMs: totals?.wastedWorkMs ?? 0,
+        maxQueue: totals?.maxQueue ?? 0,
+        served: totals?.served ?? 0,
+        shed: totals?.shed ?? 0,
+        dropped: totals?.dropped ?? 0,
+        faulted: totals?.faulted ?? 0,
+        refused: totals?.refused ?? 0,
+        cancelled: totals?.cancelled ?? 0,
         queuedAtEnd,
-        inServiceAtEnd: this.busy,
+        inServiceAtEnd: totals?.inServiceAtEnd ?? 0,
         hanging,
       },
+      backends: sc.leaf.kind === 'pool' && farm ? farm.backendStats() : undefined,
       clustering: this.clustering.map((c) => c.result()),
       series: {
         binMs,
@@ -1292,9 +1167,19 @@ export class Model {
         successes: this.sSuccess.toArray(bins),
         failures: this.sFailure.toArray(bins),
         writes: sc.leaf.kind === 'occ' ? this.sWrites.toArray(bins) : undefined,
-        queue: this.gQueue.binMeans(bins),
+        queue: farmSeries?.queue ?? zeros(),
         inFlight: this.gInFlight.binMeans(bins),
-        busy: this.gBusy.binMeans(bins),
+        busy: farmSeries?.busy ?? zeros(),
+        fleet:
+          sc.leaf.kind === 'pool' && farmSeries
+            ? {
+                healthyBackends: farmSeries.healthyBackends,
+                downBackends: farmSeries.downBackends,
+                ejectedBackends: farmSeries.ejectedBackends,
+                backendBusy: farmSeries.backendBusy,
+                backendQueue: farmSeries.backendQueue,
+              }
+            : undefined,
         budgets: sc.stack.flatMap((l, k) => {
           const g = this.gBudget[k];
           const kind = l.policy.budget?.[0]?.kind;

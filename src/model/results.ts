@@ -2,6 +2,7 @@ import type { TruncatedBy } from '../engine/simulator.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
 import type { Scenario } from './scenario.js';
+import type { BackendStats } from './ServerFarm.js';
 
 /** Latency percentiles of a set of operations (ms); null fields when there were none. */
 export interface LatencySummary {
@@ -26,6 +27,8 @@ export interface LayerAttempts {
   /** Hedged copies sent after the first (gRPC A6 hedging), counted apart from retries. */
   hedges: number;
 }
+
+export type { BackendStats };
 
 /** Everything one run measured (DESIGN.md section 3). Times in ms, rates per second. */
 export interface SimulationResults {
@@ -62,7 +65,7 @@ export interface SimulationResults {
   /** Successful operations per second over the measured time. */
   goodputPerSec: number;
   server: {
-    kind: 'server' | 'occ' | 'script';
+    kind: 'server' | 'pool' | 'occ' | 'script';
     /** Mean busy workers / concurrency; null with unlimited concurrency or no server. */
     utilization: number | null;
     meanBusy: number;
@@ -73,10 +76,14 @@ export interface SimulationResults {
     shed: number;
     dropped: number;
     faulted: number;
+    /** Requests refused because their backend was down (a pool's outages and crashes). */
+    refused: number;
     cancelled: number;
     queuedAtEnd: number;
     inServiceAtEnd: number;
   };
+  /** A pool's backends, each with its own counters. */
+  backends?: BackendStats[];
   /** Clustering of leaf arrivals, one entry per configured bin width. */
   clustering: ClusteringResult[];
   timeSeries: {
@@ -97,7 +104,18 @@ export interface SimulationResults {
     budgets?: Array<{ layer: string; kind: string; values: number[] }>;
     /** OCC resource only: writes per bin. */
     writes?: number[];
+    /** Pools only: healthy, down ("dead") and ejected backends per bin, and each backend's busy workers and queue (up to 64 backends). */
+    fleet?: FleetSeries;
   };
+}
+
+/** The fleet's state over time (pools only). */
+export interface FleetSeries {
+  healthyBackends: number[];
+  downBackends: number[];
+  ejectedBackends: number[];
+  backendBusy: number[][];
+  backendQueue: number[][];
 }
 
 /** Raw measurements handed over by the model. */
@@ -120,6 +138,7 @@ export interface ResultInput {
   operationMs: LogHistogram;
   completionTimeMs: number;
   server: Omit<SimulationResults['server'], 'utilization'> & { concurrency: number; hanging: number };
+  backends: BackendStats[] | undefined;
   clustering: ClusteringResult[];
   series: {
     binMs: number;
@@ -133,6 +152,7 @@ export interface ResultInput {
     inFlight: number[];
     busy: number[];
     budgets: Array<{ layer: string; kind: string; values: number[] }>;
+    fleet: FleetSeries | undefined;
   };
 }
 
@@ -185,8 +205,12 @@ export function buildResults(i: ResultInput): SimulationResults {
     goodputPerSec: measuredSec > 0 ? i.succeeded / measuredSec : 0,
     server: {
       ...server,
-      utilization: i.scenario.leaf.kind === 'server' && Number.isFinite(concurrency) ? server.meanBusy / concurrency : null,
+      utilization:
+        (i.scenario.leaf.kind === 'server' || i.scenario.leaf.kind === 'pool') && Number.isFinite(concurrency) && concurrency > 0
+          ? server.meanBusy / concurrency
+          : null,
     },
+    ...(i.backends ? { backends: i.backends } : {}),
     clustering: i.clustering,
     timeSeries: {
       binMs: s.binMs,
@@ -200,6 +224,7 @@ export function buildResults(i: ResultInput): SimulationResults {
       inFlight: s.inFlight,
       busy: s.busy,
       budgets: s.budgets,
+      ...(s.fleet ? { fleet: s.fleet } : {}),
       ...(s.writes ? { writes: s.writes } : {}),
     },
   };

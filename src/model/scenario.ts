@@ -123,6 +123,67 @@ export interface ServerLeaf {
   dropExpired: boolean;
   capacity: CapacityWindow[];
   faults: Fault[];
+  /**
+   * Windows in which the backend is down: it refuses every request at once (a connection failure,
+   * answered 503) and the work it held is lost (its callers time out).
+   */
+  outages?: Array<{ atMs: number; durationMs: number }>;
+  /** The backend crashes when its queue grows beyond `queueAbove` (out of memory): it loses its work and is down for `restartMs`. */
+  crash?: { queueAbove: number; restartMs: number };
+  /** CPU-like load shedding: refuse new requests while the busy fraction (an EWMA over `windowMs`) is above `above`. */
+  shedUtilization?: { above: number; windowMs: number };
+  /** An adaptive concurrency limit in front of the backend: requests beyond it are refused at once. */
+  adaptiveConcurrency?: AdaptiveConcurrencySpec;
+  /**
+   * Controlled delay for the queue (Nichols & Jacobson, "Controlling Queue Delay", ACM Queue 2012, as
+   * adapted to RPC servers by Maurer, "Fail at Scale", ACM Queue 2015): a queued request that waited
+   * longer than `intervalMs` is failed; once the queue has not drained below `targetMs` for a whole
+   * interval, longer than `targetMs`.
+   */
+  codel?: { targetMs: number; intervalMs: number };
+}
+
+/**
+ * Adaptive concurrency limits.
+ * - `aimd` (Netflix concurrency-limits `AIMDLimit`): a drop (a request refused or slower than
+ *   `timeoutMs`) multiplies the limit by `backoffRatio`; a success while at least half the limit is in
+ *   use adds 1.
+ * - `gradient` (Envoy adaptive_concurrency filter's gradient controller; Netflix `GradientLimit`):
+ *   limit = limit x min(2, max(0.5, minRtt / sampleRtt)) + sqrt(limit) headroom, smoothed; minRtt is
+ *   the lowest latency seen in the last `minRttWindowMs`, sampleRtt the mean over each `sampleMs`.
+ */
+export type AdaptiveConcurrencySpec =
+  | { kind: 'aimd'; initialLimit: number; minLimit: number; maxLimit: number; backoffRatio: number; timeoutMs: number }
+  | { kind: 'gradient'; initialLimit: number; minLimit: number; maxLimit: number; sampleMs: number; minRttWindowMs: number; smoothing: number };
+
+/** Outlier detection of a load balancer's backends (Envoy `outlier_detection`). */
+export interface OutlierDetectionSpec {
+  /** Eject a backend after this many consecutive failures (5xx, connection failures, timeouts); Envoy's consecutive_5xx, default 5. */
+  consecutiveFailures: number;
+  /** Also eject, at each interval, a backend whose failure percentage is at least this (with minRequests); absent = off. */
+  failurePercentThreshold?: number;
+  minRequests: number;
+  intervalMs: number;
+  /** Ejection lasts baseEjectionMs x the number of times the backend was ejected, at most maxEjectionMs. */
+  baseEjectionMs: number;
+  maxEjectionMs: number;
+  /** Never eject more than this share of the cluster (at least one backend can always be ejected). */
+  maxEjectionPercent: number;
+}
+
+/** Backends in clusters behind a load balancer (DESIGN.md section 2, fleets). */
+export interface PoolLeaf {
+  kind: 'pool';
+  /** Clusters in priority order; each backend is a server of its own. */
+  clusters: Array<{ name: string; backends: ServerLeaf[] }>;
+  loadBalancer: 'round-robin' | 'random' | 'least-outstanding' | 'p2c';
+  outlierDetection?: OutlierDetectionSpec;
+  /** Active health checks: every intervalMs a backend's health becomes whether it is up. Absent: only outlier ejection. */
+  healthCheck?: { intervalMs: number };
+  /** Envoy priority failover: a cluster takes min(100%, healthy share x factor) of the remaining traffic; 1.4 in Envoy. */
+  overprovisioningFactor: number;
+  /** Below this healthy share a cluster balances over all its backends, healthy or not (Envoy's panic threshold, 50%). */
+  panicThresholdPercent: number;
 }
 
 /**
@@ -146,7 +207,7 @@ export interface ScriptLeaf {
   script: ScriptEntry[];
 }
 
-export type Leaf = ServerLeaf | OccLeaf | ScriptLeaf;
+export type Leaf = ServerLeaf | PoolLeaf | OccLeaf | ScriptLeaf;
 
 export interface MetricsSpec {
   /** Width of the time-series bins. */

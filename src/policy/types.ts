@@ -146,5 +146,10 @@ export interface PolicySpec {
   /** Admission control asked before every attempt (first tries included). */
   admission?: AdmissionSpec;
   /** Hedged requests instead of retries. */
+  /**
+   * Envoy's `previous_hosts` retry host predicate: a retry to a load-balanced pool avoids the
+   * backends this call already tried (when others are available).
+   */
+  retryHostPredicate?: 'previous-hosts';
   hedging?: HedgingSpec;
 }

@@ -135,6 +135,9 @@ describe('TimeWeightedSeries', () => {
     expect(() => s.set(4, 2)).toThrow(RangeError);
     expect(() => s.finish(NaN)).toThrow(RangeError);
     expect(s.value).toBe(1);
+    // Finishing before the last change keeps the window as it is (a change after the measured end).
+    expect(() => s.finish(3)).not.toThrow();
+    expect(s.value).toBe(1);
     expect(() => new TimeWeightedSeries(0)).toThrow(RangeError);
     expect(() => new TimeWeightedSeries(10, -1)).toThrow(RangeError);
     expect(() => new TimeWeightedSeries(10, 10, NaN)).toThrow(RangeError);
