@@ -331,7 +331,7 @@ const poolLeaf = f
   .object({
     kind: z.literal('pool'),
     backends: doc(f.positiveInt().optional(), 'Number of backends of a single cluster (or give `clusters`).'),
-    server: doc(backendTemplate.optional(), 'The server every backend is (its fields as in a `server` leaf).'),
+    server: doc(backendTemplate.optional(), 'The server every backend is (its fields as in a `server` leaf); with clusters, the default for each.'),
     overrides: doc(f.array(backendOverride, 'overrides').default(() => []), 'Per-backend changes: { backend: index, ... }.'),
     clusters: doc(f.array(clusterSchema, 'clusters', 1).optional(), 'Clusters in priority order (failover spills down the list).'),
     loadBalancer: f.oneOf(['round-robin', 'random', 'least-outstanding', 'p2c']).default('round-robin'),
@@ -357,8 +357,8 @@ const poolLeaf = f
     if (pool.clusters === undefined && (pool.backends === undefined || pool.server === undefined)) {
       between(ctx, [pool.backends === undefined ? 'backends' : 'server'], 'is required (or give `clusters`)', undefined, []);
     }
-    if (pool.clusters !== undefined && (pool.backends !== undefined || pool.server !== undefined)) {
-      between(ctx, ['clusters'], 'cannot be combined with backends/server (give one or the other)', undefined, [['backends']]);
+    if (pool.clusters !== undefined && pool.backends !== undefined) {
+      between(ctx, ['clusters'], 'cannot be combined with backends (give the backends of each cluster)', undefined, [['backends']]);
     }
     (pool.clusters ?? []).forEach((c, i) => {
       if (c.server === undefined && pool.server === undefined) between(ctx, ['clusters', i, 'server'], 'is required', undefined, []);

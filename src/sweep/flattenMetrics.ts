@@ -30,6 +30,24 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(`clustering.${c.binMs}ms.dispersionIndex`, c.dispersionIndex);
     put(`clustering.${c.binMs}ms.maxBin`, c.maxBin);
   }
+  if (r.backends) {
+    const byCluster = new Map<string, { crashes: number; ejections: number; served: number }>();
+    for (const b of r.backends) {
+      const c = byCluster.get(b.cluster) ?? { crashes: 0, ejections: 0, served: 0 };
+      c.crashes += b.crashes;
+      c.ejections += b.ejections;
+      c.served += b.served;
+      byCluster.set(b.cluster, c);
+    }
+    put('fleet.crashes', r.backends.reduce((n, b) => n + b.crashes, 0));
+    put('fleet.ejections', r.backends.reduce((n, b) => n + b.ejections, 0));
+    for (const [name, c] of byCluster) {
+      put(`fleet.${name}.crashes`, c.crashes);
+      put(`fleet.${name}.served`, c.served);
+    }
+    const down = r.timeSeries.fleet?.downBackends ?? [];
+    put('fleet.maxDown', down.length > 0 ? Math.max(...down) : 0);
+  }
   put('truncated', r.truncated === null ? 0 : 1);
   return out;
 }
