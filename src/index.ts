@@ -1,6 +1,7 @@
 /**
  * retrystorm: a discrete-event simulator of retry storms and cascading failure.
- * The library API: run scenarios, trace one operation, and use the pure policy functions.
+ * The library API: run scenarios, trace one operation, use the pure policy functions, and run the
+ * simulated policy for real (`retry`, `retryingFetch`).
  */
 export { simulate, type SimulateOptions } from './simulate.js';
 export { traceOperation, type TraceResult, type TraceLayerSummary } from './model/traceOperation.js';
@@ -18,4 +19,6 @@ export {
   type ExperimentPlan,
 } from './experiment/index.js';
 export * as policy from './policy/index.js';
+export { makeRetryBudget, makeAdmissionControl, makeBudgetChain, describePresets, presetPolicy, PRESET_NAMES } from './policy/index.js';
+export * from './executor/index.js';
 export { VERSION } from './version.js';

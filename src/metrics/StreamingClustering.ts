@@ -30,6 +30,7 @@ export class StreamingClustering {
   /** Bin width in ms. */
   readonly binMs: number;
   private cur = NO_BIN;
+  private first = NO_BIN;
   private curCount = 0;
   private doneBins = 0;
   private doneSum = 0;
@@ -59,17 +60,24 @@ export class StreamingClustering {
       this.doneSumSq += c * c;
       if (c > this.doneMax) this.doneMax = c;
     }
+    if (cur === NO_BIN) this.first = b;
     this.cur = b;
     this.curCount = 1;
   }
 
-  /** Statistics over the bins from the first to the last arrival's; recording may continue afterwards. */
-  result(): ClusteringResult {
+  /**
+   * Statistics over the bins from the first to the last arrival's, or over the measured window
+   * [fromMs, toMs] when it is given (empty bins before the first and after the last arrival count
+   * as zeros: a single spike then reads as one, not as an even stream). Recording may continue.
+   */
+  result(fromMs?: number, toMs?: number): ClusteringResult {
     if (this.cur === NO_BIN) {
       return { binMs: this.binMs, bins: 0, arrivals: 0, mean: 0, peakToMean: 0, dispersionIndex: 0, maxBin: 0 };
     }
     const c = this.curCount;
-    const bins = this.doneBins + 1;
+    let bins = this.doneBins + 1;
+    if (fromMs !== undefined) bins += Math.max(0, this.first - Math.floor(fromMs / this.binMs));
+    if (toMs !== undefined) bins += Math.max(0, Math.floor(toMs / this.binMs) - this.cur);
     const sum = this.doneSum + c;
     const sumSq = this.doneSumSq + c * c;
     const maxBin = c > this.doneMax ? c : this.doneMax;

@@ -218,6 +218,8 @@ export class Model {
   private readonly latency = new LogHistogram();
   private readonly operationMs = new LogHistogram();
   private readonly clustering: StreamingClustering[];
+  /** The same statistics over retry traffic alone (arrivals sent while some layer was retrying). */
+  private readonly retryClustering: StreamingClustering[];
   private readonly sArrFirst: BinnedSeries;
   private readonly sArrRetry: BinnedSeries;
   private readonly sSuccess: BinnedSeries;
@@ -310,6 +312,7 @@ export class Model {
     this.layerHedges = new Float64Array(this.L);
     const m = sc.metrics;
     this.clustering = m.clusteringBinMs.map((b) => new StreamingClustering(b));
+    this.retryClustering = m.clusteringBinMs.map((b) => new StreamingClustering(b));
     this.sArrFirst = new BinnedSeries(m.timeSeriesBinMs);
     this.sArrRetry = new BinnedSeries(m.timeSeriesBinMs);
     this.sSuccess = new BinnedSeries(m.timeSeriesBinMs);
@@ -996,8 +999,10 @@ export class Model {
   private countLeafArrival(r: number, t: number): void {
     if (t < 0) return;
     this.leafCalls++;
-    if (this.req.chain[r] === 1) this.sArrRetry.add(t);
-    else this.sArrFirst.add(t);
+    if (this.req.chain[r] === 1) {
+      this.sArrRetry.add(t);
+      for (const c of this.retryClustering) c.record(t);
+    } else this.sArrFirst.add(t);
     for (const c of this.clustering) c.record(t);
   }
 
@@ -1158,7 +1163,8 @@ export class Model {
         hanging,
       },
       backends: sc.leaf.kind === 'pool' && farm ? farm.backendStats() : undefined,
-      clustering: this.clustering.map((c) => c.result()),
+      clustering: this.clustering.map((c) => c.result(0, endMs)),
+      retryClustering: this.retryClustering.map((c) => c.result(0, endMs)),
       series: {
         binMs,
         bins,

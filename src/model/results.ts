@@ -84,8 +84,13 @@ export interface SimulationResults {
   };
   /** A pool's backends, each with its own counters. */
   backends?: BackendStats[];
-  /** Clustering of leaf arrivals, one entry per configured bin width. */
+  /**
+   * Clustering of leaf arrivals, one entry per configured bin width, over the measured window
+   * (from t = 0 to the end of the run: empty bins count).
+   */
   clustering: ClusteringResult[];
+  /** The same over retry traffic alone (what synchronised retries do, apart from the first tries). */
+  retryClustering: ClusteringResult[];
   timeSeries: {
     binMs: number;
     /** Start of each bin. */
@@ -140,6 +145,7 @@ export interface ResultInput {
   server: Omit<SimulationResults['server'], 'utilization'> & { concurrency: number; hanging: number };
   backends: BackendStats[] | undefined;
   clustering: ClusteringResult[];
+  retryClustering: ClusteringResult[];
   series: {
     binMs: number;
     bins: number;
@@ -212,6 +218,7 @@ export function buildResults(i: ResultInput): SimulationResults {
     },
     ...(i.backends ? { backends: i.backends } : {}),
     clustering: i.clustering,
+    retryClustering: i.retryClustering,
     timeSeries: {
       binMs: s.binMs,
       tMs: Array.from({ length: s.bins }, (_, b) => b * s.binMs),

@@ -48,6 +48,11 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     const down = r.timeSeries.fleet?.downBackends ?? [];
     put('fleet.maxDown', down.length > 0 ? Math.max(...down) : 0);
   }
+  for (const c of r.retryClustering ?? []) {
+    put(`retryClustering.${c.binMs}ms.peakToMean`, c.peakToMean);
+    put(`retryClustering.${c.binMs}ms.maxBin`, c.maxBin);
+  }
+  put('simulatedMs', r.simulatedMs);
   put('truncated', r.truncated === null ? 0 : 1);
   return out;
 }

@@ -97,10 +97,14 @@ describe('metrics: clustering of leaf arrivals', () => {
         metrics: { timeSeriesBinMs: 1000, clusteringBinMs: [1, 10] },
       }),
     );
-    expect(r.clustering).toEqual([
-      { binMs: 1, bins: 1, arrivals: N, mean: N, peakToMean: 1, dispersionIndex: 0, maxBin: N },
-      { binMs: 10, bins: 1, arrivals: N, mean: N, peakToMean: 1, dispersionIndex: 0, maxBin: N },
-    ]);
+    // All N arrive at 5 ms; the run ends at 20 ms (service 10 ms, hop back 5 ms). The window [0, 20] has
+    // 21 bins of 1 ms (one holding N, twenty empty) and 3 bins of 10 ms: a single spike reads as one.
+    expect(r.simulatedMs).toBe(20);
+    const [ms1, ms10] = r.clustering;
+    expect(ms1).toMatchObject({ binMs: 1, bins: 21, arrivals: N, maxBin: N, peakToMean: 21 });
+    expect(ms1?.dispersionIndex).toBeCloseTo(N - N / 21, 9);
+    expect(ms10).toMatchObject({ binMs: 10, bins: 3, arrivals: N, maxBin: N, peakToMean: 3 });
+    expect(ms10?.dispersionIndex).toBeCloseTo(N - N / 3, 9);
     expect(r.timeSeries.arrivalsFirst[0]).toBe(N);
   });
 
