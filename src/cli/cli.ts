@@ -18,6 +18,9 @@ import { OutputError } from '../sweep/ResultWriter.js';
 import { parseShard, ResumeError, runSweep, type ShardSpec } from '../sweep/runSweep.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { printRunSummary } from './printResults.js';
+import { reportCommand, ReportInputError, writeReportIndex, writeRunReport, writeSharedAssets } from './report.js';
+import type { IndexEntry } from '../report/index.js';
+import { parseReportHints } from '../report/reportHints.js';
 import { ProgressReporter } from './progress.js';
 import { traceCommand, type TraceFlags } from './trace.js';
 
@@ -90,7 +93,25 @@ function loadPlan(path: string, opts: { quick: boolean; set: string[]; seed?: nu
   if (opts.seed !== undefined) set.push(['seed', opts.seed]);
   const expanded = expandExperiment(experiment, { quick: opts.quick, set });
   if (!expanded.ok) throw new UsageError(expanded.errors.map((m) => `${path}: ${m}`));
+  const hintProblems = reportHintProblems(experiment.root);
+  if (hintProblems.length > 0) throw new UsageError(hintProblems.map((m) => `${path}: ${m}`));
   return { plan: expanded.plan, text, set };
+}
+
+/** Problems with the `report` hints of an experiment file (top level and each part), with their paths. */
+function reportHintProblems(root: unknown): string[] {
+  const r = root as { report?: unknown; parts?: Array<{ report?: unknown }> };
+  const problems: string[] = [];
+  if (r.report !== undefined) {
+    const p = parseReportHints(r.report, 'report');
+    if (!p.ok) problems.push(...p.errors);
+  }
+  (r.parts ?? []).forEach((part, i) => {
+    if (part.report === undefined) return;
+    const p = parseReportHints(part.report, `parts.${i}.report`);
+    if (!p.ok) problems.push(...p.errors);
+  });
+  return problems;
 }
 
 function parseIntArg(flag: string) {
@@ -136,6 +157,9 @@ interface RunOptions {
   shard?: ShardSpec;
   resume: boolean;
   quiet: boolean;
+  /** Reports reference ../assets/ instead of inlining the bundles (run-all); each report's index entry is collected. */
+  sharedAssets?: boolean;
+  reportIndex?: IndexEntry[];
 }
 
 async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<number> {
@@ -147,6 +171,7 @@ async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<n
     const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
     const progress = opts.quiet || opts.json ? null : new ProgressReporter(io, plan.name);
     let res;
+    const startedMs = Date.now();
     try {
       res = await runSweep(plan, {
         outDir,
@@ -184,6 +209,11 @@ async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<n
       io.stderr(`${res.errored.length} cell${res.errored.length > 1 ? 's' : ''} errored:\n`);
       for (const e of res.errored) io.stderr(`  ${e.key}: ${e.errors.join('; ')}\n`);
       status = 1;
+    }
+    if (res.summary && !opts.shard) {
+      const entry = writeRunReport(io, { dir: outDir, summary: res.summary, source: text, quick: opts.quick, set, runTimeMs: Date.now() - startedMs, sharedAssets: opts.sharedAssets ?? false, print: !opts.quiet && !opts.json });
+      if (entry) opts.reportIndex?.push(entry);
+      else status = 1;
     }
   }
   return status;
@@ -259,6 +289,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .action(async (opts: { dir: string; full: boolean; out?: string; workers?: number; quiet: boolean }) => {
       const files = findExperimentFiles(resolve(io.cwd, opts.dir));
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
+      const reportIndex: IndexEntry[] = [];
       code = await runFiles(io, files, {
         quick: !opts.full,
         out,
@@ -267,7 +298,30 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         resume: false,
         quiet: opts.quiet,
         ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+        sharedAssets: true,
+        reportIndex,
       });
+      if (reportIndex.length > 0) {
+        writeSharedAssets(resolve(io.cwd, out));
+        const index = writeReportIndex(resolve(io.cwd, out), reportIndex);
+        if (!opts.quiet) io.stdout(`\nreports: ${relative(io.cwd, index) || index}\n`);
+      }
+    });
+
+  program
+    .command('report')
+    .description('rebuild the HTML report of a results directory (or of every one inside it, plus an index) without re-running')
+    .argument('<dir>', 'an experiment\'s output directory (summary.json + run.json, or results.json), or a directory of them')
+    .option('--png', 'also write each chart as PNG into <dir>/png/', false)
+    .option('--shared-assets', 'load vega from ../assets/ (written once) instead of inlining it into every report', false)
+    .action(async (dir: string, opts: { png: boolean; sharedAssets: boolean }) => {
+      try {
+        code = await reportCommand(io, dir, opts);
+      } catch (e) {
+        if (!(e instanceof ReportInputError)) throw e;
+        io.stderr(`error: ${e.message}\n`);
+        code = 2;
+      }
     });
 
   program

@@ -85,6 +85,7 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
       sweep: sweepSchema().optional(),
       replications: doc(f.positiveInt().optional(), 'Default: the experiment\'s replications.'),
       quick: quickSchema().optional(),
+      report: doc(f.record(z.unknown(), 'an object').optional(), 'Hints for this part\'s report: charts, cells, findings (checked by the report builder).'),
     }),
     'One scenario of an experiment with several, with its own variants, sweep and replications.',
   );
@@ -106,6 +107,10 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
       replications: doc(f.positiveInt().default(1), 'Runs per cell, with seeds derived from (seed, part, parameters, replication).'),
       quick: quickSchema().optional(),
       parts: doc(f.array(part, 'parts', 1).optional(), 'Several scenarios in one experiment (instead of scenario).'),
+      report: doc(
+        f.record(z.unknown(), 'an object').optional(),
+        'Hints for the HTML report: a one-line finding, the charts (kind, metric, x axis, log scales, cells, captions) and the findings table.',
+      ),
     },
     'a JSON object',
   );

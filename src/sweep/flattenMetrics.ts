@@ -53,6 +53,7 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(`retryClustering.${c.binMs}ms.maxBin`, c.maxBin);
   }
   put('simulatedMs', r.simulatedMs);
+  put('successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
   put('truncated', r.truncated === null ? 0 : 1);
   return out;
 }

@@ -24,8 +24,10 @@ const RETRIES = 1;
 /**
  * Google SRE book ch. 21 per-client retry budget, as DESIGN.md section 1 states it: "The SRE
  * ratio budget compares retries with first tries over its window (10% gives at most 1.1x)". A retry
- * is allowed while retries / first tries < ratio over the sliding window (60 slices); first tries
- * are counted when sent, retries when scheduled. No first try in the window: no retry.
+ * is allowed only if, counting it, retries / first tries stays within the ratio over the sliding
+ * window (60 slices), so retries never exceed ratio x first tries (the book's "retries / requests
+ * < 10%", applied so that it holds after the retry too); first tries are counted when sent,
+ * retries when scheduled. No first try in the window: no retry.
  * Gauge: the current retries / first tries ratio (0 without first tries).
  */
 export class SreRatioBudget implements RetryBudget {
@@ -46,7 +48,7 @@ export class SreRatioBudget implements RetryBudget {
 
   allowRetry(nowMs: number): boolean {
     const first = this.window.total(nowMs, FIRST);
-    return first > 0 && this.window.total(nowMs, RETRIES) / first < this.ratio;
+    return first > 0 && this.window.total(nowMs, RETRIES) + 1 <= this.ratio * first + 1e-9;
   }
 
   onRetryScheduled(nowMs: number): void {

@@ -1,0 +1,306 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { canonicalJson, expandExperiment, parseExperimentText } from '../experiment/index.js';
+import {
+  BUNDLE_FILES,
+  buildReport,
+  chartSvg,
+  renderIndexHtml,
+  stripSourceMap,
+  type IndexEntry,
+  type ReportAssets,
+  type ReportCell,
+  type ReportSummary,
+} from '../report/index.js';
+import { metricStats } from '../sweep/aggregate.js';
+import { flattenMetrics } from '../sweep/flattenMetrics.js';
+import type { SimulationResults } from '../model/results.js';
+import { VERSION } from '../version.js';
+
+/** The report page of an experiment directory. */
+export const REPORT_FILE = 'index.html';
+/** When and how long the run took, and its finding: kept beside the results so a rebuilt report says the same. */
+export const REPORT_META_FILE = 'report.json';
+/** Shared bundles of a reports directory (`run-all`, `report --shared-assets`). */
+export const ASSETS_DIR = 'assets';
+/** Where `--png` writes the charts, inside the experiment directory. */
+export const PNG_DIR = 'png';
+/** Debian's fonts-dejavu-core. */
+export const DEJAVU_DIR = '/usr/share/fonts/truetype/dejavu';
+
+/** A directory that holds no results a report can be built from. */
+export class ReportInputError extends Error {}
+
+/** Write a file atomically: to a temporary name in the same directory, then rename. */
+function writeAtomic(path: string, data: string | Uint8Array): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+let bundleCache: { vega: string; vegaLite: string; vegaEmbed: string } | null = null;
+
+/** The browser bundles of vega, vega-lite and vega-embed (their build/*.min.js), source map comments removed. */
+export function readBundles(): { vega: string; vegaLite: string; vegaEmbed: string } {
+  if (bundleCache) return bundleCache;
+  const require = createRequire(import.meta.url);
+  const read = (pkg: string, file: string) => stripSourceMap(readFileSync(join(dirname(require.resolve(pkg)), file), 'utf8'));
+  bundleCache = { vega: read('vega', 'vega.min.js'), vegaLite: read('vega-lite', 'vega-lite.min.js'), vegaEmbed: read('vega-embed', 'vega-embed.min.js') };
+  return bundleCache;
+}
+
+/** Write the shared bundles into `<root>/assets/` (unchanged files are left alone). */
+export function writeSharedAssets(root: string): void {
+  const b = readBundles();
+  const texts: Record<(typeof BUNDLE_FILES)[number], string> = { 'vega.min.js': b.vega, 'vega-lite.min.js': b.vegaLite, 'vega-embed.min.js': b.vegaEmbed };
+  for (const f of BUNDLE_FILES) {
+    const path = join(root, ASSETS_DIR, f);
+    if (existsSync(path) && readFileSync(path, 'utf8') === texts[f]) continue;
+    writeAtomic(path, texts[f]);
+  }
+}
+
+/** What a report is built from, and how it is written. */
+export interface WriteReportOptions {
+  /** The experiment directory (index.html goes there). */
+  dir: string;
+  summary: ReportSummary;
+  /** The experiment file's text (run.json `source`), or null. */
+  source: string | null;
+  quick: boolean;
+  set: Array<[string, unknown]>;
+  date: string | null;
+  runTimeMs: number | null;
+  /** Reference the bundles in `<dir>/../assets/` instead of inlining them. */
+  sharedAssets: boolean;
+}
+
+/** The outcome of writing a report. */
+export interface WrittenReport {
+  path: string;
+  entry: IndexEntry;
+  warnings: string[];
+  charts: ReturnType<typeof buildReport>['charts'];
+}
+
+function parseSource(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Build and write `<dir>/index.html` (and report.json), self-contained or with shared bundles. */
+export function writeReport(opts: WriteReportOptions): WrittenReport {
+  const assets: ReportAssets = opts.sharedAssets ? { mode: 'shared', base: `../${ASSETS_DIR}/` } : { mode: 'inline', scripts: readBundles() };
+  const built = buildReport(
+    opts.summary,
+    { source: parseSource(opts.source), quick: opts.quick, set: opts.set, date: opts.date, runTimeMs: opts.runTimeMs, reportVersion: VERSION },
+    assets,
+  );
+  const path = join(opts.dir, REPORT_FILE);
+  writeAtomic(path, built.html);
+  const meta = { experiment: opts.summary.experiment, date: opts.date, runTimeMs: opts.runTimeMs, finding: built.finding, charts: built.charts.map((c) => c.id) };
+  writeAtomic(join(opts.dir, REPORT_META_FILE), JSON.stringify(meta, null, 2) + '\n');
+  return {
+    path,
+    entry: { name: opts.summary.experiment, description: opts.summary.description, finding: built.finding, href: `${relative(dirname(opts.dir), opts.dir).split('\\').join('/')}/${REPORT_FILE}`, date: opts.date },
+    warnings: built.warnings,
+    charts: built.charts,
+  };
+}
+
+/**
+ * The report at the end of a finished run: written beside the results (dated now), its warnings
+ * and the path printed. A report that cannot be written is an error message, not a lost run: the
+ * results are on disk and `retrystorm report` can try again. Returns the index entry, or null.
+ */
+export function writeRunReport(
+  io: ReportIO,
+  opts: Omit<WriteReportOptions, 'date'> & { print: boolean },
+): IndexEntry | null {
+  const name = opts.summary.experiment;
+  try {
+    const { print, ...rest } = opts;
+    const written = writeReport({ ...rest, date: new Date().toISOString() });
+    for (const w of written.warnings) io.stderr(`warning: ${name}: ${w}\n`);
+    if (print) io.stdout(`report: ${relative(io.cwd, written.path) || written.path}\n`);
+    return written.entry;
+  } catch (e) {
+    io.stderr(`error: ${name}: the report was not written (${(e as Error).message}); the results are saved, run \`retrystorm report ${relative(io.cwd, opts.dir) || '.'}\` to try again\n`);
+    return null;
+  }
+}
+
+/** Write `<root>/index.html`: every report, linked, with its finding (entries sorted by name). */
+export function writeReportIndex(root: string, entries: readonly IndexEntry[]): string {
+  const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const path = join(root, REPORT_FILE);
+  writeAtomic(path, renderIndexHtml(sorted, VERSION));
+  return path;
+}
+
+/** A chart as PNG: vega renders SVG headless, resvg rasterises it with DejaVu Sans (fonts-dejavu-core). */
+export async function chartPng(spec: Record<string, unknown>, title: string): Promise<Uint8Array> {
+  const svg = await chartSvg(spec, title);
+  // Loaded on first use: a native module the rest of the command line does not need.
+  const { Resvg } = await import('@resvg/resvg-js');
+  const haveDejaVu = existsSync(DEJAVU_DIR);
+  const resvg = new Resvg(svg, {
+    background: 'white',
+    fitTo: { mode: 'zoom', value: 2 },
+    font: {
+      loadSystemFonts: !haveDejaVu,
+      ...(haveDejaVu ? { fontDirs: [DEJAVU_DIR] } : {}),
+      defaultFontFamily: 'DejaVu Sans',
+      sansSerifFamily: 'DejaVu Sans',
+    },
+  });
+  return resvg.render().asPng();
+}
+
+interface RunJson {
+  experiment?: string;
+  source?: string;
+  quick?: boolean;
+  set?: Array<[string, unknown]>;
+}
+
+function readJson<T>(path: string): T {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch (e) {
+    throw new ReportInputError(`${path}: cannot read (${(e as Error).message})`);
+  }
+}
+
+/** Whether a directory holds results a report can be built from. */
+export function isResultDir(dir: string): boolean {
+  return existsSync(join(dir, 'summary.json')) || existsSync(join(dir, 'results.json'));
+}
+
+/** A one-cell summary from a single run's results.json (its scenario from run.json's experiment, when there is one). */
+function summaryFromResults(results: SimulationResults & { experiment?: string }, run: RunJson | null): ReportSummary {
+  let scenario: ReportCell['scenario'] = null;
+  let description = '';
+  if (run?.source) {
+    const parsed = parseExperimentText(run.source, 'run.json source');
+    if (parsed.ok) {
+      description = parsed.experiment.description;
+      const expanded = expandExperiment(parsed.experiment, { quick: run.quick ?? false, set: run.set ?? [] });
+      if (expanded.ok) scenario = expanded.plan.parts[0]?.cells[0]?.scenario ?? null;
+    }
+  }
+  const metrics = Object.fromEntries(Object.entries(flattenMetrics(results)).map(([k, v]) => [k, metricStats([v])]));
+  const params = {};
+  return {
+    experiment: results.experiment ?? run?.experiment ?? 'experiment',
+    description,
+    seed: results.seed,
+    version: results.version,
+    cells: [
+      {
+        key: canonicalJson({ part: 'main', variant: 'default', params }),
+        part: 'main',
+        variant: 'default',
+        params,
+        state: 'ok',
+        replications: 1,
+        errors: [],
+        metrics,
+        scenario,
+        timeSeries: { typical: results.timeSeries, mean: null },
+      },
+    ],
+  };
+}
+
+/** Rebuild one experiment directory's report from its saved results (summary.json + run.json, or results.json). */
+export async function rebuildReport(dir: string, opts: { png: boolean; sharedAssets: boolean }): Promise<WrittenReport & { pngs: string[] }> {
+  const summaryPath = join(dir, 'summary.json');
+  const runPath = join(dir, 'run.json');
+  const run = existsSync(runPath) ? readJson<RunJson>(runPath) : null;
+  let summary: ReportSummary;
+  let resultsFile: string;
+  if (existsSync(summaryPath)) {
+    summary = readJson<ReportSummary>(summaryPath);
+    resultsFile = summaryPath;
+  } else if (existsSync(join(dir, 'results.json'))) {
+    resultsFile = join(dir, 'results.json');
+    summary = summaryFromResults(readJson<SimulationResults & { experiment?: string }>(resultsFile), run);
+  } else {
+    throw new ReportInputError(`${dir}: no summary.json or results.json to build a report from`);
+  }
+  if (!summary || !Array.isArray(summary.cells)) throw new ReportInputError(`${resultsFile}: not a retrystorm summary`);
+  const metaPath = join(dir, REPORT_META_FILE);
+  const meta = existsSync(metaPath) ? readJson<{ date?: string | null; runTimeMs?: number | null }>(metaPath) : {};
+  const written = writeReport({
+    dir,
+    summary,
+    source: typeof run?.source === 'string' ? run.source : null,
+    quick: run?.quick ?? false,
+    set: run?.set ?? [],
+    date: meta.date ?? statSync(resultsFile).mtime.toISOString(),
+    runTimeMs: meta.runTimeMs ?? null,
+    sharedAssets: opts.sharedAssets,
+  });
+  const pngs: string[] = [];
+  if (opts.png) {
+    for (const c of written.charts) {
+      const path = join(dir, PNG_DIR, `${c.id}.png`);
+      writeAtomic(path, await chartPng(c.spec, c.title));
+      pngs.push(path);
+    }
+  }
+  return { ...written, pngs };
+}
+
+/** Where `retrystorm report` prints to. */
+export interface ReportIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  cwd: string;
+}
+
+/**
+ * `retrystorm report DIR`: rebuild the report of an experiment directory, or of every experiment
+ * directory inside DIR plus DIR/index.html, from the saved results, without running anything.
+ * Returns the exit code.
+ */
+export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: boolean; sharedAssets: boolean }): Promise<number> {
+  const dir = resolve(io.cwd, dirArg);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ReportInputError(`${dirArg}: no such directory`);
+  const show = (p: string) => relative(io.cwd, p) || '.';
+  if (isResultDir(dir)) {
+    if (opts.sharedAssets) writeSharedAssets(dirname(dir));
+    const r = await rebuildReport(dir, opts);
+    for (const w of r.warnings) io.stderr(`warning: ${w}\n`);
+    io.stdout(`report written to ${show(r.path)}\n`);
+    for (const p of r.pngs) io.stdout(`  ${show(p)}\n`);
+    return 0;
+  }
+  const subdirs = readdirSync(dir)
+    .sort()
+    .map((n) => join(dir, n))
+    .filter((p) => statSync(p).isDirectory() && isResultDir(p));
+  if (subdirs.length === 0) throw new ReportInputError(`${dirArg}: holds no experiment results (summary.json or results.json), nor directories that do`);
+  if (opts.sharedAssets) writeSharedAssets(dir);
+  const entries: IndexEntry[] = [];
+  for (const sub of subdirs) {
+    const r = await rebuildReport(sub, opts);
+    for (const w of r.warnings) io.stderr(`warning: ${r.entry.name}: ${w}\n`);
+    io.stdout(`report written to ${show(r.path)}${r.pngs.length > 0 ? ` (${r.pngs.length} PNG charts in ${show(join(sub, PNG_DIR))})` : ''}\n`);
+    entries.push(r.entry);
+  }
+  io.stdout(`index written to ${show(writeReportIndex(dir, entries))}\n`);
+  return 0;
+}

@@ -1,0 +1,156 @@
+/**
+ * Names, titles and units of the metrics of summary.json (the dotted names of `flattenMetrics`),
+ * and titles of swept parameters, for axis titles, tables and hint validation.
+ */
+
+/** A metric's title and unit, e.g. `{ title: 'Completion time', unit: 'ms' }`. */
+export interface MetricInfo {
+  title: string;
+  unit: string;
+}
+
+const FIXED: Record<string, MetricInfo> = {
+  amplification: { title: 'Amplification', unit: 'leaf calls per operation' },
+  leafCalls: { title: 'Leaf calls', unit: 'calls' },
+  writes: { title: 'Writes', unit: 'calls' },
+  reads: { title: 'Reads', unit: 'calls' },
+  completionTimeMs: { title: 'Completion time', unit: 'ms' },
+  goodputPerSec: { title: 'Goodput', unit: 'operations/s' },
+  'operations.offered': { title: 'Operations offered', unit: 'operations' },
+  'operations.succeeded': { title: 'Operations succeeded', unit: 'operations' },
+  'operations.failed': { title: 'Operations failed', unit: 'operations' },
+  'operations.unfinished': { title: 'Operations unfinished', unit: 'operations' },
+  'server.utilization': { title: 'Server utilisation', unit: 'fraction of workers busy' },
+  'server.meanBusy': { title: 'Mean busy workers', unit: 'workers' },
+  'server.wastedWorkMs': { title: 'Wasted server work', unit: 'ms' },
+  'server.maxQueue': { title: 'Maximum queue', unit: 'requests' },
+  'server.served': { title: 'Requests served', unit: 'requests' },
+  'server.shed': { title: 'Requests shed', unit: 'requests' },
+  'server.dropped': { title: 'Requests dropped', unit: 'requests' },
+  'server.faulted': { title: 'Requests faulted', unit: 'requests' },
+  'server.cancelled': { title: 'Requests cancelled', unit: 'requests' },
+  'server.queuedAtEnd': { title: 'Queued at the end', unit: 'requests' },
+  'server.inServiceAtEnd': { title: 'In service at the end', unit: 'requests' },
+  'server.refused': { title: 'Requests refused by down backends', unit: 'requests' },
+  simulatedMs: { title: 'Measured simulated time', unit: 'ms' },
+  successRate: { title: 'Success rate', unit: 'fraction of operations' },
+  'fleet.crashes': { title: 'Backend crashes', unit: 'crashes' },
+  'fleet.ejections': { title: 'Outlier ejections', unit: 'ejections' },
+  'fleet.maxDown': { title: 'Most backends down at once', unit: 'backends' },
+  truncated: { title: 'Truncated runs', unit: 'fraction of replications' },
+};
+
+const STATS: Record<string, string> = { mean: 'Mean', p50: 'p50', p90: 'p90', p99: 'p99', p999: 'p99.9', max: 'Maximum' };
+
+/** Patterns of the metric names that depend on the experiment (layers, bin widths, reasons). */
+const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo }> = [
+  {
+    re: /^latencyMs\.(count|mean|p50|p90|p99|p999|max)$/,
+    info: (m) => (m[1] === 'count' ? { title: 'Successful operations', unit: 'operations' } : { title: `${STATS[m[1] as string]} latency of successes`, unit: 'ms' }),
+  },
+  {
+    re: /^operationMs\.(count|mean|p50|p90|p99|p999|max)$/,
+    info: (m) => (m[1] === 'count' ? { title: 'Operations ended', unit: 'operations' } : { title: `${STATS[m[1] as string]} time of all operations`, unit: 'ms' }),
+  },
+  { re: /^giveUps\.(.+)$/, info: (m) => ({ title: `Operations ended by ${m[1]}`, unit: 'operations' }) },
+  { re: /^attempts\.(.+)\.first$/, info: (m) => ({ title: `First tries at ${m[1]}`, unit: 'attempts' }) },
+  { re: /^attempts\.(.+)\.retries$/, info: (m) => ({ title: `Retries at ${m[1]}`, unit: 'attempts' }) },
+  {
+    re: /^clustering\.([0-9.e+-]+)ms\.peakToMean$/,
+    info: (m) => ({ title: `Peak-to-mean of leaf arrivals in ${m[1]} ms bins`, unit: 'largest bin / mean bin' }),
+  },
+  {
+    re: /^clustering\.([0-9.e+-]+)ms\.dispersionIndex$/,
+    info: (m) => ({ title: `Index of dispersion of leaf arrivals in ${m[1]} ms bins`, unit: 'variance / mean' }),
+  },
+  { re: /^clustering\.([0-9.e+-]+)ms\.maxBin$/, info: (m) => ({ title: `Largest ${m[1]} ms bin of leaf arrivals`, unit: 'calls' }) },
+  {
+    re: /^retryClustering\.([0-9.e+-]+)ms\.peakToMean$/,
+    info: (m) => ({ title: `Peak-to-mean of retry arrivals in ${m[1]} ms bins`, unit: 'largest bin / mean bin' }),
+  },
+  { re: /^retryClustering\.([0-9.e+-]+)ms\.maxBin$/, info: (m) => ({ title: `Largest ${m[1]} ms bin of retry arrivals`, unit: 'calls' }) },
+  { re: /^fleet\.(.+)\.crashes$/, info: (m) => ({ title: `Backend crashes in cluster ${m[1]}`, unit: 'crashes' }) },
+  { re: /^fleet\.(.+)\.served$/, info: (m) => ({ title: `Requests served by cluster ${m[1]}`, unit: 'requests' }) },
+];
+
+/** Every metric name a report hint may name: the fixed names, then the patterns. */
+export const METRIC_NAMES_TEXT = [
+  ...Object.keys(FIXED),
+  'latencyMs.<mean|p50|p90|p99|p999|max|count>',
+  'operationMs.<mean|p50|p90|p99|p999|max|count>',
+  'giveUps.<reason>',
+  'attempts.<layer>.first',
+  'attempts.<layer>.retries',
+  'clustering.<binMs>ms.peakToMean',
+  'clustering.<binMs>ms.dispersionIndex',
+  'clustering.<binMs>ms.maxBin',
+  'retryClustering.<binMs>ms.peakToMean',
+  'retryClustering.<binMs>ms.maxBin',
+  'fleet.<cluster>.crashes',
+  'fleet.<cluster>.served',
+].join(', ');
+
+/** Whether `name` is a metric of summary.json (by name; whether a run measured it is another matter). */
+export function isMetricName(name: string): boolean {
+  return name in FIXED || PATTERNS.some((p) => p.re.test(name));
+}
+
+/** Title and unit of a metric (an unknown name is its own title, without unit). */
+export function metricInfo(name: string): MetricInfo {
+  const fixed = FIXED[name];
+  if (fixed) return fixed;
+  for (const p of PATTERNS) {
+    const m = p.re.exec(name);
+    if (m) return p.info(m);
+  }
+  return { title: name, unit: '' };
+}
+
+/** `Title (unit)`: an axis title that carries its unit. */
+export function metricTitle(name: string): string {
+  const { title, unit } = metricInfo(name);
+  return unit ? `${title} (${unit})` : title;
+}
+
+/**
+ * An axis title: `Title (unit)`, broken into lines of at most `width` characters when it is long
+ * (vega draws an array as several lines), so that long titles do not run past the chart.
+ */
+export function axisTitle(text: string, width = 44): string | string[] {
+  if (text.length <= width) return text;
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && (line + ' ' + word).length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** The unit of a swept parameter, from its name (`...Ms` -> ms, `clients` -> clients...); '' when unknown. */
+export function paramUnit(path: string): string {
+  const last = path.split('.').pop() ?? path;
+  if (/Ms$/.test(last)) return 'ms';
+  if (/PerSec$/.test(last)) return '/s';
+  const words: Record<string, string> = {
+    clients: 'clients',
+    concurrency: 'workers',
+    instances: 'instances',
+    maxAttempts: 'attempts',
+    queueLimit: 'requests',
+    multiplier: 'x',
+    probability: 'fraction',
+    permanentErrorFraction: 'fraction',
+    exponentOffset: 'exponent',
+  };
+  return words[last] ?? '';
+}
+
+/** Axis title of a swept parameter: its dotted path and unit, e.g. `workload.clients (clients)`. */
+export function paramTitle(path: string): string {
+  const unit = paramUnit(path);
+  return unit ? `${path} (${unit})` : path;
+}

@@ -1,0 +1,285 @@
+import { formatParams } from './format.js';
+import { metricInfo } from './metrics.js';
+import type { ChartHint } from './reportHints.js';
+import { cellLabel, focusCells, hasMetric, metricMean, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
+import { amplificationSpec, layerAttemptsRows } from './specs/amplification.js';
+import { clusteringSpec } from './specs/clustering.js';
+import { allNumbers } from './specs/common.js';
+import { giveUpRows, giveUpsSpec } from './specs/giveUps.js';
+import { metricVsParamSpec } from './specs/metricVsParam.js';
+import { paretoSpec } from './specs/pareto.js';
+import { timeSeriesSpec } from './specs/timeSeries.js';
+import { distinctWindows } from './triggers.js';
+import type { ChartKind, ReportCell, ReportChart } from './types.js';
+
+/** A chart to draw, with its cells resolved. */
+export interface ChartRequest {
+  kind: ChartKind;
+  metric?: string;
+  x?: string;
+  logX?: boolean;
+  logY?: boolean;
+  /** The cells shown (series, clustering, amplification, give-ups, Pareto). */
+  cells?: ReportCell[];
+  panels?: string[];
+  work?: string;
+  time?: string;
+  title?: string;
+  caption?: string;
+}
+
+/** What the leaf and workload of a part are (from its first cell). */
+function kinds(part: ReportPart): { leaf: string; workload: string } {
+  const sc = part.cells[0]?.scenario;
+  return { leaf: sc?.leaf?.kind ?? 'server', workload: sc?.workload?.kind ?? 'open' };
+}
+
+function anyNonZero(cells: readonly ReportCell[], metric: string): boolean {
+  return cells.some((c) => {
+    const m = metricMean(c, metric);
+    return m !== null && m !== 0;
+  });
+}
+
+/**
+ * The metrics a part is judged by, measured and not zero everywhere: for the optimistic-concurrency
+ * resource writes and completion time (the AWS study's calls and time); for a burst, leaf calls,
+ * completion time and failures; otherwise amplification, p99 latency, goodput and failures.
+ */
+export function keyMetrics(part: ReportPart): string[] {
+  const { leaf, workload } = kinds(part);
+  const wanted =
+    leaf === 'occ'
+      ? ['writes', 'completionTimeMs', 'operations.failed']
+      : workload === 'burst'
+        ? ['leafCalls', 'completionTimeMs', 'amplification', 'operations.failed']
+        : ['amplification', 'latencyMs.p99', 'goodputPerSec', 'operations.failed'];
+  return wanted.filter((m) => hasMetric(part.cells, m) && anyNonZero(part.cells, m));
+}
+
+/** The metric of total work (x of the Pareto chart) and of time (y). */
+export function workAndTime(part: ReportPart): { work: string; time: string } {
+  const { leaf, workload } = kinds(part);
+  const work = leaf === 'occ' && hasMetric(part.cells, 'writes') ? 'writes' : 'leafCalls';
+  const time = leaf === 'occ' || workload === 'burst' || !hasMetric(part.cells, 'latencyMs.p99') ? 'completionTimeMs' : 'latencyMs.p99';
+  return { work, time };
+}
+
+/** A swept parameter that changes how synchronised the retries are: a timer tick or a seeding mode. */
+export function isClusteringAxis(path: string): boolean {
+  return /tickMs$/i.test(path) || /seed(ing)?(Mode)?$/i.test(path) || /seeding/i.test(path);
+}
+
+/** The clustering metric of the smallest configured bin width: `clustering.<b>ms.peakToMean`. */
+export function clusteringMetric(part: ReportPart): string | null {
+  const widths = new Set<number>();
+  for (const c of part.cells) {
+    for (const k of Object.keys(c.metrics)) {
+      const m = /^clustering\.([0-9.e+-]+)ms\.peakToMean$/.exec(k);
+      if (m) widths.add(Number(m[1]));
+    }
+  }
+  const smallest = [...widths].sort((a, b) => a - b)[0];
+  return smallest === undefined ? null : `clustering.${smallest}ms.peakToMean`;
+}
+
+/** The swept parameter a metric chart puts on its x axis: the first numeric axis, else the first. */
+export function defaultX(part: ReportPart): string | undefined {
+  return part.axes.find((a) => allNumbers(part.axisValues[a] ?? [])) ?? part.axes[0];
+}
+
+function hasSeries(cells: readonly ReportCell[], minBins = 2): boolean {
+  return cells.some((c) => (c.timeSeries?.typical?.tMs?.length ?? 0) >= minBins);
+}
+
+function hasRetriesOrLayers(cells: readonly ReportCell[]): boolean {
+  return cells.some(
+    (c) => (c.scenario?.stack?.length ?? 0) > 1 || Object.keys(c.metrics).some((k) => /^attempts\..+\.retries$/.test(k) && (metricMean(c, k) ?? 0) > 0),
+  );
+}
+
+/**
+ * Cells along one axis through the focus point: the focus cells' other parameters, every value of
+ * `axis`; every variant when that makes at most 6 cells, else the first focus variant only.
+ */
+export function alongAxis(part: ReportPart, focus: readonly ReportCell[], axis: string): ReportCell[] {
+  const f = focus[0];
+  if (!f) return [];
+  const match = (c: ReportCell) => Object.keys(f.params).every((k) => k === axis || sameValue(c.params[k], f.params[k]));
+  const all = part.cells.filter((c) => match(c) && focus.some((x) => x.variant === c.variant));
+  return all.length <= 6 ? all : all.filter((c) => c.variant === f.variant);
+}
+
+/**
+ * The charts a part gets when its hints do not list them, from what it varies and measures:
+ * numeric (or categorical) sweep axes give a key metric against the first of them, and the
+ * clustering metric against a swept tick or seeding mode; variants give the Pareto chart of work
+ * against time; the focus cells (every variant at the last sweep point) give the time series of
+ * their typical run, the leaf arrivals per bin of a burst, the attempts per layer when anything
+ * retries or the stack has several layers, and the give-up reasons when operations failed.
+ */
+export function chooseCharts(part: ReportPart): ChartRequest[] {
+  const out: ChartRequest[] = [];
+  const focus = focusCells(part);
+  const x = defaultX(part);
+  if (x !== undefined) for (const metric of keyMetrics(part)) out.push({ kind: 'metric', metric, x });
+  const cm = clusteringMetric(part);
+  const clusteringAxes = part.axes.filter(isClusteringAxis);
+  if (cm) for (const ax of clusteringAxes) out.push({ kind: 'clustering', metric: cm, x: ax, cells: alongAxis(part, focus, ax) });
+  if (part.variants.length >= 2 && focus.length >= 2) {
+    const { work, time } = workAndTime(part);
+    if (hasMetric(focus, work) && hasMetric(focus, time)) out.push({ kind: 'pareto', work, time, cells: focus });
+  }
+  if (hasSeries(focus)) out.push({ kind: 'series', cells: focus });
+  if (cm && clusteringAxes.length === 0 && kinds(part).workload === 'burst' && hasSeries(focus, 5)) out.push({ kind: 'clustering', metric: cm, cells: focus });
+  if (hasRetriesOrLayers(focus) && layerAttemptsRows(focus.map((cell) => ({ label: cell.variant, cell }))).length > 0) out.push({ kind: 'amplification', cells: focus });
+  if (giveUpRows(focus.map((cell) => ({ label: cell.variant, cell }))).length > 0) out.push({ kind: 'giveUps', cells: focus });
+  return out;
+}
+
+/** Turn a part's chart hints into requests; problems (an axis not swept, a metric not measured, no cell matched) become warnings. */
+export function requestsFromHints(part: ReportPart, hints: readonly ChartHint[], warn: (m: string) => void): ChartRequest[] {
+  const out: ChartRequest[] = [];
+  const focus = focusCells(part);
+  hints.forEach((h, i) => {
+    const where = `report.charts.${i} (part ${part.name})`;
+    const req: ChartRequest = { kind: h.kind };
+    for (const k of ['metric', 'x', 'logX', 'logY', 'panels', 'work', 'time', 'title', 'caption'] as const) {
+      if (h[k] !== undefined) (req as unknown as Record<string, unknown>)[k] = h[k];
+    }
+    if (h.cells) {
+      req.cells = selectCells(part, h.cells);
+      if (req.cells.length === 0) return warn(`${where}: no cell matches ${JSON.stringify(h.cells)}`);
+    } else if (h.kind !== 'metric') req.cells = focus;
+    if (h.x !== undefined && !part.axes.includes(h.x)) return warn(`${where}: x "${h.x}" is not swept (swept: ${part.axes.join(', ') || 'nothing'})`);
+    if (h.kind === 'metric') {
+      req.x = h.x ?? defaultX(part);
+      if (req.x === undefined) return warn(`${where}: a metric chart needs a swept parameter, and nothing is swept`);
+    }
+    if (h.kind === 'clustering') {
+      req.metric = h.metric ?? clusteringMetric(part) ?? undefined;
+      if (req.metric === undefined) return warn(`${where}: no clustering was measured`);
+      if (h.x === undefined) {
+        const ax = part.axes.find(isClusteringAxis);
+        if (ax) req.x = ax;
+      }
+      if (!h.cells && req.x !== undefined) req.cells = alongAxis(part, focus, req.x);
+    }
+    if (h.kind === 'pareto') {
+      const d = workAndTime(part);
+      req.work = h.work ?? d.work;
+      req.time = h.time ?? d.time;
+    }
+    for (const m of [req.metric, req.work, req.time]) {
+      if (m !== undefined && !hasMetric(part.cells, m)) return warn(`${where}: metric "${m}" was not measured in this experiment`);
+    }
+    out.push(req);
+  });
+  return out;
+}
+
+function slug(s: string): string {
+  return s.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}
+
+function where(cells: readonly ReportCell[]): string {
+  const first = cells[0];
+  if (!first || Object.keys(first.params).length === 0) return '';
+  return cells.every((c) => sameValue(c.params, first.params)) ? ` at ${formatParams(first.params)}` : '';
+}
+
+/** Build one chart: its spec, title and the sentence saying what to look at. */
+export function buildChart(model: ReportModel, part: ReportPart, req: ChartRequest, id: string): Omit<ReportChart, 'id'> & { id: string } {
+  const colors = model.colors;
+  const cells = req.cells ?? focusCells(part);
+  const labelled = cells.map((cell) => ({ label: cellLabel(cell, cells), cell }));
+  const reps = part.replications;
+  const repText = reps > 1 ? `${reps} replications` : 'a single replication (no interval)';
+  const xOrder = req.x ? part.axisValues[req.x] : undefined;
+  const log = { ...(req.logX !== undefined ? { logX: req.logX } : {}), ...(req.logY !== undefined ? { logY: req.logY } : {}) };
+  const base = { id, kind: req.kind, part: part.name };
+  switch (req.kind) {
+    case 'metric': {
+      const metric = req.metric as string;
+      const x = req.x as string;
+      const info = metricInfo(metric);
+      return {
+        ...base,
+        title: req.title ?? `${info.title} against ${x}`,
+        caption:
+          req.caption ??
+          `Each line is a variant and its band the 95% confidence interval of the mean over ${repText}: look for where the lines part as ${x} grows, and whether their bands overlap there.`,
+        spec: metricVsParamSpec({ cells: part.cells, metric, x, colors, ...(xOrder ? { xOrder } : {}), ...log }),
+      };
+    }
+    case 'series': {
+      const runs = labelled.filter((l) => l.cell.timeSeries?.typical).map((l) => ({ label: l.label, variant: l.cell.variant, series: l.cell.timeSeries.typical as NonNullable<ReportCell['timeSeries']['typical']> }));
+      const windows = distinctWindows(cells.map((c) => c.scenario).filter((s): s is NonNullable<typeof s> => s !== undefined && s !== null));
+      return {
+        ...base,
+        title: req.title ?? `Time series of a typical run${where(cells)}`,
+        caption:
+          req.caption ??
+          (windows.length > 0
+            ? 'Replication 0 of each cell, in bins: watch the retries (dashed) climb inside each shaded trigger window, and whether goodput and the queue recover after it ends.'
+            : 'Replication 0 of each cell, in bins: compare the retries (dashed) with the first tries (solid), and watch whether the queue and the operations in flight drain.'),
+        spec: timeSeriesSpec({ runs, windows, colors, ...(req.panels ? { panels: req.panels } : {}) }),
+      };
+    }
+    case 'clustering': {
+      const runs = labelled.filter((l) => l.cell.timeSeries?.typical).map((l) => ({ label: l.label, variant: l.cell.variant, series: l.cell.timeSeries.typical as NonNullable<ReportCell['timeSeries']['typical']>, cell: l.cell }));
+      const metric = req.metric as string;
+      return {
+        ...base,
+        title: req.title ?? (req.x ? `Clustering of leaf arrivals against ${req.x}` : `Clustering of leaf arrivals${where(cells)}`),
+        caption:
+          req.caption ??
+          `Top: leaf arrivals per bin in a typical run, where tall isolated bars are retries arriving in lockstep; bottom: ${metricInfo(metric).title.toLowerCase()} (1 is perfectly even), ${req.x ? `against ${req.x}` : 'per run'}.`,
+        spec: clusteringSpec({ runs, cells: part.cells, metric, colors, ...(req.x ? { x: req.x } : {}), ...(xOrder ? { xOrder } : {}), ...log }),
+      };
+    }
+    case 'amplification':
+      return {
+        ...base,
+        title: req.title ?? `Attempts per operation at each layer${where(cells)}`,
+        caption:
+          req.caption ??
+          'Solid segments are first tries and light ones retries; the bottom layer\'s bar is the leaf calls per operation, so look at how much each retrying layer multiplies the calls below it.',
+        spec: amplificationSpec({ cells: labelled, colors }),
+      };
+    case 'pareto': {
+      const work = req.work as string;
+      const time = req.time as string;
+      return {
+        ...base,
+        title: req.title ?? `${metricInfo(work).title} against ${metricInfo(time).title.toLowerCase()}${where(cells)}`,
+        caption:
+          req.caption ??
+          'Lower left is better (less work, sooner): the dashed line joins the points that no other point beats on both axes, and a point far above or right of it is dominated.',
+        spec: paretoSpec({ cells: labelled, colors, work, time, ...log }),
+      };
+    }
+    case 'giveUps':
+      return {
+        ...base,
+        title: req.title ?? `How the operations that did not succeed ended${where(cells)}`,
+        caption: req.caption ?? 'Each bar stacks the operations that did not succeed by the reason they ended: compare which limit each variant runs into first.',
+        spec: giveUpsSpec({ cells: labelled }),
+      };
+  }
+}
+
+/** Every chart of a report: each part's hinted or chosen charts, with unique ids. */
+export function buildCharts(model: ReportModel, warn: (m: string) => void = () => {}): ReportChart[] {
+  const charts: ReportChart[] = [];
+  const multi = model.parts.length > 1;
+  for (const part of model.parts) {
+    const requests = part.hints.charts ? requestsFromHints(part, part.hints.charts, warn) : chooseCharts(part);
+    requests.forEach((req, i) => {
+      const what = req.metric ?? (req.kind === 'pareto' ? `${req.work}-${req.time}` : '');
+      const id = slug(`${multi ? `${part.name}-` : ''}${String(i + 1).padStart(2, '0')}-${req.kind}${what ? `-${what}` : ''}`);
+      charts.push(buildChart(model, part, req, id));
+    });
+  }
+  return charts;
+}

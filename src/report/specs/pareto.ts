@@ -1,0 +1,130 @@
+import { colorScale, FRONTIER_COLOR, type VariantColors } from '../colors.js';
+import { axisTitle, metricInfo, metricTitle } from '../metrics.js';
+import type { VlSpec } from '../types.js';
+import { HEIGHT, legendOpacity, legendParam, spansDecades, topLevel, WIDTH } from './common.js';
+import type { LabelledCell } from './amplification.js';
+
+/** One point: a cell's mean work and time, with their 95% intervals. */
+export interface ParetoPoint {
+  label: string;
+  variant: string;
+  work: number;
+  workLo: number;
+  workHi: number;
+  time: number;
+  timeLo: number;
+  timeHi: number;
+  /** Lower ends as drawn: clipped at 0. */
+  workLoDraw: number;
+  timeLoDraw: number;
+  n: number;
+  onFrontier: boolean;
+}
+
+/**
+ * The Pareto frontier of points where less is better on both axes: the points no other point
+ * beats or equals on both with a strict improvement on one. Returned sorted by x ascending.
+ */
+export function paretoFrontier<T extends { x: number; y: number }>(points: readonly T[]): T[] {
+  const sorted = [...points].sort((a, b) => a.x - b.x || a.y - b.y);
+  const out: T[] = [];
+  let bestY = Infinity;
+  for (const p of sorted) {
+    if (p.y < bestY) {
+      out.push(p);
+      bestY = p.y;
+    }
+  }
+  return out;
+}
+
+/** The points of the chart (cells that measured both metrics), with their place on the frontier. */
+export function paretoPoints(cells: readonly LabelledCell[], work: string, time: string): ParetoPoint[] {
+  const pts: ParetoPoint[] = [];
+  for (const { label, cell } of cells) {
+    const w = cell.metrics[work];
+    const t = cell.metrics[time];
+    if (!w || !t || typeof w.mean !== 'number' || typeof t.mean !== 'number' || !Number.isFinite(w.mean) || !Number.isFinite(t.mean)) continue;
+    pts.push({
+      label,
+      variant: cell.variant,
+      work: w.mean,
+      workLo: w.ci95[0] ?? w.mean,
+      workHi: w.ci95[1] ?? w.mean,
+      time: t.mean,
+      timeLo: t.ci95[0] ?? t.mean,
+      timeHi: t.ci95[1] ?? t.mean,
+      workLoDraw: Math.max(0, w.ci95[0] ?? w.mean),
+      timeLoDraw: Math.max(0, t.ci95[0] ?? t.mean),
+      n: Math.min(w.n, t.n),
+      onFrontier: false,
+    });
+  }
+  const frontier = new Set(paretoFrontier(pts.map((p, i) => ({ x: p.work, y: p.time, i }))).map((p) => p.i));
+  return pts.map((p, i) => ({ ...p, onFrontier: frontier.has(i) }));
+}
+
+/**
+ * Total work against time: one point per cell (per variant by default) with 95% interval bars
+ * on both axes, the Pareto frontier (the points nothing beats on both) joined by a dashed line,
+ * and each point labelled. Lower left is better.
+ */
+export function paretoSpec(input: {
+  cells: readonly LabelledCell[];
+  colors: VariantColors;
+  /** Metric of total work (x), e.g. `leafCalls` or `writes`. */
+  work: string;
+  /** Metric of time (y), e.g. `completionTimeMs` or `latencyMs.p99`. */
+  time: string;
+  logX?: boolean;
+  logY?: boolean;
+}): VlSpec {
+  const points = paretoPoints(input.cells, input.work, input.time);
+  const frontier = points.filter((p) => p.onFrontier).sort((a, b) => a.work - b.work);
+  const logX = input.logX ?? spansDecades(points.flatMap((p) => [p.work, p.workLoDraw, p.workHi]));
+  const logY = input.logY ?? spansDecades(points.flatMap((p) => [p.time, p.timeLoDraw, p.timeHi]));
+  const x = { field: 'work', type: 'quantitative', title: axisTitle(metricTitle(input.work)), scale: logX ? { type: 'log' } : { zero: false } };
+  const y = { field: 'time', type: 'quantitative', title: axisTitle(metricTitle(input.time), Math.floor(HEIGHT / 7)), scale: logY ? { type: 'log' } : { zero: false } };
+  const scale = colorScale(input.colors, points.map((p) => p.variant));
+  const color = { field: 'variant', type: 'nominal', title: 'Variant', scale };
+  // Interval bars take their colour from the data (no scale, so no second legend that would replace the points' interactive one).
+  const colored = points.map((p) => ({ ...p, color: scale.range[scale.domain.indexOf(p.variant)] ?? '#888888' }));
+  const w = metricInfo(input.work);
+  const t = metricInfo(input.time);
+  const tooltip = [
+    { field: 'label', type: 'nominal', title: 'Cell' },
+    { field: 'work', type: 'quantitative', title: `${w.title}, mean${w.unit ? ` (${w.unit})` : ''}` },
+    { field: 'workLo', type: 'quantitative', title: `${w.title}, 95% low` },
+    { field: 'workHi', type: 'quantitative', title: `${w.title}, 95% high` },
+    { field: 'time', type: 'quantitative', title: `${t.title}, mean${t.unit ? ` (${t.unit})` : ''}` },
+    { field: 'timeLo', type: 'quantitative', title: `${t.title}, 95% low` },
+    { field: 'timeHi', type: 'quantitative', title: `${t.title}, 95% high` },
+    { field: 'onFrontier', type: 'nominal', title: 'On the Pareto frontier' },
+    { field: 'n', type: 'quantitative', title: 'Replications' },
+  ];
+  return {
+    ...topLevel(`${metricTitle(input.work)} against ${metricTitle(input.time)}, with the Pareto frontier`),
+    width: WIDTH,
+    height: HEIGHT,
+    layer: [
+      {
+        data: { values: frontier },
+        mark: { type: 'line', color: FRONTIER_COLOR, strokeDash: [6, 4], strokeWidth: 1.5 },
+        encoding: { x, y, order: { field: 'work', type: 'quantitative' } },
+      },
+      {
+        data: { values: colored },
+        layer: [
+          { mark: { type: 'rule', strokeWidth: 1.2 }, encoding: { x: { ...x, field: 'workLoDraw' }, x2: { field: 'workHi' }, y, stroke: { field: 'color', type: 'nominal', scale: null }, opacity: legendOpacity() } },
+          { mark: { type: 'rule', strokeWidth: 1.2 }, encoding: { x, y: { ...y, field: 'timeLoDraw' }, y2: { field: 'timeHi' }, stroke: { field: 'color', type: 'nominal', scale: null }, opacity: legendOpacity() } },
+          {
+            params: [legendParam('variant')],
+            mark: { type: 'point', filled: true, size: 90 },
+            encoding: { x, y, color, shape: { field: 'onFrontier', type: 'nominal', title: 'On the frontier', scale: { domain: [true, false], range: ['diamond', 'circle'] } }, opacity: legendOpacity(), tooltip },
+          },
+          { mark: { type: 'text', align: 'left', dx: 8, dy: -8, fontSize: 11 }, encoding: { x, y, text: { field: 'label', type: 'nominal' }, opacity: legendOpacity() } },
+        ],
+      },
+    ],
+  };
+}

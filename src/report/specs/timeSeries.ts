@@ -1,0 +1,253 @@
+import type { SimulationResults } from '../../model/results.js';
+import { colorScale, variantColors, WINDOW_COLOR, type VariantColors } from '../colors.js';
+import { formatNumber } from '../format.js';
+import type { TriggerWindow } from '../triggers.js';
+import type { VlSpec } from '../types.js';
+import { axisTitle } from '../metrics.js';
+import { legendOpacity, legendParam, topLevel, WIDTH } from './common.js';
+
+export type TimeSeries = SimulationResults['timeSeries'];
+
+/** One run's series in a chart, labelled (a variant, or a variant and its parameters). */
+export interface SeriesRun {
+  label: string;
+  variant: string;
+  series: TimeSeries;
+}
+
+/** What a time-series chart draws. */
+export interface TimeSeriesInput {
+  runs: readonly SeriesRun[];
+  /** Shaded windows: spikes, ramps, capacity dips, outages, faults. */
+  windows: readonly TriggerWindow[];
+  colors: VariantColors;
+  /** Panels, top to bottom (default: arrivals, goodput, queue, inFlight, busy, and any other series, empty ones left out). */
+  panels?: readonly string[];
+  /** Bins per series at most; longer series are merged into wider bins (default 800). */
+  maxBins?: number;
+}
+
+/** Series counted per bin (merged bins add up); the others are per-bin means or rates (merged bins average). */
+const COUNTED = new Set(['arrivalsFirst', 'arrivalsRetry', 'successes', 'failures', 'writes']);
+/** Keys of the time-series object that are not series. */
+const NOT_SERIES = new Set(['binMs', 'tMs']);
+
+/** The default panels, in order. */
+export const DEFAULT_PANELS = ['arrivals', 'goodput', 'queue', 'inFlight', 'busy'] as const;
+
+/** A run's series by name: the numeric series as they are, each retry budget's state as `budget:<layer>:<kind>`, a pool's fleet counts as `fleet.<name>`. */
+export interface FlatSeries {
+  binMs: number;
+  tMs: number[];
+  values: Record<string, number[]>;
+}
+
+function isNumbers(v: unknown): v is number[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'number');
+}
+
+/** Flatten a run's time series into named numeric series (per-backend series of a pool are left out). */
+export function flattenSeries(s: TimeSeries): FlatSeries {
+  const values: Record<string, number[]> = {};
+  for (const [k, v] of Object.entries(s as unknown as Record<string, unknown>)) {
+    if (NOT_SERIES.has(k)) continue;
+    if (isNumbers(v)) values[k] = v;
+    else if (k === 'budgets' && Array.isArray(v)) {
+      for (const b of v as Array<{ layer?: unknown; kind?: unknown; values?: unknown }>) {
+        if (b && typeof b.layer === 'string' && isNumbers(b.values)) values[`budget:${b.layer}:${String(b.kind)}`] = b.values;
+      }
+    } else if (k === 'fleet' && v !== null && typeof v === 'object') {
+      for (const [fk, fv] of Object.entries(v)) if (isNumbers(fv)) values[`fleet.${fk}`] = fv;
+    }
+  }
+  return { binMs: s.binMs, tMs: s.tMs, values };
+}
+
+interface PanelInfo {
+  /** Series drawn (arrivals draws two). */
+  keys: string[];
+  title: (binMs: string) => string;
+  /** Kind label of each key, told apart by dashes. */
+  kinds?: string[];
+  /** Legend title of the dashes. */
+  kindsTitle?: string;
+}
+
+const PANELS: Record<string, PanelInfo> = {
+  arrivals: { keys: ['arrivalsFirst', 'arrivalsRetry'], kinds: ['first tries', 'retries'], kindsTitle: 'Leaf arrivals', title: (b) => `Leaf calls per ${b} bin` },
+  goodput: { keys: ['goodputPerSec'], title: () => 'Goodput (ops/s)' },
+  queue: { keys: ['queue'], title: () => 'Queue (requests)' },
+  inFlight: { keys: ['inFlight'], title: () => 'In flight (ops)' },
+  busy: { keys: ['busy'], title: () => 'Busy (workers)' },
+  successes: { keys: ['successes'], title: (b) => `Successes per ${b} bin` },
+  failures: { keys: ['failures'], title: (b) => `Failures per ${b} bin` },
+  writes: { keys: ['writes'], title: (b) => `Writes per ${b} bin` },
+  backends: {
+    keys: ['fleet.healthyBackends', 'fleet.downBackends', 'fleet.ejectedBackends'],
+    kinds: ['healthy', 'down', 'ejected'],
+    kindsTitle: 'Backends',
+    title: () => 'Backends (mean)',
+  },
+};
+
+const DASHES = [[1, 0], [5, 3], [2, 2], [8, 2, 2, 2]];
+
+function panelInfo(name: string): PanelInfo {
+  const known = PANELS[name];
+  if (known) return known;
+  const budget = /^budget:(.*):([^:]*)$/.exec(name);
+  if (budget) return { keys: [name], title: () => `Budget ${budget[2]} at ${budget[1]} (mean per bin)` };
+  return { keys: [name], title: (b) => (COUNTED.has(name) ? `${name} (per ${b} bin)` : `${name} (mean per bin)`) };
+}
+
+/** Merge every `factor` consecutive bins: counts add up, means and rates average (over the bins present). */
+export function coarsenSeries(s: FlatSeries, factor: number): FlatSeries {
+  if (factor <= 1) return s;
+  const n = Math.ceil(s.tMs.length / factor);
+  const values: Record<string, number[]> = {};
+  for (const [k, arr] of Object.entries(s.values)) {
+    const merged: number[] = [];
+    for (let i = 0; i < Math.ceil(arr.length / factor); i++) {
+      const chunk = arr.slice(i * factor, (i + 1) * factor);
+      const sum = chunk.reduce((a, b) => a + b, 0);
+      merged.push(COUNTED.has(k) ? sum : chunk.length > 0 ? sum / chunk.length : 0);
+    }
+    values[k] = merged;
+  }
+  return { binMs: s.binMs * factor, tMs: Array.from({ length: n }, (_, i) => (s.tMs[0] ?? 0) + i * s.binMs * factor), values };
+}
+
+/** The series a run has beyond those of the known panels (e.g. retry budgets), in their order. */
+export function extraSeriesKeys(s: FlatSeries): string[] {
+  const known = new Set(Object.values(PANELS).flatMap((p) => p.keys));
+  return Object.keys(s.values).filter((k) => !known.has(k) && !k.startsWith('fleet.'));
+}
+
+function seriesOf(s: FlatSeries, key: string): number[] | null {
+  return s.values[key] ?? null;
+}
+
+/** The panels drawn by default: the default ones, writes, backends and any other series (budgets), leaving out those all zero in every run. */
+export function defaultPanels(runs: ReadonlyArray<{ series: FlatSeries }>): string[] {
+  const names: string[] = [...DEFAULT_PANELS];
+  if (runs.some((r) => seriesOf(r.series, 'writes'))) names.splice(1, 0, 'writes');
+  if (runs.some((r) => Object.keys(r.series.values).some((k) => k.startsWith('fleet.')))) names.push('backends');
+  for (const r of runs) for (const k of extraSeriesKeys(r.series)) if (!names.includes(k)) names.push(k);
+  return names.filter(
+    (p) => p === 'arrivals' || runs.some((r) => panelInfo(p).keys.some((k) => (seriesOf(r.series, k) ?? []).some((v) => v !== 0))),
+  );
+}
+
+/** How bins are shown: in seconds when a run is 10 s or longer. */
+function timeUnit(runs: ReadonlyArray<{ series: FlatSeries }>): { div: number; title: string } {
+  const end = Math.max(0, ...runs.map((r) => (r.series.tMs[r.series.tMs.length - 1] ?? 0) + r.series.binMs));
+  return end >= 10_000 ? { div: 1000, title: 'Time (s)' } : { div: 1, title: 'Time (ms)' };
+}
+
+function binText(binMs: number): string {
+  return binMs >= 1000 && binMs % 100 === 0 ? `${formatNumber(binMs / 1000)} s` : `${formatNumber(binMs)} ms`;
+}
+
+/**
+ * Binned time series of typical runs, one panel per measure (leaf arrivals split into first tries
+ * (solid) and retries (dashed), goodput, and the time-weighted means per bin of the queue, the
+ * operations in flight and the busy workers, and any other series such as budget tokens), one line per run coloured by variant, drawn as steps over the
+ * bins, with the trigger windows shaded in every panel. Long runs are merged into at most
+ * `maxBins` bins.
+ */
+export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
+  const maxBins = input.maxBins ?? 800;
+  const runs = input.runs.map((r) => ({ ...r, series: coarsenSeries(flattenSeries(r.series), Math.ceil(r.series.tMs.length / maxBins)) }));
+  const unit = timeUnit(runs);
+  const byVariant = new Set(runs.map((r) => r.variant)).size === runs.length;
+  const colorField = byVariant ? 'variant' : 'label';
+  const scale = byVariant
+    ? colorScale(input.colors, runs.map((r) => r.variant))
+    : colorScale(variantColors(runs.map((r) => r.label)), runs.map((r) => r.label));
+  const binMs = Math.max(...runs.map((r) => r.series.binMs), 0);
+  const panels = (input.panels ? [...input.panels] : defaultPanels(runs)).filter((p) => runs.some((r) => panelInfo(p).keys.some((k) => seriesOf(r.series, k))));
+  // One row per run and bin with every series as a field (the panels pick theirs): a fraction of the
+  // size of one row per value. The field of a series is its kind (arrivals) or `v<i>`.
+  const fieldOf = new Map<string, string>();
+  for (const p of panels) {
+    const info = panelInfo(p);
+    info.keys.forEach((k, ki) => fieldOf.set(k, info.kinds?.[ki] ?? `v${fieldOf.size}`));
+  }
+  const rows: Array<Record<string, unknown>> = [];
+  for (const r of runs) {
+    const s = r.series;
+    const n = Math.max(0, ...[...fieldOf.keys()].map((k) => seriesOf(s, k)?.length ?? 0));
+    // The extra row at the end of the last bin ends its step.
+    for (let i = 0; i <= n; i++) {
+      const at = i < n ? i : n - 1;
+      const t = i < n ? (s.tMs[i] ?? i * s.binMs) : (s.tMs[n - 1] ?? (n - 1) * s.binMs) + s.binMs;
+      // 12 significant digits: bin starts print without float noise (0.07, not 0.07000000000000001).
+      const row: Record<string, unknown> = { label: r.label, variant: r.variant, t: Number((t / unit.div).toPrecision(12)) };
+      for (const [k, f] of fieldOf) {
+        const v = seriesOf(s, k)?.[at];
+        if (v !== undefined) row[f] = v;
+      }
+      rows.push(row);
+    }
+  }
+  const end = Math.max(0, ...rows.map((r) => r.t as number));
+  const windows = input.windows
+    .map((w) => ({ from: w.fromMs / unit.div, to: Math.min(end, (w.toMs ?? Infinity) / unit.div), label: w.label }))
+    .filter((w) => w.to > w.from && w.from < end);
+  const color = { field: colorField, type: 'nominal', title: byVariant ? 'Variant' : 'Run', scale };
+  const x = { field: 't', type: 'quantitative', title: unit.title, scale: { domain: [0, end], nice: false } };
+  const tUnit = unit.div === 1000 ? 's' : 'ms';
+  const views = panels.map((p, i) => {
+    const info = panelInfo(p);
+    const yTitle = axisTitle(info.title(binText(binMs)), p === 'arrivals' ? 26 : 22);
+    const kinds = info.kinds;
+    const field = kinds ? 'value' : (fieldOf.get(info.keys[0] as string) as string);
+    const line = {
+      ...(i === 0 ? { params: [legendParam(colorField)] } : {}),
+      ...(kinds ? { transform: [{ fold: kinds, as: ['kind', 'value'] }] } : {}),
+      mark: { type: 'line', interpolate: 'step-after', strokeWidth: 1.6 },
+      encoding: {
+        x,
+        y: { field, type: 'quantitative', title: yTitle },
+        color,
+        ...(kinds
+          ? { strokeDash: { field: 'kind', type: 'nominal', title: info.kindsTitle ?? 'Series', scale: { domain: kinds, range: DASHES.slice(0, kinds.length) } }, detail: { field: 'kind', type: 'nominal' } }
+          : {}),
+        opacity: legendOpacity(),
+        tooltip: [
+          { field: 'label', type: 'nominal', title: 'Run' },
+          ...(kinds ? [{ field: 'kind', type: 'nominal', title: 'Series' }] : []),
+          { field: 't', type: 'quantitative', title: `Bin start (${tUnit})` },
+          { field, type: 'quantitative', title: Array.isArray(yTitle) ? yTitle.join(' ') : yTitle },
+        ],
+      },
+    };
+    const shade = {
+      data: { name: 'windows' },
+      mark: { type: 'rect', color: WINDOW_COLOR, opacity: 0.14 },
+      encoding: {
+        x: { field: 'from', type: 'quantitative' },
+        x2: { field: 'to' },
+        tooltip: [
+          { field: 'label', type: 'nominal', title: 'Trigger' },
+          { field: 'from', type: 'quantitative', title: `From (${tUnit})` },
+          { field: 'to', type: 'quantitative', title: `To (${tUnit})` },
+        ],
+      },
+    };
+    return {
+      width: WIDTH,
+      height: p === 'arrivals' ? 170 : 120,
+      data: { name: 'series' },
+      layer: windows.length > 0 ? [shade, line] : [line],
+    };
+  });
+  return {
+    ...topLevel('Binned time series of typical runs, trigger windows shaded'),
+    datasets: { series: rows, windows },
+    vconcat: views,
+    spacing: 12,
+    // Each panel with dashes (leaf arrivals, backends) has its own kinds.
+    ...(panels.filter((p) => panelInfo(p).kinds).length > 1 ? { resolve: { scale: { strokeDash: 'independent' } } } : {}),
+  };
+}
