@@ -22,6 +22,8 @@ import {
 } from '../policy/decision.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome, OUTCOME_NAMES } from '../policy/outcome.js';
 import { rateFunction, type RateFunction } from './rateSchedule.js';
+import { statusOutcome } from './statusOutcome.js';
+import { growF64, growI32, growU8 } from './typedArrays.js';
 import { R_CANCELLED, R_DELAYED, R_FREE, R_HANG, R_HOP, R_QUEUED, R_SERVICE, RequestTable } from './RequestTable.js';
 import { K_SERVICE_DONE, ServerFarm } from './ServerFarm.js';
 import { buildResults, type ResultInput, type SimulationResults } from './results.js';
@@ -62,45 +64,12 @@ export interface ModelOptions {
   trace?: (e: TraceEvent) => void;
 }
 
-function statusOutcome(s: Status): number {
-  switch (s) {
-    case 200:
-      return Outcome.SUCCESS;
-    case 400:
-      return Outcome.S400;
-    case 404:
-      return Outcome.S404;
-    case 429:
-      return Outcome.S429;
-    case 500:
-      return Outcome.S500;
-    case 503:
-      return Outcome.S503;
-    case 'timeout':
-      return Outcome.TIMEOUT;
-  }
-}
 
 /** Failures that count against a backend for outlier detection (Envoy consecutive_5xx: 5xx, resets, timeouts). */
 function isBackendFailure(outcome: number): boolean {
   return outcome === Outcome.S500 || outcome === Outcome.S503 || outcome === Outcome.OVERLOADED || outcome === Outcome.TIMEOUT;
 }
 
-function growF64(a: Float64Array, n: number): Float64Array<ArrayBuffer> {
-  const b = new Float64Array(n);
-  b.set(a);
-  return b;
-}
-function growI32(a: Int32Array, n: number): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(n);
-  b.set(a);
-  return b;
-}
-function growU8(a: Uint8Array, n: number): Uint8Array<ArrayBuffer> {
-  const b = new Uint8Array(n);
-  b.set(a);
-  return b;
-}
 
 /**
  * The simulation model: a workload of operations calling down a stack of retrying layers to a

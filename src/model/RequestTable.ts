@@ -1,4 +1,5 @@
 import { Timers } from '../engine/timers.js';
+import { growF64, growI32, growU8 } from './typedArrays.js';
 
 /** States of a leaf request slot. */
 export const R_FREE = 0;
@@ -9,21 +10,6 @@ export const R_DELAYED = 4;
 export const R_CANCELLED = 5;
 export const R_HANG = 6;
 
-function growF64(a: Float64Array, n: number): Float64Array<ArrayBuffer> {
-  const b = new Float64Array(n);
-  b.set(a);
-  return b;
-}
-function growI32(a: Int32Array, n: number): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(n);
-  b.set(a);
-  return b;
-}
-function growU8(a: Uint8Array, n: number): Uint8Array<ArrayBuffer> {
-  const b = new Uint8Array(n);
-  b.set(a);
-  return b;
-}
 
 /**
  * The requests that reach the leaf, one slot each in typed arrays (no object per request), reused

@@ -5,8 +5,9 @@ import { Timers } from '../engine/timers.js';
 import { TimeWeightedSeries } from '../metrics/index.js';
 import { Outcome } from '../policy/outcome.js';
 import { IntDeque } from './IntDeque.js';
+import { statusOutcome } from './statusOutcome.js';
 import { R_CANCELLED, R_DELAYED, R_HANG, R_QUEUED, R_SERVICE, type RequestTable } from './RequestTable.js';
-import type { AdaptiveConcurrencySpec, PoolLeaf, ServerLeaf, Status } from './scenario.js';
+import type { AdaptiveConcurrencySpec, PoolLeaf, ServerLeaf } from './scenario.js';
 
 /** Event kinds of the farm (the model forwards them; they do not collide with its own). */
 export const K_SERVICE_DONE = 30;
@@ -36,24 +37,6 @@ export interface FarmHost {
   release(r: number): void;
 }
 
-function statusOutcome(s: Status): number {
-  switch (s) {
-    case 200:
-      return Outcome.SUCCESS;
-    case 400:
-      return Outcome.S400;
-    case 404:
-      return Outcome.S404;
-    case 429:
-      return Outcome.S429;
-    case 500:
-      return Outcome.S500;
-    case 503:
-      return Outcome.S503;
-    case 'timeout':
-      return Outcome.TIMEOUT;
-  }
-}
 
 /** Counters of one backend over the measured time. */
 export interface BackendStats {

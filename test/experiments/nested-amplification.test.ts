@@ -1,32 +1,12 @@
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expandExperiment, parseExperimentText } from '../../src/experiment/index.js';
 import type { CellSummary, SweepSummary } from '../../src/sweep/runPlan.js';
-import { runSweep } from '../../src/sweep/runSweep.js';
-import { VERSION } from '../../src/version.js';
+import { runShipped } from '../helpers/shipped.js';
 
 const FILE = 'experiments/nested-amplification.json';
 
-/** The shipped file, in quick mode, run by the real sweep on 2 workers. */
-async function runShipped(dir: string): Promise<SweepSummary> {
-  const text = readFileSync(FILE, 'utf8');
-  const parsed = parseExperimentText(text, FILE);
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const expanded = expandExperiment(parsed.experiment, { quick: true });
-  if (!expanded.ok) throw new Error(expanded.errors.join('\n'));
-  const plan = expanded.plan;
-  const sha = createHash('sha256').update(text).digest('hex');
-  const res = await runSweep(plan, {
-    outDir: dir,
-    workers: 2,
-    manifest: { experiment: plan.name, seed: plan.seed, version: VERSION, sourceSha256: sha, source: text, quick: true, set: [] },
-  });
-  if (res.summary === null || res.errored.length > 0) throw new Error(`sweep failed: ${JSON.stringify(res.errored)}`);
-  return res.summary;
-}
 
 describe('nested-amplification (quick mode)', () => {
   let dir: string;
@@ -45,7 +25,7 @@ describe('nested-amplification (quick mode)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'retrystorm-nested-'));
-    summary = await runShipped(dir);
+    summary = await runShipped(FILE, dir);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
