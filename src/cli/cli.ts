@@ -12,6 +12,7 @@ import {
   type ExperimentPlan,
 } from '../experiment/index.js';
 import { ScenarioError } from '../model/ScenarioError.js';
+import { describePresets } from '../policy/presets.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
@@ -22,6 +23,7 @@ import { reportCommand, ReportInputError, writeReportIndex, writeRunReport, writ
 import type { IndexEntry } from '../report/index.js';
 import { parseReportHints } from '../report/reportHints.js';
 import { ProgressReporter } from './progress.js';
+import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
 
 /** Where the CLI writes: injected so tests can capture output. */
@@ -396,6 +398,37 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .action((file: string | undefined, flags: TraceFlags) => {
       const out = traceCommand(file ? resolve(io.cwd, file) : undefined, flags);
       io.stdout(out + '\n');
+    });
+
+  program
+    .command('check')
+    .description('lint a retry stack without simulating: worst cases, load multiples, first waits and findings (exit 1 on an error-level finding)')
+    .argument('<stack>', 'stack file (YAML or JSON), experiment file, or a gRPC service config, Envoy route or AWS config on its own')
+    .option('--json', 'print the report as JSON', false)
+    .option('--simulate', 'also run a short standard storm and print amplification and goodput beside the closed form', false)
+    .option('--failure-rate <p>', 'leaf failure rate of the expected load multiple and of --simulate (default 0.1)')
+    .option('--failure-class <class>', '503|500|429|timeout|400|404|conflict (default 503)')
+    .option('--method <method>', "the operation's method, overriding the file (default GET)")
+    .option('--deadline-ms <ms>', "the operation's deadline, overriding the file")
+    .option('--part <name>', 'only this part of an experiment file with parts')
+    .option('--seed <n>', 'master seed of --simulate (default 1)')
+    .option('--replications <n>', 'runs per failure rate of --simulate (default 5)')
+    .option('--profile <name>', 'an AWS config on its own: the profile (default "default")')
+    .option('--sdk <sdk>', 'an AWS config on its own: js or python (default js)')
+    .option('--route <name>', 'an Envoy configuration on its own: the route name')
+    .option('--service <name>', 'a gRPC service config on its own: pkg.Service or pkg.Service/Method')
+    .action((stack: string, opts: CheckFlags) => {
+      code = checkCommand(io, resolve(io.cwd, stack), opts);
+    });
+
+  program
+    .command('presets')
+    .description('list the presets of real retry libraries with their parameters and sources')
+    .option('--json', 'print them as JSON', false)
+    .action((opts: { json: boolean }) => {
+      const rows = describePresets();
+      if (opts.json) io.stdout(JSON.stringify(rows, null, 2) + '\n');
+      else for (const r of rows) io.stdout(`${r.name}\n  ${r.parameters}\n  source: ${r.source}\n`);
     });
 
   program

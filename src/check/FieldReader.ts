@@ -1,0 +1,130 @@
+import { describeValue } from '../experiment/describeValue.js';
+import { nearestName } from '../experiment/nearestName.js';
+import { CheckInputError } from './CheckInputError.js';
+
+/** One segment of a path into a document: an object key or an array index. */
+export type Segment = string | number;
+
+/** A JSON object as read from a document. */
+export type JsonObject = Record<string, unknown>;
+
+/** Whether a value is a plain object (not null, not an array). */
+export function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const DURATION = /^(\d+)(?:\.(\d{1,9}))?s$/;
+
+/**
+ * Collects the problems of a hand-validated configuration document, each message naming the file
+ * and the dotted path of the field (`envoy-route.yaml: retry_policy.num_retries must be a
+ * non-negative integer (got "three")`), so every problem of a file is reported at once.
+ */
+export class FieldReader {
+  readonly problems: string[] = [];
+
+  /** `where` names what paths are relative to when it is not the file's root (e.g. `[profile prod]`). */
+  constructor(
+    readonly source: string,
+    private readonly where = '',
+  ) {}
+
+  /** The printed name of a path. */
+  name(path: readonly Segment[]): string {
+    const dotted = path.join('.');
+    if (this.where === '') return dotted === '' ? 'the document' : dotted;
+    return dotted === '' ? this.where : `${this.where} ${dotted}`;
+  }
+
+  /** Record a problem at `path`: `text` is the rule and the offending value. */
+  fail(path: readonly Segment[], text: string): undefined {
+    this.problems.push(`${this.source}: ${this.name(path)} ${text}`);
+    return undefined;
+  }
+
+  /** Record a problem that concerns the file as a whole. */
+  failFile(text: string): undefined {
+    this.problems.push(`${this.source}: ${text}`);
+    return undefined;
+  }
+
+  /** Throw every problem recorded so far (nothing when there is none). */
+  throwIfAny(): void {
+    if (this.problems.length > 0) throw new CheckInputError(this.problems);
+  }
+
+  /** `value` as an object, or a problem (`must be an object`); undefined stays undefined. */
+  object(value: unknown, path: readonly Segment[], what = 'an object'): JsonObject | undefined {
+    if (value === undefined) return undefined;
+    if (isObject(value)) return value;
+    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+  }
+
+  /** Report the keys of `obj` that are not in `known`, with the nearest known key as a hint. */
+  knownKeys(obj: JsonObject, path: readonly Segment[], known: readonly string[]): void {
+    for (const key of Object.keys(obj)) {
+      if (known.includes(key)) continue;
+      const near = nearestName(key, known);
+      this.fail([...path, key], near === undefined ? 'is not a known field' : `is not a known field (did you mean "${near}"?)`);
+    }
+  }
+
+  /** A list, or a problem. */
+  array(value: unknown, path: readonly Segment[], what = 'a list'): unknown[] | undefined {
+    if (value === undefined) return undefined;
+    if (Array.isArray(value)) return value;
+    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+  }
+
+  /** A string, or a problem. */
+  string(value: unknown, path: readonly Segment[], what = 'a string'): string | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value === 'string') return value;
+    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+  }
+
+  /**
+   * An integer >= `min` (a number, or a string of digits, as protobuf JSON allows for integers);
+   * `what` names the rule: `must be a non-negative integer (got "three")`.
+   */
+  integer(value: unknown, path: readonly Segment[], min: number, what: string): number | undefined {
+    if (value === undefined) return undefined;
+    const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+    if (typeof n === 'number' && Number.isSafeInteger(n) && n >= min) return n;
+    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+  }
+
+  /** A finite number satisfying `ok`; `what` names the rule. */
+  number(value: unknown, path: readonly Segment[], ok: (n: number) => boolean, what: string): number | undefined {
+    if (value === undefined) return undefined;
+    const n = typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+    if (typeof n === 'number' && Number.isFinite(n) && ok(n)) return n;
+    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+  }
+
+  /**
+   * A protobuf JSON duration in milliseconds: `"0.25s"` (seconds with up to nine decimals and an
+   * `s`), or `{ seconds, nanos }` as YAML configurations sometimes write it. Negative durations
+   * are problems; so is 0 unless `allowZero`.
+   */
+  duration(value: unknown, path: readonly Segment[], allowZero = false): number | undefined {
+    if (value === undefined) return undefined;
+    const rule = allowZero ? 'a duration like "0.25s"' : 'a duration > 0 like "0.25s"';
+    let ms: number | undefined;
+    if (typeof value === 'string') {
+      const m = DURATION.exec(value.trim());
+      if (m !== null) ms = Number(m[1]) * 1000 + Number(`0.${m[2] ?? '0'}`) * 1000;
+    } else if (isObject(value) && Object.keys(value).every((k) => k === 'seconds' || k === 'nanos')) {
+      const s = value.seconds === undefined ? 0 : Number(value.seconds);
+      const n = value.nanos === undefined ? 0 : Number(value.nanos);
+      if (Number.isInteger(s) && Number.isInteger(n) && s >= 0 && n >= 0 && n < 1e9) ms = s * 1000 + n / 1e6;
+    }
+    if (ms === undefined || (!allowZero && ms === 0)) return this.fail(path, `must be ${rule} (got ${describeValue(value)})`);
+    return Math.round(ms * 1e6) / 1e6;
+  }
+}
+
+/** A duration in ms as protobuf JSON writes it (`"0.1s"`), for messages. */
+export function protoDuration(ms: number): string {
+  return `${Number((ms / 1000).toFixed(9))}s`;
+}

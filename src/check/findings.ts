@@ -1,0 +1,340 @@
+import { backoffIsRandom, exponentialCeilingMs } from '../policy/backoff.js';
+import type { Method, PolicySpec, RetryOnClass } from '../policy/types.js';
+import { firstWaits } from './firstWaits.js';
+import type { CheckLayer, CheckStack } from './loadStack.js';
+import { fmtMs, fmtNum, fmtProduct, listAnd } from './text.js';
+import { attemptsFor, FAILURE_CLASSES, type FailureClass, type WorstCase } from './worstCase.js';
+
+/** How serious a finding is: `error` fails `retrystorm check` (exit code 1). */
+export type Severity = 'error' | 'warning' | 'info';
+
+/** The finding codes and their titles. Codes are stable: they never change meaning. */
+export const FINDING_CODES = {
+  RS001: 'retries at several layers',
+  RS002: 'no jitter',
+  RS003: 'no backoff',
+  RS004: 'exponential backoff without a cap',
+  RS005: 'no attempt cap',
+  RS006: 'no total time limit',
+  RS007: 'a fresh timeout per attempt instead of a shared deadline',
+  RS008: 'a deadline shorter than one attempt\'s timeout',
+  RS009: 'retries permanent errors',
+  RS010: 'replays non-idempotent requests',
+  RS011: 'Retry-After ignored or shortened',
+  RS012: 'no retry budget anywhere in the stack',
+  RS013: 'timer tick coarser than the jitter range',
+  RS014: 'per-request limits only',
+  RS015: 'retries the refusals of an admission control below',
+} as const;
+
+export type FindingCode = keyof typeof FINDING_CODES;
+
+/** One thing `check` found wrong or risky in a stack. */
+export interface Finding {
+  code: FindingCode;
+  title: string;
+  severity: Severity;
+  /** The layer(s) concerned, by name (`app`, `app, sdk`), or `stack` for the stack as a whole. */
+  layer: string;
+  /** Indices of the layers concerned (empty for the stack as a whole). */
+  layers: number[];
+  /** One sentence on the risk. */
+  risk: string;
+  /** One sentence on the fix. */
+  fix: string;
+}
+
+/** At this many leaf calls per operation or more, retries at several layers are an error. */
+export const AMPLIFICATION_ERROR_AT = 10;
+/** An uncapped backoff whose largest wait exceeds this is a warning (an info below). */
+export const LONG_WAIT_MS = 60_000;
+
+const LOCAL_CLASSES: readonly RetryOnClass[] = ['throttled', 'circuit-open', 'budget-exhausted'];
+const GROWING_KINDS = new Set(['exponential', 'full-jitter', 'equal-jitter', 'aws-sdk-js', 'node-retry', 'random-exponential', 'randomized']);
+
+/** Whether a layer retries any failure class for `method`. */
+export function layerRetries(policy: PolicySpec, method: Method): boolean {
+  return policy.hedging === undefined && FAILURE_CLASSES.some((c) => attemptsFor(policy, c, method) > 1);
+}
+
+/** Whether a layer bounds retries across requests: a budget, a breaker or an admission control. */
+export function hasBudget(policy: PolicySpec): boolean {
+  return (policy.budget?.length ?? 0) > 0 || policy.admission !== undefined;
+}
+
+/** Whether every wait of the backoff is 0. */
+function noWait(policy: PolicySpec): boolean {
+  const b = policy.backoff;
+  return b.kind === 'none' || (b.baseMs === 0 && b.throttledBaseMs === undefined);
+}
+
+/** The largest ceiling the backoff reaches over the layer's retries (+Infinity without an attempt cap). */
+function largestCeilingMs(policy: PolicySpec): number {
+  if (policy.maxAttempts === 'unlimited') return Infinity;
+  const b = policy.backoff;
+  if (b.kind === 'decorrelated-jitter') return Math.min(b.capMs, b.baseMs * Math.pow(3, policy.maxAttempts - 1));
+  const last = firstWaits(policy, Math.max(0, policy.maxAttempts - 1)).at(-1);
+  return last === undefined ? 0 : Math.max(last.maxMs, exponentialCeilingMs(b, policy.maxAttempts - 1));
+}
+
+/** Whether the backoff grows with each retry. */
+function grows(policy: PolicySpec): boolean {
+  const b = policy.backoff;
+  if (b.kind === 'decorrelated-jitter' || b.kind === 'polly-decorrelated-v2') return b.baseMs > 0;
+  return GROWING_KINDS.has(b.kind) && b.multiplier > 1 && b.baseMs > 0;
+}
+
+function describeWaits(policy: PolicySpec): string {
+  const waits = firstWaits(policy, 4);
+  const parts = waits.map((w) => fmtMs(w.maxMs));
+  return parts.length > 0 ? `${parts.join(', ')}${policy.maxAttempts === 'unlimited' || (policy.maxAttempts as number) - 1 > waits.length ? ', ...' : ''}` : '';
+}
+
+/** Which time limits reach each layer: finite[k] is true when a call to layer k has a deadline. */
+function incomingDeadlines(stack: CheckStack): boolean[] {
+  const out: boolean[] = [];
+  for (let k = 0; k < stack.layers.length; k++) {
+    if (k === 0) {
+      out.push(stack.deadlineMs !== undefined);
+      continue;
+    }
+    const parent = (stack.layers[k - 1] as CheckLayer).policy;
+    const parentDeadline = (parent.deadlineMode !== 'none' && (out[k - 1] as boolean)) || parent.totalTimeoutMs !== undefined;
+    out.push(parent.perAttemptTimeoutMs !== undefined || parentDeadline);
+  }
+  return out;
+}
+
+/** The most time a call to each layer is given (+Infinity: none), and what sets it. */
+function budgets(stack: CheckStack): Array<{ ms: number; by: string }> {
+  const out: Array<{ ms: number; by: string }> = [];
+  stack.layers.forEach((layer, k) => {
+    let incoming: { ms: number; by: string };
+    if (k === 0) incoming = stack.deadlineMs !== undefined ? { ms: stack.deadlineMs, by: 'the operation deadline' } : { ms: Infinity, by: '' };
+    else {
+      const parentLayer = stack.layers[k - 1] as CheckLayer;
+      const parent = parentLayer.policy;
+      const parentBudget = out[k - 1] as { ms: number; by: string };
+      const perAttempt = parent.perAttemptTimeoutMs ?? Infinity;
+      const fromDeadline = parent.deadlineMode === 'fresh' && parent.perAttemptTimeoutMs !== undefined ? Infinity : parentBudget.ms;
+      incoming =
+        perAttempt <= fromDeadline
+          ? { ms: perAttempt, by: `${parentLayer.name}'s per-attempt timeout` }
+          : { ms: fromDeadline, by: parentBudget.by };
+    }
+    const p = layer.policy;
+    const own = p.deadlineMode === 'none' ? { ms: Infinity, by: '' } : incoming;
+    const total = p.totalTimeoutMs ?? Infinity;
+    out.push(total < own.ms ? { ms: total, by: `${layer.name}'s total timeout` } : own);
+  });
+  return out;
+}
+
+/**
+ * The findings of a stack (DESIGN.md section 1 for the semantics; the SRE book, the AWS
+ * Architecture Blog and the libraries' sources for the advice), given its worst cases per failure
+ * class. Sorted by severity, then code, then layer.
+ */
+export function findingsOf(stack: CheckStack, worst: readonly WorstCase[]): Finding[] {
+  const out: Finding[] = [];
+  const layers = stack.layers;
+  const add = (code: FindingCode, severity: Severity, ks: number[], risk: string, fix: string) =>
+    out.push({ code, title: FINDING_CODES[code], severity, layer: ks.length === 0 ? 'stack' : ks.map((k) => layers[k]?.name ?? `layer${k}`).join(', '), layers: ks, risk, fix });
+  const retrying = layers.map((l) => layerRetries(l.policy, stack.method));
+  const anyRetries = retrying.some(Boolean);
+  const anyBudget = layers.some((l) => hasBudget(l.policy));
+  const name = (k: number) => layers[k]?.name ?? `layer${k}`;
+
+  // RS001: the worst class retried at several layers.
+  const multi = worst.filter((w) => w.retryingLayers.length >= 2).sort((a, b) => b.leafCalls - a.leafCalls || b.nominal - a.nominal);
+  const top = multi[0];
+  if (top !== undefined) {
+    const ks = top.retryingLayers;
+    const factors = ks.map((k) => top.attemptsPerCall[k] as number);
+    const others = multi.slice(1).map((w) => `${w.failureClass}: ${fmtNum(w.leafCalls)}`);
+    const capped = top.leafCalls < top.nominal ? ` (${fmtProduct(factors)} = ${fmtNum(top.nominal)} without the deadlines)` : ` (${fmtProduct(factors)})`;
+    add(
+      'RS001',
+      top.leafCalls >= AMPLIFICATION_ERROR_AT ? 'error' : 'warning',
+      ks,
+      `${ks.length} layers (${listAnd(ks.map(name))}) retry ${top.failureClass}, so one operation against a failing dependency makes up to ${fmtNum(top.leafCalls)} leaf calls${capped}${others.length > 0 ? `; also ${others.join(', ')}` : ''}.`,
+      'Retry at one layer only, usually the one nearest the failing dependency, and have the others pass failures up (maxAttempts 1) or answer "overloaded; don\'t retry".',
+    );
+  }
+
+  layers.forEach((layer, k) => {
+    const p = layer.policy;
+    if (!retrying[k]) return;
+    const b = p.backoff;
+    // RS003 / RS002: no wait at all, or the same waits on every client.
+    if (noWait(p)) {
+      add('RS003', 'warning', [k], `${layer.name} retries at once, with no wait: a dependency that just failed gets the retries in the same instant, with no time to recover.`, 'Wait between attempts, exponentially and with jitter (e.g. backoff full-jitter from 100 ms, capped at a few seconds).');
+    } else if (!backoffIsRandom(b.kind, b)) {
+      add('RS002', 'warning', [k], `${layer.name} waits the same ${describeWaits(p)} on every client: clients that failed together retry together, in synchronized waves.`, 'Draw each wait at random: full or decorrelated jitter (backoff.kind full-jitter; for node-retry, p-retry and async-retry, randomize: true).');
+    }
+    // RS004: growing without a cap.
+    if (grows(p) && !Number.isFinite(b.capMs)) {
+      const largest = largestCeilingMs(p);
+      add(
+        'RS004',
+        largest > LONG_WAIT_MS ? 'warning' : 'info',
+        [k],
+        `${layer.name}'s waits grow without a cap: ${Number.isFinite(largest) ? `the last retry waits up to ${fmtMs(largest)}` : 'they grow without end'}, long after the caller has stopped caring.`,
+        'Cap the wait (backoff.capMs, e.g. 20 s as the AWS SDKs do) and bound the attempts or the total time.',
+      );
+    }
+    // RS005: no attempt cap.
+    if (p.maxAttempts === 'unlimited') {
+      const unbounded = worst.some((w) => !Number.isFinite(w.lifetimeMs) && !Number.isFinite(w.leafCalls) && attemptsFor(p, w.failureClass, stack.method) > 1);
+      const limits = [p.totalTimeoutMs !== undefined ? `its total timeout (${fmtMs(p.totalTimeoutMs)})` : '', p.maxElapsedMs !== undefined ? `its max elapsed time (${fmtMs(p.maxElapsedMs)})` : '']
+        .filter((s) => s !== '');
+      add(
+        'RS005',
+        unbounded ? 'error' : 'warning',
+        [k],
+        unbounded
+          ? `${layer.name} retries without an attempt cap and nothing stops it: against a dependency that keeps failing it retries forever.`
+          : `${layer.name} retries without an attempt cap: only ${limits.length > 0 ? listAnd(limits) : 'the deadline'} stops it, however many attempts fit in that time.`,
+        'Cap the attempts (3 is the usual default) as well as the time.',
+      );
+    }
+    // RS009: permanent errors.
+    const permanent = (['400', '404'] as const).filter((c) => p.retryOn.includes(c));
+    if (permanent.length > 0) {
+      const w = worst.find((x) => x.failureClass === permanent[0]);
+      add(
+        'RS009',
+        'warning',
+        [k],
+        `${layer.name} retries ${listAnd(permanent)}: a bad request fails the same way every time, so every retry is wasted work${w !== undefined ? ` (${fmtNum(w.leafCalls)} leaf calls per bad request at worst)` : ''}.`,
+        'Retry only transient failures (timeouts, 500, 503, 429): remove 400 and 404 from retryOn (with a generic library, stop on 4xx, e.g. p-retry\'s AbortError).',
+      );
+    }
+    // RS010: replaying non-idempotent requests.
+    const unsafe = (['timeout', '500', '503'] as const).filter((c) => p.retryOn.includes(c));
+    if (p.idempotency === 'always' && unsafe.length > 0) {
+      add(
+        'RS010',
+        stack.method === 'POST' ? 'error' : 'warning',
+        [k],
+        `${layer.name} replays requests whatever their method after ${listAnd(unsafe.map((c) => (c === 'timeout' ? 'a timeout' : `a ${c}`)))}: a ${stack.method === 'POST' ? 'POST (this operation)' : 'POST'} may already have taken effect when its attempt ${unsafe.includes('timeout') ? 'timed out' : 'failed'}, and the retry does it again.`,
+        'Replay non-idempotent requests only with an idempotency key the server deduplicates, or only on failures that surely did not reach the server; otherwise use idempotency "http".',
+      );
+    }
+    // RS011: Retry-After.
+    const hinted = (['503', '429'] as const).filter((c) => attemptsFor(p, c, stack.method) > 1);
+    if (hinted.length > 0 && (p.retryAfter === 'ignore' || p.retryAfter === 'clamp')) {
+      add(
+        'RS011',
+        'warning',
+        [k],
+        p.retryAfter === 'ignore'
+          ? `${layer.name} ignores Retry-After on ${listAnd(hinted)}: when an overloaded server asks its callers to come back later, they come back after their own backoff.`
+          : `${layer.name} shortens Retry-After to at most its backoff + 5 s: a longer wait the server asks for is cut short.`,
+        'Never wait less than the server asks: retryAfter "honor" (max(hint, backoff)).',
+      );
+    }
+    // RS013: tick vs jitter.
+    if (p.tickMs > 0 && backoffIsRandom(b.kind, b)) {
+      const w = firstWaits(p, 1)[0];
+      if (w !== undefined && p.tickMs >= w.maxMs - w.minMs) {
+        add(
+          'RS013',
+          'warning',
+          [k],
+          `${layer.name}'s ${fmtMs(p.tickMs)} timer tick is at least as wide as its first jitter range (${fmtMs(w.minMs)} to ${fmtMs(w.maxMs)}): jittered wake-ups land on the same tick and clients retry together again.`,
+          'Use a finer timer, or a backoff whose jitter range spans many ticks (a larger base).',
+        );
+      }
+    }
+    // RS014: per-request limits only, when another layer has a budget.
+    if (anyBudget && !hasBudget(p)) {
+      const a = worst.reduce((m, w) => Math.max(m, w.attemptsPerCall[k] ?? 1), 1);
+      add(
+        'RS014',
+        'warning',
+        [k],
+        `${layer.name}'s retries are limited per request only (${fmtNum(a)} attempts each): a budget at another layer does not bound them, so in a long outage ${layer.name} keeps multiplying the load.`,
+        `Give ${layer.name} a retry budget too (e.g. sre-ratio 10%), or stop it retrying.`,
+      );
+    }
+    // RS015: retrying an admission control's refusals.
+    const local = LOCAL_CLASSES.filter((c) => p.retryOn.includes(c));
+    const below = layers.slice(k + 1).flatMap((l, i) => (l.policy.admission !== undefined ? [k + 1 + i] : []));
+    if (local.length > 0 && below.length > 0) {
+      add(
+        'RS015',
+        'warning',
+        [k, ...below],
+        `${layer.name} retries ${listAnd(local)}, the refusals of the admission control at ${listAnd(below.map(name))}: when it sheds load, ${layer.name} sends it straight back.`,
+        'Treat a refusal from below as final: remove throttled, circuit-open and budget-exhausted from retryOn.',
+      );
+    }
+  });
+
+  // RS006: nothing bounds the operation's total time.
+  const top0 = layers[0]?.policy;
+  if (top0 !== undefined && stack.deadlineMs === undefined && top0.totalTimeoutMs === undefined && top0.maxElapsedMs === undefined) {
+    const longest = worst.reduce((m, w) => (Number.isNaN(w.lifetimeMs) ? m : Math.max(m, w.lifetimeMs)), 0);
+    const forever = !Number.isFinite(longest);
+    const hang = layers.findIndex((l) => l.policy.perAttemptTimeoutMs === undefined && l.policy.totalTimeoutMs === undefined);
+    add(
+      'RS006',
+      forever ? 'error' : 'warning',
+      [],
+      forever
+        ? `Nothing bounds an operation's time: no deadline, and ${hang >= 0 ? `${name(hang)} has no per-attempt timeout, so an attempt against a server that never answers waits forever` : 'the retries never end'}.`
+        : `The operation has no deadline and ${name(0)} no total timeout: at worst it lasts ${fmtMs(longest)} (every timeout and the longest waits), while its caller may have given up long before.`,
+      'Give every operation a deadline and propagate it (deadlineMs, or a total timeout at the top layer), and give each attempt a timeout.',
+    );
+  }
+
+  // RS007 / RS008: deadlines and per-attempt timeouts.
+  const incoming = incomingDeadlines(stack);
+  const given = budgets(stack);
+  layers.forEach((layer, k) => {
+    const p = layer.policy;
+    if (p.deadlineMode === 'fresh' && p.perAttemptTimeoutMs !== undefined) {
+      add(
+        'RS007',
+        'warning',
+        [k],
+        `${layer.name} gives every attempt a fresh ${fmtMs(p.perAttemptTimeoutMs)} timeout whatever remains of the deadline: an operation can overrun its deadline by a whole attempt.`,
+        'Share one deadline: deadlineMode "propagate" gives each attempt min(per-attempt timeout, time remaining).',
+      );
+    } else if (p.deadlineMode === 'none' && incoming[k] === true && retrying[k]) {
+      add(
+        'RS007',
+        'warning',
+        [k],
+        `${layer.name} ignores the deadline it is given (deadlineMode "none"): it keeps retrying after its caller has stopped waiting, for nobody.`,
+        'Share one deadline: deadlineMode "propagate" checks the time remaining before every attempt and every wait.',
+      );
+    }
+    const budget = given[k] as { ms: number; by: string };
+    if (p.perAttemptTimeoutMs !== undefined && budget.ms < p.perAttemptTimeoutMs) {
+      add(
+        'RS008',
+        'warning',
+        [k],
+        `${layer.name}'s per-attempt timeout (${fmtMs(p.perAttemptTimeoutMs)}) is longer than the ${fmtMs(budget.ms)} it is given (${budget.by}): a hung attempt uses up the whole time, so a retry after a timeout never happens${p.deadlineMode === 'fresh' ? ', and in fresh mode the attempt overruns the deadline' : ''}.`,
+        `Make each layer's per-attempt timeout a fraction of the time it is given (below ${fmtMs(budget.ms)}), and the layers above wait longer than the ones below.`,
+      );
+    }
+  });
+
+  // RS012: no budget anywhere.
+  if (anyRetries && !anyBudget) {
+    const w503 = worst.find((w) => w.failureClass === '503');
+    add(
+      'RS012',
+      'warning',
+      [],
+      `No layer has a retry budget: while the dependency fails, the stack keeps sending ${w503 !== undefined && w503.leafCalls > 1 ? `up to ${fmtNum(w503.leafCalls)}x` : 'several times'} the load on it, for as long as the failure lasts.`,
+      'Add a budget where retries happen: a retry ratio (sre-ratio 10%), the AWS SDK retry quota (token-bucket) or gRPC retry throttling, so retries stop when most calls fail.',
+    );
+  }
+
+  const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+  return out.sort((a, b) => rank[a.severity] - rank[b.severity] || a.code.localeCompare(b.code) || (a.layers[0] ?? -1) - (b.layers[0] ?? -1));
+}

@@ -1,0 +1,213 @@
+import { backoffIsRandom } from '../policy/backoff.js';
+import type { BudgetSpec } from '../policy/budgets/RetryBudget.js';
+import type { BackoffSpec, PolicySpec } from '../policy/types.js';
+import type { CheckReport, LayerReport } from './checkStack.js';
+import type { StormReport } from './simulateStorm.js';
+import { fmtMs, fmtNum, fmtPct, fmtProduct, fmtX, table } from './text.js';
+import { FAILURE_CLASS_LABELS, FAILURE_CLASSES } from './worstCase.js';
+
+const WIDTH = 100;
+
+/** Word-wrap `text` to WIDTH columns, every line after the first indented by `indent`. */
+function wrap(text: string, indent: string, first = ''): string {
+  const words = text.split(/\s+/).filter((w) => w !== '');
+  const lines: string[] = [];
+  let line = first;
+  for (const w of words) {
+    const prefix = lines.length === 0 ? '' : indent;
+    if (line.length > prefix.length && (prefix + line + ' ' + w).length > WIDTH && line.trim() !== '') {
+      lines.push(line);
+      line = w;
+    } else {
+      line = line === '' || line.endsWith(' ') ? line + w : `${line} ${w}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines.map((l, i) => (i === 0 ? l : indent + l)).join('\n');
+}
+
+/** A short text of a backoff: `full jitter 100 ms x2, cap 20 s`, `constant 500 ms`. */
+export function describeBackoff(b: BackoffSpec): string {
+  const cap = Number.isFinite(b.capMs) ? `cap ${fmtMs(b.capMs)}` : 'no cap';
+  const x = b.multiplier !== 2 ? ` x${fmtNum(b.multiplier)}` : ' x2';
+  switch (b.kind) {
+    case 'none':
+      return 'none (at once)';
+    case 'constant':
+      return `constant ${fmtMs(b.baseMs)}`;
+    case 'linear':
+      return `linear ${fmtMs(b.baseMs)} x r, ${cap}`;
+    case 'envoy':
+      return `envoy U[0, (2^N - 1) x ${fmtMs(b.baseMs)}), ${cap}`;
+    case 'polly-decorrelated-v2':
+      return `polly decorrelated jitter ${fmtMs(b.baseMs)}, ${cap}`;
+    case 'decorrelated-jitter':
+      return `decorrelated jitter ${fmtMs(b.baseMs)}, ${cap}`;
+    case 'randomized':
+      return `${fmtMs(b.baseMs)}${x} +/-${fmtPct(b.randomizationFactor ?? 0.5)}, ${cap}`;
+    case 'node-retry':
+      return `node-retry ${fmtMs(b.baseMs)}${x}${b.randomize === true ? ' randomized' : ', no jitter'}, ${cap}`;
+    default:
+      return `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`;
+  }
+}
+
+/** A short text of a budget. */
+export function describeBudget(b: BudgetSpec): string {
+  switch (b.kind) {
+    case 'sre-ratio':
+      return `sre-ratio ${fmtPct(b.ratio)}`;
+    case 'token-bucket':
+      return `token-bucket ${b.capacity}`;
+    case 'grpc-throttle':
+      return `grpc-throttle ${b.maxTokens}/${b.tokenRatio}`;
+    case 'finagle':
+      return `finagle ${fmtPct(b.percentCanRetry)}`;
+    case 'envoy-retry-budget':
+      return `envoy-retry-budget ${b.budgetPercent}%`;
+    case 'envoy-max-retries':
+      return `envoy max_retries ${b.maxRetries}`;
+    case 'circuit-breaker':
+      return `circuit-breaker ${fmtPct(b.threshold)}`;
+    case 'brooker-breaker':
+      return `brooker-breaker ${fmtPct(b.threshold)}`;
+    case 'brooker-token-bucket':
+      return 'brooker-token-bucket';
+    case 'server-wide':
+      return `server-wide ${b.retriesPerMinute}/min`;
+  }
+}
+
+function budgetsOf(p: PolicySpec): string {
+  const parts = (p.budget ?? []).map(describeBudget);
+  if (p.admission !== undefined) parts.push(p.admission.kind);
+  return parts.length > 0 ? parts.join(' + ') : 'none';
+}
+
+function attemptsOf(p: PolicySpec): string {
+  if (p.hedging !== undefined) return `${p.hedging.maxAttempts} hedged`;
+  return p.maxAttempts === 'unlimited' ? 'unlimited' : String(p.maxAttempts);
+}
+
+function layerRows(layers: LayerReport[]): string[][] {
+  return layers.map((l) => {
+    const p = l.policy;
+    const time = [p.totalTimeoutMs !== undefined ? `total ${fmtMs(p.totalTimeoutMs)}` : '', p.maxElapsedMs !== undefined ? `elapsed ${fmtMs(p.maxElapsedMs)}` : '']
+      .filter((s) => s !== '')
+      .join(', ');
+    const retries = l.retries.length === 0 ? 'nothing' : l.retries.length === FAILURE_CLASSES.length ? 'every class' : l.retries.join(' ');
+    return [
+      l.name,
+      attemptsOf(p),
+      retries,
+      p.perAttemptTimeoutMs !== undefined ? fmtMs(p.perAttemptTimeoutMs) : 'none',
+      time === '' ? 'none' : time,
+      p.deadlineMode + (p.tickMs > 0 ? `, tick ${fmtMs(p.tickMs)}` : ''),
+      describeBackoff(p.backoff),
+      p.retryAfter,
+      p.idempotency,
+      budgetsOf(p),
+    ];
+  });
+}
+
+function waitsText(l: LayerReport): string {
+  if (l.policy.hedging !== undefined) return `hedges every ${fmtMs(l.policy.hedging.hedgingDelayMs)}`;
+  if (l.firstWaits.length === 0) return 'no retries';
+  const random = backoffIsRandom(l.policy.backoff.kind, l.policy.backoff);
+  const parts = l.firstWaits.map((w) => (random && w.maxMs !== w.minMs ? `${fmtMs(w.minMs)}..${fmtMs(w.maxMs)}` : fmtMs(w.maxMs)));
+  const more = l.policy.maxAttempts === 'unlimited' || (l.policy.maxAttempts as number) - 1 > l.firstWaits.length ? ', ...' : '';
+  const tick = l.policy.tickMs > 0 ? ` (wake-ups rounded up to ${fmtMs(l.policy.tickMs)})` : '';
+  return `${parts.join(', ')}${more}${tick}`;
+}
+
+/** The readable report of `retrystorm check` for one stack. */
+export function formatCheckReport(r: CheckReport): string {
+  const out: string[] = [];
+  const deadline = r.deadlineMs === null ? 'no deadline' : `deadline ${fmtMs(r.deadlineMs)}`;
+  out.push(`${r.source}: ${r.name} (${r.layers.length} layer${r.layers.length === 1 ? '' : 's'} top to bottom, ${r.method}, ${deadline})`);
+  out.push('');
+  out.push(
+    table(layerRows(r.layers), ['layer', 'attempts', 'retries', 'per-try', 'time limit', 'deadline', 'backoff', 'Retry-After', 'idempotency', 'budget'], [1]),
+  );
+  out.push('');
+  for (const l of r.layers) {
+    out.push(wrap(l.origin, '    ', `${l.name}: `));
+    for (const n of l.notes) out.push(wrap(n, '    ', '  - '));
+  }
+
+  out.push('');
+  out.push('Worst case of one operation when the leaf fails every attempt (budgets do not change it):');
+  const rows = r.worstCase
+    .filter((w) => w.failureClass !== 'conflict' || w.retryingLayers.length > 0)
+    .map((w) => [
+      w.failureClass,
+      fmtNum(w.leafCalls),
+      fmtProduct(w.attemptsPerCall),
+      w.attemptsPerLayer.map(fmtNum).join(', '),
+      Number.isNaN(w.lifetimeMs) ? '?' : fmtMs(w.lifetimeMs),
+      FAILURE_CLASS_LABELS[w.failureClass],
+    ]);
+  out.push(table(rows, ['failure', 'leaf calls', 'attempts per call', 'attempts per layer', 'lifetime', ''], [1]));
+  out.push(
+    wrap(
+      'leaf calls: the shortest waits, so the most attempts fit before the deadlines (A^L when nothing cuts them short); lifetime: every timeout plus the longest waits, bounded by the deadlines; timeouts do not cancel the work below, whose calls are counted.',
+      '  ',
+    ),
+  );
+
+  for (const e of r.expected) {
+    out.push('');
+    out.push(`Expected leaf calls per operation when each leaf call fails with ${e.failureClass} with probability ${fmtPct(e.failureRate)} (closed form):`);
+    const erows = e.withoutBudgets.layers.map((l, i) => {
+      const b = e.withBudgets.layers[i];
+      return [l.layer, fmtPct(l.failureBelow), fmtNum(l.attemptsPerCall), b === undefined ? '' : fmtNum(b.attemptsPerCall), fmtPct(l.failureOut)];
+    });
+    erows.push(['stack', '', fmtX(e.withoutBudgets.multiple), fmtX(e.withBudgets.multiple), fmtPct(e.withoutBudgets.operationFailure)]);
+    out.push(table(erows, ['layer', 'fails below', 'attempts/call', 'with budgets', 'fails above'], [1, 2, 3, 4]));
+    for (const l of e.withBudgets.layers) for (const n of l.budgetNotes) out.push(wrap(n, '    ', `  ${l.layer}: `));
+  }
+  if (r.layers.some((l) => l.policy.budget !== undefined && l.policy.budget.length > 0)) {
+    out.push(wrap('Budgets are per layer instance and act over many calls: they bound the fleet\'s load in a long failure, not the worst case of one operation.', '  '));
+  }
+
+  out.push('');
+  out.push('First waits (the shortest..longest draw; a Retry-After can make them longer):');
+  for (const l of r.layers) out.push(wrap(waitsText(l), '    ', `  ${l.name}: `));
+
+  out.push('');
+  const c = r.counts;
+  out.push(`Findings: ${c.error} error${c.error === 1 ? '' : 's'}, ${c.warning} warning${c.warning === 1 ? '' : 's'}, ${c.info} info`);
+  for (const f of r.findings) {
+    out.push(`${f.severity.padEnd(7)} ${f.code}  ${f.layer}: ${f.title}`);
+    out.push(wrap(f.risk, '               ', '               '));
+    out.push(wrap(`fix: ${f.fix}`, '               ', '               '));
+  }
+  return out.join('\n');
+}
+
+function ci(m: { mean: number; ci95: [number, number]; n: number }, f: (x: number) => string): string {
+  if (m.n <= 1 || !Number.isFinite(m.ci95[0])) return f(m.mean);
+  return `${f(m.mean)} [${f(m.ci95[0])}, ${f(m.ci95[1])}]`;
+}
+
+/** The `--simulate` table: the storm's amplification and goodput beside the closed form. */
+export function formatStormReport(s: StormReport): string {
+  const out: string[] = [];
+  out.push(
+    `Standard storm (${s.replications} runs per rate, seeds ${s.seed}..${s.seed + s.replications - 1}): ${s.ratePerSec} operations/s for ${fmtMs(s.durationMs)} from ${s.clients} clients, a leaf of unlimited capacity failing with ${s.failureClass}; mean [95% interval]:`,
+  );
+  const rows = s.runs.map((run) => [
+    fmtPct(run.failureRate),
+    ci(run.amplification, fmtX),
+    run.closedForm.worstCase === null ? '' : fmtX(run.closedForm.worstCase),
+    fmtX(run.closedForm.withoutBudgets),
+    fmtX(run.closedForm.withBudgets),
+    ci(run.goodputPerSec, (x) => `${fmtNum(x)}/s`),
+    ci(run.successFraction, fmtPct),
+  ]);
+  out.push(table(rows, ['failing', 'simulated', 'worst case', 'closed form', 'with budgets', 'goodput', 'succeeded'], [1, 2, 3, 4, 5, 6]));
+  const truncated = s.runs.reduce((a, r) => a + r.truncated, 0);
+  if (truncated > 0) out.push(`  ${truncated} run${truncated === 1 ? '' : 's'} stopped at the horizon with operations unfinished (a leaf that never answers and no timeout).`);
+  return out.join('\n');
+}

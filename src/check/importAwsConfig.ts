@@ -1,0 +1,161 @@
+import { describeValue } from '../experiment/describeValue.js';
+import { nearestName } from '../experiment/nearestName.js';
+import { presetPolicy, type PolicyInput } from '../policy/presets.js';
+import { AWS_ADAPTIVE_DEFAULTS } from '../policy/budgets/AwsAdaptiveRateLimiter.js';
+import { CheckInputError } from './CheckInputError.js';
+import type { ImportedLayer } from './ImportedLayer.js';
+
+/** Which SDK reads the profile: its retry formulas and its default retry mode differ. */
+export type AwsSdk = 'js' | 'python';
+
+/** The SDKs `sdk` may name. */
+export const AWS_SDKS: readonly AwsSdk[] = ['js', 'python'];
+
+/** Which profile to read, and for which SDK. */
+export interface AwsImportOptions {
+  /** The profile name (default `default`): `[default]`, `[profile NAME]`, or `[NAME]` as in a credentials file. */
+  profile?: string;
+  /** `js` (AWS SDK for JavaScript v3, the default) or `python` (botocore: boto3). */
+  sdk?: AwsSdk;
+}
+
+/** `retry_mode` values (AWS SDKs and Tools reference guide, "Retry behavior"). */
+export const AWS_RETRY_MODES = ['standard', 'adaptive', 'legacy'] as const;
+
+/**
+ * botocore's legacy mode (boto/botocore:botocore/data/_retry.json): 5 attempts, a delay of
+ * rand() * 2^(attempt - 1) s with no cap (full jitter, 1 s base), retrying throttling errors,
+ * 500/502/503/504 and connection errors, with no retry quota.
+ */
+const BOTOCORE_LEGACY: PolicyInput = {
+  maxAttempts: 5,
+  backoff: { kind: 'full-jitter', baseMs: 1000, capMs: 'none', multiplier: 2, exponentOffset: 0 },
+  retryAfter: 'ignore',
+  retryOn: ['timeout', '500', '503', '429'],
+  idempotency: 'always',
+};
+
+interface Section {
+  header: string;
+  line: number;
+  values: Map<string, { value: string; line: number }>;
+}
+
+/**
+ * The sections of an AWS shared config file (INI): `[section]` headers, `key = value` lines,
+ * `#` and `;` comment lines, and indented sub-settings under a key with an empty value (such as
+ * `s3 =`), which are skipped. A line that is none of these is a problem naming its number.
+ */
+function readIni(text: string, source: string): Section[] {
+  const sections: Section[] = [];
+  const problems: string[] = [];
+  let current: Section | undefined;
+  let nested = false;
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = i + 1;
+    const trimmed = raw.trim();
+    if (trimmed === '' || trimmed.startsWith('#') || trimmed.startsWith(';')) return;
+    const header = /^\[\s*([^\]]+?)\s*\]\s*(?:[#;].*)?$/.exec(trimmed);
+    if (header !== null) {
+      current = { header: (header[1] ?? '').replace(/\s+/g, ' '), line, values: new Map() };
+      sections.push(current);
+      nested = false;
+      return;
+    }
+    const indented = /^\s/.test(raw);
+    if (indented && nested) return;
+    const kv = /^([^=]+?)\s*=\s*(.*)$/.exec(trimmed);
+    if (kv === null) {
+      problems.push(`${source}: line ${line} must be a [section] or a "key = value" setting (got ${JSON.stringify(trimmed)})`);
+      return;
+    }
+    if (current === undefined) {
+      problems.push(`${source}: line ${line} sets ${kv[1]} before any [section]`);
+      return;
+    }
+    const key = (kv[1] ?? '').trim().toLowerCase();
+    const value = (kv[2] ?? '').trim();
+    nested = value === '';
+    if (!indented) current.values.set(key, { value, line });
+  });
+  if (problems.length > 0) throw new CheckInputError(problems);
+  return sections;
+}
+
+/** The profile name of a section header (`default`, `profile NAME`, or `NAME`), or undefined for other sections. */
+function profileOf(header: string): string | undefined {
+  if (header === 'default') return 'default';
+  const m = /^profile\s+(.+)$/.exec(header);
+  if (m !== null) return m[1];
+  if (/^(sso-session|services|plugins|preview)\b/.test(header)) return undefined;
+  return header;
+}
+
+/**
+ * An AWS SDK shared config profile (`~/.aws/config`, INI) as one layer: `retry_mode` standard,
+ * adaptive or legacy and `max_attempts` (AWS SDKs and Tools reference guide, "Retry behavior").
+ * Standard and adaptive start from the presets of the chosen SDK (`aws-sdk-js-standard`,
+ * `aws-sdk-adaptive`; `botocore-standard`, with the same CUBIC rate limiter for adaptive); legacy
+ * is botocore's legacy mode (AWS SDK for JavaScript v3 has no legacy mode: standard, with a note).
+ * Without `retry_mode` the SDK's default applies (JS v3: standard; boto3: legacy). Problems name
+ * the file and the section and setting: `aws-config.ini: [profile prod] max_attempts must be a
+ * positive integer (got "three")`.
+ */
+export function importAwsConfig(text: string, source: string, options: AwsImportOptions = {}): ImportedLayer {
+  const sections = readIni(text, source);
+  const profile = options.profile ?? 'default';
+  const sdk = options.sdk ?? 'js';
+  const candidates = sections.filter((s) => profileOf(s.header) === profile);
+  const section = candidates.find((s) => s.header === (profile === 'default' ? 'default' : `profile ${profile}`)) ?? candidates[0];
+  if (section === undefined) {
+    const names = [...new Set(sections.map((s) => profileOf(s.header)).filter((n): n is string => n !== undefined))];
+    const near = nearestName(profile, names);
+    throw new CheckInputError([
+      `${source}: has no profile ${JSON.stringify(profile)} (profiles: ${names.length > 0 ? names.join(', ') : 'none'}${
+        near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''
+      })`,
+    ]);
+  }
+  const where = `[${section.header}]`;
+  const problems: string[] = [];
+  const notes: string[] = [];
+  const modeSetting = section.values.get('retry_mode');
+  const attemptsSetting = section.values.get('max_attempts');
+  let mode: (typeof AWS_RETRY_MODES)[number] | undefined;
+  if (modeSetting !== undefined) {
+    const v = modeSetting.value.toLowerCase();
+    if ((AWS_RETRY_MODES as readonly string[]).includes(v)) mode = v as (typeof AWS_RETRY_MODES)[number];
+    else problems.push(`${source}: ${where} retry_mode must be one of ${AWS_RETRY_MODES.join(', ')} (got ${describeValue(modeSetting.value)})`);
+  }
+  let attempts: number | undefined;
+  if (attemptsSetting !== undefined) {
+    const v = attemptsSetting.value;
+    if (/^\d+$/.test(v) && Number(v) >= 1 && Number.isSafeInteger(Number(v))) attempts = Number(v);
+    else problems.push(`${source}: ${where} max_attempts must be a positive integer (got ${describeValue(v)})`);
+  }
+  if (problems.length > 0) throw new CheckInputError(problems);
+
+  const sdkName = sdk === 'js' ? 'AWS SDK for JavaScript v3' : 'botocore (boto3)';
+  if (mode === undefined) {
+    mode = sdk === 'js' ? 'standard' : 'legacy';
+    notes.push(`${where} sets no retry_mode: the ${sdkName} default is ${mode}.`);
+  }
+  let policy: PolicyInput;
+  if (mode === 'legacy' && sdk === 'js') {
+    notes.push('The AWS SDK for JavaScript v3 has no legacy retry mode; standard is used.');
+    policy = presetPolicy('aws-sdk-js-standard');
+  } else if (mode === 'legacy') {
+    policy = JSON.parse(JSON.stringify(BOTOCORE_LEGACY)) as PolicyInput;
+    notes.push('botocore legacy mode: rand() x 2^(attempt - 1) s with no cap, no retry quota (boto/botocore:botocore/data/_retry.json).');
+  } else if (sdk === 'js') {
+    policy = presetPolicy(mode === 'standard' ? 'aws-sdk-js-standard' : 'aws-sdk-adaptive');
+  } else {
+    policy = presetPolicy('botocore-standard');
+    if (mode === 'adaptive') policy.admission = { kind: 'aws-adaptive', ...AWS_ADAPTIVE_DEFAULTS };
+  }
+  if (attempts !== undefined) policy.maxAttempts = attempts;
+  else notes.push(`${where} sets no max_attempts: the ${mode} default is ${String(policy.maxAttempts)}.`);
+  notes.push('The AWS SDKs retry every operation, POST-like ones included (idempotency "always"); set "idempotency" in the layer\'s policy to narrow it.');
+  const settings = [`retry_mode ${mode}`, `max_attempts ${String(policy.maxAttempts)}`].join(', ');
+  return { policy, origin: `${source}: ${where} ${settings} (${sdkName})`, notes, defaultName: 'aws-sdk' };
+}

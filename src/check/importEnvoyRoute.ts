@@ -1,0 +1,363 @@
+import type { BudgetInput, PolicyInput } from '../policy/presets.js';
+import type { RetryOnClass } from '../policy/types.js';
+import { describeValue } from '../experiment/describeValue.js';
+import { nearestName } from '../experiment/nearestName.js';
+import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
+import type { ImportedLayer } from './ImportedLayer.js';
+import { readDocument } from './readDocument.js';
+
+/** Which route to import from a configuration with several retry policies. */
+export interface EnvoyImportOptions {
+  /** The `name` of the route entry (or of the virtual host) whose retry_policy to import. */
+  route?: string;
+}
+
+/** Envoy's defaults (envoyproxy/envoy:api/envoy/config/route/v3/route_components.proto, router_filter.rst). */
+export const ENVOY_DEFAULTS = {
+  /** `num_retries` once a retry policy exists. */
+  numRetries: 1,
+  /** `retry_back_off.base_interval`. */
+  baseIntervalMs: 25,
+  /** `max_interval` defaults to 10 x base_interval. */
+  maxIntervalFactor: 10,
+  /** The route `timeout` (covers all retries). */
+  routeTimeoutMs: 15_000,
+  /** `rate_limited_retry_back_off.max_interval`. */
+  rateLimitedMaxIntervalMs: 300_000,
+  /** The cluster circuit breaker `max_retries`. */
+  maxRetries: 3,
+} as const;
+
+/**
+ * What each `retry_on` condition retries, as outcome classes of the model (router_filter.rst,
+ * "x-envoy-retry-on" and "x-envoy-retry-grpc-on"). A per-try timeout is answered 504, so the
+ * conditions that cover 504 (5xx, gateway-error) cover the timeout class; `reset` (no response at
+ * all: disconnect, reset, read timeout) is an unknown outcome, the timeout class too. Conditions
+ * with no counterpart map to nothing and get a note.
+ */
+const RETRY_ON: Record<string, { classes: RetryOnClass[]; note?: string }> = {
+  '5xx': { classes: ['500', '503', 'timeout'] },
+  'gateway-error': { classes: ['503', 'timeout'], note: '502, 503 and 504 (a per-try timeout counts as 504); 500 is not retried.' },
+  reset: { classes: ['timeout'], note: 'no response at all (disconnect, reset, read timeout) is the timeout class here.' },
+  'reset-before-request': { classes: [], note: 'a reset before the request was sent is safe to retry and is not modelled.' },
+  'connect-failure': { classes: [], note: 'a failed connection never reached the server and is not modelled.' },
+  'envoy-ratelimited': { classes: ['429'] },
+  'retriable-4xx': { classes: ['conflict'], note: '409 is the write-conflict class here.' },
+  'refused-stream': { classes: [], note: 'REFUSED_STREAM (not processed, safe to retry) is not modelled.' },
+  'retriable-status-codes': { classes: [] },
+  'retriable-headers': { classes: [], note: 'retries decided by response headers are not modelled.' },
+  'http3-post-connect-failure': { classes: [], note: 'HTTP/3 connection failures are not modelled.' },
+  cancelled: { classes: [], note: 'gRPC CANCELLED is not modelled.' },
+  'deadline-exceeded': { classes: ['timeout'] },
+  internal: { classes: ['500'] },
+  'resource-exhausted': { classes: ['429'] },
+  unavailable: { classes: ['503'] },
+};
+
+const RETRY_POLICY_KEYS = [
+  'retry_on',
+  'num_retries',
+  'per_try_timeout',
+  'per_try_idle_timeout',
+  'retry_priority',
+  'retry_host_predicate',
+  'retry_options_predicates',
+  'host_selection_retry_max_attempts',
+  'retriable_status_codes',
+  'retry_back_off',
+  'rate_limited_retry_back_off',
+  'retriable_headers',
+  'retriable_request_headers',
+];
+
+/** The class of an HTTP status listed in `retriable_status_codes` (null: not modelled). */
+function statusClass(code: number): RetryOnClass | null {
+  if (code === 400) return '400';
+  if (code === 404) return '404';
+  if (code === 409) return 'conflict';
+  if (code === 429) return '429';
+  if (code === 408 || code === 504) return 'timeout';
+  if (code === 502 || code === 503) return '503';
+  if (code >= 500 && code <= 599) return '500';
+  return null;
+}
+
+/** A place in the document that holds a `retry_policy`. */
+interface Site {
+  path: Segment[];
+  /** The object holding `retry_policy` (a route action or a virtual host). */
+  holder: JsonObject;
+  /** The route entry's or virtual host's `name`, when there is one. */
+  name: string | undefined;
+  virtualHost: boolean;
+}
+
+/** Every object holding a `retry_policy`, in document order, with the name that identifies it. */
+function findSites(value: unknown, path: Segment[], parent: JsonObject | undefined, out: Site[]): void {
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => findSites(v, [...path, i], undefined, out));
+    return;
+  }
+  if (!isObject(value)) return;
+  if (value.retry_policy !== undefined) {
+    const virtualHost = Array.isArray(value.routes) || Array.isArray(value.domains);
+    const own = typeof value.name === 'string' ? value.name : undefined;
+    const fromParent = parent !== undefined && typeof parent.name === 'string' ? parent.name : undefined;
+    out.push({ path, holder: value, name: virtualHost ? own : (fromParent ?? own), virtualHost });
+  }
+  for (const [key, v] of Object.entries(value)) {
+    if (key === 'retry_policy') continue;
+    findSites(v, [...path, key], value, out);
+  }
+}
+
+/** The first `circuit_breakers` object anywhere in the document (a cluster given beside the route). */
+function findCircuitBreakers(value: unknown, path: Segment[]): { path: Segment[]; value: unknown } | undefined {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findCircuitBreakers(value[i], [...path, i]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (!isObject(value)) return undefined;
+  if (value.circuit_breakers !== undefined) return { path: [...path, 'circuit_breakers'], value: value.circuit_breakers };
+  for (const [key, v] of Object.entries(value)) {
+    const found = findCircuitBreakers(v, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function describeSite(s: Site): string {
+  const where = s.path.length === 0 ? 'the document' : s.path.join('.');
+  return s.name === undefined ? where : `${JSON.stringify(s.name)} (${where})`;
+}
+
+function chooseSite(r: FieldReader, sites: Site[], options: EnvoyImportOptions): Site | undefined {
+  if (sites.length === 0) {
+    r.failFile('has no retry_policy (give an Envoy route, route action, virtual host or route configuration that sets one)');
+    return undefined;
+  }
+  if (options.route !== undefined) {
+    const found = sites.find((s) => s.name === options.route);
+    if (found !== undefined) return found;
+    const names = sites.map((s) => s.name).filter((n): n is string => n !== undefined);
+    const near = nearestName(options.route, names);
+    r.failFile(
+      `has no route named ${JSON.stringify(options.route)} with a retry_policy (${names.length > 0 ? `named: ${names.join(', ')}` : 'none is named'}${
+        near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''
+      })`,
+    );
+    return undefined;
+  }
+  const routes = sites.filter((s) => !s.virtualHost);
+  if (routes.length === 1) return routes[0];
+  if (routes.length === 0 && sites.length === 1) return sites[0];
+  r.failFile(`has ${sites.length} retry policies; choose one by route name: ${sites.map(describeSite).join(', ')}`);
+  return undefined;
+}
+
+function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: string[]): { classes: RetryOnClass[]; statusCodes: boolean } {
+  const classes: RetryOnClass[] = [];
+  const add = (cs: readonly RetryOnClass[]) => cs.forEach((c) => classes.includes(c) || classes.push(c));
+  const text = r.string(rp.retry_on, [...path, 'retry_on'], 'a comma-separated string of retry conditions');
+  if (text === undefined) {
+    if (rp.retry_on === undefined) notes.push(`${path.join('.')} has no retry_on: Envoy retries nothing.`);
+    return { classes, statusCodes: false };
+  }
+  let statusCodes = false;
+  for (const raw of text.split(',')) {
+    const cond = raw.trim();
+    if (cond === '') continue;
+    const known = RETRY_ON[cond];
+    if (known === undefined) {
+      const near = nearestName(cond, Object.keys(RETRY_ON));
+      r.fail([...path, 'retry_on'], `has an unknown condition ${JSON.stringify(cond)}${near !== undefined ? ` (did you mean ${JSON.stringify(near)}?)` : ` (known: ${Object.keys(RETRY_ON).join(', ')})`}`);
+      continue;
+    }
+    add(known.classes);
+    if (cond === 'retriable-status-codes') statusCodes = true;
+    if (known.note !== undefined) notes.push(`retry_on ${cond}: ${known.note}`);
+  }
+  return { classes, statusCodes };
+}
+
+/**
+ * An Envoy route's `retry_policy` (YAML or JSON) as one layer. The document may be the retry
+ * policy's holder itself (a route action: `{ retry_policy, timeout }`), a route entry
+ * (`{ match, route: { ... } }`), a virtual host or a whole route configuration; with several
+ * retry policies, `options.route` names the route entry. Mapping (envoyproxy/envoy:
+ * api/envoy/config/route/v3/route_components.proto, router_filter.rst,
+ * source/common/common/backoff_strategy.cc):
+ * - `num_retries` (default 1) -> maxAttempts num_retries + 1;
+ * - `per_try_timeout` -> perAttemptTimeoutMs; the route `timeout` (default 15 s, "0s" = none),
+ *   which "includes all retries" -> totalTimeoutMs;
+ * - `retry_on` -> retryOn (5xx -> 500, 503 and timeouts; gateway-error -> 503 and timeouts;
+ *   reset -> timeouts; envoy-ratelimited -> 429; retriable-4xx -> 409 conflicts;
+ *   retriable-status-codes -> `retriable_status_codes`);
+ * - `retry_back_off` base_interval / max_interval (default 25 ms / 10 x base) -> backoff `envoy`;
+ * - `rate_limited_retry_back_off` -> the server's reset header replaces the backoff
+ *   (retryAfter `replace`); without it Envoy ignores Retry-After;
+ * - Envoy retries any method (idempotency `always`);
+ * - the cluster's retry limits: a `circuit_breakers` object found in the same document
+ *   (`retry_budget` or `max_retries`), else the default max_retries circuit breaker (3 at once).
+ * `retry_host_predicate` and `retry_priority` get notes (the model has one leaf). Every problem
+ * names the file and the field.
+ */
+export function importEnvoyRoute(text: string, source: string, options: EnvoyImportOptions = {}): ImportedLayer {
+  const root = readDocument(text, source);
+  const r = new FieldReader(source);
+  const sites: Site[] = [];
+  findSites(root, [], undefined, sites);
+  const site = chooseSite(r, sites, options);
+  r.throwIfAny();
+  if (site === undefined) throw new Error('unreachable');
+  const notes: string[] = [];
+  const path: Segment[] = [...site.path, 'retry_policy'];
+  const rp = r.object(site.holder.retry_policy, path) ?? {};
+  r.knownKeys(rp, path, RETRY_POLICY_KEYS);
+
+  const policy: PolicyInput = { idempotency: 'always', retryAfter: 'ignore' };
+  const numRetries = rp.num_retries === undefined ? ENVOY_DEFAULTS.numRetries : r.integer(rp.num_retries, [...path, 'num_retries'], 0, 'a non-negative integer');
+  if (numRetries !== undefined) policy.maxAttempts = numRetries + 1;
+  if (rp.num_retries === undefined) notes.push(`num_retries is not set: Envoy's default is ${ENVOY_DEFAULTS.numRetries} retry.`);
+
+  const perTry = r.duration(rp.per_try_timeout, [...path, 'per_try_timeout'], true);
+  if (perTry !== undefined && perTry > 0) policy.perAttemptTimeoutMs = perTry;
+  if (rp.per_try_idle_timeout !== undefined) {
+    r.duration(rp.per_try_idle_timeout, [...path, 'per_try_idle_timeout'], true);
+    notes.push('per_try_idle_timeout (a timeout on silence within a response) is not modelled.');
+  }
+
+  if (site.virtualHost) {
+    policy.totalTimeoutMs = ENVOY_DEFAULTS.routeTimeoutMs;
+    notes.push(`A virtual host's retry_policy applies to its routes; their route timeout is taken as Envoy's default ${ENVOY_DEFAULTS.routeTimeoutMs / 1000} s.`);
+  } else {
+    const timeoutPath = [...site.path, 'timeout'];
+    const routeTimeout = site.holder.timeout === undefined ? ENVOY_DEFAULTS.routeTimeoutMs : r.duration(site.holder.timeout, timeoutPath, true);
+    if (routeTimeout !== undefined && routeTimeout > 0) policy.totalTimeoutMs = routeTimeout;
+    if (routeTimeout === 0) notes.push('The route timeout is 0s (disabled): nothing bounds the time of all attempts together.');
+    if (site.holder.timeout === undefined) notes.push(`The route sets no timeout: Envoy's default ${ENVOY_DEFAULTS.routeTimeoutMs / 1000} s covers all attempts.`);
+  }
+
+  const { classes, statusCodes } = readRetryOn(r, rp, path, notes);
+  const codes = r.array(rp.retriable_status_codes, [...path, 'retriable_status_codes'], 'a list of HTTP status codes');
+  if (codes !== undefined) {
+    if (!statusCodes) notes.push('retriable_status_codes is ignored: retry_on does not list retriable-status-codes.');
+    codes.forEach((code, i) => {
+      const n = r.integer(code, [...path, 'retriable_status_codes', i], 100, 'an HTTP status code');
+      if (n === undefined || n > 599) {
+        if (n !== undefined) r.fail([...path, 'retriable_status_codes', i], `must be an HTTP status code (got ${n})`);
+        return;
+      }
+      if (!statusCodes) return;
+      const cls = statusClass(n);
+      if (cls === null) notes.push(`retriable_status_codes: ${n} has no counterpart in the model and is left out.`);
+      else if (!classes.includes(cls)) classes.push(cls);
+    });
+  } else if (statusCodes) {
+    notes.push('retry_on lists retriable-status-codes but retriable_status_codes is empty.');
+  }
+  policy.retryOn = classes;
+
+  const backOff = r.object(rp.retry_back_off, [...path, 'retry_back_off']);
+  let baseMs: number = ENVOY_DEFAULTS.baseIntervalMs;
+  let capMs: number = ENVOY_DEFAULTS.baseIntervalMs * ENVOY_DEFAULTS.maxIntervalFactor;
+  if (backOff !== undefined) {
+    const bp = [...path, 'retry_back_off'];
+    r.knownKeys(backOff, bp, ['base_interval', 'max_interval']);
+    if (backOff.base_interval === undefined) r.fail([...bp, 'base_interval'], 'is required');
+    const base = r.duration(backOff.base_interval, [...bp, 'base_interval']);
+    const max = r.duration(backOff.max_interval, [...bp, 'max_interval']);
+    if (base !== undefined) {
+      baseMs = base;
+      capMs = max ?? base * ENVOY_DEFAULTS.maxIntervalFactor;
+      if (max !== undefined && max < base) {
+        r.fail([...bp, 'max_interval'], `must be >= base_interval (got ${protoDuration(max)} < ${protoDuration(base)})`);
+      }
+    }
+  }
+  policy.backoff = { kind: 'envoy', baseMs, capMs, multiplier: 2, exponentOffset: 0 };
+
+  const rateLimited = r.object(rp.rate_limited_retry_back_off, [...path, 'rate_limited_retry_back_off']);
+  if (rateLimited !== undefined) {
+    const rl = [...path, 'rate_limited_retry_back_off'];
+    r.knownKeys(rateLimited, rl, ['reset_headers', 'max_interval']);
+    const headers = r.array(rateLimited.reset_headers, [...rl, 'reset_headers'], 'a list of reset headers');
+    if (headers === undefined || headers.length === 0) r.fail([...rl, 'reset_headers'], 'must list at least one header (Envoy requires it)');
+    const names: string[] = [];
+    (headers ?? []).forEach((h, i) => {
+      const header = r.object(h, [...rl, 'reset_headers', i], 'an object with "name" and "format"');
+      if (header === undefined) return;
+      r.knownKeys(header, [...rl, 'reset_headers', i], ['name', 'format']);
+      const name = r.string(header.name, [...rl, 'reset_headers', i, 'name']);
+      if (header.name === undefined) r.fail([...rl, 'reset_headers', i, 'name'], 'is required');
+      if (header.format !== undefined && header.format !== 'SECONDS' && header.format !== 'UNIX_TIMESTAMP') {
+        r.fail([...rl, 'reset_headers', i, 'format'], `must be SECONDS or UNIX_TIMESTAMP (got ${describeValue(header.format)})`);
+      }
+      if (name !== undefined) names.push(name);
+    });
+    const maxInterval = r.duration(rateLimited.max_interval, [...rl, 'max_interval']) ?? ENVOY_DEFAULTS.rateLimitedMaxIntervalMs;
+    policy.retryAfter = 'replace';
+    notes.push(
+      `rate_limited_retry_back_off: the wait is the server's ${names.join(' or ') || 'reset header'} when it sends one (Envoy discards values above ${protoDuration(maxInterval)}; the model does not), else the regular back-off.`,
+    );
+  } else {
+    notes.push('Without rate_limited_retry_back_off Envoy does not read Retry-After.');
+  }
+
+  if (rp.retry_host_predicate !== undefined) {
+    const predicates = r.array(rp.retry_host_predicate, [...path, 'retry_host_predicate'], 'a list of predicates') ?? [];
+    const names = predicates.map((p) => (isObject(p) && typeof p.name === 'string' ? p.name : '?'));
+    notes.push(
+      `retry_host_predicate (${names.join(', ')}): retries go to other hosts; the model has one leaf, so a retry meets the same failure (the worst case, as when every host fails).`,
+    );
+  }
+  if (rp.retry_priority !== undefined) notes.push('retry_priority (which priority levels retries go to) is not modelled.');
+  if (rp.host_selection_retry_max_attempts !== undefined) {
+    r.integer(rp.host_selection_retry_max_attempts, [...path, 'host_selection_retry_max_attempts'], 1, 'a positive integer');
+  }
+
+  const breakers = findCircuitBreakers(root, []);
+  const budget = breakers === undefined ? undefined : readCircuitBreakers(r, breakers.value, breakers.path, notes);
+  if (breakers === undefined) {
+    policy.budget = { kind: 'envoy-max-retries', maxRetries: ENVOY_DEFAULTS.maxRetries };
+    notes.push(`No cluster circuit_breakers in the file: every cluster has the default max_retries ${ENVOY_DEFAULTS.maxRetries} (at most 3 retries in flight at once).`);
+  } else if (budget !== undefined) {
+    policy.budget = budget;
+  }
+  notes.push('Envoy retries any method, POST included, on the listed conditions (idempotency "always").');
+  r.throwIfAny();
+  const name = site.name === undefined ? '' : ` route ${JSON.stringify(site.name)}`;
+  return { policy, origin: `${source}:${name} ${path.join('.')}`, notes, defaultName: 'envoy' };
+}
+
+/** The cluster retry limits of `circuit_breakers.thresholds` (the DEFAULT priority entry). */
+function readCircuitBreakers(r: FieldReader, value: unknown, path: Segment[], notes: string[]): BudgetInput | undefined {
+  const cb = r.object(value, path);
+  if (cb === undefined) return undefined;
+  const thresholds = r.array(cb.thresholds, [...path, 'thresholds'], 'a list of thresholds') ?? [];
+  const index = thresholds.findIndex((t) => isObject(t) && (t.priority === undefined || t.priority === 'DEFAULT'));
+  const t = index < 0 ? undefined : r.object(thresholds[index], [...path, 'thresholds', index]);
+  const tp: Segment[] = [...path, 'thresholds', index];
+  if (t === undefined) {
+    notes.push(`circuit_breakers has no DEFAULT-priority thresholds: the default max_retries ${ENVOY_DEFAULTS.maxRetries} applies.`);
+    return { kind: 'envoy-max-retries', maxRetries: ENVOY_DEFAULTS.maxRetries };
+  }
+  const rb = r.object(t.retry_budget, [...tp, 'retry_budget']);
+  if (rb !== undefined) {
+    const pctValue = isObject(rb.budget_percent) ? rb.budget_percent.value : rb.budget_percent;
+    const pct = pctValue === undefined ? 20 : r.number(pctValue, [...tp, 'retry_budget', 'budget_percent'], (n) => n >= 0 && n <= 100, 'a percentage between 0 and 100');
+    const minValue = isObject(rb.min_retry_concurrency) ? rb.min_retry_concurrency.value : rb.min_retry_concurrency;
+    const min = minValue === undefined ? 3 : r.integer(minValue, [...tp, 'retry_budget', 'min_retry_concurrency'], 0, 'a non-negative integer');
+    notes.push(`${tp.join('.')}.retry_budget: concurrent retries <= ${pct ?? 20}% of active requests, at least ${min ?? 3} (it replaces max_retries).`);
+    if (pct === undefined || min === undefined) return undefined;
+    return { kind: 'envoy-retry-budget', budgetPercent: pct, minRetryConcurrency: min };
+  }
+  const maxRetriesValue = isObject(t.max_retries) ? t.max_retries.value : t.max_retries;
+  const maxRetries = maxRetriesValue === undefined ? ENVOY_DEFAULTS.maxRetries : r.integer(maxRetriesValue, [...tp, 'max_retries'], 0, 'a non-negative integer');
+  if (maxRetries === undefined) return undefined;
+  notes.push(`${tp.join('.')}.max_retries: at most ${maxRetries} retries in flight at once.`);
+  return { kind: 'envoy-max-retries', maxRetries };
+}

@@ -1,0 +1,278 @@
+import type { BudgetInput, PolicyInput } from '../policy/presets.js';
+import type { RetryOnClass } from '../policy/types.js';
+import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
+import type { ImportedLayer } from './ImportedLayer.js';
+import { readDocument } from './readDocument.js';
+
+/** Which method's configuration to import from a service config with several. */
+export interface GrpcImportOptions {
+  /** Fully qualified service name (`pkg.Service`). */
+  service?: string;
+  /** Method name within the service. */
+  method?: string;
+}
+
+/**
+ * gRPC clients treat a retry policy's maxAttempts above 5 as 5 (grpc/proposal:A6-client-retries.md,
+ * "Maximum Number of Retries"); the same bound applies to hedging.
+ */
+export const GRPC_MAX_ATTEMPTS = 5;
+
+/** gRPC status codes by number (grpc/grpc:doc/statuscodes.md). */
+const STATUS_NAMES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+] as const;
+
+/**
+ * The outcome class each gRPC status stands for in the model (null: no class; the status is left
+ * out with a note). UNAVAILABLE is the 503 class, DEADLINE_EXCEEDED the timeout class,
+ * RESOURCE_EXHAUSTED the 429 class, ABORTED a write conflict, INTERNAL/UNKNOWN/DATA_LOSS the 500
+ * class; the statuses that say the request itself is wrong are permanent errors (400, or 404 for
+ * NOT_FOUND and UNIMPLEMENTED).
+ */
+const STATUS_CLASS: Record<(typeof STATUS_NAMES)[number], RetryOnClass | null> = {
+  OK: null,
+  CANCELLED: null,
+  UNKNOWN: '500',
+  INVALID_ARGUMENT: '400',
+  DEADLINE_EXCEEDED: 'timeout',
+  NOT_FOUND: '404',
+  ALREADY_EXISTS: '400',
+  PERMISSION_DENIED: '400',
+  RESOURCE_EXHAUSTED: '429',
+  FAILED_PRECONDITION: '400',
+  ABORTED: 'conflict',
+  OUT_OF_RANGE: '400',
+  UNIMPLEMENTED: '404',
+  INTERNAL: '500',
+  UNAVAILABLE: '503',
+  DATA_LOSS: '500',
+  UNAUTHENTICATED: '400',
+};
+
+type StatusName = (typeof STATUS_NAMES)[number];
+
+const METHOD_CONFIG_KEYS = [
+  'name',
+  'waitForReady',
+  'timeout',
+  'maxRequestMessageBytes',
+  'maxResponseMessageBytes',
+  'retryPolicy',
+  'hedgingPolicy',
+];
+const RETRY_POLICY_KEYS = ['maxAttempts', 'initialBackoff', 'maxBackoff', 'backoffMultiplier', 'retryableStatusCodes', 'perAttemptRecvTimeout'];
+const HEDGING_POLICY_KEYS = ['maxAttempts', 'hedgingDelay', 'nonFatalStatusCodes'];
+const THROTTLING_KEYS = ['maxTokens', 'tokenRatio'];
+
+/** A status code given by name (any case) or number. */
+function readStatus(r: FieldReader, value: unknown, path: Segment[]): StatusName | undefined {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < STATUS_NAMES.length) return STATUS_NAMES[value];
+  if (typeof value === 'string') {
+    const upper = value.trim().toUpperCase();
+    if ((STATUS_NAMES as readonly string[]).includes(upper)) return upper as StatusName;
+  }
+  return r.fail(path, `must be a gRPC status code such as "UNAVAILABLE" or 14 (got ${JSON.stringify(value)})`);
+}
+
+/** The classes of a list of status codes; statuses the model has no class for go to `notes`. */
+function readStatusList(r: FieldReader, value: unknown, path: Segment[], notes: string[], required: boolean): RetryOnClass[] | undefined {
+  if (value === undefined) {
+    if (required) r.fail(path, 'is required (gRPC A6: a retry policy lists its retryable status codes)');
+    return undefined;
+  }
+  const list = r.array(value, path, 'a list of status codes');
+  if (list === undefined) return undefined;
+  if (list.length === 0 && required) r.fail(path, 'must not be empty (gRPC A6)');
+  const classes: RetryOnClass[] = [];
+  list.forEach((item, i) => {
+    const status = readStatus(r, item, [...path, i]);
+    if (status === undefined) return;
+    const cls = STATUS_CLASS[status];
+    if (cls === null) notes.push(`${path.join('.')}: ${status} has no counterpart in the model and is left out.`);
+    else if (!classes.includes(cls)) classes.push(cls);
+  });
+  return classes;
+}
+
+interface NamedConfig {
+  index: number;
+  config: JsonObject;
+  names: Array<{ service: string; method: string }>;
+}
+
+function describeName(n: { service: string; method: string }): string {
+  if (n.service === '') return 'the default (empty name)';
+  return n.method === '' ? n.service : `${n.service}/${n.method}`;
+}
+
+/** The method config that applies to options.service/method: exact method, then service-wide, then the default (gRPC A6 name matching). */
+function selectConfig(r: FieldReader, configs: NamedConfig[], options: GrpcImportOptions): NamedConfig | undefined {
+  const { service, method } = options;
+  if (service !== undefined) {
+    const m = method ?? '';
+    const exact = configs.find((c) => c.names.some((n) => n.service === service && n.method === m && m !== ''));
+    const wide = configs.find((c) => c.names.some((n) => n.service === service && n.method === ''));
+    const fallback = configs.find((c) => c.names.some((n) => n.service === ''));
+    const found = exact ?? wide ?? fallback;
+    if (found === undefined) {
+      const all = configs.flatMap((c) => c.names.map(describeName));
+      r.failFile(
+        `no methodConfig applies to ${method === undefined ? service : `${service}/${method}`} (names: ${all.length > 0 ? all.join(', ') : 'none'})`,
+      );
+    }
+    return found;
+  }
+  const retrying = configs.filter((c) => c.config.retryPolicy !== undefined || c.config.hedgingPolicy !== undefined);
+  if (retrying.length <= 1) return retrying[0] ?? configs[0];
+  const names = retrying.map((c) => `methodConfig.${c.index} (${c.names.map(describeName).join(', ')})`);
+  r.failFile(`has ${retrying.length} methodConfig entries with a retry or hedging policy; choose one with a service (and method): ${names.join('; ')}`);
+  return undefined;
+}
+
+/**
+ * A gRPC service config (JSON; gRPC proposal A6, grpc/proposal:A6-client-retries.md) as one layer:
+ * the retryPolicy of the chosen methodConfig (maxAttempts clamped to 5 as gRPC clients do;
+ * initialBackoff, maxBackoff and backoffMultiplier as full jitter, since the n-th retry waits
+ * random(0, min(initialBackoff * multiplier^(n-1), maxBackoff)); retryableStatusCodes as classes:
+ * UNAVAILABLE -> 503, DEADLINE_EXCEEDED -> timeout, RESOURCE_EXHAUSTED -> 429 ...;
+ * perAttemptRecvTimeout as the per-attempt timeout), the methodConfig's `timeout` as a total
+ * timeout over all attempts (A6: "the deadline spans all attempts"), server pushback honoured,
+ * and retryThrottling as a `grpc-throttle` budget. A hedgingPolicy becomes hedging. Every problem
+ * names the file and the field.
+ */
+export function importGrpcServiceConfig(text: string, source: string, options: GrpcImportOptions = {}): ImportedLayer {
+  const root = readDocument(text, source);
+  const r = new FieldReader(source);
+  if (!isObject(root)) {
+    r.failFile(`must be a gRPC service config object with "methodConfig" (got ${Array.isArray(root) ? 'a list' : JSON.stringify(root)})`);
+    r.throwIfAny();
+    throw new Error('unreachable');
+  }
+  const notes: string[] = [];
+  const list = r.array(root.methodConfig, ['methodConfig'], 'a list of method configs') ?? [];
+  const configs: NamedConfig[] = [];
+  list.forEach((item, i) => {
+    const config = r.object(item, ['methodConfig', i]);
+    if (config === undefined) return;
+    r.knownKeys(config, ['methodConfig', i], METHOD_CONFIG_KEYS);
+    const names: NamedConfig['names'] = [];
+    const nameList = r.array(config.name, ['methodConfig', i, 'name'], 'a list of names') ?? [];
+    nameList.forEach((n, j) => {
+      const name = r.object(n, ['methodConfig', i, 'name', j], 'an object with "service" and "method"');
+      if (name === undefined) return;
+      r.knownKeys(name, ['methodConfig', i, 'name', j], ['service', 'method']);
+      const service = r.string(name.service, ['methodConfig', i, 'name', j, 'service']) ?? '';
+      const method = r.string(name.method, ['methodConfig', i, 'name', j, 'method']) ?? '';
+      if (service === '' && method !== '') r.fail(['methodConfig', i, 'name', j, 'method'], 'needs a service (gRPC A6)');
+      names.push({ service, method });
+    });
+    configs.push({ index: i, config, names });
+  });
+  r.throwIfAny();
+  const chosen = selectConfig(r, configs, options);
+  r.throwIfAny();
+
+  const policy: PolicyInput = { idempotency: 'always', retryAfter: 'pushback' };
+  let origin = `${source}: gRPC service config`;
+  if (chosen === undefined) {
+    policy.maxAttempts = 1;
+    notes.push('The service config has no methodConfig: gRPC does not retry without a retryPolicy.');
+  } else {
+    const base: Segment[] = ['methodConfig', chosen.index];
+    const c = chosen.config;
+    origin = `${source}: methodConfig.${chosen.index} (${chosen.names.map(describeName).join(', ') || 'no name'})`;
+    const timeoutMs = r.duration(c.timeout, [...base, 'timeout']);
+    if (timeoutMs !== undefined) policy.totalTimeoutMs = timeoutMs;
+    if (c.retryPolicy !== undefined && c.hedgingPolicy !== undefined) {
+      r.fail([...base, 'hedgingPolicy'], 'cannot be combined with retryPolicy (gRPC A6: a method has one or the other)');
+    }
+    const rp = r.object(c.retryPolicy, [...base, 'retryPolicy']);
+    const hp = r.object(c.hedgingPolicy, [...base, 'hedgingPolicy']);
+    if (rp !== undefined) readRetryPolicy(r, rp, [...base, 'retryPolicy'], policy, notes);
+    else if (hp !== undefined) readHedgingPolicy(r, hp, [...base, 'hedgingPolicy'], policy, notes);
+    else {
+      policy.maxAttempts = 1;
+      notes.push(`${base.join('.')} has no retryPolicy: gRPC does not retry this method.`);
+    }
+  }
+  const throttling = r.object(root.retryThrottling, ['retryThrottling']);
+  if (throttling !== undefined) {
+    r.knownKeys(throttling, ['retryThrottling'], THROTTLING_KEYS);
+    const maxTokens = r.number(throttling.maxTokens, ['retryThrottling', 'maxTokens'], (n) => n > 0 && n <= 1000, 'a number > 0 and <= 1000');
+    const tokenRatio = r.number(throttling.tokenRatio, ['retryThrottling', 'tokenRatio'], (n) => n > 0, 'a number > 0');
+    if (throttling.maxTokens === undefined) r.fail(['retryThrottling', 'maxTokens'], 'is required (gRPC A6)');
+    if (throttling.tokenRatio === undefined) r.fail(['retryThrottling', 'tokenRatio'], 'is required (gRPC A6)');
+    if (maxTokens !== undefined && tokenRatio !== undefined) {
+      const budget: BudgetInput = { kind: 'grpc-throttle', maxTokens, tokenRatio: Math.round(tokenRatio * 1000) / 1000 };
+      policy.budget = budget;
+    }
+  }
+  r.throwIfAny();
+  notes.push('gRPC has no notion of idempotency: every listed status is retried whatever the method (idempotency "always").');
+  return { policy, origin, notes, defaultName: 'grpc' };
+}
+
+function readRetryPolicy(r: FieldReader, rp: JsonObject, path: Segment[], policy: PolicyInput, notes: string[]): void {
+  r.knownKeys(rp, path, RETRY_POLICY_KEYS);
+  const need = (key: string) => {
+    if (rp[key] === undefined) r.fail([...path, key], 'is required (gRPC A6: every field of a retryPolicy is)');
+  };
+  ['maxAttempts', 'initialBackoff', 'maxBackoff', 'backoffMultiplier'].forEach(need);
+  const attempts = r.integer(rp.maxAttempts, [...path, 'maxAttempts'], 2, 'an integer >= 2');
+  const initialMs = r.duration(rp.initialBackoff, [...path, 'initialBackoff']);
+  const maxMs = r.duration(rp.maxBackoff, [...path, 'maxBackoff']);
+  const multiplier = r.number(rp.backoffMultiplier, [...path, 'backoffMultiplier'], (n) => n > 0, 'a number > 0');
+  if (multiplier !== undefined && multiplier < 1) {
+    r.fail([...path, 'backoffMultiplier'], `must be >= 1 for retrystorm (got ${multiplier}; a shrinking backoff is not modelled)`);
+  }
+  const classes = readStatusList(r, rp.retryableStatusCodes, [...path, 'retryableStatusCodes'], notes, true);
+  const perAttemptMs = r.duration(rp.perAttemptRecvTimeout, [...path, 'perAttemptRecvTimeout']);
+  if (attempts !== undefined) {
+    policy.maxAttempts = Math.min(attempts, GRPC_MAX_ATTEMPTS);
+    if (attempts > GRPC_MAX_ATTEMPTS) {
+      notes.push(`${path.join('.')}.maxAttempts ${attempts} is clamped to ${GRPC_MAX_ATTEMPTS}, as gRPC clients do (gRPC A6).`);
+    }
+  }
+  if (initialMs !== undefined && maxMs !== undefined && multiplier !== undefined && multiplier >= 1) {
+    let baseMs = initialMs;
+    if (maxMs < initialMs) {
+      notes.push(
+        `${path.join('.')}.maxBackoff ${protoDuration(maxMs)} is below initialBackoff ${protoDuration(initialMs)}: every retry waits random(0, ${protoDuration(maxMs)}).`,
+      );
+      baseMs = maxMs;
+    }
+    policy.backoff = { kind: 'full-jitter', baseMs, capMs: maxMs, multiplier, exponentOffset: 0 };
+  }
+  if (classes !== undefined) policy.retryOn = classes;
+  if (perAttemptMs !== undefined) policy.perAttemptTimeoutMs = perAttemptMs;
+}
+
+function readHedgingPolicy(r: FieldReader, hp: JsonObject, path: Segment[], policy: PolicyInput, notes: string[]): void {
+  r.knownKeys(hp, path, HEDGING_POLICY_KEYS);
+  if (hp.maxAttempts === undefined) r.fail([...path, 'maxAttempts'], 'is required (gRPC A6)');
+  const attempts = r.integer(hp.maxAttempts, [...path, 'maxAttempts'], 2, 'an integer >= 2');
+  const delayMs = hp.hedgingDelay === undefined ? 0 : r.duration(hp.hedgingDelay, [...path, 'hedgingDelay'], true);
+  const nonFatal = readStatusList(r, hp.nonFatalStatusCodes, [...path, 'nonFatalStatusCodes'], notes, false) ?? [];
+  if (attempts === undefined || delayMs === undefined) return;
+  policy.maxAttempts = 1;
+  // A hedging delay of 0 sends every copy at once; the model needs a delay > 0, so 1 µs stands for it.
+  policy.hedging = { maxAttempts: Math.min(attempts, GRPC_MAX_ATTEMPTS), hedgingDelayMs: delayMs > 0 ? delayMs : 0.001, nonFatal };
+  if (attempts > GRPC_MAX_ATTEMPTS) notes.push(`${path.join('.')}.maxAttempts ${attempts} is clamped to ${GRPC_MAX_ATTEMPTS}, as gRPC clients do (gRPC A6).`);
+}

@@ -1,0 +1,19 @@
+/**
+ * `retrystorm check`: static analysis of a retry stack (worst cases, closed-form load multiples,
+ * first waits, findings) and importers of real configuration formats (gRPC service config, Envoy
+ * route retry_policy, AWS SDK shared config). No I/O: text in, results out.
+ */
+export { CheckInputError } from './CheckInputError.js';
+export { checkExitCode, checkStack, type CheckOptions, type CheckReport, type ExpectedReport, type LayerReport } from './checkStack.js';
+export { budgetCap, expectedMultiple, geometricAttempts, type ExpectedLayer, type ExpectedMultiple } from './expectedMultiple.js';
+export { AMPLIFICATION_ERROR_AT, FINDING_CODES, findingsOf, hasBudget, layerRetries, LONG_WAIT_MS, type Finding, type FindingCode, type Severity } from './findings.js';
+export { FIRST_WAITS, firstWaits, type WaitRange } from './firstWaits.js';
+export { describeBackoff, describeBudget, formatCheckReport, formatStormReport } from './formatReport.js';
+export { AWS_RETRY_MODES, AWS_SDKS, importAwsConfig, type AwsImportOptions, type AwsSdk } from './importAwsConfig.js';
+export type { ImportedLayer } from './ImportedLayer.js';
+export { ENVOY_DEFAULTS, importEnvoyRoute, type EnvoyImportOptions } from './importEnvoyRoute.js';
+export { GRPC_MAX_ATTEMPTS, importGrpcServiceConfig, type GrpcImportOptions } from './importGrpcServiceConfig.js';
+export { IMPORT_FORMATS, loadStacks, type CheckLayer, type CheckStack, type ImportFormat, type ImportReader, type LoadStackOptions } from './loadStack.js';
+export { meanInterval, t975, type MeanInterval } from './meanInterval.js';
+export { simulateStorm, stormScenario, type StormOptions, type StormReport, type StormRun } from './simulateStorm.js';
+export { attemptsFor, classOutcome, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';

@@ -1,0 +1,347 @@
+import { z } from 'zod';
+import { parseExperimentText } from '../experiment/parseExperiment.js';
+import { problemMessage, type PathSegment } from '../experiment/Problem.js';
+import { resolveScenario } from '../experiment/resolveScenario.js';
+import { METHODS, stackSchema } from '../experiment/scenarioSchema.js';
+import { fields as f } from '../experiment/fields.js';
+import { mergeValue } from '../experiment/setPath.js';
+import { zodProblems } from '../experiment/zodProblems.js';
+import type { Dist, Layer } from '../model/scenario.js';
+import type { PolicyInput } from '../policy/presets.js';
+import type { Method, PolicySpec } from '../policy/types.js';
+import { CheckInputError } from './CheckInputError.js';
+import { isObject, type JsonObject } from './FieldReader.js';
+import { AWS_SDKS, importAwsConfig, type AwsSdk } from './importAwsConfig.js';
+import type { ImportedLayer } from './ImportedLayer.js';
+import { importEnvoyRoute } from './importEnvoyRoute.js';
+import { importGrpcServiceConfig } from './importGrpcServiceConfig.js';
+import { readDocument } from './readDocument.js';
+
+/** The real configuration formats a layer can be imported from. */
+export const IMPORT_FORMATS = ['grpc-service-config', 'envoy-route', 'aws-config'] as const;
+/** A real configuration format a stack file's `import` names. */
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** One layer of a checked stack: its resolved policy and where it came from. */
+export interface CheckLayer {
+  name: string;
+  /** Instances of the layer (each holds its own budget state); 1 unless given. */
+  instances: number;
+  /** Delay of the hop below, when the input gives one (used only by `--simulate`). */
+  hopMs?: Dist;
+  /** The policy with every default filled in, as the simulator would run it. */
+  policy: PolicySpec;
+  /** Where the policy comes from: `inline`, `preset p-retry`, or the imported file and section. */
+  origin: string;
+  /** How an imported configuration maps onto the model, and what it leaves out. */
+  notes: string[];
+}
+
+/** A stack to check: its layers from the caller down to the leaf, and the operation sent through it. */
+export interface CheckStack {
+  /** The file it was read from (as named in messages). */
+  source: string;
+  /** The stack's name (a stack file's `name`, an experiment's name and part, or the file's name). */
+  name: string;
+  /** The operation's method (GET unless given): POST is not replayed after a timeout under `idempotency: http`. */
+  method: Method;
+  /** The operation's deadline, if it has one. */
+  deadlineMs?: number;
+  layers: CheckLayer[];
+}
+
+/** Reads a file an import names; returns its text and the name messages should use. Throws a CheckInputError when it cannot. */
+export type ImportReader = (file: string) => { source: string; text: string };
+
+/** How to load a stack. */
+export interface LoadStackOptions {
+  /** Reads the files named by `import` entries of a stack file (given as written, relative to the stack file). */
+  readImport?: ImportReader;
+  /** Only this part of an experiment file with `parts`. */
+  part?: string;
+  /** Overrides the operation's method. */
+  method?: Method;
+  /** Overrides the operation's deadline. */
+  deadlineMs?: number;
+  /** When the file itself is a real configuration: which profile, route, or gRPC method to read. */
+  profile?: string;
+  sdk?: AwsSdk;
+  route?: string;
+  /** `pkg.Service` or `pkg.Service/Method`. */
+  service?: string;
+}
+
+// The stack file -----------------------------------------------------------------------------
+
+const fileField = f.nonEmptyString();
+
+const importSchema = f.choice('format', IMPORT_FORMATS, [
+  f.object({
+    format: z.literal('grpc-service-config'),
+    file: fileField,
+    service: f.nonEmptyString().optional(),
+    method: f.nonEmptyString().optional(),
+  }),
+  f.object({ format: z.literal('envoy-route'), file: fileField, route: f.nonEmptyString().optional() }),
+  f.object({
+    format: z.literal('aws-config'),
+    file: fileField,
+    profile: f.nonEmptyString().optional(),
+    sdk: f.oneOf(AWS_SDKS as [AwsSdk, ...AwsSdk[]]).optional(),
+  }),
+]);
+type ImportSpec = z.output<typeof importSchema>;
+
+const stackLayerSchema = f.object({
+  name: f.nonEmptyString().optional(),
+  description: f.string().optional(),
+  instances: f.positiveInt().optional(),
+  hopMs: z.unknown().optional(),
+  preset: f.string().optional(),
+  import: importSchema.optional(),
+  policy: f.record(z.unknown(), 'an object (a policy as in experiment files)').optional(),
+});
+
+const stackFileSchema = f.object({
+  $schema: f.string().optional(),
+  name: f.nonEmptyString().optional(),
+  description: f.string().optional(),
+  method: f.oneOf(METHODS).default('GET'),
+  deadlineMs: f.number('>= 0').optional(),
+  layers: f.array(stackLayerSchema, 'layers', 1, 16),
+});
+
+function zodMessages(issues: z.core.$ZodIssue[], source: string, prefix: PathSegment[] = []): string[] {
+  return [...new Set(zodProblems(issues, prefix).map((p) => `${source}: ${problemMessage(p)}`))];
+}
+
+function runImport(spec: ImportSpec, read: ImportReader, where: string): ImportedLayer {
+  let file: { source: string; text: string };
+  try {
+    file = read(spec.file);
+  } catch (e) {
+    if (e instanceof CheckInputError) throw new CheckInputError(e.problems.map((p) => `${where}: ${p}`));
+    throw e;
+  }
+  const { source, text } = file;
+  switch (spec.format) {
+    case 'grpc-service-config':
+      return importGrpcServiceConfig(text, source, {
+        ...(spec.service !== undefined ? { service: spec.service } : {}),
+        ...(spec.method !== undefined ? { method: spec.method } : {}),
+      });
+    case 'envoy-route':
+      return importEnvoyRoute(text, source, spec.route !== undefined ? { route: spec.route } : {});
+    case 'aws-config':
+      return importAwsConfig(text, source, {
+        ...(spec.profile !== undefined ? { profile: spec.profile } : {}),
+        ...(spec.sdk !== undefined ? { sdk: spec.sdk } : {}),
+      });
+  }
+}
+
+/** A raw layer (experiment-file form) and what `check` says about its origin. */
+interface RawLayer {
+  raw: JsonObject;
+  origin: string;
+  notes: string[];
+}
+
+/** Resolve raw layers with the experiment's stack schema; messages name `prefix` paths in `source`. */
+function resolveLayers(raws: RawLayer[], source: string, prefix: PathSegment[]): CheckLayer[] {
+  const parsed = stackSchema.safeParse(raws.map((l) => l.raw), { reportInput: true });
+  if (!parsed.success) throw new CheckInputError(zodMessages(parsed.error.issues, source, prefix));
+  return parsed.data.map((layer: Layer, i) => toCheckLayer(layer, raws[i]?.origin ?? 'inline', raws[i]?.notes ?? []));
+}
+
+function toCheckLayer(layer: Layer, origin: string, notes: string[]): CheckLayer {
+  return {
+    name: layer.name,
+    instances: layer.instances,
+    ...(layer.hopMs !== undefined ? { hopMs: layer.hopMs } : {}),
+    policy: layer.policy,
+    origin,
+    notes,
+  };
+}
+
+function inlineOrigin(policy: unknown): string {
+  if (!isObject(policy)) return 'inline';
+  const { preset, ...rest } = policy;
+  if (typeof preset !== 'string') return 'inline';
+  return Object.keys(rest).length > 0 ? `preset ${preset} with overrides` : `preset ${preset}`;
+}
+
+function loadStackFile(root: JsonObject, source: string, options: LoadStackOptions): CheckStack {
+  const parsed = stackFileSchema.safeParse(root, { reportInput: true });
+  if (!parsed.success) throw new CheckInputError(zodMessages(parsed.error.issues, source));
+  const file = parsed.data;
+  const problems: string[] = [];
+  const raws: RawLayer[] = file.layers.map((layer, i): RawLayer => {
+    const raw: JsonObject = {};
+    if (layer.name !== undefined) raw.name = layer.name;
+    if (layer.instances !== undefined) raw.instances = layer.instances;
+    if (layer.hopMs !== undefined) raw.hopMs = layer.hopMs;
+    const overrides = layer.policy ?? {};
+    if (layer.import !== undefined) {
+      if (layer.preset !== undefined) problems.push(`${source}: layers.${i}.preset cannot be combined with import (a layer is imported or starts from a preset)`);
+      if (overrides.preset !== undefined) problems.push(`${source}: layers.${i}.policy.preset cannot be combined with import`);
+      if (options.readImport === undefined) {
+        problems.push(`${source}: layers.${i}.import cannot be read here (no file access)`);
+        return { raw, origin: 'import', notes: [] };
+      }
+      try {
+        const imported = runImport(layer.import, options.readImport, `${source}: layers.${i}.import.file`);
+        raw.name ??= imported.defaultName;
+        raw.policy = mergeValue(JSON.parse(JSON.stringify(imported.policy)) as PolicyInput, overrides);
+        const origin = Object.keys(overrides).length > 0 ? `${imported.origin}, with overrides` : imported.origin;
+        return { raw, origin, notes: imported.notes };
+      } catch (e) {
+        if (!(e instanceof CheckInputError)) throw e;
+        problems.push(...e.problems);
+        return { raw, origin: 'import', notes: [] };
+      }
+    }
+    if (layer.preset !== undefined && overrides.preset !== undefined) {
+      problems.push(`${source}: layers.${i}.policy.preset cannot be combined with layers.${i}.preset (give the preset once)`);
+    }
+    raw.policy = layer.preset !== undefined ? { preset: layer.preset, ...overrides } : overrides;
+    return { raw, origin: inlineOrigin(raw.policy), notes: [] };
+  });
+  let layers: CheckLayer[] = [];
+  try {
+    layers = resolveLayers(raws, source, ['layers']);
+  } catch (e) {
+    if (!(e instanceof CheckInputError)) throw e;
+    // A preset given beside the policy is reported where it is written.
+    problems.push(
+      ...e.problems.map((p) => p.replace(/^(.*: layers\.(\d+)\.)policy\.preset /, (m, head: string, i: string) => (file.layers[Number(i)]?.preset !== undefined ? `${head}preset ` : m))),
+    );
+  }
+  if (problems.length > 0) throw new CheckInputError(problems);
+  const deadlineMs = options.deadlineMs ?? file.deadlineMs;
+  return {
+    source,
+    name: file.name ?? baseName(source),
+    method: options.method ?? file.method,
+    ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+    layers,
+  };
+}
+
+// Experiment files ------------------------------------------------------------------------------
+
+function loadExperimentStacks(text: string, root: JsonObject, source: string, options: LoadStackOptions): CheckStack[] {
+  const parsed = parseExperimentText(text, source);
+  if (!parsed.ok) throw new CheckInputError(parsed.errors);
+  const experiment = parsed.experiment;
+  const parts: Array<{ name: string; scenario: unknown; location: PathSegment[] }> = Array.isArray(root.parts)
+    ? root.parts.map((p: unknown, i) => ({
+        name: isObject(p) && typeof p.name === 'string' ? p.name : `part${i}`,
+        scenario: isObject(p) ? p.scenario : undefined,
+        location: ['parts', i, 'scenario'],
+      }))
+    : [{ name: '', scenario: root.scenario, location: ['scenario'] }];
+  let chosen = parts;
+  if (options.part !== undefined) {
+    chosen = parts.filter((p) => p.name === options.part);
+    if (chosen.length === 0) {
+      const names = parts.map((p) => p.name).filter((n) => n !== '');
+      throw new CheckInputError([
+        `${source}: has no part ${JSON.stringify(options.part)} (${names.length > 0 ? `parts: ${names.join(', ')}` : 'it has no parts'})`,
+      ]);
+    }
+  }
+  return chosen.map((part) => {
+    const resolved = resolveScenario(part.scenario, part.location);
+    if (!resolved.ok) throw new CheckInputError(resolved.errors.map((e) => `${source}: ${e}`));
+    const sc = resolved.scenario;
+    const rawStack = isObject(part.scenario) && Array.isArray(part.scenario.stack) ? part.scenario.stack : [];
+    const layers = sc.stack.map((layer, i) => {
+      const raw: unknown = rawStack[i];
+      return toCheckLayer(layer, inlineOrigin(isObject(raw) ? raw.policy : undefined), []);
+    });
+    const deadlineMs = options.deadlineMs ?? sc.workload.deadlineMs;
+    return {
+      source,
+      name: part.name === '' ? experiment.name : `${experiment.name}/${part.name}`,
+      method: options.method ?? sc.workload.method,
+      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+      layers,
+    };
+  });
+}
+
+// Bare configuration files -----------------------------------------------------------------------
+
+/** Whether the text is an INI file (AWS shared config) rather than JSON or YAML. */
+function looksLikeIni(text: string, source: string): boolean {
+  if (/\.(ini|cfg|conf)$/i.test(source) || /(^|[\\/])(config|credentials)$/.test(source)) return true;
+  if (/\.(json|ya?ml)$/i.test(source)) return false;
+  const first = text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('#') && !l.startsWith(';'));
+  return first !== undefined && /^\[[^\]]+\]$/.test(first) && !/^\[\s*[\d"{[\]-]/.test(first);
+}
+
+function containsKey(value: unknown, key: string, depth = 0): boolean {
+  if (depth > 12) return false;
+  if (Array.isArray(value)) return value.some((v) => containsKey(v, key, depth + 1));
+  if (!isObject(value)) return false;
+  return key in value || Object.values(value).some((v) => containsKey(v, key, depth + 1));
+}
+
+function bareStack(imported: ImportedLayer, source: string, options: LoadStackOptions): CheckStack {
+  const layers = resolveLayers([{ raw: { name: imported.defaultName, policy: imported.policy }, origin: imported.origin, notes: imported.notes }], source, []);
+  return {
+    source,
+    name: baseName(source),
+    method: options.method ?? 'GET',
+    ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
+    layers,
+  };
+}
+
+function baseName(source: string): string {
+  const name = source.split(/[\\/]/).pop() ?? source;
+  return name.replace(/\.(json|ya?ml|ini|cfg|conf)$/i, '') || name;
+}
+
+/**
+ * The stacks of a file `retrystorm check` is given (no I/O: the text is passed in, and the files
+ * a stack file imports are read through `options.readImport`):
+ * - a stack file (JSON or YAML, with `layers`): see docs/check.md;
+ * - an experiment file (with `scenario`, or `parts`: one stack per part, or `options.part`);
+ * - a real configuration on its own, as a one-layer stack: an AWS shared config (INI), a gRPC
+ *   service config (`methodConfig`), or an Envoy route, virtual host or route configuration
+ *   (anything holding a `retry_policy`).
+ * Every problem throws a CheckInputError naming the file and the field.
+ */
+export function loadStacks(text: string, source: string, options: LoadStackOptions = {}): CheckStack[] {
+  if (looksLikeIni(text, source)) {
+    return [bareStack(importAwsConfig(text, source, { ...(options.profile !== undefined ? { profile: options.profile } : {}), ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
+  }
+  const root = readDocument(text, source);
+  if (!isObject(root)) {
+    throw new CheckInputError([`${source}: must be a stack file (an object with "layers"), an experiment file, or a configuration to import (got ${Array.isArray(root) ? 'a list' : JSON.stringify(root)})`]);
+  }
+  if (root.layers !== undefined) return [loadStackFile(root, source, options)];
+  if (root.scenario !== undefined || root.parts !== undefined) return loadExperimentStacks(text, root, source, options);
+  if (root.methodConfig !== undefined || root.retryThrottling !== undefined) {
+    const [service, method] = (options.service ?? '').split('/');
+    return [
+      bareStack(
+        importGrpcServiceConfig(text, source, {
+          ...(service !== undefined && service !== '' ? { service } : {}),
+          ...(method !== undefined && method !== '' ? { method } : {}),
+        }),
+        source,
+        options,
+      ),
+    ];
+  }
+  if (containsKey(root, 'retry_policy')) {
+    return [bareStack(importEnvoyRoute(text, source, options.route !== undefined ? { route: options.route } : {}), source, options)];
+  }
+  throw new CheckInputError([
+    `${source}: is not a stack file (no "layers"), an experiment file (no "scenario" or "parts"), a gRPC service config (no "methodConfig") or an Envoy route (no "retry_policy")`,
+  ]);
+}

@@ -1,0 +1,157 @@
+import type { SimulationResults } from '../model/results.js';
+import type { PolicySpec } from '../policy/types.js';
+import { simulate } from '../simulate.js';
+import { CheckInputError } from './CheckInputError.js';
+import { expectedMultiple } from './expectedMultiple.js';
+import type { CheckStack } from './loadStack.js';
+import { meanInterval, type MeanInterval } from './meanInterval.js';
+import { worstCase, type FailureClass } from './worstCase.js';
+
+/** The standard storm of `check --simulate`. */
+export interface StormOptions {
+  failureClass?: FailureClass;
+  /** The partial failure rate (default 0.1); a run at 100% failure always comes first. */
+  failureRate?: number;
+  /** Master seed (default 1); replication i runs with seed + i. */
+  seed?: number;
+  /** Runs per failure rate (default 5). */
+  replications?: number;
+  /** Open-loop arrivals per second (default 50). */
+  ratePerSec?: number;
+  /** How long operations arrive (default 10 s). */
+  durationMs?: number;
+  /** Clients the operations are spread over (default 100; clients map to layer instances by id). */
+  clients?: number;
+  /** Run at 100% failure before the partial rate (default true). */
+  fullFailure?: boolean;
+  /** Events per run at most (default 2 million): a stack that retries without end stops there, `truncated`. */
+  maxEvents?: number;
+}
+
+/** The storm's numbers at one failure rate, beside the closed form. */
+export interface StormRun {
+  failureRate: number;
+  /** Leaf calls per operation offered. */
+  amplification: MeanInterval;
+  /**
+   * Successful operations per second, from the first arrival until the last operation ended (or
+   * the end of the arrivals, if later); work left running below after that is not counted.
+   */
+  goodputPerSec: MeanInterval;
+  /** Fraction of operations that succeeded. */
+  successFraction: MeanInterval;
+  /** Replications that stopped at the horizon or the event cap with operations unfinished. */
+  truncated: number;
+  /** Closed form at the same rate: without budgets, with their steady-state caps, and the worst case at 100%. */
+  closedForm: { withoutBudgets: number; withBudgets: number; worstCase: number | null };
+}
+
+/** What `check --simulate` ran and measured. */
+export interface StormReport {
+  failureClass: FailureClass;
+  ratePerSec: number;
+  durationMs: number;
+  clients: number;
+  replications: number;
+  seed: number;
+  runs: StormRun[];
+}
+
+/** A failing leaf that never answers in time: its answer comes after 50 min (the horizon is 1 h). */
+const HANG_MS = 3_000_000;
+/** Default bound on the events of one storm run. */
+const STORM_MAX_EVENTS = 2_000_000;
+const SIMULABLE: readonly FailureClass[] = ['503', '500', '429', 'timeout', '400', '404'];
+
+/** The interval clipped to the values the quantity can take (a fraction stays within [0, 1]). */
+function clamp(m: MeanInterval, lo: number, hi: number): MeanInterval {
+  return { ...m, ci95: [Math.max(lo, m.ci95[0]), Math.min(hi, m.ci95[1])] };
+}
+
+/** Successful operations per second until the last operation ended (orphaned work below does not stretch it). */
+function goodput(r: SimulationResults, durationMs: number): number {
+  const ms = r.truncated !== null ? r.simulatedMs : Math.max(durationMs, r.completionTimeMs);
+  return ms > 0 ? (r.operations.succeeded * 1000) / ms : 0;
+}
+
+/** A resolved policy back in experiment-file form (`capMs: "none"` for no cap). */
+function policyInput(p: PolicySpec): unknown {
+  return JSON.parse(JSON.stringify(p, (key, value: unknown) => (key === 'capMs' && value === Infinity ? 'none' : value)));
+}
+
+/**
+ * The scenario of the standard storm: open-loop arrivals (`ratePerSec` for `durationMs`) through
+ * the stack against a leaf with unlimited capacity (1 ms of service) that fails a fraction
+ * `failureRate` of the calls with `failureClass` (a timeout is a leaf that does not answer). The
+ * leaf never overloads: the storm measures the retry arithmetic and the budgets, not a collapse.
+ */
+export function stormScenario(stack: CheckStack, failureClass: FailureClass, failureRate: number, options: StormOptions = {}): Record<string, unknown> {
+  const status = failureClass === 'timeout' ? 'timeout' : Number(failureClass);
+  return {
+    workload: {
+      kind: 'open',
+      rate: options.ratePerSec ?? 50,
+      durationMs: options.durationMs ?? 10_000,
+      clients: options.clients ?? 100,
+      method: stack.method,
+      ...(stack.deadlineMs !== undefined ? { deadlineMs: stack.deadlineMs } : {}),
+    },
+    stack: stack.layers.map((l) => ({
+      name: l.name,
+      instances: l.instances,
+      ...(l.hopMs !== undefined ? { hopMs: l.hopMs } : {}),
+      policy: policyInput(l.policy),
+    })),
+    leaf: {
+      kind: 'server',
+      concurrency: 'unlimited',
+      serviceMs: 1,
+      faults: failureRate > 0 ? [{ probability: failureRate, status, ...(failureClass === 'timeout' ? { latencyMs: HANG_MS } : {}) }] : [],
+    },
+    maxEvents: options.maxEvents ?? STORM_MAX_EVENTS,
+  };
+}
+
+/**
+ * `check --simulate`: the standard storm at 100% failure, then at `failureRate`, `replications`
+ * runs each (src/simulate.ts), with the mean and 95% interval of amplification, goodput and
+ * success beside the closed-form numbers. A run that reaches the event cap (a stack that retries
+ * without end) is counted in `truncated`: its amplification is then only a lower bound.
+ */
+export function simulateStorm(stack: CheckStack, options: StormOptions = {}): StormReport {
+  const failureClass = options.failureClass ?? '503';
+  if (!SIMULABLE.includes(failureClass)) {
+    throw new CheckInputError([`--simulate cannot inject ${failureClass} failures (it can inject ${SIMULABLE.join(', ')})`]);
+  }
+  const rate = options.failureRate ?? 0.1;
+  const replications = options.replications ?? 5;
+  const seed = options.seed ?? 1;
+  const rates = rate === 1 ? [1] : options.fullFailure === false ? [rate] : [1, rate];
+  const worst = worstCase(stack.layers.map((l) => l.policy), failureClass, stack.method, stack.deadlineMs);
+  const runs = rates.map((p): StormRun => {
+    const scenario = stormScenario(stack, failureClass, p, options);
+    const results: SimulationResults[] = [];
+    for (let i = 0; i < replications; i++) results.push(simulate(scenario, { seed: seed + i }));
+    return {
+      failureRate: p,
+      amplification: meanInterval(results.map((r) => r.amplification)),
+      goodputPerSec: clamp(meanInterval(results.map((r) => goodput(r, options.durationMs ?? 10_000))), 0, Infinity),
+      successFraction: clamp(meanInterval(results.map((r) => (r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : 0))), 0, 1),
+      truncated: results.filter((r) => r.truncated !== null).length,
+      closedForm: {
+        withoutBudgets: expectedMultiple(stack.layers, failureClass, p, stack.method, false).multiple,
+        withBudgets: expectedMultiple(stack.layers, failureClass, p, stack.method, true).multiple,
+        worstCase: p === 1 ? worst.leafCalls : null,
+      },
+    };
+  });
+  return {
+    failureClass,
+    ratePerSec: options.ratePerSec ?? 50,
+    durationMs: options.durationMs ?? 10_000,
+    clients: options.clients ?? 100,
+    replications,
+    seed,
+    runs,
+  };
+}

@@ -1,0 +1,285 @@
+import { backoffIsRandom, initialPrevSleepMs } from '../policy/backoff.js';
+import { isIdempotent, isRetryable, retryOnMask } from '../policy/classify.js';
+import {
+  attemptTimeoutMs,
+  compilePolicy,
+  CONTINUE,
+  effectiveDeadlineAtMs,
+  judgeOutcome,
+  planRetry,
+  RetryPlan,
+  type CompiledPolicy,
+} from '../policy/decision.js';
+import { Outcome } from '../policy/outcome.js';
+import type { Method, PolicySpec } from '../policy/types.js';
+
+/**
+ * The failure classes `check` reports on: how the leaf fails every attempt. `timeout` is a leaf
+ * that never answers (each attempt ends at its timeout); the others are answered at once.
+ */
+export const FAILURE_CLASSES = ['503', '500', '429', 'timeout', '400', '404', 'conflict'] as const;
+/** How the leaf fails (see FAILURE_CLASSES). */
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+/** One line on what each failure class stands for. */
+export const FAILURE_CLASS_LABELS: Record<FailureClass, string> = {
+  '503': '503 unavailable / overloaded',
+  '500': '500 server error',
+  '429': '429 throttled',
+  timeout: 'no answer in time',
+  '400': '400 bad request (permanent)',
+  '404': '404 not found (permanent)',
+  conflict: '409 write conflict',
+};
+
+/** The attempt outcome a failing leaf gives for a class (timeouts are made by the callers' timers). */
+export function classOutcome(cls: FailureClass): number {
+  switch (cls) {
+    case '503':
+      return Outcome.S503;
+    case '500':
+      return Outcome.S500;
+    case '429':
+      return Outcome.S429;
+    case 'timeout':
+      return Outcome.TIMEOUT;
+    case '400':
+      return Outcome.S400;
+    case '404':
+      return Outcome.S404;
+    case 'conflict':
+      return Outcome.CONFLICT;
+  }
+}
+
+/**
+ * How many attempts a layer makes per call when everything below fails with `cls`, ignoring
+ * time (+Infinity for `unlimited`): its attempt cap (or its hedging copies, for the classes its
+ * hedging treats as non-fatal) when it retries the class for `method`, else 1.
+ */
+export function attemptsFor(policy: PolicySpec, cls: FailureClass, method: Method): number {
+  const outcome = classOutcome(cls);
+  if (policy.hedging !== undefined) {
+    const nonFatal = retryOnMask(policy.hedging.nonFatal);
+    return cls === 'timeout' || isRetryable(outcome, true, nonFatal) ? policy.hedging.maxAttempts : 1;
+  }
+  const retries = isRetryable(outcome, isIdempotent(method, policy.idempotency), retryOnMask(policy.retryOn));
+  if (!retries) return 1;
+  return policy.maxAttempts === 'unlimited' ? Infinity : policy.maxAttempts;
+}
+
+/** The worst case of one operation when the leaf fails every attempt with one class. */
+export interface WorstCase {
+  failureClass: FailureClass;
+  /** Leaf calls per operation at most (+Infinity: unbounded), with the shortest waits the backoffs allow. */
+  leafCalls: number;
+  /** The product of the attempts of the layers that retry the class (A^L), ignoring time. */
+  nominal: number;
+  /** Each layer's attempts per call, ignoring time (1 where the layer does not retry the class). */
+  attemptsPerCall: number[];
+  /** Attempts each layer makes in all per operation, at worst (its first tries included). */
+  attemptsPerLayer: number[];
+  /** The layers that retry this class. */
+  retryingLayers: number[];
+  /**
+   * How long the operation can last at worst (ms; +Infinity: without end): the attempts'
+   * timeouts plus the longest waits, bounded by the deadlines. Network hops are not counted.
+   */
+  lifetimeMs: number;
+  /** False when the stack was too large to walk and `leafCalls` is the nominal bound instead. */
+  exact: boolean;
+}
+
+/** One layer call's result in the walk: relative duration, what it returns upward, and what it caused. */
+interface CallResult {
+  durationMs: number;
+  outcome: number;
+  leafCalls: number;
+  attempts: number[];
+}
+
+/** More attempts than this in one call of one layer count as unbounded. */
+const MAX_ATTEMPTS_PER_CALL = 10_000;
+/** More layer calls than this in one walk: give up walking and use the nominal bound. */
+const MAX_STEPS = 2_000_000;
+
+class TooLarge extends Error {}
+
+/**
+ * One operation walked through the stack deterministically, with the leaf failing every attempt
+ * and every backoff drawn at one end of its range: the shortest waits (draw 0, the most attempts
+ * fit before the deadlines) or the longest (draw 1). It follows the retry decision of
+ * src/policy/decision.ts step by step (deadlines, per-attempt timeouts, deadline modes, total
+ * timeouts, maxElapsed, ticks) and, since a timeout is not a cancellation, keeps counting the
+ * calls a layer below goes on making after its caller stopped waiting. Budgets are not asked:
+ * they do not change the worst case of one operation. Network hops are taken as 0.
+ */
+class Walker {
+  private steps = 0;
+  private readonly memo = new Map<string, CallResult>();
+  private readonly plan = new RetryPlan();
+  private readonly planShort = new RetryPlan();
+  private readonly compiled: CompiledPolicy[];
+  private readonly idempotent: boolean[];
+  /** memoizable[k]: no layer at or below k rounds to a tick, so a call's result depends only on its time to the deadline. */
+  private readonly memoizable: boolean[];
+
+  constructor(
+    policies: readonly PolicySpec[],
+    method: Method,
+    private readonly cls: FailureClass,
+    private readonly longest: boolean,
+  ) {
+    this.compiled = policies.map(compilePolicy);
+    this.idempotent = policies.map((p) => isIdempotent(method, p.idempotency));
+    this.memoizable = policies.map((_, k) => policies.slice(k).every((p) => p.tickMs === 0));
+  }
+
+  get layers(): number {
+    return this.compiled.length;
+  }
+
+  run(deadlineMs: number | undefined): CallResult {
+    return this.call(0, 0, deadlineMs === undefined ? Infinity : deadlineMs);
+  }
+
+  private zero(): number[] {
+    return new Array<number>(this.layers).fill(0);
+  }
+
+  private call(k: number, t0: number, incomingDeadline: number): CallResult {
+    const key = this.memoizable[k] ? `${k}|${incomingDeadline - t0}` : undefined;
+    if (key !== undefined) {
+      const hit = this.memo.get(key);
+      if (hit !== undefined) return hit;
+    }
+    if (++this.steps > MAX_STEPS) throw new TooLarge();
+    const p = this.compiled[k] as CompiledPolicy;
+    const result = p.spec.hedging !== undefined ? this.hedgedCall(k, p, t0, incomingDeadline) : this.retryingCall(k, p, t0, incomingDeadline);
+    if (key !== undefined) this.memo.set(key, result);
+    return result;
+  }
+
+  /** One attempt of layer k starting at t with the given end: when it ends, with what, and what it caused below. */
+  private attempt(k: number, t: number, attemptEnd: number, acc: CallResult): { endMs: number; outcome: number } {
+    if (k === this.layers - 1) {
+      acc.leafCalls++;
+      if (this.cls === 'timeout') return { endMs: attemptEnd, outcome: Outcome.TIMEOUT };
+      return { endMs: t, outcome: classOutcome(this.cls) };
+    }
+    const child = this.call(k + 1, t, attemptEnd);
+    acc.leafCalls += child.leafCalls;
+    for (let i = 0; i < this.layers; i++) acc.attempts[i] = (acc.attempts[i] as number) + (child.attempts[i] as number);
+    const childEnd = t + child.durationMs;
+    // The caller's timer was armed first: an answer at the very end of the attempt comes too late.
+    if (childEnd < attemptEnd) return { endMs: childEnd, outcome: child.outcome };
+    return { endMs: attemptEnd, outcome: Outcome.TIMEOUT };
+  }
+
+  private retryingCall(k: number, p: CompiledPolicy, t0: number, incomingDeadline: number): CallResult {
+    const deadline = effectiveDeadlineAtMs(p, incomingDeadline, t0);
+    const acc: CallResult = { durationMs: 0, outcome: Outcome.DEADLINE_EXCEEDED, leafCalls: 0, attempts: this.zero() };
+    const done = (endMs: number, outcome: number): CallResult => {
+      acc.durationMs = endMs - t0;
+      acc.outcome = outcome;
+      return acc;
+    };
+    let t = t0;
+    let attempts = 0;
+    let prevSleep = initialPrevSleepMs(p.backoff);
+    let last: number = Outcome.DEADLINE_EXCEEDED;
+    for (;;) {
+      if (deadline - t <= 0) return done(t, last);
+      attempts++;
+      acc.attempts[k] = (acc.attempts[k] as number) + 1;
+      if (attempts > MAX_ATTEMPTS_PER_CALL) {
+        acc.leafCalls = Infinity;
+        acc.attempts[k] = Infinity;
+        return done(this.longest ? Infinity : t, last);
+      }
+      const attemptEnd = t + attemptTimeoutMs(p, t, deadline);
+      const a = this.attempt(k, t, attemptEnd, acc);
+      if (a.endMs === Infinity) return done(Infinity, a.outcome);
+      last = a.outcome;
+      const verdict = judgeOutcome(p, attempts, a.outcome, this.idempotent[k] as boolean, a.endMs, deadline);
+      if (verdict !== CONTINUE) return done(a.endMs, last);
+      const ctx = { outcome: a.outcome, callStartMs: t0 };
+      const plan = planRetry(p, attempts, prevSleep, NaN, a.endMs, deadline, this.longest ? 1 : 0, this.plan, ctx);
+      if (plan.giveUp !== CONTINUE) {
+        if (!this.longest || !backoffIsRandom(p.backoff.kind, p.backoff)) return done(a.endMs, last);
+        // The longest wait does not fit; a shorter draw may, and then the call lasts to its limit.
+        const short = planRetry(p, attempts, prevSleep, NaN, a.endMs, deadline, 0, this.planShort, ctx);
+        if (short.giveUp !== CONTINUE) return done(a.endMs, last);
+        const elapsedLimit = t0 + p.maxElapsedMs;
+        if (elapsedLimit < deadline) {
+          t = Math.max(short.wakeAtMs, elapsedLimit);
+          prevSleep = short.nextPrevSleepMs;
+          continue;
+        }
+        return done(deadline, Outcome.TIMEOUT);
+      }
+      t = plan.wakeAtMs;
+      prevSleep = plan.nextPrevSleepMs;
+    }
+  }
+
+  /**
+   * A hedging layer (gRPC A6), approximately: its copies are sent every hedgingDelayMs while no
+   * answer comes (a leaf that never answers), or one after another at once while they fail with a
+   * non-fatal class; a fatal class ends the call after one copy. Copies wait up to the deadline.
+   */
+  private hedgedCall(k: number, p: CompiledPolicy, t0: number, incomingDeadline: number): CallResult {
+    const h = p.spec.hedging;
+    const deadline = effectiveDeadlineAtMs(p, incomingDeadline, t0);
+    const acc: CallResult = { durationMs: 0, outcome: Outcome.DEADLINE_EXCEEDED, leafCalls: 0, attempts: this.zero() };
+    if (h === undefined || deadline - t0 <= 0) return acc;
+    const hang = this.cls === 'timeout';
+    const copies = attemptsFor(p.spec, this.cls, 'GET');
+    let end = t0;
+    let outcome: number = Outcome.DEADLINE_EXCEEDED;
+    for (let i = 0; i < copies; i++) {
+      const start = hang ? t0 + i * h.hedgingDelayMs : t0;
+      if (start >= deadline) break;
+      acc.attempts[k] = (acc.attempts[k] as number) + 1;
+      const a = this.attempt(k, start, deadline, acc);
+      end = Math.max(end, a.endMs);
+      outcome = a.outcome;
+    }
+    acc.durationMs = (hang ? deadline : end) - t0;
+    acc.outcome = outcome;
+    return acc;
+  }
+}
+
+/**
+ * The worst case of one operation through `policies` (top to bottom) when the leaf fails every
+ * attempt with `cls`: leaf calls (the shortest waits, so the most attempts fit before the
+ * deadlines), each layer's attempts, and the lifetime (the longest waits, bounded by the
+ * deadlines). Without deadlines or timeouts in the way the leaf calls are the nominal product of
+ * the attempts of the layers that retry the class (3 x 3 x 3 = 27). Budgets do not change the
+ * worst case of one operation (they bound the fleet, see expectedMultiple).
+ */
+export function worstCase(policies: readonly PolicySpec[], cls: FailureClass, method: Method, deadlineMs?: number): WorstCase {
+  const attemptsPerCall = policies.map((p) => attemptsFor(p, cls, method));
+  const nominal = attemptsPerCall.reduce((a, b) => a * b, 1);
+  const retryingLayers = attemptsPerCall.flatMap((a, i) => (a > 1 ? [i] : []));
+  try {
+    const calls = new Walker(policies, method, cls, false).run(deadlineMs);
+    const life = new Walker(policies, method, cls, true).run(deadlineMs);
+    return {
+      failureClass: cls,
+      leafCalls: calls.leafCalls,
+      nominal,
+      attemptsPerCall,
+      attemptsPerLayer: calls.attempts,
+      retryingLayers,
+      lifetimeMs: life.durationMs,
+      exact: true,
+    };
+  } catch (e) {
+    if (!(e instanceof TooLarge)) throw e;
+    let product = 1;
+    const attemptsPerLayer = attemptsPerCall.map((a) => (product *= a));
+    return { failureClass: cls, leafCalls: nominal, nominal, attemptsPerCall, attemptsPerLayer, retryingLayers, lifetimeMs: NaN, exact: false };
+  }
+}
