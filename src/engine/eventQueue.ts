@@ -4,6 +4,11 @@
  * `kind` (the run loop dispatches on it with a switch, never a closure per event) and two integer
  * payload words `a` and `b` (typically an entity index and a generation used as a tombstone, see
  * {@link Timers}). Storage grows by doubling; nothing is allocated per event.
+ *
+ * Two details keep it fast: slots past the end hold +Infinity, so choosing the smaller child needs
+ * no bounds test (and is branch-free); and `pop` leaves the root in place as a hole that the next
+ * `push` fills with a single sift-down (a discrete-event loop pops one event and usually pushes one),
+ * instead of a sift-down for the pop and a sift-up for the push.
  */
 export class EventQueue {
   private times: Float64Array;
@@ -11,7 +16,10 @@ export class EventQueue {
   private kinds: Int32Array;
   private as: Int32Array;
   private bs: Int32Array;
+  /** Slots in use, the hole at the root included. */
   private n = 0;
+  /** The root was popped and its slot waits to be refilled. */
+  private hole = false;
   private nextSeq = 0;
 
   /** Fields of the event removed by the last successful {@link pop}. */
@@ -21,8 +29,8 @@ export class EventQueue {
   lastB = 0;
 
   constructor(initialCapacity = 1024) {
-    const c = Math.max(2, initialCapacity | 0);
-    this.times = new Float64Array(c);
+    const c = Math.max(2, initialCapacity | 0) + 1;
+    this.times = new Float64Array(c).fill(Infinity);
     this.seqs = new Float64Array(c);
     this.kinds = new Int32Array(c);
     this.as = new Int32Array(c);
@@ -31,32 +39,95 @@ export class EventQueue {
 
   /** Number of pending events (tombstoned ones included: the queue does not know about them). */
   get size(): number {
-    return this.n;
+    return this.hole ? this.n - 1 : this.n;
   }
 
   /** Time of the earliest pending event; +Infinity when empty. */
   peekTime(): number {
-    return this.n > 0 ? (this.times[0] as number) : Infinity;
+    if (this.hole) this.fill();
+    return this.times[0] as number;
   }
 
   private grow(): void {
-    const c = this.times.length * 2;
-    const t = new Float64Array(c); t.set(this.times); this.times = t;
-    const s = new Float64Array(c); s.set(this.seqs); this.seqs = s;
-    const k = new Int32Array(c); k.set(this.kinds); this.kinds = k;
-    const a = new Int32Array(c); a.set(this.as); this.as = a;
-    const b = new Int32Array(c); b.set(this.bs); this.bs = b;
+    const c = (this.times.length - 1) * 2 + 1;
+    const t = new Float64Array(c).fill(Infinity);
+    t.set(this.times.subarray(0, this.n));
+    this.times = t;
+    const s = new Float64Array(c);
+    s.set(this.seqs);
+    this.seqs = s;
+    const k = new Int32Array(c);
+    k.set(this.kinds);
+    this.kinds = k;
+    const a = new Int32Array(c);
+    a.set(this.as);
+    this.as = a;
+    const b = new Int32Array(c);
+    b.set(this.bs);
+    this.bs = b;
   }
 
-  /** Insert an event, O(log n). `timeMs` must not be NaN (it may be negative: warm-up runs before 0). */
-  push(timeMs: number, kind: number, a: number, b: number): void {
-    if (this.n === this.times.length) this.grow();
+  /** Put an event at the root's hole and sift it down within the first `lim` slots. */
+  private siftDown(t: number, s: number, k: number, a: number, b: number, lim: number): void {
     const times = this.times;
     const seqs = this.seqs;
     const kinds = this.kinds;
     const as = this.as;
     const bs = this.bs;
+    let i = 0;
+    let c = 1;
+    while (c < lim) {
+      const c1 = c + 1;
+      const t0 = times[c] as number;
+      const t1 = times[c1] as number;
+      // Slots past the end hold +Infinity: the right child needs no bounds test.
+      c += (t1 < t0) as unknown as number;
+      if (t1 === t0 && c1 < lim && (seqs[c1] as number) < (seqs[c] as number)) c = c1;
+      const ct = times[c] as number;
+      if (t < ct || (t === ct && s < (seqs[c] as number))) break;
+      times[i] = ct;
+      seqs[i] = seqs[c] as number;
+      kinds[i] = kinds[c] as number;
+      as[i] = as[c] as number;
+      bs[i] = bs[c] as number;
+      i = c;
+      c = 2 * c + 1;
+    }
+    times[i] = t;
+    seqs[i] = s;
+    kinds[i] = k;
+    as[i] = a;
+    bs[i] = b;
+  }
+
+  /** Refill the root's hole with the last event. */
+  private fill(): void {
+    this.hole = false;
+    const last = --this.n;
+    const times = this.times;
+    if (last === 0) {
+      times[0] = Infinity;
+      return;
+    }
+    const t = times[last] as number;
+    times[last] = Infinity;
+    this.siftDown(t, this.seqs[last] as number, this.kinds[last] as number, this.as[last] as number, this.bs[last] as number, last);
+  }
+
+  /** Insert an event, O(log n). `timeMs` must not be NaN (it may be negative: warm-up runs before 0). */
+  push(timeMs: number, kind: number, a: number, b: number): void {
     const seq = this.nextSeq++;
+    if (this.hole) {
+      this.hole = false;
+      this.siftDown(timeMs, seq, kind, a, b, this.n);
+      return;
+    }
+    if (this.n + 1 >= this.times.length) this.grow();
+    const times = this.times;
+    const seqs = this.seqs;
+    const kinds = this.kinds;
+    const as = this.as;
+    const bs = this.bs;
     let i = this.n++;
     // Sift up with a hole: move parents down until the slot fits.
     while (i > 0) {
@@ -82,52 +153,25 @@ export class EventQueue {
    * (no object is returned). Returns false when the queue is empty.
    */
   pop(): boolean {
-    const n = this.n;
-    if (n === 0) return false;
-    const times = this.times;
-    const seqs = this.seqs;
-    const kinds = this.kinds;
-    const as = this.as;
-    const bs = this.bs;
-    this.lastTimeMs = times[0] as number;
-    this.lastKind = kinds[0] as number;
-    this.lastA = as[0] as number;
-    this.lastB = bs[0] as number;
-    const last = n - 1;
-    this.n = last;
-    if (last === 0) return true;
-    const t = times[last] as number;
-    const s = seqs[last] as number;
-    // Sift down with a hole from the root.
-    let i = 0;
-    for (;;) {
-      let c = 2 * i + 1;
-      if (c >= last) break;
-      const r = c + 1;
-      if (r < last) {
-        const ct = times[c] as number;
-        const rt = times[r] as number;
-        if (rt < ct || (rt === ct && (seqs[r] as number) < (seqs[c] as number))) c = r;
-      }
-      const ct = times[c] as number;
-      if (t < ct || (t === ct && s < (seqs[c] as number))) break;
-      times[i] = ct;
-      seqs[i] = seqs[c] as number;
-      kinds[i] = kinds[c] as number;
-      as[i] = as[c] as number;
-      bs[i] = bs[c] as number;
-      i = c;
-    }
-    times[i] = t;
-    seqs[i] = s;
-    kinds[i] = kinds[last] as number;
-    as[i] = as[last] as number;
-    bs[i] = bs[last] as number;
+    if (this.hole) this.fill();
+    if (this.n === 0) return false;
+    this.lastTimeMs = this.times[0] as number;
+    this.lastKind = this.kinds[0] as number;
+    this.lastA = this.as[0] as number;
+    this.lastB = this.bs[0] as number;
+    this.hole = true;
     return true;
+  }
+
+  /** Put back the event the last `pop` removed (it is still at the root): for a run loop that popped past its horizon. */
+  unpop(): void {
+    this.hole = false;
   }
 
   /** Drop every pending event (sequence numbers keep counting, so order stays FIFO across clears). */
   clear(): void {
+    this.times.fill(Infinity);
     this.n = 0;
+    this.hole = false;
   }
 }

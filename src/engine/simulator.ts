@@ -60,19 +60,22 @@ export class Simulator {
     const cap = bounds.maxEvents;
     let events = 0;
     let truncated: TruncatedBy = null;
-    while (q.size > 0) {
-      if (q.peekTime() > horizon) {
+    // One pop per event: an event past the horizon is put back (it stays pending).
+    while (q.pop()) {
+      const t = q.lastTimeMs;
+      if (t > horizon) {
+        q.unpop();
         truncated = 'horizon';
         break;
       }
       if (events >= cap) {
+        q.unpop();
         truncated = 'event-cap';
         break;
       }
-      q.pop();
-      this.nowMs = q.lastTimeMs;
+      this.nowMs = t;
       events++;
-      handler(q.lastKind, q.lastA, q.lastB, q.lastTimeMs);
+      handler(q.lastKind, q.lastA, q.lastB, t);
     }
     if (truncated === 'horizon' && this.nowMs < horizon) this.nowMs = horizon;
     return { events, nowMs: this.nowMs, truncated };
