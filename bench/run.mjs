@@ -1,61 +1,87 @@
-// Benchmarks: `npm run bench` (builds first). Prints medians of several runs; these machines are
-// shared and noisy, so compare ratios measured in the same run rather than absolute rates.
-import { Model } from '../dist/model/Model.js';
+// Benchmarks: `npm run bench` (builds first), or `node bench/run.mjs [--quick] [--only a,b]
+// [--json FILE]`. Every benchmark runs in its own child process and is measured beside its
+// reference in the same run (interleaved, medians of several runs): these machines are shared and
+// noisy, so the ratios are what to trust. Rates are per CPU-second of the benchmark process.
+//   engine  hold model, src's Simulator vs the reference heap (bench/reference/hold.mjs)
+//   mm1     M/M/1 through the full model vs the reference M/M/1 (bench/reference/mm1.mjs)
+//   storm   10,000 clients, 3 layers x 3 attempts, 10 s of failure, vs bench/reference/storm.mjs
+//   aws     the aws-contention-2015 sweep vs an event-per-hop implementation (bench/naive/)
+//   memory  peak RSS: 1,000,000 clients; 10,000,000 open-loop operations vs 1,000,000
+//   sweep   worker-pool scaling vs two processes (bench/sweepScaling.mjs)
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-const policy = {
-  maxAttempts: 1,
-  deadlineMode: 'propagate',
-  backoff: { kind: 'none', baseMs: 0, capMs: 0, multiplier: 2, exponentOffset: 0 },
-  tickMs: 0,
-  retryOn: ['timeout', '500', '503', '429', 'conflict'],
-  idempotency: 'http',
-  retryAfter: 'honor',
+const CASES = {
+  engine: 'engine.mjs',
+  mm1: 'mm1.mjs',
+  storm: 'storm.mjs',
+  aws: 'aws.mjs',
+  memory: 'memoryRuns.mjs',
+  sweep: 'sweepScaling.mjs',
 };
 
-function mm1(ops) {
-  return {
-    workload: { kind: 'open', rate: { kind: 'steady', ratePerSec: 80 }, durationMs: (ops / 80) * 1000, clients: 1, method: 'GET', permanentErrorFraction: 0 },
-    stack: [{ name: 'client', instances: 1, policy }],
-    leaf: { kind: 'server', concurrency: 1, queueLimit: 'unlimited', discipline: 'fifo', serviceMs: { dist: 'exponential', mean: 10 }, dropExpired: false, capacity: [], faults: [] },
-    network: { hopMs: { dist: 'constant', value: 0 } },
-    cancellation: false,
-    warmupMs: 0,
-    horizonMs: 1e15,
-    maxEvents: 1e12,
-    metrics: { timeSeriesBinMs: 1e9, clusteringBinMs: [10] },
-  };
-}
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const onlyAt = argv.indexOf('--only');
+const only = onlyAt >= 0 ? argv[onlyAt + 1].split(',') : Object.keys(CASES);
+const jsonAt = argv.indexOf('--json');
+const jsonFile = jsonAt >= 0 ? argv[jsonAt + 1] : null;
+for (const name of only) if (!(name in CASES)) throw new Error(`unknown benchmark ${name} (one of ${Object.keys(CASES).join(', ')})`);
 
-function bench(name, runs, fn) {
-  const rates = [];
-  let unit = '';
-  for (let i = 0; i < runs; i++) {
-    const t0 = process.hrtime.bigint();
-    const { count, what } = fn(i);
-    const sec = Number(process.hrtime.bigint() - t0) / 1e9;
-    rates.push(count / sec);
-    unit = what;
+function machine() {
+  let cpu = cpus()[0]?.model ?? 'unknown';
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (m) cpu = m[1].trim();
+  } catch {
+    // not Linux
   }
-  console.log(`${name.padEnd(44)} ${(median(rates) / 1e6).toFixed(2).padStart(8)} M ${unit}/s (median of ${runs})`);
-  return median(rates);
+  return { cpu, cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` };
 }
 
-console.log(`node ${process.version}`);
-bench('M/M/1 through the full model (1 layer)', 5, (i) => {
-  const r = new Model(mm1(2_000_000), { seed: i + 1 }).run();
-  return { count: r.operations.offered, what: 'operations' };
-});
+const info = machine();
+const load0 = loadavg();
+const t0 = performance.now();
+const results = [];
+let failed = false;
+for (const name of only) {
+  process.stderr.write(`running ${name}${quick ? ' (quick)' : ''} ...\n`);
+  const file = fileURLToPath(new URL(`./cases/${CASES[name]}`, import.meta.url));
+  const started = performance.now();
+  const r = spawnSync(process.execPath, [file, ...(quick ? ['--quick'] : [])], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 << 20,
+  });
+  const wallSec = (performance.now() - started) / 1000;
+  if (r.status !== 0) {
+    failed = true;
+    results.push({ name, wallSec, rows: [{ benchmark: name, measured: 'error', reference: '', ratio: '', target: '', pass: false }], details: [`${name}: exited ${r.status}`] });
+    continue;
+  }
+  const out = JSON.parse(r.stdout.trim().split('\n').pop());
+  results.push({ name, wallSec, ...out });
+}
+const load1 = loadavg();
+const totalSec = (performance.now() - t0) / 1000;
 
-const { sweepScaling } = await import('./sweepScaling.mjs');
-const s = await sweepScaling(3);
-console.log(
-  `sweep of ${s.tasks} replications: pool 1 worker ${(s.pool1 / 1000).toFixed(2)} s, 2 workers ${(s.pool2 / 1000).toFixed(2)} s ` +
-    `(speed-up ${s.poolSpeedup.toFixed(2)}x); control 1 process ${(s.proc1 / 1000).toFixed(2)} s, 2 processes ${(s.proc2 / 1000).toFixed(2)} s ` +
-    `(speed-up ${s.controlSpeedup.toFixed(2)}x); pool reaches ${(100 * s.ratio).toFixed(0)}% of the control's speed-up (target >= 90%)`,
-);
+const header = ['benchmark', 'measured', 'reference', 'ratio', 'target', 'result'];
+const table = results.flatMap((c) => c.rows.map((r) => [r.benchmark, r.measured, r.reference, r.ratio, r.target, r.pass === null ? 'n/a' : r.pass ? 'pass' : 'MISS']));
+const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
+const line = (cells) => cells.map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+console.log(`retrystorm benchmarks${quick ? ' (quick)' : ''}: ${info.cpu}, ${info.cores} cores, node ${info.node}, ${info.platform}`);
+console.log(`load average ${load0.map((x) => x.toFixed(2)).join(' ')} at the start, ${load1.map((x) => x.toFixed(2)).join(' ')} at the end; ${totalSec.toFixed(0)} s in all`);
+console.log('rates per CPU-second; medians of several runs; reference measured in the same run (see docs/performance.md)');
+console.log('');
+console.log(line(header));
+console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+for (const row of table) console.log(line(row));
+console.log('');
+for (const c of results) for (const d of c.details ?? []) console.log(`  ${d}`);
+if (jsonFile) {
+  writeFileSync(jsonFile, `${JSON.stringify({ machine: info, quick, loadavg: { start: load0, end: load1 }, totalSec, results }, null, 2)}\n`);
+  console.log(`\nresults written to ${jsonFile}`);
+}
+if (failed) process.exitCode = 1;
