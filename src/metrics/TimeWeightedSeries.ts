@@ -24,6 +24,10 @@ export class TimeWeightedSeries {
   private cur: number;
   private area = 0;
   private peak: number;
+  /** The bin that held the last interval, and its bounds: most changes fall in it (no division). */
+  private binIndex = -1;
+  private binStart = 0;
+  private binEnd = 0;
 
   /** The gauge holds `initialValue` from `startMs` (finite); `binMs` must be > 0, `maxBins` a positive integer. */
   constructor(binMs: number, maxBins = 1_000_000, startMs = 0, initialValue = 0) {
@@ -75,6 +79,11 @@ export class TimeWeightedSeries {
 
   /** Add the area of value `v` held over [a, b) (0 <= a < b) to the bins it spans. */
   private spread(a: number, b: number, v: number): void {
+    if (a >= this.binStart && b < this.binEnd) {
+      const k = this.binIndex;
+      this.areas[k] = (this.areas[k] as number) + v * (b - a);
+      return;
+    }
     const w = this.binMs;
     const maxBins = this.maxBins;
     const i = Math.floor(a / w);
@@ -83,6 +92,11 @@ export class TimeWeightedSeries {
     const last = j < maxBins ? j : maxBins - 1;
     if (last >= this.areas.length) this.grow(last);
     const areas = this.areas;
+    if (j < maxBins) {
+      this.binIndex = j;
+      this.binStart = j * w;
+      this.binEnd = (j + 1) * w;
+    }
     if (i === j) {
       areas[i] = (areas[i] as number) + v * (b - a);
       return;

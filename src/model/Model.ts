@@ -118,6 +118,8 @@ export class Model {
   private readonly startSampler: Sampler | null;
   private readonly arrivalU: Uniform;
   private readonly rate: RateFunction | null;
+  /** A steady open-loop rate needs no thinning. */
+  private readonly steadyRate: boolean;
 
   // Frames (one layer's call for one operation).
   private frameTimers = new Timers(1024);
@@ -248,6 +250,7 @@ export class Model {
     this.thinkSampler = w.kind === 'closed' ? makeSampler(w.thinkMs, stream(seed, 'think')) : null;
     this.startSampler = w.kind !== 'open' ? makeSampler(w.startMs, stream(seed, 'start')) : null;
     this.rate = w.kind === 'open' ? rateFunction(w.rate) : null;
+    this.steadyRate = w.kind === 'open' && w.rate.kind === 'steady';
 
     const leaf = sc.leaf;
     this.script = leaf.kind === 'script' ? leaf.script : [];
@@ -464,6 +467,13 @@ export class Model {
     if (!(max > 0)) return;
     const u = this.arrivalU;
     let t = fromMs;
+    if (this.steadyRate) {
+      t += (standardExponential(u) * 1000) / max;
+      if (t >= w.durationMs) return;
+      this.sim.at(t, K_ARRIVAL, 0, 0);
+      this.pendingStarts++;
+      return;
+    }
     // Thinning (Lewis & Shedler 1979): candidates at the maximum rate, kept with rate(t)/max.
     for (;;) {
       t += (standardExponential(u) * 1000) / max;
