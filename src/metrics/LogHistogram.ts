@@ -17,6 +17,10 @@ const KEY_MIN = (MIN_EXP + EXP_BIAS) << MANTISSA_BITS;
 const KEY_OFFSET = KEY_MIN - 1;
 const BUCKETS = 1 + (MAX_EXP - MIN_EXP + 1) * (1 << MANTISSA_BITS);
 const LAST = BUCKETS - 1;
+/** Buckets are stored in chunks of 128, allocated on first use (a run touches a few exponents). */
+const CHUNK_BITS = 7;
+const CHUNK = 1 << CHUNK_BITS;
+const CHUNKS = Math.ceil(BUCKETS / CHUNK);
 
 /** Values below this (0 included) count in the zero bucket; it exceeds 2^-20, so no value is clamped from below. */
 export const HISTOGRAM_ZERO_LIMIT = 1e-6;
@@ -56,7 +60,7 @@ export interface HistogramSummary {
  * Count, sum, mean, min and max are exact. Recording allocates nothing.
  */
 export class LogHistogram {
-  private readonly counts = new Float64Array(BUCKETS);
+  private readonly chunks: Array<Float64Array | null> = new Array<Float64Array | null>(CHUNKS).fill(null);
   private n = 0;
   private total = 0;
   private lo = Infinity;
@@ -75,7 +79,11 @@ export class LogHistogram {
       i = ((U32[HI] as number) >>> SHIFT) - KEY_OFFSET;
       if (i > LAST) i = LAST;
     }
-    this.counts[i] = (this.counts[i] as number) + 1;
+    const c = i >> CHUNK_BITS;
+    let chunk = this.chunks[c] as Float64Array | null;
+    if (chunk === null) chunk = this.chunks[c] = new Float64Array(CHUNK);
+    const k = i & (CHUNK - 1);
+    chunk[k] = (chunk[k] as number) + 1;
   }
 
   /** Number of recorded values. */
@@ -115,12 +123,19 @@ export class LogHistogram {
     const rank = nearestRank(q, n);
     if (rank === 1) return this.lo;
     if (rank === n) return this.hi;
-    const counts = this.counts;
     let seen = 0;
-    let i = 0;
-    for (; i < LAST; i++) {
-      seen += counts[i] as number;
-      if (seen >= rank) break;
+    let i = LAST;
+    const chunks = this.chunks;
+    search: for (let c = 0; c < CHUNKS; c++) {
+      const chunk = chunks[c];
+      if (chunk === null || chunk === undefined) continue;
+      for (let k = 0; k < CHUNK; k++) {
+        seen += chunk[k] as number;
+        if (seen >= rank) {
+          i = Math.min(LAST, c * CHUNK + k);
+          break search;
+        }
+      }
     }
     const mid = i === 0 ? 0 : bucketMidpoint(i);
     return mid < this.lo ? this.lo : mid > this.hi ? this.hi : mid;
@@ -142,9 +157,13 @@ export class LogHistogram {
 
   /** Add every record of `other` to this histogram, as if they had been recorded here. */
   merge(other: LogHistogram): void {
-    const a = this.counts;
-    const b = other.counts;
-    for (let i = 0; i < BUCKETS; i++) a[i] = (a[i] as number) + (b[i] as number);
+    for (let c = 0; c < CHUNKS; c++) {
+      const b = other.chunks[c];
+      if (b === null || b === undefined) continue;
+      let a = this.chunks[c] as Float64Array | null;
+      if (a === null) a = this.chunks[c] = new Float64Array(CHUNK);
+      for (let k = 0; k < CHUNK; k++) a[k] = (a[k] as number) + (b[k] as number);
+    }
     this.n += other.n;
     this.total += other.total;
     if (other.lo < this.lo) this.lo = other.lo;
@@ -153,7 +172,7 @@ export class LogHistogram {
 
   /** Forget every record. */
   reset(): void {
-    this.counts.fill(0);
+    this.chunks.fill(null);
     this.n = 0;
     this.total = 0;
     this.lo = Infinity;

@@ -108,7 +108,7 @@ export class Model {
   private readonly budgetGauge: Float64Array[];
   private readonly budgetGaugeSum: Float64Array;
   private readonly gBudget: Array<TimeWeightedSeries | null>;
-  private readonly hedgeTimers = new Timers(1024);
+  private readonly hedgeTimers = new Timers(16);
   private readonly clients: number;
   private readonly seed: number;
 
@@ -122,7 +122,7 @@ export class Model {
   private readonly steadyRate: boolean;
 
   // Frames (one layer's call for one operation).
-  private frameTimers = new Timers(1024);
+  private frameTimers = new Timers(16);
   private fCap = 0;
   private fFree: number[] = [];
   private fNext = 0;
@@ -152,7 +152,7 @@ export class Model {
   private fOutstanding = new Int32Array(0);
 
   // Leaf requests.
-  private readonly req = new RequestTable(1024);
+  private readonly req: RequestTable;
 
   // The leaf: a server or a pool of them (null for the OCC and script leaves).
   private readonly farm: ServerFarm | null;
@@ -203,7 +203,11 @@ export class Model {
     this.sc = sc;
     this.L = sc.stack.length;
     if (this.L < 1) throw new ScenarioError(['scenario.stack must have at least one layer']);
-    this.sim = new Simulator(-sc.warmupMs, 1024);
+    // Storage starts at the size a small run needs and doubles as it grows (a sweep runs many small ones).
+    const wl = sc.workload;
+    const initial = wl.kind === 'open' ? 1024 : Math.min(1024, Math.max(32, 1 << Math.ceil(Math.log2(wl.clients * this.L + 1))));
+    this.sim = new Simulator(-sc.warmupMs, initial);
+    this.req = new RequestTable(initial);
     this.fixedDraw = options.fixedDraw;
     this.trace = options.trace;
     const seed = options.seed;
@@ -297,7 +301,7 @@ export class Model {
         : null,
     );
 
-    this.growFrames(1024);
+    this.growFrames(initial);
   }
 
   private checkScript(): void {

@@ -34,11 +34,15 @@ export const DEFAULT_RANDOMIZATION_FACTOR = 0.5;
 const POLLY_P_FACTOR = 4.0;
 const POLLY_RP_SCALING = 1 / 1.4;
 
+/** 2^k for integer k in [0, 1024] (2^1024 is +Infinity): the common multiplier without Math.pow. */
+const POW2 = Float64Array.from({ length: 1025 }, (_, k) => Math.pow(2, k));
+
 /** base * multiplier^e, the exponent clamped to [0, MAX_EXPONENT] so it never overflows into NaN. */
 function grown(baseMs: number, multiplier: number, exponent: number): number {
   if (baseMs === 0) return 0;
   if (multiplier === 1) return baseMs;
   const e = Math.min(MAX_EXPONENT, Math.max(0, exponent));
+  if (multiplier === 2 && (e | 0) === e) return baseMs * (e <= 1024 ? (POW2[e] as number) : Infinity);
   return baseMs * Math.pow(multiplier, e);
 }
 
