@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
   expandExperiment,
@@ -19,6 +19,7 @@ import { OutputError } from '../sweep/ResultWriter.js';
 import { parseShard, ResumeError, runSweep, type ShardSpec } from '../sweep/runSweep.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { printRunSummary } from './printResults.js';
+import { writeFileAtomic } from './writeFileAtomic.js';
 import { reportCommand, ReportInputError, writeReportIndex, writeRunReport, writeSharedAssets } from './report.js';
 import type { IndexEntry } from '../report/index.js';
 import { parseReportHints } from '../report/reportHints.js';
@@ -46,13 +47,7 @@ export class UsageError extends Error {
   }
 }
 
-/** Write a file atomically: to a temporary name in the same directory, then rename. */
-export function writeFileAtomic(path: string, data: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
-}
+export { writeFileAtomic } from './writeFileAtomic.js';
 
 /** Read and validate an experiment file, or throw a UsageError naming the file and each problem. */
 export function loadExperimentFile(path: string) {
@@ -165,7 +160,18 @@ interface RunOptions {
 }
 
 async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<number> {
-  const loaded = files.map((f) => ({ file: f, ...loadPlan(f, opts) }));
+  const problems: string[] = [];
+  const loaded: Array<{ file: string } & ReturnType<typeof loadPlan>> = [];
+  for (const f of files) {
+    try {
+      loaded.push({ file: f, ...loadPlan(f, opts) });
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      problems.push(...e.problems);
+    }
+  }
+  // Every file's problems at once, before anything runs.
+  if (problems.length > 0) throw new UsageError(problems);
   let status = 0;
   for (const { file, plan, text, set } of loaded) {
     const outDir = resolve(io.cwd, opts.out, plan.name);
@@ -273,8 +279,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       const path = resolve(io.cwd, file);
       let files = [path];
       try {
-        if (statSync(path).isDirectory()) files = findExperimentFiles(path);
-      } catch {
+        if (statSync(path).isDirectory()) {
+          files = findExperimentFiles(path);
+          if (files.length === 0) throw new UsageError([`${file}: no experiment files (*.json) in this directory`]);
+        }
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
         /* loadExperimentFile reports the unreadable file */
       }
       code = await runFiles(io, files, opts);
@@ -458,7 +468,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       return 2;
     }
     const err = e as NodeJS.ErrnoException;
-    if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code)) {
+    if (err && typeof err.code === 'string' && /^(E[A-Z]+|ERR_FS_[A-Z_]+)$/.test(err.code)) {
       io.stderr(`error: ${err.message}\n`);
       return 2;
     }

@@ -93,5 +93,11 @@ export function printRunSummary(run: SweepResult): string {
     table(rows, ['cell', 'reps', 'offered', 'succeeded', 'leaf calls', 'amplif.', 'p99 ms', 'completion ms']),
   ];
   for (const c of run.summary.cells) for (const e of c.errors) lines.push(`errored: ${c.key}: ${e}`);
+  const truncated = run.summary.cells.filter((c) => (c.metrics['truncated']?.mean ?? 0) > 0);
+  if (truncated.length > 0) {
+    lines.push(
+      `TRUNCATED: ${truncated.length} of ${run.summary.cells.length} cells have runs stopped by their horizon or event cap (metric "truncated" is the fraction of runs)`,
+    );
+  }
   return lines.join('\n');
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { canonicalJson, expandExperiment, parseExperimentText } from '../experiment/index.js';
@@ -16,7 +16,9 @@ import {
 import { metricStats } from '../sweep/aggregate.js';
 import { flattenMetrics } from '../sweep/flattenMetrics.js';
 import type { SimulationResults } from '../model/results.js';
+import { toJson } from '../sweep/json.js';
 import { VERSION } from '../version.js';
+import { writeFileAtomic } from './writeFileAtomic.js';
 
 /** The report page of an experiment directory. */
 export const REPORT_FILE = 'index.html';
@@ -32,18 +34,6 @@ export const DEJAVU_DIR = '/usr/share/fonts/truetype/dejavu';
 /** A directory that holds no results a report can be built from. */
 export class ReportInputError extends Error {}
 
-/** Write a file atomically: to a temporary name in the same directory, then rename. */
-function writeAtomic(path: string, data: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-}
 
 let bundleCache: { vega: string; vegaLite: string; vegaEmbed: string } | null = null;
 
@@ -63,7 +53,7 @@ export function writeSharedAssets(root: string): void {
   for (const f of BUNDLE_FILES) {
     const path = join(root, ASSETS_DIR, f);
     if (existsSync(path) && readFileSync(path, 'utf8') === texts[f]) continue;
-    writeAtomic(path, texts[f]);
+    writeFileAtomic(path, texts[f]);
   }
 }
 
@@ -108,9 +98,9 @@ export function writeReport(opts: WriteReportOptions): WrittenReport {
     assets,
   );
   const path = join(opts.dir, REPORT_FILE);
-  writeAtomic(path, built.html);
+  writeFileAtomic(path, built.html);
   const meta = { experiment: opts.summary.experiment, date: opts.date, runTimeMs: opts.runTimeMs, finding: built.finding, charts: built.charts.map((c) => c.id) };
-  writeAtomic(join(opts.dir, REPORT_META_FILE), JSON.stringify(meta, null, 2) + '\n');
+  writeFileAtomic(join(opts.dir, REPORT_META_FILE), JSON.stringify(meta, null, 2) + '\n');
   return {
     path,
     entry: { name: opts.summary.experiment, description: opts.summary.description, finding: built.finding, href: `${relative(dirname(opts.dir), opts.dir).split('\\').join('/')}/${REPORT_FILE}`, date: opts.date },
@@ -131,7 +121,9 @@ export function writeRunReport(
   const name = opts.summary.experiment;
   try {
     const { print, ...rest } = opts;
-    const written = writeReport({ ...rest, date: new Date().toISOString() });
+    // Built from the summary as saved (infinite values left out), so `retrystorm report` rebuilds the same page.
+    const saved = JSON.parse(toJson(rest.summary)) as typeof rest.summary;
+    const written = writeReport({ ...rest, summary: saved, date: new Date().toISOString() });
     for (const w of written.warnings) io.stderr(`warning: ${name}: ${w}\n`);
     if (print) io.stdout(`report: ${relative(io.cwd, written.path) || written.path}\n`);
     return written.entry;
@@ -145,7 +137,7 @@ export function writeRunReport(
 export function writeReportIndex(root: string, entries: readonly IndexEntry[]): string {
   const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const path = join(root, REPORT_FILE);
-  writeAtomic(path, renderIndexHtml(sorted, VERSION));
+  writeFileAtomic(path, renderIndexHtml(sorted, VERSION));
   return path;
 }
 
@@ -257,7 +249,7 @@ export async function rebuildReport(dir: string, opts: { png: boolean; sharedAss
   if (opts.png) {
     for (const c of written.charts) {
       const path = join(dir, PNG_DIR, `${c.id}.png`);
-      writeAtomic(path, await chartPng(c.spec, c.title));
+      writeFileAtomic(path, await chartPng(c.spec, c.title));
       pngs.push(path);
     }
   }

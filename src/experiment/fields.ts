@@ -100,6 +100,11 @@ export const fields = {
         return base;
     }
   },
+  /** A finite number > 0 and at least `min` (a resolution bound): `must be > 0 (got 0)`, `must be >= 0.001 (got 1e-9)`. */
+  positiveAtLeast(min: number) {
+    const error = mustBeNumber('> 0');
+    return z.number({ error }).gt(0, { error, abort: true }).gte(min, { error: mustBeNumber(`>= ${min}`) });
+  },
   /** A finite number in [min, max]: `must be between 0 and 100 (got 150)`. */
   range(min: number, max: number) {
     const error = mustBeNumber(`between ${min} and ${max}`);
@@ -114,6 +119,15 @@ export const fields = {
   /** A positive integer (1, 2, ...). */
   positiveInt() {
     return fields.integer('a positive integer', 1);
+  },
+  /** A positive integer up to `max` (a bound that keeps per-item state within memory). */
+  boundedInt(max: number) {
+    const error = mustBe('a positive integer');
+    return z
+      .number({ error })
+      .int({ error })
+      .gte(1, { error })
+      .lte(max, { error: mustBe(`at most ${max.toLocaleString('en-US')}`) });
   },
   /** An integer >= 0. */
   nonNegativeInt() {

@@ -137,13 +137,13 @@ export const workloadSchema = doc(
   f.choice('kind', ['burst', 'closed', 'open'], [
     f.object({
       kind: z.literal('burst'),
-      clients: f.positiveInt(),
+      clients: f.boundedInt(100_000_000),
       startMs: distSchema.prefault(0),
       ...operationFields,
     }),
     f.object({
       kind: z.literal('closed'),
-      clients: f.positiveInt(),
+      clients: f.boundedInt(100_000_000),
       durationMs: f.number('> 0'),
       thinkMs: distSchema.prefault(0),
       startMs: distSchema.prefault(0),
@@ -153,7 +153,7 @@ export const workloadSchema = doc(
       kind: z.literal('open'),
       rate: rateSchema,
       durationMs: f.number('> 0'),
-      clients: f.positiveInt().default(1),
+      clients: f.boundedInt(100_000_000).default(1),
       ...operationFields,
     }),
   ]),
@@ -166,7 +166,7 @@ export const workloadSchema = doc(
 const layerSchema = doc(
   f.object({
     name: doc(f.nonEmptyString().optional(), 'Default: layer<i> (i from 0).'),
-    instances: doc(f.positiveInt().default(1), 'Clients map to instances by client id modulo this count.'),
+    instances: doc(f.boundedInt(1_000_000).default(1), 'Clients map to instances by client id modulo this count.'),
     hopMs: doc(distSchema.optional(), 'Delay of the hop to the next layer down (and back); default: network.hopMs.'),
     policy: policySchema.prefault({}),
   }),
@@ -175,7 +175,19 @@ const layerSchema = doc(
 );
 
 /** Layers from the caller down to the leaf (1 to 16); unnamed layers are called layer0, layer1, ... */
-export const stackSchema = f.array(layerSchema, 'layers', 1, 16).transform((layers) =>
+export const stackSchema = f
+  .array(layerSchema, 'layers', 1, 16)
+  .superRefine((layers, ctx) => {
+    // Results key per-layer metrics by name: two layers with one name would overwrite each other.
+    const seen = new Map<string, number>();
+    layers.forEach((l, i) => {
+      const name = l.name ?? `layer${i}`;
+      const first = seen.get(name);
+      if (first !== undefined) between(ctx, [i, 'name'], `must be unique (layer ${first} is also called ${JSON.stringify(name)})`, name, [[first, 'name']]);
+      else seen.set(name, i);
+    });
+  })
+  .transform((layers) =>
   layers.map((input, i): Layer => {
     const layer: Layer = { name: input.name ?? `layer${i}`, instances: input.instances, policy: input.policy };
     if (input.hopMs !== undefined) layer.hopMs = input.hopMs;
@@ -427,7 +439,7 @@ export const leafSchema = doc(
 // Scenario --------------------------------------------------------------------------------------
 
 const metricsSchema = f.object({
-  timeSeriesBinMs: f.number('> 0').default(1000),
+  timeSeriesBinMs: doc(f.positiveAtLeast(0.001).default(1000), 'Bins of the time series (at least 1 µs; at most a million bins are kept).'),
   clusteringBinMs: doc(
     f.array(f.number('> 0'), 'bin widths', 1).default(() => [1, 10]),
     'Bin widths of the clustering statistics of leaf arrivals, one result entry per width.',

@@ -11,10 +11,15 @@ function unknownKeyProblems(issue: Issue & { code: 'unrecognized_keys' }, path: 
   } else {
     pairs = issue.keys.map((key) => [key, null]);
   }
-  return pairs.map(([key, suggestion]) => ({
-    path: [...path, key],
-    text: suggestion === null ? 'is not a known field' : `is not a known field (did you mean "${suggestion}"?)`,
-  }));
+  return pairs.map(([key, suggestion]) =>
+    key === ''
+      ? // An empty key would print as a path ending in "."; name it instead.
+        { path, text: 'has a field with an empty name ("")' }
+      : {
+          path: [...path, key],
+          text: suggestion === null ? 'is not a known field' : `is not a known field (did you mean "${suggestion}"?)`,
+        },
+  );
 }
 
 /** A union branch that failed only because the input is not of its type at all. */

@@ -307,9 +307,9 @@ export class Model {
   private checkScript(): void {
     if (this.script.length === 0) throw new ScenarioError(['scenario.leaf.script must not be empty']);
     const hangs = this.script.some((e) => e.status === 'hang');
-    const last = this.sc.stack[this.L - 1];
+    // The same rule as the experiment schema: some layer's per-attempt timeout, or a deadline, ends a hung attempt.
     const bounded =
-      this.sc.workload.deadlineMs !== undefined || (last !== undefined && last.policy.perAttemptTimeoutMs !== undefined);
+      this.sc.workload.deadlineMs !== undefined || this.sc.stack.some((l) => l.policy.perAttemptTimeoutMs !== undefined);
     if (hangs && !bounded) {
       throw new ScenarioError([
         'scenario.leaf.script has "hang", which never answers: set a per-attempt timeout or a deadline',
@@ -1093,7 +1093,7 @@ export class Model {
     const sc = this.sc;
     const binMs = sc.metrics.timeSeriesBinMs;
     // The bin holding endMs is included (an event exactly at the end belongs to it).
-    const bins = Math.floor(endMs / binMs) + 1;
+    const bins = Math.min(1_000_000, Math.floor(endMs / binMs) + 1);
     const giveUps = (arr: Float64Array, offset: number) => {
       const o: Record<string, number> = {};
       GIVE_UP_NAMES.forEach((n, i) => (o[n] = arr[offset + i] as number));
@@ -1140,6 +1140,8 @@ export class Model {
         dropped: totals?.dropped ?? 0,
         faulted: totals?.faulted ?? 0,
         refused: totals?.refused ?? 0,
+        rejected: totals?.rejected ?? 0,
+        lost: totals?.lost ?? 0,
         cancelled: totals?.cancelled ?? 0,
         queuedAtEnd,
         inServiceAtEnd: totals?.inServiceAtEnd ?? 0,

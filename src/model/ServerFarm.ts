@@ -50,6 +50,8 @@ export interface BackendStats {
   dropped: number;
   refused: number;
   faulted: number;
+  rejected: number;
+  lost: number;
   crashes: number;
   ejections: number;
   wastedWorkMs: number;
@@ -117,6 +119,8 @@ export class ServerFarm {
   private readonly dropped: Float64Array;
   private readonly refused: Float64Array;
   private readonly faulted: Float64Array;
+  private readonly rejected: Float64Array;
+  private readonly lost: Float64Array;
   private readonly crashes: Float64Array;
   private readonly ejections: Float64Array;
   private readonly wasted: Float64Array;
@@ -198,6 +202,8 @@ export class ServerFarm {
     this.dropped = new Float64Array(n);
     this.refused = new Float64Array(n);
     this.faulted = new Float64Array(n);
+    this.rejected = new Float64Array(n);
+    this.lost = new Float64Array(n);
     this.crashes = new Float64Array(n);
     this.ejections = new Float64Array(n);
     this.wasted = new Float64Array(n);
@@ -491,6 +497,7 @@ export class ServerFarm {
       }
     }
     if (req.bad[r] === 1) {
+      if (t >= 0) this.rejected[b] = (this.rejected[b] as number) + 1;
       this.answer(r, Outcome.S400, NaN, t);
       return;
     }
@@ -722,6 +729,7 @@ export class ServerFarm {
       const r = q.popFront();
       if (req.state[r] !== R_CANCELLED) {
         lostQueued++;
+        if (t >= 0) this.lost[b] = (this.lost[b] as number) + 1;
         this.host.drop(r, t);
       } else this.host.release(r);
     }
@@ -731,6 +739,7 @@ export class ServerFarm {
     for (let r = 0; r < req.next; r++) {
       if (req.state[r] === R_SERVICE && req.backend[r] === b) {
         this.setBusy(b, -1, t);
+        if (t >= 0) this.lost[b] = (this.lost[b] as number) + 1;
         this.host.drop(r, t);
       }
     }
@@ -776,6 +785,8 @@ export class ServerFarm {
       dropped: sum(this.dropped),
       faulted: sum(this.faulted),
       refused: sum(this.refused),
+      rejected: sum(this.rejected),
+      lost: sum(this.lost),
       cancelled: this.cancelled,
       inServiceAtEnd: this.busyTotal,
     };
@@ -798,6 +809,8 @@ export class ServerFarm {
         dropped: this.dropped[b] as number,
         refused: this.refused[b] as number,
         faulted: this.faulted[b] as number,
+        rejected: this.rejected[b] as number,
+        lost: this.lost[b] as number,
         crashes: this.crashes[b] as number,
         ejections: this.ejections[b] as number,
         wastedWorkMs: this.wasted[b] as number,

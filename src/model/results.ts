@@ -78,6 +78,10 @@ export interface SimulationResults {
     faulted: number;
     /** Requests refused because their backend was down (a pool's outages and crashes). */
     refused: number;
+    /** Requests of bad input, answered 400 at once. */
+    rejected: number;
+    /** Requests lost when their backend went down (queued or in service; their callers time out). */
+    lost: number;
     cancelled: number;
     queuedAtEnd: number;
     inServiceAtEnd: number;

@@ -32,6 +32,8 @@ const FIXED: Record<string, MetricInfo> = {
   'server.queuedAtEnd': { title: 'Queued at the end', unit: 'requests' },
   'server.inServiceAtEnd': { title: 'In service at the end', unit: 'requests' },
   'server.refused': { title: 'Requests refused by down backends', unit: 'requests' },
+  'server.rejected': { title: 'Requests of bad input rejected', unit: 'requests' },
+  'server.lost': { title: 'Requests lost by backends going down', unit: 'requests' },
   simulatedMs: { title: 'Measured simulated time', unit: 'ms' },
   successRate: { title: 'Success rate', unit: 'fraction of operations' },
   'fleet.crashes': { title: 'Backend crashes', unit: 'crashes' },

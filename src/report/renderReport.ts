@@ -239,6 +239,23 @@ export function renderReportHtml(input: RenderReportInput): string {
       ? `<div class="notice"><strong>${errored.length} cell${errored.length > 1 ? 's' : ''} had errored replications</strong> (their statistics cover the others):<ul>${errored.map((c) => `<li><code>${escapeHtml(c.key)}</code>: ${escapeHtml(c.errors.join('; '))}</li>`).join('')}</ul></div>`
       : '',
   ].join('');
+  const truncated = model.parts.flatMap((p) => p.cells.filter((c) => (c.metrics['truncated']?.mean ?? 0) > 0));
+  const truncatedNotice =
+    truncated.length > 0
+      ? `<div class="notice"><strong>Truncated runs.</strong> In ${truncated.length} cell${truncated.length > 1 ? 's' : ''} some runs were stopped by their horizon or event cap before the system drained, so their counts stop there:<ul>${truncated
+          .map((c) => {
+            const frac = c.metrics['truncated']?.mean ?? 0;
+            const sc = c.scenario;
+            // Which bound: a run that measured its whole horizon stopped there, any other at the event cap.
+            const why = sc
+              ? (c.metrics['simulatedMs']?.mean ?? 0) >= sc.horizonMs
+                ? `stopped at the horizon (horizonMs ${sc.horizonMs})`
+                : `stopped at the event cap (maxEvents ${sc.maxEvents})`
+              : 'stopped by a bound';
+            return `<li><code>${escapeHtml(c.key)}</code>: ${escapeHtml(`${Math.round(frac * 100)}% of runs ${why}`)}</li>`;
+          })
+          .join('')}</ul></div>`
+      : '';
   const chartData = charts.map((c) => ({ id: c.id, spec: c.spec }));
   return `<!doctype html>
 <html lang="en">
@@ -260,7 +277,7 @@ ${scripts(input.assets)}
 ${model.description ? `<p class="description" id="experiment-description">${escapeHtml(model.description)}</p>` : ''}
 ${metaTable(model)}
 </header>
-${notices}
+${notices}${truncatedNotice}
 <section id="findings"><h2>Findings</h2>${findings}</section>
 ${parametersSection(model)}
 <section id="charts"><h2>Charts</h2>

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** An output directory that cannot be written (permissions, full disk...). */
@@ -14,7 +14,9 @@ function describe(e: unknown): string {
     ENOTDIR: 'a path component is not a directory',
     EEXIST: 'a file is in the way',
   };
-  return err && typeof err.code === 'string' ? `${err.code}: ${why[err.code] ?? err.message}` : String(e);
+  if (!err || typeof err.code !== 'string') return String(e);
+  const text = why[err.code] ?? err.message.replace(new RegExp(`^${err.code}: `), '');
+  return `${err.code}: ${text}`;
 }
 
 /**
@@ -39,7 +41,9 @@ export class ResultWriter {
   start(manifestJson: string, lines: string[]): void {
     this.guard(this.dir, () => mkdirSync(this.dir, { recursive: true }));
     // Files of an earlier run that this one would not overwrite must not be mistaken for its output.
-    for (const f of ['summary.json', 'summary.csv', 'results.json']) rmSync(join(this.dir, f), { force: true });
+    for (const f of ['summary.json', 'summary.csv', 'results.json']) {
+      this.guard(join(this.dir, f), () => rmSync(join(this.dir, f), { force: true }));
+    }
     this.writeFile('run.json', manifestJson + '\n');
     this.writeFile('results.jsonl', lines.map((l) => l + '\n').join(''));
     this.fd = this.guard(join(this.dir, 'results.jsonl'), () => openSync(join(this.dir, 'results.jsonl'), 'a'));
@@ -49,7 +53,22 @@ export class ResultWriter {
   append(line: string): void {
     const fd = this.fd;
     if (fd === null) throw new Error('ResultWriter.append before start');
-    this.guard(join(this.dir, 'results.jsonl'), () => writeSync(fd, line + '\n'));
+    const bytes = Buffer.from(line + '\n');
+    this.guard(join(this.dir, 'results.jsonl'), () => {
+      const before = fstatSync(fd).size;
+      try {
+        // A short write (a full disk) is continued, or undone, so the file never holds half a line.
+        let off = 0;
+        while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      } catch (e) {
+        try {
+          ftruncateSync(fd, before);
+        } catch {
+          /* the write error is the one to report */
+        }
+        throw e;
+      }
+    });
   }
 
   /** Write a whole file atomically (temporary name, then rename). */

@@ -221,10 +221,13 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
     const { filename, execArgv } = workerFile();
     const threads = Math.max(1, Math.min(opts.workers ?? availableParallelism(), tasks.length));
     const pool = new Piscina({ filename, execArgv, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+    // A failure to record (an unwritable or full output) stops scheduling; the tasks in flight are
+    // awaited before the pool is destroyed, then the failure is thrown.
+    let failure: unknown = null;
     try {
       let next = 0;
       const runOne = async (): Promise<void> => {
-        while (next < tasks.length && !opts.signal?.aborted) {
+        while (next < tasks.length && !opts.signal?.aborted && failure === null) {
           const t = tasks[next++] as { cell: Cell; replication: number };
           const fault = opts.faultInjection?.(t.cell.key, t.replication);
           const task: WorkerTask = { cell: t.cell, replication: t.replication, masterSeed: plan.seed, ...(fault ? { fault } : {}) };
@@ -243,13 +246,22 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
               error: `worker failed: ${(e as Error).message}`,
             };
           }
-          record(rec);
+          if (failure !== null) continue;
+          try {
+            record(rec);
+          } catch (e) {
+            failure = e;
+          }
         }
       };
       // Two tasks in flight per thread keeps every worker busy without queueing the whole sweep.
       await Promise.all(Array.from({ length: threads * 2 }, runOne));
     } finally {
       await pool.destroy();
+    }
+    if (failure !== null) {
+      writer.close();
+      throw failure;
     }
   }
 
