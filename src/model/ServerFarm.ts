@@ -106,6 +106,9 @@ export class ServerFarm {
   private readonly codelMinSojourn: Float64Array;
   private readonly codelIntervalEnd: Float64Array;
   private readonly samplers: Sampler[];
+  /** Per backend: 1 when it sheds on utilisation / has an adaptive limit (checked per request). */
+  private readonly hasShedUtil: Uint8Array;
+  private readonly hasAdaptive: Uint8Array;
   private readonly faultLatency: Array<Array<Sampler | null>>;
   private readonly restartTimers: Timers;
   private ejectedNow = 0;
@@ -194,6 +197,8 @@ export class ServerFarm {
     this.codelMinSojourn = new Float64Array(n).fill(Infinity);
     this.codelIntervalEnd = Float64Array.from(this.specs, (s) => startMs + (s.codel?.intervalMs ?? 0));
     this.samplers = this.specs.map((s) => makeSampler(s.serviceMs, uService));
+    this.hasShedUtil = Uint8Array.from(this.specs, (s) => (s.shedUtilization ? 1 : 0));
+    this.hasAdaptive = Uint8Array.from(this.specs, (s) => (s.adaptiveConcurrency ? 1 : 0));
     this.faultLatency = this.specs.map((s) => s.faults.map((f) => (f.latencyMs ? makeSampler(f.latencyMs, uFaultLatency) : null)));
     this.restartTimers = new Timers(n);
 
@@ -549,7 +554,7 @@ export class ServerFarm {
   }
 
   private setBusy(b: number, delta: number, t: number): void {
-    if (this.specs[b]?.shedUtilization) this.utilization(b, t);
+    if (this.hasShedUtil[b] === 1) this.utilization(b, t);
     this.busy[b] = (this.busy[b] as number) + delta;
     this.gBusy[b]?.set(t, this.busy[b] as number);
     this.busyTotal += delta;
@@ -581,8 +586,9 @@ export class ServerFarm {
       this.served[b] = (this.served[b] as number) + 1;
       if (!this.host.stillWanted(r)) this.wasted[b] = (this.wasted[b] as number) + (req.serviceMs[r] as number);
     }
-    const ac = this.specs[b]?.adaptiveConcurrency;
-    if (ac) this.concurrencySample(b, ac, t - (req.enqueuedAt[r] as number), t);
+    if (this.hasAdaptive[b] === 1) {
+      this.concurrencySample(b, this.specs[b]?.adaptiveConcurrency as AdaptiveConcurrencySpec, t - (req.enqueuedAt[r] as number), t);
+    }
     this.answer(r, Outcome.SUCCESS, NaN, t);
     this.pump(b, t);
   }
