@@ -354,7 +354,7 @@ export function resolvePolicySpec(input: RetryPolicyInput | PolicySpec, path = '
     deadlineMode: r.field(o, path, 'deadlineMode', { kind: 'oneOf', values: ['propagate', 'fresh', 'none'] }, 'propagate'),
     backoff: readBackoff(r, o.backoff, `${path}.backoff`),
     tickMs: r.field(o, path, 'tickMs', GE0, 0),
-    retryOn: r.classes(o, path, 'retryOn', DEFAULT_RETRY_ON),
+    retryOn: r.classes(o, path, 'retryOn', [...DEFAULT_RETRY_ON]),
     idempotency: r.field(o, path, 'idempotency', { kind: 'oneOf', values: ['http', 'always', 'never'] }, 'http'),
     retryAfter: r.field(o, path, 'retryAfter', { kind: 'oneOf', values: RETRY_AFTER_MODES }, 'honor'),
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Policy } from '../model/scenario.js';
-import type { AdmissionKind } from '../policy/budgets/AdmissionControl.js';
+import { ADMISSION_KINDS } from '../policy/budgets/AdmissionControl.js';
 import { AWS_ADAPTIVE_DEFAULTS } from '../policy/budgets/AwsAdaptiveRateLimiter.js';
 import { BROOKER_BREAKER_DEFAULTS } from '../policy/budgets/BrookerBreaker.js';
 import { BROOKER_TOKEN_BUCKET_DEFAULTS } from '../policy/budgets/BrookerTokenBucket.js';
@@ -9,14 +9,16 @@ import { ENVOY_MAX_RETRIES_DEFAULTS } from '../policy/budgets/EnvoyMaxRetries.js
 import { ENVOY_RETRY_BUDGET_DEFAULTS } from '../policy/budgets/EnvoyRetryBudget.js';
 import { FINAGLE_DEFAULTS } from '../policy/budgets/FinagleRetryBudget.js';
 import { GRPC_THROTTLE_DEFAULTS } from '../policy/budgets/GrpcRetryThrottle.js';
-import type { BudgetKind, BudgetSpec } from '../policy/budgets/RetryBudget.js';
+import { BUDGET_KINDS, type BudgetSpec } from '../policy/budgets/RetryBudget.js';
 import { CIRCUIT_BREAKER_DEFAULTS } from '../policy/budgets/RetryCircuitBreaker.js';
 import { SERVER_WIDE_DEFAULTS } from '../policy/budgets/ServerWideBudget.js';
 import { SRE_ADAPTIVE_DEFAULTS } from '../policy/budgets/SreAdaptiveThrottle.js';
 import { SRE_RATIO_DEFAULTS } from '../policy/budgets/SreRatioBudget.js';
 import { TOKEN_BUCKET_DEFAULTS } from '../policy/budgets/TokenBucketQuota.js';
 import { isPresetName, PRESET_NAMES, presetPolicy, type PresetName } from '../policy/presets.js';
-import type { BackoffKind, RetryAfterMode } from '../policy/types.js';
+import { BACKOFF_KINDS } from '../policy/backoff.js';
+import { DEFAULT_RETRY_ON, RETRY_ON_CLASSES } from '../policy/classify.js';
+import type { RetryAfterMode } from '../policy/types.js';
 import { between } from './between.js';
 import { describeValue } from './describeValue.js';
 import { fields as f } from './fields.js';
@@ -24,61 +26,18 @@ import { nearestName } from './nearestName.js';
 import { doc } from './schemaDocs.js';
 import { mergeValue } from './setPath.js';
 
-/**
- * Backoff kinds: the six of DESIGN.md section 1 (AWS Architecture Blog, "Exponential Backoff And
- * Jitter", 2015), then the formulas of retry libraries (src/policy/backoff.ts).
- */
-export const BACKOFF_KINDS = [
-  'none',
-  'constant',
-  'exponential',
-  'full-jitter',
-  'equal-jitter',
-  'decorrelated-jitter',
-  'linear',
-  'aws-sdk-js',
-  'envoy',
-  'polly-decorrelated-v2',
-  'randomized',
-  'node-retry',
-  'random-exponential',
-] as const satisfies readonly BackoffKind[];
+// The lists of kinds and classes are the policy's own (src/policy), re-exported for the schema.
+export { BACKOFF_KINDS, DEFAULT_RETRY_ON, RETRY_ON_CLASSES };
 
-/** Outcome classes a policy can list in `retryOn`. */
-export const RETRY_ON_CLASSES = [
-  'timeout',
-  '500',
-  '503',
-  '429',
-  '400',
-  '404',
-  'conflict',
-  'throttled',
-  'circuit-open',
-  'budget-exhausted',
-] as const;
-/** Default `retryOn`: transient failures (timeouts, 5xx, 429) and OCC write conflicts. */
-export const DEFAULT_RETRY_ON = ['timeout', '500', '503', '429', 'conflict'] as const;
 /** What a server's Retry-After (or gRPC pushback) hint does to the wait (src/policy/types.ts `RetryAfterMode`). */
 export const RETRY_AFTER_MODES = ['ignore', 'honor', 'honor-plus-jitter', 'replace', 'clamp', 'pushback'] as const satisfies readonly RetryAfterMode[];
 /** Default hedging `nonFatal` classes: the transient failures that send the next hedge at once. */
 export const DEFAULT_HEDGE_NON_FATAL = ['timeout', '500', '503'] as const;
 
 /** Budget kinds (src/policy/budgets/RetryBudget.ts). */
-export const BUDGET_KIND_NAMES = [
-  'sre-ratio',
-  'token-bucket',
-  'brooker-token-bucket',
-  'grpc-throttle',
-  'finagle',
-  'envoy-retry-budget',
-  'envoy-max-retries',
-  'circuit-breaker',
-  'brooker-breaker',
-  'server-wide',
-] as const satisfies readonly BudgetKind[];
+export const BUDGET_KIND_NAMES = BUDGET_KINDS;
 /** Admission control kinds (src/policy/budgets/AdmissionControl.ts). */
-export const ADMISSION_KIND_NAMES = ['sre-adaptive', 'envoy-admission', 'aws-adaptive'] as const satisfies readonly AdmissionKind[];
+export const ADMISSION_KIND_NAMES = ADMISSION_KINDS;
 
 type JsonObject = Record<string, unknown>;
 

@@ -18,7 +18,7 @@ export const BackoffCode = {
 } as const satisfies Record<BackoffKind, number>;
 
 /** The backoff kinds, in a stable order (for messages and schemas). */
-export const BACKOFF_KINDS = Object.keys(BackoffCode) as BackoffKind[];
+export const BACKOFF_KINDS = Object.keys(BackoffCode) as unknown as readonly [BackoffKind, ...BackoffKind[]];
 
 /** Largest exponent ever evaluated: 2^1100 is already +Infinity, so the cap wins long before. */
 const MAX_EXPONENT = 1100;

@@ -15,11 +15,22 @@ export const RetryOnBit: Record<RetryOnClass, number> = {
   'budget-exhausted': 1 << 9,
 };
 
-/** The retryable classes, in a stable order (for messages and schemas). */
-export const RETRY_ON_CLASSES = Object.keys(RetryOnBit) as RetryOnClass[];
+/** The retryable classes, in a stable order (for messages and schemas; not Object.keys, which puts numeric keys first). */
+export const RETRY_ON_CLASSES = [
+  'timeout',
+  '500',
+  '503',
+  '429',
+  '400',
+  '404',
+  'conflict',
+  'throttled',
+  'circuit-open',
+  'budget-exhausted',
+] as const satisfies readonly RetryOnClass[];
 
 /** Default retryable classes: timeouts, 500, 503, 429 and write conflicts; never 400/404. */
-export const DEFAULT_RETRY_ON: RetryOnClass[] = ['timeout', '500', '503', '429', 'conflict'];
+export const DEFAULT_RETRY_ON: readonly RetryOnClass[] = ['timeout', '500', '503', '429', 'conflict'];
 
 /** The mask of a list of retryable classes. */
 export function retryOnMask(classes: readonly RetryOnClass[]): number {

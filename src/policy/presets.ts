@@ -5,6 +5,7 @@ import { FINAGLE_DEFAULTS } from './budgets/FinagleRetryBudget.js';
 import { GRPC_THROTTLE_DEFAULTS } from './budgets/GrpcRetryThrottle.js';
 import type { BudgetSpec } from './budgets/RetryBudget.js';
 import { TOKEN_BUCKET_2026 } from './budgets/TokenBucketQuota.js';
+import { RETRY_ON_CLASSES } from './classify.js';
 import type {
   BackoffSpec,
   DeadlineMode,
@@ -56,18 +57,7 @@ export interface Preset {
 }
 
 /** Every retryable class: generic retry libraries retry whatever the wrapped call throws. */
-const EVERY_FAILURE: RetryOnClass[] = [
-  'timeout',
-  '500',
-  '503',
-  '429',
-  '400',
-  '404',
-  'conflict',
-  'throttled',
-  'circuit-open',
-  'budget-exhausted',
-];
+const EVERY_FAILURE: RetryOnClass[] = [...RETRY_ON_CLASSES];
 /** What the AWS SDKs retry: timeouts, 500/502/503/504 (TRANSIENT) and throttling errors. */
 const AWS_RETRY_ON: RetryOnClass[] = ['timeout', '500', '503', '429'];
 const GENERIC_NOTES =

@@ -29,7 +29,7 @@ export type AdmissionSpec = SreAdaptiveSpec | EnvoyAdmissionSpec | AwsAdaptiveSp
 export type AdmissionKind = AdmissionSpec['kind'];
 
 /** The admission kinds, in a stable order (for messages and schemas). */
-export const ADMISSION_KINDS: readonly AdmissionKind[] = ['sre-adaptive', 'envoy-admission', 'aws-adaptive'];
+export const ADMISSION_KINDS: readonly [AdmissionKind, ...AdmissionKind[]] = ['sre-adaptive', 'envoy-admission', 'aws-adaptive'];
 
 /** A fresh admission control (its own state) for one layer instance. */
 export function makeAdmissionControl(spec: AdmissionSpec): AdmissionControl {

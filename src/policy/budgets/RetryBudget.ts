@@ -51,7 +51,7 @@ export type BudgetSpec =
 export type BudgetKind = BudgetSpec['kind'];
 
 /** The budget kinds, in a stable order (for messages and schemas). */
-export const BUDGET_KINDS: readonly BudgetKind[] = [
+export const BUDGET_KINDS: readonly [BudgetKind, ...BudgetKind[]] = [
   'sre-ratio',
   'token-bucket',
   'brooker-token-bucket',
