@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { experimentJsonSchema, parseExperimentText } from '../../src/experiment/index.js';
-import { jsonSchemaCheck } from './jsonSchemaCheck.js';
+import { jsonSchemaCheck } from '../helpers/jsonSchemaCheck.js';
 
 function experimentFiles(dir: string): string[] {
   return readdirSync(dir)

@@ -12,7 +12,7 @@ import { BACKOFF_KINDS as POLICY_BACKOFF_KINDS } from '../../src/policy/backoff.
 import { ADMISSION_KINDS } from '../../src/policy/budgets/AdmissionControl.js';
 import { BUDGET_KINDS } from '../../src/policy/budgets/RetryBudget.js';
 import { PRESET_NAMES } from '../../src/policy/presets.js';
-import { jsonSchemaCheck } from './jsonSchemaCheck.js';
+import { jsonSchemaCheck } from '../helpers/jsonSchemaCheck.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,14 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { expandExperiment, parseExperimentText, type Cell } from '../../src/experiment/index.js';
+import type { Cell } from '../../src/experiment/index.js';
 import { runReplication } from '../../src/sweep/runPlan.js';
+import { shippedPlan } from '../helpers/shipped.js';
 
 function cells(): Cell[] {
-  const parsed = parseExperimentText(readFileSync('experiments/fleet-cascade.json', 'utf8'), 'fleet-cascade.json');
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const e = expandExperiment(parsed.experiment, { quick: true });
-  if (!e.ok) throw new Error(e.errors.join('\n'));
-  return e.plan.parts.flatMap((p) => p.cells);
+  return shippedPlan('experiments/fleet-cascade.json').parts.flatMap((p) => p.cells);
 }
 
 function metrics(part: string, variant: string, replication = 0) {

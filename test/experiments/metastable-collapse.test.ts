@@ -3,21 +3,18 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expandExperiment, parseExperimentText, type Cell, type ExperimentPlan } from '../../src/experiment/index.js';
+import type { Cell, ExperimentPlan } from '../../src/experiment/index.js';
 import type { SimulationResults } from '../../src/model/results.js';
 import { runReplication, type ReplicationRecord } from '../../src/sweep/runPlan.js';
 import { runSweep } from '../../src/sweep/runSweep.js';
 import { VERSION } from '../../src/version.js';
+import { shippedPlan } from '../helpers/shipped.js';
 
 const FILE = 'experiments/metastable-collapse.json';
 const text = readFileSync(FILE, 'utf8');
 
 function plan(set: Array<[string, unknown]> = []): ExperimentPlan {
-  const parsed = parseExperimentText(text, FILE);
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const expanded = expandExperiment(parsed.experiment, { quick: true, set });
-  if (!expanded.ok) throw new Error(expanded.errors.join('\n'));
-  return expanded.plan;
+  return shippedPlan(FILE, true, set);
 }
 
 function part(p: ExperimentPlan, name: string) {

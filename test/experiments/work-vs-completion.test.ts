@@ -1,17 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { expandExperiment, parseExperimentText, type Cell, type ExperimentPlan } from '../../src/experiment/index.js';
+import type { Cell, ExperimentPlan } from '../../src/experiment/index.js';
 import type { SimulationResults } from '../../src/model/results.js';
 import { runReplication } from '../../src/sweep/runPlan.js';
+import { shippedPlan } from '../helpers/shipped.js';
 
 const FILE = 'experiments/work-vs-completion.json';
 
 function plan(): ExperimentPlan {
-  const parsed = parseExperimentText(readFileSync(FILE, 'utf8'), FILE);
-  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-  const expanded = expandExperiment(parsed.experiment, { quick: true });
-  if (!expanded.ok) throw new Error(expanded.errors.join('\n'));
-  return expanded.plan;
+  return shippedPlan(FILE);
 }
 
 const p = plan();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cli, tempDir, writeExperiment } from './helpers.js';
+import { cli, tempDir, writeExperiment } from '../helpers/reliability.js';
 
 /**
  * Reports written by the command line. A regression test: user text in an experiment file

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { simulate } from '../../src/simulate.js';
-import { cli, jsonlRecords, leftoverTempFiles, spawnCli, tempDir, writeExperiment } from './helpers.js';
+import { cli, jsonlRecords, leftoverTempFiles, spawnCli, tempDir, writeExperiment } from '../helpers/reliability.js';
 
 /**
  * Runaway configurations: policies that never stop and workloads that never drain end at the

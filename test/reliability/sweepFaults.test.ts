@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/cli.js';
 import { runCli } from '../../src/cli/cli.js';
-import { cli, cliUnprivileged, jsonlRecords, leftoverTempFiles, permissionsApply, spawnCli, tempDir, writeExperiment } from './helpers.js';
+import { cli, cliUnprivileged, jsonlRecords, leftoverTempFiles, permissionsApply, spawnCli, tempDir, writeExperiment } from '../helpers/reliability.js';
 
 /**
  * Faults around the files a run writes: every whole file appears under its name only complete

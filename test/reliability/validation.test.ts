@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, cliUnprivileged, permissionsApply, tempDir, validExperiment, withScenario, writeExperiment } from './helpers.js';
+import { cli, cliUnprivileged, permissionsApply, tempDir, validExperiment, withScenario, writeExperiment } from '../helpers/reliability.js';
 
 /**
  * Bad input through the command line, beyond test/cli/badInput.test.ts and the
