@@ -25,7 +25,7 @@ import { rateFunction, type RateFunction } from './rateSchedule.js';
 import { statusOutcome } from './statusOutcome.js';
 import { growF64, growI32, growU8 } from './typedArrays.js';
 import { R_CANCELLED, R_DELAYED, R_FREE, R_HANG, R_HOP, R_QUEUED, R_SERVICE, RequestTable } from './RequestTable.js';
-import { K_SERVICE_DONE, ServerFarm } from './ServerFarm.js';
+import { K_FAULT_ANSWER, K_SERVICE_DONE, ServerFarm } from './ServerFarm.js';
 import { buildResults, type ResultInput, type SimulationResults } from './results.js';
 import type { Method, Scenario, ScriptEntry, Status } from './scenario.js';
 import { ScenarioError } from './ScenarioError.js';
@@ -414,10 +414,17 @@ export class Model {
         return;
     }
     if (kind >= K_SERVICE_DONE) {
-      // The farm's events: periodic checks stop once no operation is left, and do not count as activity.
+      const farm = this.farm as ServerFarm;
+      if (kind <= K_FAULT_ANSWER) {
+        // Answers (the common case) are work; the liveness check happens in the farm.
+        this.lastLiveMs = t;
+        farm.dispatch(kind, a, b, t, true);
+        return;
+      }
+      // Schedules and periodic checks: they stop once no operation is left, and then do not count as activity.
       const active = this.inFlightOps > 0 || this.pendingStarts > 0;
-      if (active || kind <= K_SERVICE_DONE + 1) this.lastLiveMs = t;
-      (this.farm as ServerFarm).dispatch(kind, a, b, t, active);
+      if (active) this.lastLiveMs = t;
+      farm.dispatch(kind, a, b, t, active);
       return;
     }
     if (kind === K_HEDGE) {
