@@ -1,3 +1,6 @@
+const EMPTY_F64 = new Float64Array(0);
+const EMPTY_I32 = new Int32Array(0);
+
 /**
  * Binary min-heap of events over typed arrays, ordered by (timeMs, seq): equal times pop in
  * insertion order (FIFO), like SimPy's `(time, priority, eid)` heap. An event carries an integer
@@ -29,12 +32,9 @@ export class EventQueue {
   lastB = 0;
 
   constructor(initialCapacity = 1024) {
-    const c = Math.max(2, initialCapacity | 0) + 1;
-    this.times = new Float64Array(c).fill(Infinity);
-    this.seqs = new Float64Array(c);
-    this.kinds = new Int32Array(c);
-    this.as = new Int32Array(c);
-    this.bs = new Int32Array(c);
+    this.times = this.seqs = EMPTY_F64;
+    this.kinds = this.as = this.bs = EMPTY_I32;
+    this.allocate(Math.max(2, initialCapacity | 0) + 1);
   }
 
   /** Number of pending events (tombstoned ones included: the queue does not know about them). */
@@ -49,20 +49,25 @@ export class EventQueue {
   }
 
   private grow(): void {
-    const c = (this.times.length - 1) * 2 + 1;
-    const t = new Float64Array(c).fill(Infinity);
+    this.allocate((this.times.length - 1) * 2 + 1);
+  }
+
+  /** Move the columns into one new buffer of `c` slots (one allocation instead of five); slots past `n` hold +Infinity. */
+  private allocate(c: number): void {
+    const buf = new ArrayBuffer(c * 28);
+    const t = new Float64Array(buf, 0, c).fill(Infinity);
     t.set(this.times.subarray(0, this.n));
     this.times = t;
-    const s = new Float64Array(c);
+    const s = new Float64Array(buf, c * 8, c);
     s.set(this.seqs);
     this.seqs = s;
-    const k = new Int32Array(c);
+    const k = new Int32Array(buf, c * 16, c);
     k.set(this.kinds);
     this.kinds = k;
-    const a = new Int32Array(c);
+    const a = new Int32Array(buf, c * 20, c);
     a.set(this.as);
     this.as = a;
-    const b = new Int32Array(c);
+    const b = new Int32Array(buf, c * 24, c);
     b.set(this.bs);
     this.bs = b;
   }

@@ -23,7 +23,7 @@ import {
 import { GIVE_UP_NAMES, GiveUp, Outcome, OUTCOME_NAMES } from '../policy/outcome.js';
 import { rateFunction, type RateFunction } from './rateSchedule.js';
 import { statusOutcome } from './statusOutcome.js';
-import { growF64, growI32, growU8 } from './typedArrays.js';
+import { ColumnBuffer, NO_F64, NO_I32, NO_U8 } from './typedArrays.js';
 import { R_CANCELLED, R_DELAYED, R_FREE, R_HANG, R_HOP, R_QUEUED, R_SERVICE, RequestTable } from './RequestTable.js';
 import { K_FAULT_ANSWER, K_SERVICE_DONE, ServerFarm } from './ServerFarm.js';
 import { buildResults, type ResultInput, type SimulationResults } from './results.js';
@@ -64,6 +64,14 @@ export interface ModelOptions {
   trace?: (e: TraceEvent) => void;
 }
 
+
+/**
+ * The stream given where the scenario never draws (building a named stream costs more than the
+ * events of a small run, and skipping one leaves every other stream as it was).
+ */
+const notDrawn: Uniform = () => {
+  throw new Error('internal: a random stream the scenario does not use was drawn from');
+};
 
 /** Failures that count against a backend for outlier detection (Envoy consecutive_5xx: 5xx, resets, timeouts). */
 function isBackendFailure(outcome: number): boolean {
@@ -126,30 +134,30 @@ export class Model {
   private fCap = 0;
   private fFree: number[] = [];
   private fNext = 0;
-  private fLayer = new Int32Array(0);
-  private fParent = new Int32Array(0);
-  private fParentGen = new Int32Array(0);
-  private fAttempts = new Int32Array(0);
-  private fClient = new Int32Array(0);
-  private fMethod = new Uint8Array(0);
-  private fBad = new Uint8Array(0);
-  private fChain = new Uint8Array(0);
-  private fChild = new Int32Array(0);
-  private fLastOutcome = new Int32Array(0);
-  private fResOutcome = new Int32Array(0);
-  private fOpSeq = new Float64Array(0);
-  private fDeadline = new Float64Array(0);
-  private fStart = new Float64Array(0);
-  private fPrevSleep = new Float64Array(0);
-  private fLastRA = new Float64Array(0);
-  private fResRA = new Float64Array(0);
-  private fAttemptEnd = new Float64Array(0);
+  private fLayer: Int32Array = NO_I32;
+  private fParent: Int32Array = NO_I32;
+  private fParentGen: Int32Array = NO_I32;
+  private fAttempts: Int32Array = NO_I32;
+  private fClient: Int32Array = NO_I32;
+  private fMethod: Uint8Array = NO_U8;
+  private fBad: Uint8Array = NO_U8;
+  private fChain: Uint8Array = NO_U8;
+  private fChild: Int32Array = NO_I32;
+  private fLastOutcome: Int32Array = NO_I32;
+  private fResOutcome: Int32Array = NO_I32;
+  private fOpSeq: Float64Array = NO_F64;
+  private fDeadline: Float64Array = NO_F64;
+  private fStart: Float64Array = NO_F64;
+  private fPrevSleep: Float64Array = NO_F64;
+  private fLastRA: Float64Array = NO_F64;
+  private fResRA: Float64Array = NO_F64;
+  private fAttemptEnd: Float64Array = NO_F64;
   /** Attempts made before the last backoff reset (a gRPC pushback restarts the backoff sequence). */
-  private fBackoffBase = new Int32Array(0);
+  private fBackoffBase: Int32Array = NO_I32;
   /** 1 while the frame has an attempt in flight (sent, not yet ended). */
-  private fInAttempt = new Uint8Array(0);
+  private fInAttempt: Uint8Array = NO_U8;
   /** Hedging: copies in flight. */
-  private fOutstanding = new Int32Array(0);
+  private fOutstanding: Int32Array = NO_I32;
 
   // Leaf requests.
   private readonly req: RequestTable;
@@ -158,8 +166,18 @@ export class Model {
   private readonly farm: ServerFarm | null;
   /** Pools with Envoy's previous_hosts predicate: backends each last-layer frame tried (4 slots). */
   private readonly avoidHosts: boolean;
-  private fTried = new Int32Array(0);
-  private fTriedCount = new Uint8Array(0);
+  /**
+   * A last-layer retry is decided when the failed answer leaves the leaf ({@link Model.retryAhead}):
+   * nothing can reach a frame while its answer crosses the hop. That holds when each client has one
+   * operation at a time (burst, closed loop), no layer has a timeout or a deadline (nothing abandons
+   * or ends a call early; no layer hedges), the last layer has no budget, admission control,
+   * maxElapsedMs or timer tick, cancellation is off and no trace is taken. The wake-up is then
+   * scheduled earlier, so among events at exactly the same time it may come first; a tick would make
+   * such ties common, so it keeps the answer as an event.
+   */
+  private readonly foldAnswers: boolean;
+  private fTried: Int32Array = NO_I32;
+  private fTriedCount: Uint8Array = NO_U8;
   /** Operation starts and arrivals still scheduled (the run has work while > 0 or operations are in flight). */
   private pendingStarts = 0;
   private occVersion = 0;
@@ -239,7 +257,7 @@ export class Model {
     );
     this.hasAdmission = sc.stack.map((l) => l.policy.admission !== undefined);
     this.hedging = sc.stack.map((l) => l.policy.hedging !== undefined);
-    this.uAdmission = stream(seed, 'admission');
+    this.uAdmission = this.hasAdmission.some((a) => a) ? stream(seed, 'admission') : notDrawn;
     this.budgetGauge = sc.stack.map((l, k) => {
       const g = new Float64Array(l.instances);
       if (this.hasBudget[k]) for (let i = 0; i < l.instances; i++) g[i] = (this.chains[k]?.[i]?.budgets[0]?.gauge(-sc.warmupMs) ?? 0);
@@ -248,15 +266,17 @@ export class Model {
     this.budgetGaugeSum = new Float64Array(this.L);
     this.budgetGauge.forEach((g, k) => (this.budgetGaugeSum[k] = g.reduce((a, b) => a + b, 0)));
 
-    this.uWorkload = stream(seed, 'workload');
-    this.arrivalU = stream(seed, 'arrivals');
     const w = sc.workload;
+    const picksClients = w.kind === 'open' && w.clients > 1;
+    this.uWorkload = picksClients || w.permanentErrorFraction > 0 ? stream(seed, 'workload') : notDrawn;
+    this.arrivalU = w.kind === 'open' ? stream(seed, 'arrivals') : notDrawn;
     this.thinkSampler = w.kind === 'closed' ? makeSampler(w.thinkMs, stream(seed, 'think')) : null;
     this.startSampler = w.kind !== 'open' ? makeSampler(w.startMs, stream(seed, 'start')) : null;
     this.rate = w.kind === 'open' ? rateFunction(w.rate) : null;
     this.steadyRate = w.kind === 'open' && w.rate.kind === 'steady';
 
     const leaf = sc.leaf;
+    const backends = leaf.kind === 'server' ? [leaf] : leaf.kind === 'pool' ? leaf.clusters.flatMap((c) => c.backends) : [];
     this.script = leaf.kind === 'script' ? leaf.script : [];
     if (leaf.kind === 'script') this.checkScript();
     this.farm =
@@ -271,15 +291,28 @@ export class Model {
               drop: (r, t) => this.dropRequest(r, t),
               release: (r) => this.freeRequest(r),
             },
-            stream(seed, 'faults'),
-            stream(seed, 'load-balancer'),
+            backends.some((b) => b.faults.length > 0) ? stream(seed, 'faults') : notDrawn,
+            leaf.kind === 'pool' ? stream(seed, 'load-balancer') : notDrawn,
             stream(seed, 'service'),
-            stream(seed, 'fault-latency'),
+            backends.some((b) => b.faults.some((f) => f.latencyMs !== undefined)) ? stream(seed, 'fault-latency') : notDrawn,
             sc.metrics.timeSeriesBinMs,
             -sc.warmupMs,
           )
         : null;
     this.avoidHosts = leaf.kind === 'pool' && sc.stack[this.L - 1]?.policy.retryHostPredicate === 'previous-hosts';
+    const last = this.L - 1;
+    const lastPolicy = this.policies[last] as CompiledPolicy;
+    this.foldAnswers =
+      sc.workload.kind !== 'open' &&
+      sc.workload.deadlineMs === undefined &&
+      this.policies.every((q) => q.perAttemptTimeoutMs === Infinity && q.totalTimeoutMs === Infinity) &&
+      !this.hedging.some((h) => h) &&
+      !this.hasBudget[last] &&
+      !this.hasAdmission[last] &&
+      lastPolicy.maxElapsedMs === Infinity &&
+      lastPolicy.tickMs === 0 &&
+      !sc.cancellation &&
+      this.trace === undefined;
 
     this.layerFirst = new Float64Array(this.L);
     this.layerRetries = new Float64Array(this.L);
@@ -320,29 +353,34 @@ export class Model {
   // ---------------------------------------------------------------- storage
 
   private growFrames(n: number): void {
-    this.fLayer = growI32(this.fLayer, n);
-    this.fParent = growI32(this.fParent, n);
-    this.fParentGen = growI32(this.fParentGen, n);
-    this.fAttempts = growI32(this.fAttempts, n);
-    this.fClient = growI32(this.fClient, n);
-    this.fMethod = growU8(this.fMethod, n);
-    this.fBad = growU8(this.fBad, n);
-    this.fChain = growU8(this.fChain, n);
-    this.fChild = growI32(this.fChild, n);
-    this.fLastOutcome = growI32(this.fLastOutcome, n);
-    this.fResOutcome = growI32(this.fResOutcome, n);
-    this.fOpSeq = growF64(this.fOpSeq, n);
-    this.fDeadline = growF64(this.fDeadline, n);
-    this.fStart = growF64(this.fStart, n);
-    this.fPrevSleep = growF64(this.fPrevSleep, n);
-    this.fLastRA = growF64(this.fLastRA, n);
-    this.fResRA = growF64(this.fResRA, n);
-    this.fAttemptEnd = growF64(this.fAttemptEnd, n);
-    this.fBackoffBase = growI32(this.fBackoffBase, n);
-    this.fInAttempt = growU8(this.fInAttempt, n);
-    this.fOutstanding = growI32(this.fOutstanding, n);
-    this.fTried = growI32(this.fTried, n * 4);
-    this.fTriedCount = growU8(this.fTriedCount, n);
+    const c = new ColumnBuffer(n, 7, 10, 5);
+    this.fOpSeq = c.f64(this.fOpSeq);
+    this.fDeadline = c.f64(this.fDeadline);
+    this.fStart = c.f64(this.fStart);
+    this.fPrevSleep = c.f64(this.fPrevSleep);
+    this.fLastRA = c.f64(this.fLastRA);
+    this.fResRA = c.f64(this.fResRA);
+    this.fAttemptEnd = c.f64(this.fAttemptEnd);
+    this.fLayer = c.i32(this.fLayer);
+    this.fParent = c.i32(this.fParent);
+    this.fParentGen = c.i32(this.fParentGen);
+    this.fAttempts = c.i32(this.fAttempts);
+    this.fClient = c.i32(this.fClient);
+    this.fChild = c.i32(this.fChild);
+    this.fLastOutcome = c.i32(this.fLastOutcome);
+    this.fResOutcome = c.i32(this.fResOutcome);
+    this.fBackoffBase = c.i32(this.fBackoffBase);
+    this.fOutstanding = c.i32(this.fOutstanding);
+    this.fMethod = c.u8(this.fMethod);
+    this.fBad = c.u8(this.fBad);
+    this.fChain = c.u8(this.fChain);
+    this.fInAttempt = c.u8(this.fInAttempt);
+    this.fTriedCount = c.u8(this.fTriedCount);
+    if (this.avoidHosts) {
+      const tried = new Int32Array(n * 4);
+      tried.set(this.fTried);
+      this.fTried = tried;
+    }
     this.hedgeTimers.ensure(n);
     this.frameTimers.ensure(n);
     this.fCap = n;
@@ -746,6 +784,21 @@ export class Model {
         return;
       }
     }
+    this.retryLater(f, k, p, outcome, retryAfterMs, attempts, deadline, gen, t);
+  }
+
+  /** Frame f retries after its backoff: plan the wait from the attempt that ended at t and arm the wake-up. */
+  private retryLater(
+    f: number,
+    k: number,
+    p: CompiledPolicy,
+    outcome: number,
+    retryAfterMs: number,
+    attempts: number,
+    deadline: number,
+    gen: number,
+    t: number,
+  ): void {
     const u = this.needsDraw[k] ? this.draw(k, this.fClient[f] as number) : 0;
     const ctx = this.planCtx;
     ctx.outcome = outcome;
@@ -770,13 +823,38 @@ export class Model {
       this.endFrame(f, plan.giveUp, outcome, retryAfterMs, t);
       return;
     }
-    if (budgeted) {
+    if (this.hasBudget[k]) {
       this.chainOf(k, f).onRetryScheduled(t, outcome);
       this.noteBudget(k, f, t);
     }
     if (plan.resetBackoff) this.fBackoffBase[f] = attempts;
     this.fPrevSleep[f] = plan.nextPrevSleepMs;
     this.sim.at(plan.wakeAtMs, K_FRAME_WAKE, f, gen);
+  }
+
+  /**
+   * The retry decision of a last-layer frame whose answer is still crossing the hop back, taken when
+   * the answer leaves the leaf instead of when it arrives at `arriveMs` (one event less per retry).
+   * Only where nothing can reach the frame in between (see `foldAnswers`): the decision, the draw and
+   * the wake-up are the same as at arrival. Returns false, having changed nothing, when the attempt
+   * does not lead to a retry (the answer then crosses the hop as an event).
+   */
+  private retryAhead(f: number, outcome: number, retryAfterMs: number, arriveMs: number): boolean {
+    const k = this.L - 1;
+    const p = this.policies[k] as CompiledPolicy;
+    const attempts = this.fAttempts[f] as number;
+    const deadline = this.fDeadline[f] as number;
+    if (deadline !== Infinity) return false;
+    const idem = this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1;
+    if (judgeOutcome(p, attempts, outcome, idem, arriveMs, deadline, retryAfterMs) !== CONTINUE) return false;
+    const gen = this.frameTimers.arm(f);
+    this.fChild[f] = NO_CHILD;
+    this.fInAttempt[f] = 0;
+    this.fLastOutcome[f] = outcome;
+    this.fLastRA[f] = retryAfterMs;
+    // With no deadline and no maxElapsedMs (required by foldAnswers) a planned wait always fits.
+    this.retryLater(f, k, p, outcome, retryAfterMs, attempts, deadline, gen, arriveMs);
+    return true;
   }
 
   private traceOutcome(f: number, k: number, attempt: number, outcome: number, retryAfterMs: number, t: number): void {
@@ -1011,11 +1089,16 @@ export class Model {
       this.attemptEnded(f, outcome, retryAfterMs, t);
       return;
     }
+    const g = this.req.timers.arm(r);
+    const arriveMs = t + (this.hop[k] as Sampler)();
+    if (this.foldAnswers && outcome !== Outcome.SUCCESS && this.retryAhead(f, outcome, retryAfterMs, arriveMs)) {
+      this.freeRequest(r);
+      return;
+    }
     this.req.state[r] = R_HOP;
     this.req.outcome[r] = outcome;
     this.req.retryAfter[r] = retryAfterMs;
-    const g = this.req.timers.arm(r);
-    this.sim.at(t + (this.hop[k] as Sampler)(), K_LEAF_RESPONSE, r, g);
+    this.sim.at(arriveMs, K_LEAF_RESPONSE, r, g);
   }
 
   private leafResponseArrived(r: number, t: number): void {

@@ -1,5 +1,5 @@
 import { Timers } from '../engine/timers.js';
-import { growF64, growI32, growU8 } from './typedArrays.js';
+import { ColumnBuffer, NO_F64, NO_I32, NO_U8 } from './typedArrays.js';
 
 /** States of a leaf request slot. */
 export const R_FREE = 0;
@@ -18,58 +18,60 @@ export const R_HANG = 6;
  * freed or withdrawn request are recognised as stale.
  */
 export class RequestTable {
-  readonly timers = new Timers(1024);
+  readonly timers: Timers;
   private cap = 0;
   private free: number[] = [];
   /** Slots ever used (state of slots >= next is R_FREE). */
   next = 0;
-  state = new Uint8Array(0);
+  state: Uint8Array = NO_U8;
   /** The frame that sent the request, and that frame's attempt generation at the time. */
-  parent = new Int32Array(0);
-  parentGen = new Int32Array(0);
-  client = new Int32Array(0);
+  parent: Int32Array = NO_I32;
+  parentGen: Int32Array = NO_I32;
+  client: Int32Array = NO_I32;
   /** 1 when the operation is bad input (answered 400). */
-  bad = new Uint8Array(0);
+  bad: Uint8Array = NO_U8;
   /** 1 when any layer above is on a retry (the request is retry traffic, not original demand). */
-  chain = new Uint8Array(0);
-  outcome = new Int32Array(0);
+  chain: Uint8Array = NO_U8;
+  outcome: Int32Array = NO_I32;
   /** The backend the request was sent to (-1: none). */
-  backend = new Int32Array(0);
+  backend: Int32Array = NO_I32;
   /** 1 until the load balancer has counted the request as finished (answered, timed out, lost). */
-  lbOpen = new Uint8Array(0);
+  lbOpen: Uint8Array = NO_U8;
   /** OCC: the version read. */
-  read = new Float64Array(0);
-  opSeq = new Float64Array(0);
+  read: Float64Array = NO_F64;
+  opSeq: Float64Array = NO_F64;
   /** When the caller stops waiting. */
-  deadline = new Float64Array(0);
+  deadline: Float64Array = NO_F64;
   /** When the request joined its backend's queue (for CoDel's sojourn time). */
-  enqueuedAt = new Float64Array(0);
-  serviceStart = new Float64Array(0);
-  serviceMs = new Float64Array(0);
+  enqueuedAt: Float64Array = NO_F64;
+  serviceStart: Float64Array = NO_F64;
+  serviceMs: Float64Array = NO_F64;
   /** The Retry-After or pushback hint of the answer (NaN: none). */
-  retryAfter = new Float64Array(0);
+  retryAfter: Float64Array = NO_F64;
 
   constructor(initial = 1024) {
+    this.timers = new Timers(initial);
     this.grow(initial);
   }
 
   private grow(n: number): void {
-    this.state = growU8(this.state, n);
-    this.parent = growI32(this.parent, n);
-    this.parentGen = growI32(this.parentGen, n);
-    this.client = growI32(this.client, n);
-    this.bad = growU8(this.bad, n);
-    this.chain = growU8(this.chain, n);
-    this.outcome = growI32(this.outcome, n);
-    this.backend = growI32(this.backend, n);
-    this.lbOpen = growU8(this.lbOpen, n);
-    this.read = growF64(this.read, n);
-    this.opSeq = growF64(this.opSeq, n);
-    this.deadline = growF64(this.deadline, n);
-    this.enqueuedAt = growF64(this.enqueuedAt, n);
-    this.serviceStart = growF64(this.serviceStart, n);
-    this.serviceMs = growF64(this.serviceMs, n);
-    this.retryAfter = growF64(this.retryAfter, n);
+    const c = new ColumnBuffer(n, 7, 5, 4);
+    this.read = c.f64(this.read);
+    this.opSeq = c.f64(this.opSeq);
+    this.deadline = c.f64(this.deadline);
+    this.enqueuedAt = c.f64(this.enqueuedAt);
+    this.serviceStart = c.f64(this.serviceStart);
+    this.serviceMs = c.f64(this.serviceMs);
+    this.retryAfter = c.f64(this.retryAfter);
+    this.parent = c.i32(this.parent);
+    this.parentGen = c.i32(this.parentGen);
+    this.client = c.i32(this.client);
+    this.outcome = c.i32(this.outcome);
+    this.backend = c.i32(this.backend);
+    this.state = c.u8(this.state);
+    this.bad = c.u8(this.bad);
+    this.chain = c.u8(this.chain);
+    this.lbOpen = c.u8(this.lbOpen);
     this.timers.ensure(n);
     this.cap = n;
   }

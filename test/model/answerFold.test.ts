@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { Dist, Scenario } from '../../src/model/scenario.js';
+import type { SimulationResults } from '../../src/model/results.js';
+import { alwaysFailing, backoff, burst, closedLoop, layer, scenario, server, simulate } from '../helpers/scenario.js';
+
+// A last-layer retry is decided when the failed answer leaves the leaf instead of when it arrives
+// (one event less per retry). A trace turns that off, so a traced run is the run without it.
+const hop: Dist = { dist: 'abs-normal', mean: 10, sd: 2 };
+
+function withoutEvents(r: SimulationResults): Omit<SimulationResults, 'events'> {
+  const { events: _events, ...rest } = r;
+  return rest;
+}
+
+function both(sc: Scenario, seed: number): { folded: SimulationResults; plain: SimulationResults } {
+  return { folded: simulate(sc, seed), plain: simulate(sc, seed, { trace: () => {} }) };
+}
+
+const cases: Array<[string, Scenario]> = [
+  [
+    'optimistic concurrency, 30 clients, full jitter',
+    scenario({
+      workload: burst(30, { method: 'PUT' }),
+      stack: [layer('client', { maxAttempts: 'unlimited', backoff: backoff('full-jitter', 5, 2000) })],
+      leaf: { kind: 'occ' },
+      network: { hopMs: hop },
+    }),
+  ],
+  [
+    'optimistic concurrency, decorrelated jitter',
+    scenario({
+      workload: burst(20, { method: 'PUT' }),
+      stack: [layer('client', { maxAttempts: 'unlimited', backoff: backoff('decorrelated-jitter', 5, 500) })],
+      leaf: { kind: 'occ' },
+      network: { hopMs: hop },
+    }),
+  ],
+  [
+    'closed loop, two layers, a server failing half its requests with Retry-After',
+    scenario({
+      workload: closedLoop(40, 50, 5_000),
+      stack: [layer('app', { maxAttempts: 3, backoff: backoff('equal-jitter', 10, 200) }), layer('sdk', { maxAttempts: 4, backoff: backoff('exponential', 5, 100) })],
+      leaf: server({ concurrency: 4, serviceMs: { dist: 'exponential', mean: 2 }, faults: [{ fromMs: 0, toMs: Infinity, probability: 0.5, status: 503, retryAfterMs: 30 }] }),
+      network: { hopMs: hop },
+    }),
+  ],
+  [
+    'burst against an always failing server, three layers',
+    scenario({
+      workload: burst(25),
+      stack: [layer('a'), layer('b'), layer('c', { backoff: backoff('full-jitter', 10, 1000) })],
+      leaf: alwaysFailing(503),
+      network: { hopMs: hop },
+    }),
+  ],
+];
+
+describe('deciding a last-layer retry when the answer leaves the leaf', () => {
+  for (const [name, sc] of cases) {
+    it(`changes no result: ${name}`, () => {
+      for (const seed of [1, 2, 3]) {
+        const { folded, plain } = both(sc, seed);
+        expect(withoutEvents(folded)).toEqual(withoutEvents(plain));
+        // ... and it does take fewer events: one less per last-layer retry.
+        const retries = folded.attempts[folded.attempts.length - 1]?.retries as number;
+        expect(retries).toBeGreaterThan(0);
+        expect(plain.events - folded.events).toBe(retries);
+      }
+    });
+  }
+
+  it('is not taken where something can reach the frame while the answer crosses the hop', () => {
+    const base = cases[0]?.[1] as Scenario;
+    const timeouts = { ...base, stack: [layer('client', { maxAttempts: 'unlimited', perAttemptTimeoutMs: 1000, backoff: backoff('full-jitter', 5, 2000) })] };
+    const open = { ...base, workload: { kind: 'open', rate: { kind: 'steady', ratePerSec: 100 }, durationMs: 500, clients: 3, method: 'PUT', permanentErrorFraction: 0 } } as Scenario;
+    const ticks = { ...base, stack: [layer('client', { maxAttempts: 'unlimited', tickMs: 7, backoff: backoff('full-jitter', 5, 2000) })] };
+    for (const sc of [timeouts, open, ticks]) {
+      const { folded, plain } = both(sc, 4);
+      expect(folded.events).toBe(plain.events);
+      expect(withoutEvents(folded)).toEqual(withoutEvents(plain));
+    }
+  });
+});
