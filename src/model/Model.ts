@@ -25,7 +25,7 @@ import { rateFunction, type RateFunction } from './rateSchedule.js';
 import { statusOutcome } from './statusOutcome.js';
 import { ColumnBuffer, NO_F64, NO_I32, NO_U8 } from './typedArrays.js';
 import { R_CANCELLED, R_DELAYED, R_FREE, R_HANG, R_HOP, R_QUEUED, R_SERVICE, RequestTable } from './RequestTable.js';
-import { K_FAULT_ANSWER, K_SERVICE_DONE, ServerFarm } from './ServerFarm.js';
+import { K_FAULT_ANSWER, K_SERVICE_DONE, NEEDS_SLOT, ServerFarm } from './ServerFarm.js';
 import { buildResults, type ResultInput, type SimulationResults } from './results.js';
 import type { Method, Scenario, ScriptEntry, Status } from './scenario.js';
 import { ScenarioError } from './ScenarioError.js';
@@ -100,6 +100,15 @@ export class Model {
   private readonly hopZero: boolean[];
   private readonly jitter: ClientRandom[];
   private readonly needsDraw: boolean[];
+  /** Per layer: the backoff's starting "previous sleep" and whether its jitter is seeded at call start. */
+  private readonly initialSleep: Float64Array;
+  private readonly timeSeeded: boolean[];
+  /** Per-operation constants of the workload. */
+  private readonly opMethod: number;
+  private readonly opBadFraction: number;
+  private readonly opDeadlineMs: number;
+  private readonly closedLoop: boolean;
+  private readonly durationMs: number;
   private readonly fixedDraw: number | undefined;
   private readonly trace: ((e: TraceEvent) => void) | undefined;
   private readonly plan = new RetryPlan();
@@ -176,6 +185,8 @@ export class Model {
    * such ties common, so it keeps the answer as an event.
    */
   private readonly foldAnswers: boolean;
+  /** The servers may answer a request on arrival (refusals, faults, invalid requests): try that before taking a request slot. */
+  private readonly answersOnArrival: boolean;
   private fTried: Int32Array = NO_I32;
   private fTriedCount: Uint8Array = NO_U8;
   /** Operation starts and arrivals still scheduled (the run has work while > 0 or operations are in flight). */
@@ -249,6 +260,13 @@ export class Model {
       (l, k) => new ClientRandom(this.clients, deriveSeed(seed, 'jitter', k), l.policy.seeding ?? { kind: 'independent' }),
     );
     this.needsDraw = sc.stack.map((l) => backoffIsRandom(l.policy.backoff.kind, l.policy.backoff));
+    this.initialSleep = Float64Array.from(sc.stack, (l) => initialPrevSleepMs(l.policy.backoff));
+    this.timeSeeded = sc.stack.map((l) => l.policy.seeding?.kind === 'time-seeded');
+    this.opMethod = METHOD_CODES[sc.workload.method];
+    this.opBadFraction = sc.workload.permanentErrorFraction;
+    this.opDeadlineMs = sc.workload.deadlineMs ?? Infinity;
+    this.closedLoop = sc.workload.kind === 'closed';
+    this.durationMs = sc.workload.kind === 'burst' ? Infinity : sc.workload.durationMs;
     this.instances = sc.stack.map((l) => l.instances);
     this.chains = sc.stack.map((l) => Array.from({ length: l.instances }, () => makeBudgetChain(l.policy.budget)));
     this.hasBudget = sc.stack.map((l) => (l.policy.budget?.length ?? 0) > 0);
@@ -300,6 +318,7 @@ export class Model {
           )
         : null;
     this.avoidHosts = leaf.kind === 'pool' && sc.stack[this.L - 1]?.policy.retryHostPredicate === 'previous-hosts';
+    this.answersOnArrival = this.farm !== null && (this.farm.mayRefuse || this.opBadFraction > 0);
     const last = this.L - 1;
     const lastPolicy = this.policies[last] as CompiledPolicy;
     this.foldAnswers =
@@ -541,17 +560,17 @@ export class Model {
   }
 
   private startOperation(client: number, t: number): void {
-    const w = this.sc.workload;
     const f = this.allocFrame();
     this.fLayer[f] = 0;
     this.fParent[f] = -1;
     this.fParentGen[f] = 0;
     this.fClient[f] = client;
-    this.fMethod[f] = METHOD_CODES[w.method];
-    this.fBad[f] = w.permanentErrorFraction > 0 && this.uWorkload() < w.permanentErrorFraction ? 1 : 0;
+    this.fMethod[f] = this.opMethod;
+    const bad = this.opBadFraction;
+    this.fBad[f] = bad > 0 && this.uWorkload() < bad ? 1 : 0;
     this.fChain[f] = 0;
     this.fOpSeq[f] = this.nextOpSeq++;
-    this.fDeadline[f] = w.deadlineMs !== undefined ? t + w.deadlineMs : Infinity;
+    this.fDeadline[f] = t + this.opDeadlineMs;
     this.inFlightOps++;
     this.gInFlight.set(t, this.inFlightOps);
     if (t >= 0) this.offered++;
@@ -569,9 +588,9 @@ export class Model {
     this.fBackoffBase[f] = 0;
     this.fInAttempt[f] = 0;
     this.fOutstanding[f] = 0;
-    (this.jitter[k] as ClientRandom).start(this.fClient[f] as number, t);
+    if (this.timeSeeded[k]) (this.jitter[k] as ClientRandom).start(this.fClient[f] as number, t);
     this.fStart[f] = t;
-    this.fPrevSleep[f] = initialPrevSleepMs(p.backoff);
+    this.fPrevSleep[f] = this.initialSleep[k] as number;
     this.fLastOutcome[f] = Outcome.DEADLINE_EXCEEDED;
     this.fLastRA[f] = NaN;
     this.fChild[f] = NO_CHILD;
@@ -683,37 +702,76 @@ export class Model {
       if (hopZero) this.beginCall(c, t);
       else this.sim.at(t + (this.hop[k] as Sampler)(), K_FRAME_ARRIVE, c, cg);
     } else {
-      const r = this.allocRequest();
-      this.req.state[r] = R_HOP;
-      this.req.parent[r] = f;
-      this.req.parentGen[r] = gen;
-      this.req.client[r] = this.fClient[f] as number;
-      this.req.bad[r] = this.fBad[f] as number;
-      this.req.chain[r] = chain;
-      this.req.opSeq[r] = this.fOpSeq[f] as number;
-      this.req.deadline[r] = end;
-      this.req.retryAfter[r] = NaN;
-      this.req.backend[r] = -1;
-      this.req.lbOpen[r] = 0;
       const farm = this.farm;
-      if (farm) {
-        let b: number;
-        if (this.avoidHosts) {
-          if (n === 1) this.fTriedCount[f] = 0;
-          const count = this.fTriedCount[f] as number;
-          b = farm.pick(n > 1 ? this.fTried : null, f * 4, count);
-          this.fTried[f * 4 + (count < 4 ? count : (n - 1) % 4)] = b;
-          if (count < 4) this.fTriedCount[f] = count + 1;
-        } else b = farm.pick(null, 0, 0);
-        this.req.backend[r] = b;
-        this.req.lbOpen[r] = 1;
-        farm.sent(b);
+      if (hopZero && this.answersOnArrival) {
+        this.callFarm(farm as ServerFarm, f, n, gen, chain, end, t);
+        return;
       }
+      const r = this.allocRequest();
+      this.fillRequest(r, f, gen, chain, end);
+      if (farm) this.sendToBackend(farm, r, this.pickBackend(farm, f, n));
       this.fChild[f] = ~r;
       const rg = this.req.timers.arm(r);
       if (hopZero) this.leafArrive(r, t);
       else this.sim.at(t + (this.hop[k] as Sampler)(), K_LEAF_ARRIVE, r, rg);
     }
+  }
+
+  /** A request slot for frame f's attempt (armed with generation `gen`) to the leaf. */
+  private fillRequest(r: number, f: number, gen: number, chain: number, end: number): void {
+    const req = this.req;
+    req.state[r] = R_HOP;
+    req.parent[r] = f;
+    req.parentGen[r] = gen;
+    req.client[r] = this.fClient[f] as number;
+    req.bad[r] = this.fBad[f] as number;
+    req.chain[r] = chain;
+    req.opSeq[r] = this.fOpSeq[f] as number;
+    req.deadline[r] = end;
+    req.retryAfter[r] = NaN;
+    req.backend[r] = -1;
+    req.lbOpen[r] = 0;
+  }
+
+  /** The load balancer's choice of backend for attempt n of last-layer frame f (Envoy's previous_hosts when set). */
+  private pickBackend(farm: ServerFarm, f: number, n: number): number {
+    if (!this.avoidHosts) return farm.pick(null, 0, 0);
+    if (n === 1) this.fTriedCount[f] = 0;
+    const count = this.fTriedCount[f] as number;
+    const b = farm.pick(n > 1 ? this.fTried : null, f * 4, count);
+    this.fTried[f * 4 + (count < 4 ? count : (n - 1) % 4)] = b;
+    if (count < 4) this.fTriedCount[f] = count + 1;
+    return b;
+  }
+
+  private sendToBackend(farm: ServerFarm, r: number, b: number): void {
+    this.req.backend[r] = b;
+    this.req.lbOpen[r] = 1;
+    farm.sent(b);
+  }
+
+  /**
+   * Attempt n of last-layer frame f reaches the servers at once (no hop): a backend that answers on
+   * arrival (down, a fault, an invalid request, shedding) needs no request slot, and its answer ends
+   * the attempt in the same event; otherwise the request takes a slot and is served or queued.
+   */
+  private callFarm(farm: ServerFarm, f: number, n: number, gen: number, chain: number, end: number, t: number): void {
+    const b = this.pickBackend(farm, f, n);
+    this.countLeafArrival(chain, t);
+    const o = farm.triage(b, this.fBad[f] === 1, t);
+    if (o >= 0) {
+      farm.sent(b);
+      farm.settle(b, isBackendFailure(o), t);
+      this.attemptEnded(f, o, farm.answerRetryAfterMs, t);
+      return;
+    }
+    const r = this.allocRequest();
+    this.fillRequest(r, f, gen, chain, end);
+    this.sendToBackend(farm, r, b);
+    this.fChild[f] = ~r;
+    this.req.timers.arm(r);
+    if (o === NEEDS_SLOT) farm.admit(r, b, t);
+    else farm.delayAnswer(r, t);
   }
 
   private attemptTimedOut(f: number, t: number): void {
@@ -1012,10 +1070,9 @@ export class Model {
       }
       if (t > this.completionTimeMs) this.completionTimeMs = t;
     }
-    const w = this.sc.workload;
-    if (w.kind === 'closed') {
+    if (this.closedLoop) {
       const next = t + (this.thinkSampler as Sampler)();
-      if (next < w.durationMs) {
+      if (next < this.durationMs) {
         this.sim.at(next, K_OP_START, this.fClient[f] as number, 0);
         this.pendingStarts++;
       }
@@ -1055,7 +1112,7 @@ export class Model {
   // ---------------------------------------------------------------- leaf
 
   private leafArrive(r: number, t: number): void {
-    this.countLeafArrival(r, t);
+    this.countLeafArrival(this.req.chain[r] as number, t);
     const farm = this.farm;
     if (farm) {
       const b = this.req.backend[r] as number;
@@ -1064,10 +1121,11 @@ export class Model {
     else this.scriptArrive(r, t);
   }
 
-  private countLeafArrival(r: number, t: number): void {
+  /** A call reaches the leaf at t (`chain` 1: sent while some layer was retrying). */
+  private countLeafArrival(chain: number, t: number): void {
     if (t < 0) return;
     this.leafCalls++;
-    if (this.req.chain[r] === 1) {
+    if (chain === 1) {
       this.sArrRetry.add(t);
       for (const c of this.retryClustering) c.record(t);
     } else this.sArrFirst.add(t);
@@ -1142,7 +1200,7 @@ export class Model {
   }
 
   private occWrite(r: number, t: number): void {
-    this.countLeafArrival(r, t);
+    this.countLeafArrival(this.req.chain[r] as number, t);
     if (t >= 0) {
       this.writes++;
       this.sWrites.add(t);

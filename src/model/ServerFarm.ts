@@ -20,6 +20,11 @@ export const K_OD_TICK = 36;
 export const K_HC_TICK = 37;
 export const K_AC_SAMPLE = 38;
 
+/** {@link ServerFarm.triage}: the request is served or queued (it needs a request slot). */
+export const NEEDS_SLOT = -1;
+/** {@link ServerFarm.triage}: a fault answers the request after a latency (it needs a request slot). */
+export const DELAYED_ANSWER = -2;
+
 const LB_ROUND_ROBIN = 0;
 const LB_RANDOM = 1;
 const LB_LEAST = 2;
@@ -138,6 +143,12 @@ export class ServerFarm {
   private readonly gHealthy: TimeWeightedSeries;
   private busyTotal = 0;
   private queueTotal = 0;
+  /** Some backend can answer a request on arrival without serving it (faults, outages, crashes, shedding, a bounded queue). */
+  readonly mayRefuse: boolean;
+  /** Set by {@link triage}: the Retry-After (ms, NaN = none) of the answer it returned. */
+  answerRetryAfterMs = NaN;
+  private delayedOutcome = 0;
+  private delayedMs = 0;
 
   constructor(
     leaf: ServerLeaf | PoolLeaf,
@@ -201,6 +212,15 @@ export class ServerFarm {
     this.hasAdaptive = Uint8Array.from(this.specs, (s) => (s.adaptiveConcurrency ? 1 : 0));
     this.faultLatency = this.specs.map((s) => s.faults.map((f) => (f.latencyMs ? makeSampler(f.latencyMs, uFaultLatency) : null)));
     this.restartTimers = new Timers(n);
+    this.mayRefuse = this.specs.some(
+      (s) =>
+        s.faults.length > 0 ||
+        (s.outages?.length ?? 0) > 0 ||
+        s.crash !== undefined ||
+        s.shedUtilization !== undefined ||
+        s.adaptiveConcurrency !== undefined ||
+        s.queueLimit !== 'unlimited',
+    );
 
     this.served = new Float64Array(n);
     this.shed = new Float64Array(n);
@@ -465,69 +485,100 @@ export class ServerFarm {
     this.host.respond(r, outcome, ra, t);
   }
 
-  private refuse(r: number, b: number, s: ServerLeaf, t: number): void {
+  /** The status a refusing backend answers: "overloaded; don't retry" (Google SRE book ch. 21) or a 503, with a Retry-After or gRPC pushback hint. */
+  private refusal(b: number, s: ServerLeaf, t: number): number {
     if (t >= 0) this.shed[b] = (this.shed[b] as number) + 1;
-    // "Overloaded; don't retry" (Google SRE book ch. 21) or a 503, with a Retry-After or gRPC pushback hint.
-    this.answer(r, s.shedStatus === 'overloaded' ? Outcome.OVERLOADED : Outcome.S503, s.pushbackMs ?? s.shedRetryAfterMs ?? NaN, t);
+    this.answerRetryAfterMs = s.pushbackMs ?? s.shedRetryAfterMs ?? NaN;
+    return s.shedStatus === 'overloaded' ? Outcome.OVERLOADED : Outcome.S503;
   }
 
   /** Request r reaches backend b. */
   arrive(r: number, b: number, t: number): void {
-    const req = this.req;
+    if (!this.mayRefuse && this.req.bad[r] === 0) {
+      // Nothing can turn a valid request away: it is served or queued.
+      this.admit(r, b, t);
+      return;
+    }
+    const o = this.triage(b, this.req.bad[r] === 1, t);
+    if (o === NEEDS_SLOT) this.admit(r, b, t);
+    else if (o === DELAYED_ANSWER) this.delayAnswer(r, t);
+    else this.answer(r, o, this.answerRetryAfterMs, t);
+  }
+
+  /**
+   * What backend b does with a request arriving at t (`bad`: the request is invalid), in this order:
+   * a backend that is down refuses the connection (503); an active fault answers its status to its
+   * fraction of requests; an invalid request gets a 400; shedding on utilisation, the adaptive
+   * concurrency limit and a full queue refuse it. Returns that answer's outcome (its Retry-After in
+   * {@link answerRetryAfterMs}), {@link DELAYED_ANSWER} for a fault answered after its latency (see
+   * {@link delayAnswer}) or {@link NEEDS_SLOT} when the request is served or queued (see {@link admit}).
+   * A request answered at once needs no request slot: the model calls this before allocating one.
+   */
+  triage(b: number, bad: boolean, t: number): number {
     const s = this.specs[b] as ServerLeaf;
     if (this.down[b] === 1) {
       // Connection refused: a fast failure, as a proxy reports it.
       if (t >= 0) this.refused[b] = (this.refused[b] as number) + 1;
-      this.answer(r, Outcome.S503, NaN, t);
-      return;
+      this.answerRetryAfterMs = NaN;
+      return Outcome.S503;
     }
     const faults = s.faults;
     for (let i = 0; i < faults.length; i++) {
       const fault = faults[i] as ServerLeaf['faults'][number];
-      if (t >= fault.fromMs && t < fault.toMs && this.uFaults() < fault.probability) {
-        if (t >= 0) this.faulted[b] = (this.faulted[b] as number) + 1;
-        const outcome = statusOutcome(fault.status);
-        const ra = fault.retryAfterMs ?? NaN;
-        const lat = this.faultLatency[b]?.[i];
-        const d = lat ? lat() : 0;
-        if (d > 0) {
-          req.state[r] = R_DELAYED;
-          req.outcome[r] = outcome;
-          req.retryAfter[r] = ra;
-          this.sim.at(t + d, K_FAULT_ANSWER, r, req.timers.arm(r));
-        } else {
-          this.answer(r, outcome, ra, t);
-        }
-        return;
-      }
+      if (t >= fault.fromMs && t < fault.toMs && this.uFaults() < fault.probability) return this.faultAnswer(b, i, fault, t);
     }
-    if (req.bad[r] === 1) {
+    if (bad) {
       if (t >= 0) this.rejected[b] = (this.rejected[b] as number) + 1;
-      this.answer(r, Outcome.S400, NaN, t);
-      return;
+      this.answerRetryAfterMs = NaN;
+      return Outcome.S400;
     }
     const busy = this.busy[b] as number;
     const queued = (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number);
-    if (s.shedUtilization && this.utilization(b, t) > s.shedUtilization.above) {
-      this.refuse(r, b, s, t);
-      return;
-    }
+    if (this.hasShedUtil[b] === 1 && this.utilization(b, t) > (s.shedUtilization?.above as number)) return this.refusal(b, s, t);
     if (busy + queued >= (this.acLimit[b] as number)) {
       this.aimdDrop(b);
-      this.refuse(r, b, s, t);
+      return this.refusal(b, s, t);
+    }
+    if (busy < (this.capacityNow[b] as number) || queued < (this.queueLimit[b] as number)) return NEEDS_SLOT;
+    return this.refusal(b, s, t);
+  }
+
+  private faultAnswer(b: number, i: number, fault: ServerLeaf['faults'][number], t: number): number {
+    if (t >= 0) this.faulted[b] = (this.faulted[b] as number) + 1;
+    const outcome = statusOutcome(fault.status);
+    this.answerRetryAfterMs = fault.retryAfterMs ?? NaN;
+    const lat = this.faultLatency[b]?.[i];
+    const d = lat ? lat() : 0;
+    if (d > 0) {
+      this.delayedOutcome = outcome;
+      this.delayedMs = d;
+      return DELAYED_ANSWER;
+    }
+    return outcome;
+  }
+
+  /** After {@link triage} said {@link DELAYED_ANSWER}: request r is answered after the fault's latency. */
+  delayAnswer(r: number, t: number): void {
+    const req = this.req;
+    req.state[r] = R_DELAYED;
+    req.outcome[r] = this.delayedOutcome;
+    req.retryAfter[r] = this.answerRetryAfterMs;
+    this.sim.at(t + this.delayedMs, K_FAULT_ANSWER, r, req.timers.arm(r));
+  }
+
+  /** After {@link triage} said {@link NEEDS_SLOT}: request r starts service, or waits in the queue. */
+  admit(r: number, b: number, t: number): void {
+    const s = this.specs[b] as ServerLeaf;
+    this.req.enqueuedAt[r] = t;
+    const queued = (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number);
+    if ((this.busy[b] as number) < (this.capacityNow[b] as number)) {
+      this.startService(r, b, t);
       return;
     }
-    req.enqueuedAt[r] = t;
-    if (busy < (this.capacityNow[b] as number)) {
-      this.startService(r, b, t);
-    } else if (queued < (this.queueLimit[b] as number)) {
-      req.state[r] = R_QUEUED;
-      (this.queues[b] as IntDeque).pushBack(r);
-      this.noteQueue(b, t, 1);
-      if (s.crash && queued + 1 > s.crash.queueAbove) this.crash(b, t, s.crash.restartMs);
-    } else {
-      this.refuse(r, b, s, t);
-    }
+    this.req.state[r] = R_QUEUED;
+    (this.queues[b] as IntDeque).pushBack(r);
+    this.noteQueue(b, t, 1);
+    if (s.crash && queued + 1 > s.crash.queueAbove) this.crash(b, t, s.crash.restartMs);
   }
 
   /** The busy fraction of backend b, an EWMA over shedUtilization.windowMs (time-weighted). */
