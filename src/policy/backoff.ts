@@ -16,6 +16,8 @@ export const BackoffCode = {
   'node-retry': 11,
   'random-exponential': 12,
 } as const satisfies Record<BackoffKind, number>;
+/** The integer code of one backoff kind. */
+export type BackoffCodeValue = (typeof BackoffCode)[BackoffKind];
 
 /** The backoff kinds, in a stable order (for messages and schemas). */
 export const BACKOFF_KINDS = Object.keys(BackoffCode) as unknown as readonly [BackoffKind, ...BackoffKind[]];
@@ -96,35 +98,78 @@ export function initialPrevSleepMs(b: BackoffSpec): number {
  * library kinds the wait a draw of 1 would give (see {@link backoffDelayMs}).
  */
 export function backoffCeilingMs(b: BackoffSpec, retry: number, prevSleepMs: number, throttled = false): number {
+  return ceilingOfCode(BackoffCode[b.kind], b, retry, prevSleepMs, throttled);
+}
+
+/** {@link backoffCeilingMs} for the kind whose code is `code` (the kind of `b`). */
+function ceilingOfCode(code: BackoffCodeValue, b: BackoffSpec, retry: number, prevSleepMs: number, throttled: boolean): number {
   const base = baseOf(b, throttled);
-  switch (b.kind) {
-    case 'none':
+  switch (code) {
+    case BackoffCode.none:
       return 0;
-    case 'constant':
+    case BackoffCode.constant:
       return base;
-    case 'decorrelated-jitter':
+    case BackoffCode['decorrelated-jitter']:
       return Math.min(b.capMs, 3 * prevSleepMs);
-    case 'linear':
+    case BackoffCode.linear:
       return Math.min(b.capMs, base * Math.max(1, retry));
-    case 'envoy': {
+    case BackoffCode.envoy: {
       const n = envoyRetryNumber(base, b.capMs, retry);
       return Math.min(b.capMs, (Math.pow(2, n) - 1) * base);
     }
-    case 'polly-decorrelated-v2':
+    case BackoffCode['polly-decorrelated-v2']:
       if (base === 0) return 0;
       return Math.min(b.capMs, (pollyNext(retry, 1) - prevSleepMs) * POLLY_RP_SCALING * base);
-    case 'randomized': {
-      const f = b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR;
-      return exponentialCeilingMs(b, retry, throttled) * (1 + f);
-    }
-    case 'node-retry': {
+    case BackoffCode['node-retry']: {
       const r = b.randomize === true ? 2 : 1;
       return Math.min(b.capMs, Math.round(r * grown(base, b.multiplier, retry - 1 + b.exponentOffset)));
     }
-    case 'random-exponential':
-      return Math.max(b.minMs ?? 0, exponentialCeilingMs(b, retry, throttled));
     default:
-      return exponentialCeilingMs(b, retry, throttled);
+      return ceilingFromExponentialMs(code, exponentialCeilingMs(b, retry, throttled), randomizationFactorOf(b), b.minMs ?? 0);
+  }
+}
+
+/** The `randomizationFactor` in effect (`randomized`). */
+function randomizationFactorOf(b: BackoffSpec): number {
+  return b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR;
+}
+
+/**
+ * The ceiling of the kinds that grow as the exponential ceiling e = {@link exponentialCeilingMs}
+ * (`exponential`, `full-jitter`, `equal-jitter`, `aws-sdk-js`, `randomized`, `random-exponential`):
+ * e itself (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015), e * (1 + f) for
+ * `randomized` (factor f; cenkalti/backoff:exponential.go `getRandomValueFromInterval`),
+ * max(min, e) for `random-exponential` (jd/tenacity:tenacity/wait.py `wait_random_exponential`).
+ */
+function ceilingFromExponentialMs(code: BackoffCodeValue, e: number, factor: number, minMs: number): number {
+  if (code === BackoffCode.randomized) return e * (1 + factor);
+  if (code === BackoffCode['random-exponential']) return Math.max(minMs, e);
+  return e;
+}
+
+/**
+ * The sample of the kinds drawn from the exponential ceiling e for the draw `u` (details at
+ * {@link backoffDelayMs}): `exponential` e, `full-jitter` u * e, `equal-jitter` e/2 + u * e/2
+ * (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015); `randomized` e(1 - f) + u * 2fe
+ * (cenkalti/backoff:exponential.go `getRandomValueFromInterval`); `random-exponential`
+ * uniform(min, max(min, e)) (jd/tenacity:tenacity/wait.py `wait_random_exponential`).
+ */
+function sampleFromExponentialMs(code: BackoffCodeValue, e: number, u: number, factor: number, minMs: number): number {
+  switch (code) {
+    case BackoffCode.exponential:
+      return e;
+    case BackoffCode['full-jitter']:
+      return u * e;
+    case BackoffCode['equal-jitter']: {
+      const half = e / 2;
+      return half + u * half;
+    }
+    case BackoffCode.randomized:
+      return e * (1 - factor) + u * (2 * factor * e);
+    default: {
+      const hi = Math.max(minMs, e);
+      return minMs + u * (hi - minMs);
+    }
   }
 }
 
@@ -173,51 +218,44 @@ export function backoffCeilingMs(b: BackoffSpec, retry: number, prevSleepMs: num
  *   capped at max, drawn from [min, that]).
  */
 export function backoffDelayMs(b: BackoffSpec, retry: number, prevSleepMs: number, u: number, throttled = false): number {
+  return delayOfCode(BackoffCode[b.kind], b, retry, prevSleepMs, u, throttled);
+}
+
+/** {@link backoffDelayMs} for the kind whose code is `code` (the kind of `b`). */
+function delayOfCode(code: BackoffCodeValue, b: BackoffSpec, retry: number, prevSleepMs: number, u: number, throttled: boolean): number {
   const base = baseOf(b, throttled);
-  switch (b.kind) {
-    case 'none':
+  switch (code) {
+    case BackoffCode.none:
       return 0;
-    case 'constant':
+    case BackoffCode.constant:
       return base;
-    case 'exponential':
-      return exponentialCeilingMs(b, retry, throttled);
-    case 'full-jitter':
-      return u * exponentialCeilingMs(b, retry, throttled);
-    case 'equal-jitter': {
-      const half = exponentialCeilingMs(b, retry, throttled) / 2;
-      return half + u * half;
-    }
-    case 'decorrelated-jitter': {
+    case BackoffCode.exponential:
+    case BackoffCode['full-jitter']:
+    case BackoffCode['equal-jitter']:
+    case BackoffCode.randomized:
+    case BackoffCode['random-exponential']:
+      return sampleFromExponentialMs(code, exponentialCeilingMs(b, retry, throttled), u, randomizationFactorOf(b), b.minMs ?? 0);
+    case BackoffCode['decorrelated-jitter']: {
       const hi = 3 * prevSleepMs;
       return Math.min(b.capMs, base + u * (hi - base));
     }
-    case 'linear':
+    case BackoffCode.linear:
       return Math.min(b.capMs, base * Math.max(1, retry));
-    case 'aws-sdk-js': {
+    case BackoffCode['aws-sdk-js']: {
       // u = 0 waits 0 even where 2^retries has overflowed to +Infinity (0 x Infinity is NaN).
       const range = grown(base, b.multiplier, retry - 1 + b.exponentOffset);
       return u === 0 ? 0 : Math.floor(Math.min(b.capMs, u * range));
     }
-    case 'envoy': {
+    case BackoffCode.envoy: {
       const n = envoyRetryNumber(base, b.capMs, retry);
       return Math.min(b.capMs, Math.floor(u * (Math.pow(2, n) - 1) * base));
     }
-    case 'polly-decorrelated-v2':
+    case BackoffCode['polly-decorrelated-v2']:
       if (base === 0) return 0;
       return Math.min(b.capMs, (pollyNext(retry, u) - prevSleepMs) * POLLY_RP_SCALING * base);
-    case 'randomized': {
-      const f = b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR;
-      const interval = exponentialCeilingMs(b, retry, throttled);
-      return interval * (1 - f) + u * (2 * f * interval);
-    }
-    case 'node-retry': {
+    case BackoffCode['node-retry']: {
       const r = b.randomize === true ? 1 + u : 1;
       return Math.min(b.capMs, Math.round(r * grown(base, b.multiplier, retry - 1 + b.exponentOffset)));
-    }
-    case 'random-exponential': {
-      const lo = b.minMs ?? 0;
-      const hi = Math.max(lo, exponentialCeilingMs(b, retry, throttled));
-      return lo + u * (hi - lo);
     }
   }
 }
@@ -229,8 +267,13 @@ export function backoffDelayMs(b: BackoffSpec, retry: number, prevSleepMs: numbe
  * delay); every other kind keeps `prevSleepMs` unchanged.
  */
 export function nextPrevSleepMs(b: BackoffSpec, delayMs: number, prevSleepMs: number, retry?: number, u?: number): number {
-  if (b.kind === 'decorrelated-jitter') return delayMs;
-  if (b.kind === 'polly-decorrelated-v2') {
+  return nextPrevSleepOfCode(BackoffCode[b.kind], b, delayMs, prevSleepMs, retry, u);
+}
+
+/** {@link nextPrevSleepMs} for the kind whose code is `code` (the kind of `b`). */
+function nextPrevSleepOfCode(code: BackoffCodeValue, b: BackoffSpec, delayMs: number, prevSleepMs: number, retry?: number, u?: number): number {
+  if (code === BackoffCode['decorrelated-jitter']) return delayMs;
+  if (code === BackoffCode['polly-decorrelated-v2']) {
     if (b.baseMs === 0) return prevSleepMs;
     if (retry !== undefined && u !== undefined) return pollyNext(retry, u);
     return prevSleepMs + delayMs / (POLLY_RP_SCALING * b.baseMs);
@@ -259,4 +302,135 @@ export function backoffIsRandom(kind: BackoffKind, b?: BackoffSpec): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * Longest ceiling table {@link compileBackoff} builds; retries past a table that has no constant
+ * tail are computed by {@link exponentialCeilingMs}.
+ */
+const MAX_TABLE_RETRIES = 64;
+
+/**
+ * Smallest multiplier for which the exponential ceiling is taken to stay at the cap once it has
+ * reached it: a step of one in the exponent multiplies the power by at least 1.0001, far more than
+ * the error of `Math.pow` (a few units in the last place), so base * multiplier^e never decreases
+ * from one retry to the next.
+ */
+const MONOTONE_MIN_MULTIPLIER = 1.0001;
+
+/**
+ * The exponential ceiling of retries 0, 1, 2 ... as {@link exponentialCeilingMs} computes them,
+ * cached: `ceilingsMs[r]` is the ceiling of retry r, and every retry >= ceilingsMs.length has the
+ * ceiling `tailMs` (NaN: no constant tail is known, compute it).
+ */
+export interface CeilingTable {
+  readonly ceilingsMs: Float64Array;
+  readonly tailMs: number;
+}
+
+const NO_TABLE: CeilingTable = { ceilingsMs: new Float64Array(0), tailMs: NaN };
+
+/**
+ * The ceiling table of `b` (with `throttledBaseMs` when `throttled`). Each entry is computed by
+ * {@link exponentialCeilingMs} itself. The table ends at the first retry from which the ceiling is
+ * the same for every later retry, whatever its number: a base of 0 (always 0), a multiplier of 1
+ * (always min(cap, base)), or the cap reached with a positive base, a whole exponent offset and a
+ * multiplier >= {@link MONOTONE_MIN_MULTIPLIER} (the ceiling only grows, and the cap bounds it).
+ */
+export function ceilingTable(b: BackoffSpec, throttled: boolean): CeilingTable {
+  const base = baseOf(b, throttled);
+  const capStays = base > 0 && b.multiplier >= MONOTONE_MIN_MULTIPLIER && Number.isInteger(b.exponentOffset) && b.exponentOffset >= 0;
+  const ceilings: number[] = [];
+  for (let r = 0; r <= MAX_TABLE_RETRIES; r++) {
+    const c = exponentialCeilingMs(b, r, throttled);
+    ceilings.push(c);
+    if (base === 0 || b.multiplier === 1 || (capStays && r >= 1 && c === b.capMs)) {
+      return { ceilingsMs: Float64Array.from(ceilings), tailMs: c };
+    }
+  }
+  return { ceilingsMs: Float64Array.from(ceilings), tailMs: NaN };
+}
+
+/** `exponentialCeilingMs(b, retry, throttled)` of the `b` and `throttled` table `t` was built for. */
+export function tableCeilingMs(t: CeilingTable, b: BackoffSpec, retry: number, throttled: boolean): number {
+  const ceilings = t.ceilingsMs;
+  if (retry >= 0 && retry < ceilings.length && (retry | 0) === retry) return ceilings[retry] as number;
+  if (retry >= ceilings.length && t.tailMs === t.tailMs) return t.tailMs;
+  return exponentialCeilingMs(b, retry, throttled);
+}
+
+/**
+ * A backoff resolved for the hot path (see {@link compileBackoff}): the kind as an integer code,
+ * and for the kinds drawn from the exponential ceiling (`exponential`, `full-jitter`,
+ * `equal-jitter`, `randomized`, `random-exponential`) tables of that ceiling, so a retry costs a
+ * table load instead of a power.
+ */
+export interface CompiledBackoff {
+  readonly spec: BackoffSpec;
+  readonly code: BackoffCodeValue;
+  /** The ceiling and sample come from `ceilings` (an exponential kind). */
+  readonly tabled: boolean;
+  readonly ceilings: CeilingTable;
+  /** The table for throttling failures (`throttledBaseMs`); `ceilings` without one. */
+  readonly throttledCeilings: CeilingTable;
+  /** The spec has a `throttledBaseMs` (otherwise a throttling failure changes nothing). */
+  readonly hasThrottledBase: boolean;
+  readonly randomizationFactor: number;
+  readonly minMs: number;
+  /** {@link initialPrevSleepMs} of the spec. */
+  readonly initialPrevSleepMs: number;
+}
+
+/** Resolve a backoff spec into {@link CompiledBackoff}. The spec must not change afterwards. */
+export function compileBackoff(b: BackoffSpec): CompiledBackoff {
+  const code = BackoffCode[b.kind];
+  const tabled =
+    code === BackoffCode.exponential ||
+    code === BackoffCode['full-jitter'] ||
+    code === BackoffCode['equal-jitter'] ||
+    code === BackoffCode.randomized ||
+    code === BackoffCode['random-exponential'];
+  const hasThrottledBase = b.throttledBaseMs !== undefined;
+  const ceilings = tabled ? ceilingTable(b, false) : NO_TABLE;
+  return {
+    spec: b,
+    code,
+    tabled,
+    ceilings,
+    throttledCeilings: tabled && hasThrottledBase ? ceilingTable(b, true) : ceilings,
+    hasThrottledBase,
+    randomizationFactor: randomizationFactorOf(b),
+    minMs: b.minMs ?? 0,
+    initialPrevSleepMs: initialPrevSleepMs(b),
+  };
+}
+
+/** The draw of one retry: where {@link drawBackoff} writes its results (a `RetryPlan`). */
+export interface BackoffDraw {
+  ceilingMs: number;
+  backoffMs: number;
+}
+
+/**
+ * `backoffCeilingMs` and `backoffDelayMs` of retry `retry` for the draw `u`, written into `out`
+ * (the same numbers, bit for bit). The exponential kinds read their ceiling once, from the table,
+ * and draw the sample from it.
+ */
+export function drawBackoff(c: CompiledBackoff, retry: number, prevSleepMs: number, u: number, throttled: boolean, out: BackoffDraw): void {
+  if (c.tabled) {
+    const e = tableCeilingMs(throttled ? c.throttledCeilings : c.ceilings, c.spec, retry, throttled);
+    out.ceilingMs = ceilingFromExponentialMs(c.code, e, c.randomizationFactor, c.minMs);
+    out.backoffMs = sampleFromExponentialMs(c.code, e, u, c.randomizationFactor, c.minMs);
+    return;
+  }
+  out.ceilingMs = ceilingOfCode(c.code, c.spec, retry, prevSleepMs, throttled);
+  out.backoffMs = delayOfCode(c.code, c.spec, retry, prevSleepMs, u, throttled);
+}
+
+/** {@link nextPrevSleepMs} of a compiled backoff. */
+export function compiledNextPrevSleepMs(c: CompiledBackoff, delayMs: number, prevSleepMs: number, retry: number, u: number): number {
+  if (c.code === BackoffCode['decorrelated-jitter'] || c.code === BackoffCode['polly-decorrelated-v2']) {
+    return nextPrevSleepOfCode(c.code, c.spec, delayMs, prevSleepMs, retry, u);
+  }
+  return prevSleepMs;
 }

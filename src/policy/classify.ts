@@ -86,6 +86,31 @@ export function isRetryable(outcome: number, idempotent: boolean, mask: number):
   }
 }
 
+/** Outcome codes a retryability table covers (every code of `Outcome`). */
+const OUTCOME_COUNT = 13;
+
+/**
+ * {@link isRetryable} for every outcome code and idempotency under `mask`, as a table for the hot
+ * path: entry `outcome * 2 + (idempotent ? 1 : 0)` is 1 where `isRetryable` is true, else 0 (read it
+ * with {@link retryableIn}). Built by calling `isRetryable` itself, so the two always agree.
+ */
+export function retryableTable(mask: number): Uint8Array {
+  const table = new Uint8Array(OUTCOME_COUNT * 2);
+  for (let outcome = 0; outcome < OUTCOME_COUNT; outcome++) {
+    table[outcome * 2] = isRetryable(outcome, false, mask) ? 1 : 0;
+    table[outcome * 2 + 1] = isRetryable(outcome, true, mask) ? 1 : 0;
+  }
+  return table;
+}
+
+/**
+ * `isRetryable(outcome, idempotent, mask)` read from `retryableTable(mask)`: false for a code
+ * outside the table (negative, fractional or unknown), as `isRetryable` answers.
+ */
+export function retryableIn(table: Uint8Array, outcome: number, idempotent: boolean): boolean {
+  return table[outcome * 2 + (idempotent ? 1 : 0)] === 1 && (outcome | 0) === outcome;
+}
+
 /**
  * Whether the backend accepted (processed) an attempt, for client-side adaptive throttling (Google
  * SRE book ch. 21: "accepts: the number of requests accepted by the backend"): a success, a client

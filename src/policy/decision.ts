@@ -1,5 +1,5 @@
-import { backoffCeilingMs, backoffDelayMs, initialPrevSleepMs, nextPrevSleepMs } from './backoff.js';
-import { isIdempotent, isRetryable, isThrottlingOutcome, retryOnMask } from './classify.js';
+import { compileBackoff, compiledNextPrevSleepMs, drawBackoff, initialPrevSleepMs, type CompiledBackoff } from './backoff.js';
+import { isIdempotent, isThrottlingOutcome, retryableIn, retryableTable, retryOnMask } from './classify.js';
 import { GiveUp, Outcome, type GiveUpCode } from './outcome.js';
 import { quantizeUpMs } from './timer.js';
 import type { BackoffSpec, Method, PolicySpec } from './types.js';
@@ -36,10 +36,22 @@ export interface CompiledPolicy {
   readonly maxElapsedMs: number;
   /** The hedging policy's non-fatal classes as a mask (0 without hedging). */
   readonly hedgeNonFatalMask: number;
+  /** `isRetryable` under `retryOnMask` for every outcome and idempotency (`retryableTable`). */
+  readonly retryable: Uint8Array;
+  /** `isRetryable` under `hedgeNonFatalMask` for every outcome and idempotency. */
+  readonly hedgeNonFatal: Uint8Array;
+  /** The backoff resolved for the hot path (integer kind, ceiling tables). */
+  readonly compiledBackoff: CompiledBackoff;
+  /** The plan needs its context: the backoff has a `throttledBaseMs` or the policy a `maxElapsedMs`. */
+  readonly usesPlanContext: boolean;
 }
 
 /** Resolve a policy's options into the numbers the decision functions use. */
 export function compilePolicy(spec: PolicySpec): CompiledPolicy {
+  const mask = retryOnMask(spec.retryOn);
+  const hedgeMask = spec.hedging === undefined ? 0 : retryOnMask(spec.hedging.nonFatal);
+  const maxElapsedMs = spec.maxElapsedMs ?? Infinity;
+  const compiledBackoff = compileBackoff(spec.backoff);
   return {
     spec,
     maxAttempts: spec.maxAttempts === 'unlimited' ? Infinity : spec.maxAttempts,
@@ -48,11 +60,17 @@ export function compilePolicy(spec: PolicySpec): CompiledPolicy {
     deadlineMode: DeadlineModeCode[spec.deadlineMode],
     backoff: spec.backoff,
     tickMs: spec.tickMs,
-    retryOnMask: retryOnMask(spec.retryOn),
+    retryOnMask: mask,
     retryAfter: RetryAfterCode[spec.retryAfter],
     totalTimeoutMs: spec.totalTimeoutMs ?? Infinity,
-    maxElapsedMs: spec.maxElapsedMs ?? Infinity,
-    hedgeNonFatalMask: spec.hedging === undefined ? 0 : retryOnMask(spec.hedging.nonFatal),
+    maxElapsedMs,
+    hedgeNonFatalMask: hedgeMask,
+    retryable: retryableTable(mask),
+    hedgeNonFatal: retryableTable(hedgeMask),
+    compiledBackoff,
+    // Without either, the throttling test and the elapsed-time limit cannot change a plan:
+    // the base is baseMs whatever the outcome, and callStartMs + Infinity is never exceeded.
+    usesPlanContext: compiledBackoff.hasThrottledBase || maxElapsedMs !== Infinity,
   };
 }
 
@@ -114,7 +132,7 @@ export function judgeOutcome(
 ): GiveUpCode | typeof CONTINUE {
   if (deadlineAtMs - nowMs <= 0) return GiveUp.DEADLINE;
   if (outcome === Outcome.SUCCESS) return GiveUp.SUCCESS;
-  if (!isRetryable(outcome, idempotent, p.retryOnMask) || isPushbackStop(p, retryAfterMs)) return GiveUp.NOT_RETRYABLE;
+  if (!retryableIn(p.retryable, outcome, idempotent) || isPushbackStop(p, retryAfterMs)) return GiveUp.NOT_RETRYABLE;
   if (attemptsMade >= p.maxAttempts) return GiveUp.ATTEMPT_LIMIT;
   return CONTINUE;
 }
@@ -126,7 +144,7 @@ export function judgeOutcome(
  */
 export function retryableForBudgets(p: CompiledPolicy, outcome: number, idempotent: boolean, retryAfterMs = NaN): boolean {
   if (outcome === Outcome.SUCCESS) return false;
-  return isRetryable(outcome, idempotent, p.retryOnMask) || isPushbackStop(p, retryAfterMs);
+  return retryableIn(p.retryable, outcome, idempotent) || isPushbackStop(p, retryAfterMs);
 }
 
 /**
@@ -134,7 +152,7 @@ export function retryableForBudgets(p: CompiledPolicy, outcome: number, idempote
  * hedge at once) rather than fatal (end the call). Hedged methods are idempotent by construction.
  */
 export function isHedgeNonFatal(p: CompiledPolicy, outcome: number): boolean {
-  return outcome !== Outcome.SUCCESS && isRetryable(outcome, true, p.hedgeNonFatalMask);
+  return outcome !== Outcome.SUCCESS && retryableIn(p.hedgeNonFatal, outcome, true);
 }
 
 /** What `planRetry` needs to know about the call beyond the numbers it takes (reuse one object). */
@@ -197,46 +215,50 @@ export function planRetry(
   out: RetryPlan,
   ctx?: PlanContext,
 ): RetryPlan {
-  const b = p.backoff;
-  const throttled = ctx !== undefined && isThrottlingOutcome(ctx.outcome);
-  const ceiling = backoffCeilingMs(b, retry, prevSleepMs, throttled);
-  const sample = backoffDelayMs(b, retry, prevSleepMs, u, throttled);
-  let delay = sample;
-  let reset = false;
-  if (retryAfterMs >= 0) {
-    switch (p.retryAfter) {
-      case RetryAfterCode.honor:
-        delay = Math.max(retryAfterMs, sample);
-        break;
-      case RetryAfterCode['honor-plus-jitter']:
-        delay = retryAfterMs + sample;
-        break;
-      case RetryAfterCode.replace:
-        delay = retryAfterMs;
-        break;
-      case RetryAfterCode.clamp:
-        delay = Math.max(sample, Math.min(retryAfterMs, sample + RETRY_AFTER_CLAMP_EXTRA_MS));
-        break;
-      case RetryAfterCode.pushback:
-        delay = retryAfterMs;
-        reset = true;
-        break;
-      default:
-        break;
-    }
-  }
+  const throttled = p.usesPlanContext && ctx !== undefined && isThrottlingOutcome(ctx.outcome);
+  drawBackoff(p.compiledBackoff, retry, prevSleepMs, u, throttled, out);
+  const sample = out.backoffMs;
+  const delay = retryAfterMs >= 0 ? hintedDelayMs(p.retryAfter, retryAfterMs, sample) : sample;
+  const reset = retryAfterMs >= 0 && p.retryAfter === RetryAfterCode.pushback;
   const wakeAt = quantizeUpMs(nowMs + delay, p.tickMs);
-  out.ceilingMs = ceiling;
-  out.backoffMs = sample;
   out.delayMs = delay;
   out.wakeAtMs = wakeAt;
   out.waitMs = wakeAt - nowMs;
   out.resetBackoff = reset;
-  out.nextPrevSleepMs = reset ? initialPrevSleepMs(b) : nextPrevSleepMs(b, sample, prevSleepMs, retry, u);
-  const elapsedLimit = ctx !== undefined && ctx.callStartMs === ctx.callStartMs ? ctx.callStartMs + p.maxElapsedMs : Infinity;
+  out.nextPrevSleepMs = reset
+    ? p.compiledBackoff.initialPrevSleepMs
+    : compiledNextPrevSleepMs(p.compiledBackoff, sample, prevSleepMs, retry, u);
   out.giveUp =
-    wakeAt - nowMs >= deadlineAtMs - nowMs || wakeAt > elapsedLimit ? GiveUp.WAIT_EXCEEDS_DEADLINE : CONTINUE;
+    wakeAt - nowMs >= deadlineAtMs - nowMs || (p.usesPlanContext && wakeAt > elapsedLimitMs(p, ctx))
+      ? GiveUp.WAIT_EXCEEDS_DEADLINE
+      : CONTINUE;
   return out;
+}
+
+/**
+ * Step 6 with a server hint `retryAfterMs` >= 0: the delay the policy's Retry-After mode gives
+ * (see {@link planRetry}; `clamp` as botocore standard retry mode 2.1, `pushback` as gRPC A6).
+ */
+function hintedDelayMs(mode: RetryAfterCodeValue, retryAfterMs: number, sample: number): number {
+  switch (mode) {
+    case RetryAfterCode.honor:
+      return Math.max(retryAfterMs, sample);
+    case RetryAfterCode['honor-plus-jitter']:
+      return retryAfterMs + sample;
+    case RetryAfterCode.replace:
+      return retryAfterMs;
+    case RetryAfterCode.clamp:
+      return Math.max(sample, Math.min(retryAfterMs, sample + RETRY_AFTER_CLAMP_EXTRA_MS));
+    case RetryAfterCode.pushback:
+      return retryAfterMs;
+    default:
+      return sample;
+  }
+}
+
+/** The latest wake-up `maxElapsedMs` allows: +Infinity without a context or a known call start. */
+function elapsedLimitMs(p: CompiledPolicy, ctx: PlanContext | undefined): number {
+  return ctx !== undefined && ctx.callStartMs === ctx.callStartMs ? ctx.callStartMs + p.maxElapsedMs : Infinity;
 }
 
 export { initialPrevSleepMs };
