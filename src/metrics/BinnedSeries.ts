@@ -1,3 +1,4 @@
+import { innerEndWidth, innerStartWidth } from './binBounds.js';
 import { checkBinning } from './checkBinning.js';
 
 /** Initial capacity, in bins, of the growable series. */
@@ -7,7 +8,8 @@ const INITIAL_BINS = 256;
  * Event counts per time bin of `binMs` starting at t = 0 (arrivals, successes, goodput per bin), for the
  * time-series charts. Bin i covers [i * binMs, (i + 1) * binMs). Storage is a Float64Array that grows by
  * doubling up to `maxBins`; events at or after maxBins * binMs are counted in {@link overflow} only, and
- * events before 0 (warm-up) are ignored.
+ * events before 0 (warm-up) are ignored. The last bin counted in and bounds of the times certainly inside
+ * it are kept, so that an event in the same bin as the last one binned is counted without a division.
  */
 export class BinnedSeries {
   /** Bin width in ms. */
@@ -17,17 +19,36 @@ export class BinnedSeries {
   private counts: Float64Array;
   private len = 0;
   private over = 0;
+  /** The bin of the last binned event and [binLo, binHi), times certainly in it (empty until then). */
+  private bin = 0;
+  private binLo = Infinity;
+  private binHi = -Infinity;
+  /** binMs nudged up and down so that [bin * binUpMs, (bin + 1) * binDownMs) is inside the bin. */
+  private readonly binUpMs: number;
+  private readonly binDownMs: number;
 
   /** `binMs` must be finite and > 0, `maxBins` a positive integer. */
   constructor(binMs: number, maxBins = 1_000_000) {
     checkBinning('BinnedSeries', binMs, maxBins);
     this.binMs = binMs;
     this.maxBins = maxBins;
+    this.binUpMs = innerStartWidth(binMs);
+    this.binDownMs = innerEndWidth(binMs);
     this.counts = new Float64Array(Math.min(INITIAL_BINS, maxBins));
   }
 
-  /** Add `n` events at time `tMs` to bin floor(tMs / binMs). */
+  /** Add `n` events at time `tMs` to bin floor(tMs / binMs). Times may come in any order. */
   add(tMs: number, n = 1): void {
+    if (tMs >= this.binLo && tMs < this.binHi) {
+      const k = this.bin;
+      this.counts[k] = (this.counts[k] as number) + n;
+      return;
+    }
+    this.addToBin(tMs, n);
+  }
+
+  /** {@link add} outside the last bin's bounds: divides, counts, and makes the bin the current one. */
+  private addToBin(tMs: number, n: number): void {
     const b = Math.floor(tMs / this.binMs);
     if (b >= this.maxBins) {
       this.over += n;
@@ -37,6 +58,9 @@ export class BinnedSeries {
     if (b >= this.counts.length) this.grow(b);
     this.counts[b] = (this.counts[b] as number) + n;
     if (b >= this.len) this.len = b + 1;
+    this.bin = b;
+    this.binLo = b * this.binUpMs;
+    this.binHi = (b + 1) * this.binDownMs;
   }
 
   private grow(bin: number): void {

@@ -79,11 +79,14 @@ export class LogHistogram {
       i = ((U32[HI] as number) >>> SHIFT) - KEY_OFFSET;
       if (i > LAST) i = LAST;
     }
-    const c = i >> CHUNK_BITS;
-    let chunk = this.chunks[c] as Float64Array | null;
-    if (chunk === null) chunk = this.chunks[c] = new Float64Array(CHUNK);
+    const chunk = this.chunks[i >> CHUNK_BITS] ?? this.newChunk(i >> CHUNK_BITS);
     const k = i & (CHUNK - 1);
     chunk[k] = (chunk[k] as number) + 1;
+  }
+
+  /** Allocate chunk `c` on first use; out of line, to keep {@link record} small enough to inline. */
+  private newChunk(c: number): Float64Array {
+    return (this.chunks[c] = new Float64Array(CHUNK));
   }
 
   /** Number of recorded values. */
@@ -155,7 +158,12 @@ export class LogHistogram {
     };
   }
 
-  /** Add every record of `other` to this histogram, as if they had been recorded here. */
+  /**
+   * Add every record of `other` to this histogram (`other` is left as it is). Bucket counts, count, min,
+   * max and so the quantiles come out exactly as if its values had been recorded here; the sum becomes
+   * this sum + other's sum, which may differ in the last bits from recording the values one by one
+   * (floating-point addition is not associative), and the mean with it.
+   */
   merge(other: LogHistogram): void {
     for (let c = 0; c < CHUNKS; c++) {
       const b = other.chunks[c];

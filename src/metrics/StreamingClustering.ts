@@ -1,3 +1,5 @@
+import { innerEndWidth, innerStartWidth } from './binBounds.js';
+
 /** Clustering statistics of a stream of event times, as returned by {@link StreamingClustering.result}. */
 export interface ClusteringResult {
   /** Bin width the counts were taken in. */
@@ -24,7 +26,8 @@ const NO_BIN = -0.5;
  * per bin of `binMs`: peak-to-mean ratio and index of dispersion (variance-to-mean ratio; Cox and Lewis,
  * "The Statistical Analysis of Series of Events", 1966), computed in O(1) memory. Times must arrive in
  * nondecreasing order; only the current bin's count is kept, and finished bins (and the empty ones
- * between them) are folded into running count, sum, sum of squares and maximum.
+ * between them) are folded into running count, sum, sum of squares and maximum. Bounds of the times
+ * certainly in the current bin are kept too, so an arrival in it is counted without a division.
  */
 export class StreamingClustering {
   /** Bin width in ms. */
@@ -36,15 +39,32 @@ export class StreamingClustering {
   private doneSum = 0;
   private doneSumSq = 0;
   private doneMax = 0;
+  /** Times certainly in the current bin, [curLo, curHi) (empty before the first arrival). */
+  private curLo = Infinity;
+  private curHi = -Infinity;
+  /** binMs nudged up and down so that [bin * binUpMs, (bin + 1) * binDownMs) is inside the bin. */
+  private readonly binUpMs: number;
+  private readonly binDownMs: number;
 
   /** `binMs` must be a finite number > 0 (fractional widths such as 0.5 or 15.6 are fine). */
   constructor(binMs: number) {
     if (!(binMs > 0 && binMs < Infinity)) throw new RangeError(`StreamingClustering: binMs must be > 0 (got ${binMs})`);
     this.binMs = binMs;
+    this.binUpMs = innerStartWidth(binMs);
+    this.binDownMs = innerEndWidth(binMs);
   }
 
   /** Count an event at `tMs` (>= 0, not earlier than the previous one) in bin floor(tMs / binMs). */
   record(tMs: number): void {
+    if (tMs >= this.curLo && tMs < this.curHi) {
+      this.curCount++;
+      return;
+    }
+    this.recordOutside(tMs);
+  }
+
+  /** {@link record} outside the current bin's bounds: divides, and closes the bin if `tMs` is past it. */
+  private recordOutside(tMs: number): void {
     const b = Math.floor(tMs / this.binMs);
     const cur = this.cur;
     if (b === cur) {
@@ -63,6 +83,8 @@ export class StreamingClustering {
     if (cur === NO_BIN) this.first = b;
     this.cur = b;
     this.curCount = 1;
+    this.curLo = b * this.binUpMs;
+    this.curHi = (b + 1) * this.binDownMs;
   }
 
   /**

@@ -20,10 +20,12 @@ export class TimeWeightedSeries {
   readonly startMs: number;
   private readonly origin: number;
   private areas: Float64Array;
-  private lastT: number;
-  private cur: number;
+  // Changing numbers start as numbers, not as undefined: a field defined first as undefined would box
+  // every double stored into it afterwards in a new heap number (an allocation per change).
+  private lastT = 0;
+  private cur = 0;
   private area = 0;
-  private peak: number;
+  private peak = 0;
   /** The bin that held the last interval, and its bounds: most changes fall in it (no division). */
   private binIndex = -1;
   private binStart = 0;
@@ -52,7 +54,26 @@ export class TimeWeightedSeries {
   set(tMs: number, value: number): void {
     const t0 = this.lastT;
     if (!(tMs >= t0)) backwards(tMs, t0);
-    const a = t0 > this.origin ? t0 : this.origin;
+    if (t0 >= this.origin) {
+      // The window is open: the old value was compared with the peak when it was set.
+      const v = this.cur;
+      if (tMs > t0 && v !== 0) {
+        const d = tMs - t0;
+        this.area += v * d;
+        if (t0 >= this.binStart && tMs < this.binEnd) {
+          const k = this.binIndex;
+          this.areas[k] = (this.areas[k] as number) + v * d;
+        } else this.spread(t0, tMs, v);
+      }
+      if (value > this.peak) this.peak = value;
+    } else this.setBeforeWindow(tMs, value);
+    this.cur = value;
+    this.lastT = tMs;
+  }
+
+  /** The part of {@link set} for a previous change before the window opened (warm-up). */
+  private setBeforeWindow(tMs: number, value: number): void {
+    const a = this.origin;
     if (tMs > a) {
       const v = this.cur;
       if (v > this.peak) this.peak = v;
@@ -61,9 +82,7 @@ export class TimeWeightedSeries {
         this.spread(a, tMs, v);
       }
     }
-    this.cur = value;
-    this.lastT = tMs;
-    if (tMs >= this.origin && value > this.peak) this.peak = value;
+    if (tMs >= a && value > this.peak) this.peak = value;
   }
 
   /** Change the value by `delta` at `tMs`. */

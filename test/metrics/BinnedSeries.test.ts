@@ -1,5 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { BinnedSeries } from '../../src/metrics/BinnedSeries.js';
+import { EDGE_WIDTHS_MS, edgeTime } from './binEdgeTimes.js';
+
+/** The definition, division by division: counts per floor(t / binMs), overflow at maxBins, nothing before 0. */
+class ReferenceBins {
+  readonly counts: number[] = [];
+  overflow = 0;
+  constructor(
+    readonly binMs: number,
+    readonly maxBins: number,
+  ) {}
+  add(tMs: number, n: number): void {
+    const b = Math.floor(tMs / this.binMs);
+    if (b >= this.maxBins) this.overflow += n;
+    else if (b >= 0) this.counts[b] = (this.counts[b] ?? 0) + n;
+  }
+  toArray(): number[] {
+    return Array.from(this.counts, (c) => c ?? 0);
+  }
+}
 
 describe('BinnedSeries', () => {
   it('counts events per bin [i * binMs, (i + 1) * binMs)', () => {
@@ -77,6 +97,41 @@ describe('BinnedSeries', () => {
     expect(s.length).toBe(0);
     expect(s.overflow).toBe(0);
     expect(s.toArray()).toEqual([]);
+  });
+
+  it('bins a time by floor(t / binMs) even where that disagrees with the product bin * binMs', () => {
+    const s = new BinnedSeries(0.1);
+    s.add(4.31); // bin 43
+    s.add(4.3); // 43 * 0.1 is 4.3, but 4.3 / 0.1 is 42.99999999999999: bin 42
+    s.add(1.65); // bin 16
+    s.add(1.7); // below 17 * 0.1 (1.7000000000000002), but 1.7 / 0.1 is 17: bin 17
+    const a = s.toArray();
+    expect([a[16], a[17], a[42], a[43]]).toEqual([1, 1, 1, 1]);
+  });
+
+  it('counts like a division per event for times in any order: at and beside bin edges, far apart, before 0', () => {
+    const maxBins = 64;
+    const event = (binMs: number) => fc.tuple(edgeTime(binMs, true), fc.integer({ min: 1, max: 3 }));
+    const events = (binMs: number) => fc.array(event(binMs), { maxLength: 120 });
+    const arbitrary = fc
+      .constantFrom(...EDGE_WIDTHS_MS)
+      .chain((binMs) => fc.tuple(fc.constant(binMs), events(binMs), fc.boolean(), fc.nat()));
+    fc.assert(
+      fc.property(arbitrary, ([binMs, list, sorted, cut]) => {
+        if (sorted) list.sort((x, y) => x[0] - y[0]);
+        const s = new BinnedSeries(binMs, maxBins);
+        const ref = new ReferenceBins(binMs, maxBins);
+        list.forEach(([t, n], i) => {
+          s.add(t, n);
+          ref.add(t, n);
+          if (i === cut % list.length) expect(s.toArray()).toEqual(ref.toArray());
+        });
+        expect(s.toArray()).toEqual(ref.toArray());
+        expect(s.length).toBe(ref.counts.length);
+        expect(s.overflow).toBe(ref.overflow);
+      }),
+      { seed: 42, numRuns: 1500 },
+    );
   });
 
   it('rejects a bin width that is not > 0 and a maxBins that is not a positive integer', () => {

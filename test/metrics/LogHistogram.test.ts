@@ -131,6 +131,51 @@ describe('LogHistogram', () => {
     );
   });
 
+  it('builds the histogram of all operations from successes and failures kept apart', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.double({ min: 0, max: 1e7, noNaN: true }))), (ops) => {
+        const ok = new LogHistogram();
+        const failed = new LogHistogram();
+        for (const [success, ms] of ops) (success ? ok : failed).record(ms);
+        const okBefore = ok.summary();
+        const all = new LogHistogram();
+        all.merge(ok);
+        all.merge(failed);
+        const recorded = histogramOf(ops.map(([, ms]) => ms));
+        expect(all.count).toBe(recorded.count);
+        // The sum of a merge is the sum of the partial sums, not the values added one by one.
+        expect(all.sum).toBe(0 + ok.sum + failed.sum);
+        expect(all.sum).toBeCloseTo(recorded.sum, 3);
+        expect([all.min, all.max]).toEqual([recorded.min, recorded.max]);
+        for (const q of [0, 0.25, 0.5, 0.9, 0.99, 0.999, 1]) expect(all.quantile(q)).toBe(recorded.quantile(q));
+        expect(ok.summary()).toEqual(okBefore); // the merged-in histogram is left as it was
+      }),
+      { seed: 11, numRuns: 200 },
+    );
+  });
+
+  it('shows where a merged sum and a recorded sum part in the last bits', () => {
+    const a = histogramOf([0.1, 0.2]);
+    const b = histogramOf([0.3]);
+    a.merge(b);
+    expect(a.sum).toBe(0.1 + 0.2 + 0.3); // (0.1 + 0.2) + 0.3, the order of recording
+    const c = histogramOf([0.1]);
+    c.merge(histogramOf([0.2, 0.3]));
+    expect(c.sum).toBe(0.1 + (0.2 + 0.3));
+    expect(c.sum).not.toBe(histogramOf([0.1, 0.2, 0.3]).sum); // 0.6 against 0.6000000000000001
+    expect(c.quantile(0.5)).toBe(histogramOf([0.1, 0.2, 0.3]).quantile(0.5));
+  });
+
+  it('keeps recording after a merge, into buckets it had and buckets it had not', () => {
+    const h = histogramOf([1, 2]);
+    h.merge(histogramOf([1000]));
+    h.record(1000);
+    h.record(1e6);
+    h.record(0);
+    expect([h.count, h.sum, h.min, h.max]).toEqual([6, 1_002_003, 0, 1e6]);
+    expect(h.quantile(0.5)).toBe(histogramOf([0, 1, 2, 1000, 1000, 1e6]).quantile(0.5));
+  });
+
   it('merging an empty histogram changes nothing', () => {
     const h = histogramOf([4, 8]);
     h.merge(new LogHistogram());

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { StreamingClustering } from '../../src/metrics/StreamingClustering.js';
+import type { ClusteringResult } from '../../src/metrics/StreamingClustering.js';
+import { EDGE_WIDTHS_MS, edgeTime } from './binEdgeTimes.js';
 
 function clusteringOf(binMs: number, times: readonly number[]): StreamingClustering {
   const c = new StreamingClustering(binMs);
@@ -17,6 +20,45 @@ function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * The definition, two passes: counts per floor(t / binMs) (a time in an earlier bin than the latest is
+ * refused), then the statistics by the formulas of {@link StreamingClustering.result} over the window.
+ */
+class ReferenceClustering {
+  private readonly counts = new Map<number, number>();
+  private last = -Infinity;
+  constructor(readonly binMs: number) {}
+  /** False (and nothing counted) where the streaming version must throw. */
+  record(tMs: number): boolean {
+    const b = Math.floor(tMs / this.binMs);
+    if (!(b >= 0 && b >= this.last)) return false;
+    this.last = b;
+    this.counts.set(b, (this.counts.get(b) ?? 0) + 1);
+    return true;
+  }
+  result(fromMs?: number, toMs?: number): ClusteringResult {
+    const binMs = this.binMs;
+    if (this.counts.size === 0) {
+      return { binMs, bins: 0, arrivals: 0, mean: 0, peakToMean: 0, dispersionIndex: 0, maxBin: 0 };
+    }
+    const first = Math.min(...this.counts.keys());
+    let bins = this.last - first + 1;
+    if (fromMs !== undefined) bins += Math.max(0, first - Math.floor(fromMs / binMs));
+    if (toMs !== undefined) bins += Math.max(0, Math.floor(toMs / binMs) - this.last);
+    let sum = 0;
+    let sumSq = 0;
+    let maxBin = 0;
+    for (const c of this.counts.values()) {
+      sum += c;
+      sumSq += c * c;
+      maxBin = Math.max(maxBin, c);
+    }
+    const mean = sum / bins;
+    const variance = Math.max(0, (sumSq - sum * mean) / bins);
+    return { binMs, bins, arrivals: sum, mean, peakToMean: maxBin / mean, dispersionIndex: variance / mean, maxBin };
+  }
 }
 
 describe('StreamingClustering', () => {
@@ -122,6 +164,42 @@ describe('StreamingClustering', () => {
       read.result();
     }
     expect(read.result()).toEqual(clusteringOf(10, times).result());
+  });
+
+  it('bins a time by floor(t / binMs) even where that disagrees with the product bin * binMs', () => {
+    // 4.3 / 0.1 is 42.99999999999999 (bin 42) though 43 * 0.1 is 4.3; 1.7 / 0.1 is 17 though 1.7 < 17 * 0.1.
+    expect(clusteringOf(0.1, [1.65, 1.7, 1.75, 4.3, 4.3]).result()).toMatchObject({ bins: 27, arrivals: 5, maxBin: 2 });
+    expect(() => clusteringOf(0.1, [4.31, 4.3])).toThrow(RangeError); // back from bin 43 to bin 42
+  });
+
+  it('matches a two-pass computation on times at, beside and inside bin edges and after far gaps', () => {
+    const arbitrary = fc.constantFrom(...EDGE_WIDTHS_MS).chain((binMs) =>
+      fc.tuple(
+        fc.constant(binMs),
+        fc
+          .array(edgeTime(binMs, false), { maxLength: 150 })
+          .map((ts) => ts.filter((t) => t < Infinity).sort((a, b) => a - b)),
+        fc.array(fc.nat(), { maxLength: 6 }), // positions where two neighbours are swapped: a step back in time
+        fc.option(fc.double({ min: 0, max: 1e4, noNaN: true }), { nil: undefined }),
+      ),
+    );
+    fc.assert(
+      fc.property(arbitrary, ([binMs, times, swaps, toMs]) => {
+        for (const p of swaps) {
+          const i = p % Math.max(1, times.length - 1);
+          if (i + 1 < times.length) [times[i], times[i + 1]] = [times[i + 1] as number, times[i] as number];
+        }
+        const c = new StreamingClustering(binMs);
+        const ref = new ReferenceClustering(binMs);
+        for (const t of times) {
+          if (ref.record(t)) c.record(t);
+          else expect(() => c.record(t)).toThrow(RangeError);
+        }
+        expect(c.result()).toEqual(ref.result());
+        expect(c.result(0, toMs)).toEqual(ref.result(0, toMs));
+      }),
+      { seed: 42, numRuns: 1500 },
+    );
   });
 
   it('rejects times that go back to an earlier bin or below 0, and bad bin widths', () => {

@@ -2,6 +2,40 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { TimeWeightedSeries } from '../../src/metrics/TimeWeightedSeries.js';
 
+/**
+ * The definition, from the whole list of changes: each value's interval, clipped to the window
+ * [max(0, startMs), end], spread over the bins it overlaps; the peak over the values held in the window.
+ * Exact for the dyadic times and small integer values the tests use, so any order of sums agrees.
+ */
+function referenceSeries(
+  binMs: number,
+  maxBins: number,
+  startMs: number,
+  changes: ReadonlyArray<readonly [tMs: number, value: number]>,
+): { means: number[]; mean: number; max: number } {
+  const origin = Math.max(0, startMs);
+  const end = changes[changes.length - 1]?.[0] ?? startMs;
+  const bins = end > origin ? Math.min(maxBins, Math.ceil(end / binMs)) : 0;
+  const areas = new Array<number>(bins).fill(0);
+  let area = 0;
+  let max = -Infinity;
+  changes.forEach(([t, v], k) => {
+    const next = changes[k + 1]?.[0] ?? t;
+    if (t >= origin || next > origin) max = Math.max(max, v);
+    const a = Math.max(t, origin);
+    if (next <= a) return;
+    area += v * (next - a);
+    for (let i = Math.floor(a / binMs); i < bins && i * binMs < next; i++) {
+      areas[i] = (areas[i] as number) + v * (Math.min(next, (i + 1) * binMs) - Math.max(a, i * binMs));
+    }
+  });
+  const means = areas.map((x, i) => {
+    const covered = Math.min(end, (i + 1) * binMs) - Math.max(origin, i * binMs);
+    return covered > 0 ? x / covered : 0;
+  });
+  return { means, mean: end > origin ? area / (end - origin) : NaN, max: max === -Infinity ? NaN : max };
+}
+
 describe('TimeWeightedSeries', () => {
   it('averages a step function over each bin, with a change exactly on a bin boundary', () => {
     const s = new TimeWeightedSeries(10);
@@ -141,6 +175,41 @@ describe('TimeWeightedSeries', () => {
     expect(() => new TimeWeightedSeries(0)).toThrow(RangeError);
     expect(() => new TimeWeightedSeries(10, -1)).toThrow(RangeError);
     expect(() => new TimeWeightedSeries(10, 10, NaN)).toThrow(RangeError);
+  });
+
+  it('agrees with the definition on fractional times: unchanged values, bin edges, far gaps, warm-up', () => {
+    const sixtyFourths = (max: number) => fc.integer({ min: 0, max }).map((n) => n / 64);
+    const step = fc.record({
+      dtMs: fc.oneof({ arbitrary: sixtyFourths(2000), weight: 6 }, { arbitrary: sixtyFourths(2 ** 18), weight: 1 }),
+      value: fc.option(fc.integer({ min: -2, max: 6 }), { nil: undefined, freq: 3 }), // undefined: unchanged
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(0.25, 1, 8, 1024),
+        fc.constantFrom(3, 64, 100_000),
+        fc.integer({ min: -200 * 64, max: 50 * 64 }).map((n) => n / 64),
+        fc.integer({ min: 0, max: 3 }),
+        fc.array(step, { maxLength: 60 }),
+        (binMs, maxBins, startMs, initialValue, steps) => {
+          const s = new TimeWeightedSeries(binMs, maxBins, startMs, initialValue);
+          const changes: Array<[number, number]> = [[startMs, initialValue]];
+          let t = startMs;
+          for (const { dtMs, value } of steps) {
+            t += dtMs;
+            const v = value ?? s.value;
+            s.set(t, v);
+            changes.push([t, v]);
+          }
+          s.finish(t);
+          s.finish(t - 1); // before the last change: keeps the window as it is
+          const ref = referenceSeries(binMs, maxBins, startMs, changes);
+          expect(s.binMeans()).toEqual(ref.means);
+          expect(s.mean()).toBe(ref.mean);
+          expect(s.max).toBe(ref.max);
+        },
+      ),
+      { seed: 7, numRuns: 500 },
+    );
   });
 
   it('agrees with integrating the step function one millisecond at a time', () => {
