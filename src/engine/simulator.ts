@@ -32,7 +32,7 @@ export type EventHandler = (kind: number, a: number, b: number, timeMs: number) 
  */
 export class Simulator {
   readonly queue: EventQueue;
-  nowMs: number;
+  nowMs = 0;
 
   constructor(startMs = 0, initialCapacity = 1024) {
     this.queue = new EventQueue(initialCapacity);

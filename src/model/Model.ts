@@ -104,11 +104,11 @@ export class Model {
   private readonly initialSleep: Float64Array;
   private readonly timeSeeded: boolean[];
   /** Per-operation constants of the workload. */
-  private readonly opMethod: number;
-  private readonly opBadFraction: number;
-  private readonly opDeadlineMs: number;
+  private readonly opMethod: number = 0;
+  private readonly opBadFraction: number = 0;
+  private readonly opDeadlineMs: number = 0;
   private readonly closedLoop: boolean;
-  private readonly durationMs: number;
+  private readonly durationMs: number = 0;
   private readonly fixedDraw: number | undefined;
   private readonly trace: ((e: TraceEvent) => void) | undefined;
   private readonly plan = new RetryPlan();
