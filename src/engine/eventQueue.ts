@@ -1,22 +1,30 @@
+/** Kinds are integers in [0, KINDS): the kind is stored in the low bits of the sequence key. */
+const KINDS = 256;
+const INV_KINDS = 1 / KINDS;
 const EMPTY_F64 = new Float64Array(0);
 const EMPTY_I32 = new Int32Array(0);
 
 /**
  * Binary min-heap of events over typed arrays, ordered by (timeMs, seq): equal times pop in
  * insertion order (FIFO), like SimPy's `(time, priority, eid)` heap. An event carries an integer
- * `kind` (the run loop dispatches on it with a switch, never a closure per event) and two integer
- * payload words `a` and `b` (typically an entity index and a generation used as a tombstone, see
- * {@link Timers}). Storage grows by doubling; nothing is allocated per event.
+ * `kind` in [0, 256) (the run loop dispatches on it with a switch, never a closure per event) and
+ * two integer payload words `a` and `b` (typically an entity index and a generation used as a
+ * tombstone, see {@link Timers}). Storage grows by doubling; nothing is allocated per event.
  *
- * Two details keep it fast: slots past the end hold +Infinity, so choosing the smaller child needs
- * no bounds test (and is branch-free); and `pop` leaves the root in place as a hole that the next
- * `push` fills with a single sift-down (a discrete-event loop pops one event and usually pushes one),
- * instead of a sift-down for the pop and a sift-up for the push.
+ * The heap moves four parallel arrays per level: time, key, a, b. The key is `seq * 256 + kind`,
+ * an exact integer in a float64 (for the first 2^45 pushes, about 3.5e13): sequence numbers are
+ * distinct, so ordering by key is ordering by seq, and the kind needs no array of its own.
+ *
+ * Two details keep it fast: slots past the end hold +Infinity in both time and key, so choosing
+ * the smaller child needs no bounds test (and is branch-free; an event at time +Infinity still
+ * beats an empty slot on its key); and `pop` leaves the root in place as a hole that the next
+ * `push` fills with a single sift-down (a discrete-event loop pops one event and usually pushes
+ * one), instead of a sift-down for the pop and a sift-up for the push.
  */
 export class EventQueue {
   private times: Float64Array;
-  private seqs: Float64Array;
-  private kinds: Int32Array;
+  /** `seq * 256 + kind`. */
+  private keys: Float64Array;
   private as: Int32Array;
   private bs: Int32Array;
   /** Slots in use, the hole at the root included. */
@@ -32,8 +40,8 @@ export class EventQueue {
   lastB = 0;
 
   constructor(initialCapacity = 1024) {
-    this.times = this.seqs = EMPTY_F64;
-    this.kinds = this.as = this.bs = EMPTY_I32;
+    this.times = this.keys = EMPTY_F64;
+    this.as = this.bs = EMPTY_I32;
     this.allocate(Math.max(2, initialCapacity | 0) + 1);
   }
 
@@ -52,31 +60,27 @@ export class EventQueue {
     this.allocate((this.times.length - 1) * 2 + 1);
   }
 
-  /** Move the columns into one new buffer of `c` slots (one allocation instead of five); slots past `n` hold +Infinity. */
+  /** Move the columns into one new buffer of `c` slots (one allocation instead of four); slots past `n` hold +Infinity. */
   private allocate(c: number): void {
-    const buf = new ArrayBuffer(c * 28);
+    const buf = new ArrayBuffer(c * 24);
     const t = new Float64Array(buf, 0, c).fill(Infinity);
-    t.set(this.times.subarray(0, this.n));
+    t.set(this.times);
     this.times = t;
-    const s = new Float64Array(buf, c * 8, c);
-    s.set(this.seqs);
-    this.seqs = s;
-    const k = new Int32Array(buf, c * 16, c);
-    k.set(this.kinds);
-    this.kinds = k;
-    const a = new Int32Array(buf, c * 20, c);
+    const k = new Float64Array(buf, c * 8, c).fill(Infinity);
+    k.set(this.keys);
+    this.keys = k;
+    const a = new Int32Array(buf, c * 16, c);
     a.set(this.as);
     this.as = a;
-    const b = new Int32Array(buf, c * 24, c);
+    const b = new Int32Array(buf, c * 20, c);
     b.set(this.bs);
     this.bs = b;
   }
 
   /** Put an event at the root's hole and sift it down within the first `lim` slots. */
-  private siftDown(t: number, s: number, k: number, a: number, b: number, lim: number): void {
+  private siftDown(t: number, key: number, a: number, b: number, lim: number): void {
     const times = this.times;
-    const seqs = this.seqs;
-    const kinds = this.kinds;
+    const keys = this.keys;
     const as = this.as;
     const bs = this.bs;
     let i = 0;
@@ -85,22 +89,21 @@ export class EventQueue {
       const c1 = c + 1;
       const t0 = times[c] as number;
       const t1 = times[c1] as number;
-      // Slots past the end hold +Infinity: the right child needs no bounds test.
+      // Slots past the end hold (+Infinity, +Infinity): the right child needs no bounds test.
       c += (t1 < t0) as unknown as number;
-      if (t1 === t0 && c1 < lim && (seqs[c1] as number) < (seqs[c] as number)) c = c1;
+      if (t1 === t0 && (keys[c1] as number) < (keys[c] as number)) c = c1;
       const ct = times[c] as number;
-      if (t < ct || (t === ct && s < (seqs[c] as number))) break;
+      const ck = keys[c] as number;
+      if (t < ct || (t === ct && key < ck)) break;
       times[i] = ct;
-      seqs[i] = seqs[c] as number;
-      kinds[i] = kinds[c] as number;
+      keys[i] = ck;
       as[i] = as[c] as number;
       bs[i] = bs[c] as number;
       i = c;
       c = 2 * c + 1;
     }
     times[i] = t;
-    seqs[i] = s;
-    kinds[i] = k;
+    keys[i] = key;
     as[i] = a;
     bs[i] = b;
   }
@@ -110,27 +113,34 @@ export class EventQueue {
     this.hole = false;
     const last = --this.n;
     const times = this.times;
+    const keys = this.keys;
+    const t = times[last] as number;
+    const key = keys[last] as number;
+    times[last] = Infinity;
+    keys[last] = Infinity;
     if (last === 0) {
       times[0] = Infinity;
+      keys[0] = Infinity;
       return;
     }
-    const t = times[last] as number;
-    times[last] = Infinity;
-    this.siftDown(t, this.seqs[last] as number, this.kinds[last] as number, this.as[last] as number, this.bs[last] as number, last);
+    this.siftDown(t, key, this.as[last] as number, this.bs[last] as number, last);
   }
 
-  /** Insert an event, O(log n). `timeMs` must not be NaN (it may be negative: warm-up runs before 0). */
+  /**
+   * Insert an event, O(log n). `timeMs` must not be NaN (it may be negative: warm-up runs before 0);
+   * `kind` must be an integer in [0, 256) (a RangeError otherwise).
+   */
   push(timeMs: number, kind: number, a: number, b: number): void {
-    const seq = this.nextSeq++;
+    if ((kind & (KINDS - 1)) !== kind) badKind(kind);
+    const key = this.nextSeq++ * KINDS + kind;
     if (this.hole) {
       this.hole = false;
-      this.siftDown(timeMs, seq, kind, a, b, this.n);
+      this.siftDown(timeMs, key, a, b, this.n);
       return;
     }
     if (this.n + 1 >= this.times.length) this.grow();
     const times = this.times;
-    const seqs = this.seqs;
-    const kinds = this.kinds;
+    const keys = this.keys;
     const as = this.as;
     const bs = this.bs;
     let i = this.n++;
@@ -138,17 +148,16 @@ export class EventQueue {
     while (i > 0) {
       const p = (i - 1) >> 1;
       const pt = times[p] as number;
-      if (pt < timeMs || (pt === timeMs && (seqs[p] as number) < seq)) break;
+      const pk = keys[p] as number;
+      if (pt < timeMs || (pt === timeMs && pk < key)) break;
       times[i] = pt;
-      seqs[i] = seqs[p] as number;
-      kinds[i] = kinds[p] as number;
+      keys[i] = pk;
       as[i] = as[p] as number;
       bs[i] = bs[p] as number;
       i = p;
     }
     times[i] = timeMs;
-    seqs[i] = seq;
-    kinds[i] = kind;
+    keys[i] = key;
     as[i] = a;
     bs[i] = b;
   }
@@ -161,7 +170,9 @@ export class EventQueue {
     if (this.hole) this.fill();
     if (this.n === 0) return false;
     this.lastTimeMs = this.times[0] as number;
-    this.lastKind = this.kinds[0] as number;
+    const key = this.keys[0] as number;
+    // Exact: dividing by a power of two and flooring an integer below 2^53 round nothing off.
+    this.lastKind = key - Math.floor(key * INV_KINDS) * KINDS;
     this.lastA = this.as[0] as number;
     this.lastB = this.bs[0] as number;
     this.hole = true;
@@ -176,7 +187,13 @@ export class EventQueue {
   /** Drop every pending event (sequence numbers keep counting, so order stays FIFO across clears). */
   clear(): void {
     this.times.fill(Infinity);
+    this.keys.fill(Infinity);
     this.n = 0;
     this.hole = false;
   }
+}
+
+/** Thrown out of line: a `throw` with a template string inside a hot method slows down its callers. */
+function badKind(kind: number): never {
+  throw new RangeError(`event kind ${kind}: must be an integer in [0, ${KINDS})`);
 }

@@ -55,6 +55,82 @@ describe('EventQueue', () => {
     q.pop();
     expect([q.lastKind, q.lastA, q.lastB]).toEqual([42, -7, 123456]);
   });
+
+  it('carries every kind in [0, 256) and refuses others', () => {
+    const q = new EventQueue(1);
+    for (let k = 0; k < 256; k++) q.push(255 - k, k, k, k - 300);
+    for (let k = 255; k >= 0; k--) {
+      expect(q.pop()).toBe(true);
+      expect([q.lastTimeMs, q.lastKind, q.lastA, q.lastB]).toEqual([255 - k, k, k, k - 300]);
+    }
+    for (const bad of [-1, 256, 1.5, NaN]) expect(() => q.push(0, bad, 0, 0)).toThrow(RangeError);
+  });
+
+  it('orders events at +Infinity and at -0/0 by insertion, not by empty slots', () => {
+    const q = new EventQueue(2);
+    const times = [Infinity, 0, Infinity, -0, 5, Infinity, 0];
+    times.forEach((t, i) => q.push(t, i, i, 0));
+    expect(drain(q).map(([, a]) => a)).toEqual([1, 3, 6, 4, 0, 2, 5]);
+  });
+
+  it('keeps size, peekTime, unpop and clear consistent with the popped hole', () => {
+    const q = new EventQueue(2);
+    expect(q.peekTime()).toBe(Infinity);
+    q.push(3, 1, 3, 0);
+    q.push(1, 2, 1, 0);
+    q.push(2, 3, 2, 0);
+    expect(q.size).toBe(3);
+    expect(q.pop()).toBe(true);
+    expect(q.size).toBe(2);
+    expect(q.peekTime()).toBe(2);
+    expect(q.pop()).toBe(true);
+    q.unpop();
+    expect(q.size).toBe(2);
+    expect(q.pop()).toBe(true);
+    expect([q.lastTimeMs, q.lastKind]).toEqual([2, 3]);
+    q.clear();
+    expect(q.size).toBe(0);
+    expect(q.pop()).toBe(false);
+    q.push(Infinity, 4, 9, 0);
+    expect(q.pop()).toBe(true);
+    expect([q.lastTimeMs, q.lastKind, q.lastA]).toEqual([Infinity, 4, 9]);
+    expect(q.pop()).toBe(false);
+  });
+
+  it('matches a stable sort with few distinct times, kinds and payloads, across growth', () => {
+    const op = fc.oneof(
+      fc.record({ t: fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constant(Infinity)), k: fc.integer({ min: 0, max: 255 }), b: fc.integer() }),
+      fc.constant(null),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 500 }), (ops) => {
+        const q = new EventQueue(1);
+        const ref: Array<{ t: number; k: number; id: number; b: number }> = [];
+        const out: unknown[] = [];
+        const want: unknown[] = [];
+        let id = 0;
+        const take = () => {
+          ref.sort((x, y) => (x.t === y.t ? x.id - y.id : x.t < y.t ? -1 : 1));
+          const r = ref.shift();
+          expect(q.pop()).toBe(r !== undefined);
+          if (r) {
+            out.push([q.lastTimeMs, q.lastKind, q.lastA, q.lastB]);
+            want.push([r.t, r.k, r.id, r.b]);
+          }
+        };
+        for (const o of ops) {
+          if (o === null) take();
+          else {
+            q.push(o.t, o.k, id, o.b);
+            ref.push({ t: o.t, k: o.k, id: id++, b: o.b });
+          }
+        }
+        while (ref.length > 0) take();
+        expect(q.pop()).toBe(false);
+        expect(out).toEqual(want);
+      }),
+    );
+  });
 });
 
 describe('Timers (cancellation by tombstone)', () => {
