@@ -39,6 +39,9 @@ function bucketMidpoint(i: number): number {
   return F64[0] as number;
 }
 
+/** Ranks, then values, of the quantiles of {@link LogHistogram.summary} (reused: no allocation per summary). */
+const SUMMARY_QUANTILES = new Float64Array(4);
+
 /** Summary of a {@link LogHistogram}; every statistic is null when nothing was recorded. */
 export interface HistogramSummary {
   count: number;
@@ -140,22 +143,62 @@ export class LogHistogram {
         }
       }
     }
-    const mid = i === 0 ? 0 : bucketMidpoint(i);
-    return mid < this.lo ? this.lo : mid > this.hi ? this.hi : mid;
+    return this.reported(i);
   }
 
   /** Count, mean, p50, p90, p99, p99.9 and max; the statistics are null when nothing was recorded. */
   summary(): HistogramSummary {
-    if (this.n === 0) return { count: 0, mean: null, p50: null, p90: null, p99: null, p999: null, max: null };
-    return {
-      count: this.n,
-      mean: this.mean(),
-      p50: this.quantile(0.5),
-      p90: this.quantile(0.9),
-      p99: this.quantile(0.99),
-      p999: this.quantile(0.999),
-      max: this.hi,
-    };
+    const n = this.n;
+    if (n === 0) return { count: 0, mean: null, p50: null, p90: null, p99: null, p999: null, max: null };
+    // The four quantiles of {@link quantile}, found in one pass over the buckets (their ranks ascend).
+    const q = SUMMARY_QUANTILES;
+    q[0] = nearestRank(0.5, n);
+    q[1] = nearestRank(0.9, n);
+    q[2] = nearestRank(0.99, n);
+    q[3] = nearestRank(0.999, n);
+    this.quantilesOfRanks(q);
+    return { count: n, mean: this.total / n, p50: q[0] as number, p90: q[1] as number, p99: q[2] as number, p999: q[3] as number, max: this.hi };
+  }
+
+  /**
+   * Replace each rank of `ranks` (nondecreasing, each in 1..count) by its value as {@link quantile}
+   * reports it, in a single pass over the buckets.
+   */
+  private quantilesOfRanks(ranks: Float64Array): void {
+    const n = this.n;
+    let j = 0;
+    const m = ranks.length;
+    // Ranks 1 and count are min and max exactly; only the ranks between need the buckets.
+    while (j < m && ranks[j] === 1) ranks[j++] = this.lo;
+    let end = m;
+    while (end > j && ranks[end - 1] === n) ranks[--end] = this.hi;
+    if (j === end) return;
+    let rank = ranks[j] as number;
+    let seen = 0;
+    const chunks = this.chunks;
+    for (let c = 0; c < CHUNKS; c++) {
+      const chunk = chunks[c];
+      if (chunk === null || chunk === undefined) continue;
+      for (let k = 0; k < CHUNK; k++) {
+        seen += chunk[k] as number;
+        if (seen >= rank) {
+          const v = this.reported(Math.min(LAST, c * CHUNK + k));
+          do {
+            ranks[j++] = v;
+            if (j === end) return;
+            rank = ranks[j] as number;
+          } while (seen >= rank);
+        }
+      }
+    }
+    // Not reached while the bucket counts add up to count; {@link quantile} reports the last bucket then.
+    while (j < end) ranks[j++] = this.reported(LAST);
+  }
+
+  /** What a quantile falling in bucket slot `i` reports: the bucket's midpoint clamped into [min, max]. */
+  private reported(i: number): number {
+    const mid = i === 0 ? 0 : bucketMidpoint(i);
+    return mid < this.lo ? this.lo : mid > this.hi ? this.hi : mid;
   }
 
   /**

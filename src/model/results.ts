@@ -166,9 +166,18 @@ export interface ResultInput {
   };
 }
 
-function summarize(h: LogHistogram): LatencySummary {
-  const s = h.summary();
-  return { count: s.count, mean: s.mean, p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max };
+/** Start of each of `bins` bins of `binMs`. */
+function binStarts(bins: number, binMs: number): number[] {
+  const t: number[] = [];
+  for (let b = 0; b < bins; b++) t.push(b * binMs);
+  return t;
+}
+
+/** Counts per bin of `secPerBin` seconds as rates per second. */
+function perSecond(counts: number[], secPerBin: number): number[] {
+  const out: number[] = [];
+  for (let b = 0; b < counts.length; b++) out.push((counts[b] as number) / secPerBin);
+  return out;
 }
 
 function truncationReason(i: ResultInput): string | null {
@@ -187,8 +196,9 @@ export function buildResults(i: ResultInput): SimulationResults {
   const s = i.series;
   const secPerBin = s.binMs / 1000;
   const measuredSec = i.endMs / 1000;
-  const { concurrency, hanging: _hanging, ...server } = i.server;
-  const occ = i.scenario.leaf.kind === 'occ';
+  const sv = i.server;
+  const kind = i.scenario.leaf.kind;
+  const occ = kind === 'occ';
   return {
     version: VERSION,
     seed: i.seed,
@@ -209,28 +219,41 @@ export function buildResults(i: ResultInput): SimulationResults {
     leafCalls: i.leafCalls,
     ...(occ ? { writes: i.writes, reads: i.reads } : {}),
     amplification: i.offered > 0 ? i.leafCalls / i.offered : 0,
-    latencyMs: summarize(i.latency),
-    operationMs: summarize(i.operationMs),
+    // A histogram's summary is a fresh object with the fields of a LatencySummary, in its order.
+    latencyMs: i.latency.summary(),
+    operationMs: i.operationMs.summary(),
     completionTimeMs: i.completionTimeMs,
     goodputPerSec: measuredSec > 0 ? i.succeeded / measuredSec : 0,
+    // The input's fields in their order, less `concurrency` and `hanging`, then the utilisation.
     server: {
-      ...server,
+      kind: sv.kind,
+      meanBusy: sv.meanBusy,
+      wastedWorkMs: sv.wastedWorkMs,
+      maxQueue: sv.maxQueue,
+      served: sv.served,
+      shed: sv.shed,
+      dropped: sv.dropped,
+      faulted: sv.faulted,
+      refused: sv.refused,
+      rejected: sv.rejected,
+      lost: sv.lost,
+      cancelled: sv.cancelled,
+      queuedAtEnd: sv.queuedAtEnd,
+      inServiceAtEnd: sv.inServiceAtEnd,
       utilization:
-        (i.scenario.leaf.kind === 'server' || i.scenario.leaf.kind === 'pool') && Number.isFinite(concurrency) && concurrency > 0
-          ? server.meanBusy / concurrency
-          : null,
+        (kind === 'server' || kind === 'pool') && Number.isFinite(sv.concurrency) && sv.concurrency > 0 ? sv.meanBusy / sv.concurrency : null,
     },
     ...(i.backends ? { backends: i.backends } : {}),
     clustering: i.clustering,
     retryClustering: i.retryClustering,
     timeSeries: {
       binMs: s.binMs,
-      tMs: Array.from({ length: s.bins }, (_, b) => b * s.binMs),
+      tMs: binStarts(s.bins, s.binMs),
       arrivalsFirst: s.arrivalsFirst,
       arrivalsRetry: s.arrivalsRetry,
       successes: s.successes,
       failures: s.failures,
-      goodputPerSec: s.successes.map((n) => n / secPerBin),
+      goodputPerSec: perSecond(s.successes, secPerBin),
       queue: s.queue,
       inFlight: s.inFlight,
       busy: s.busy,

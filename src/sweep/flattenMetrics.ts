@@ -1,34 +1,97 @@
 import type { SimulationResults } from '../model/results.js';
 
 /**
+ * Dotted names are built once and reused: a sweep flattens thousands of runs that share every name,
+ * and a name built per run costs a string concatenation plus its interning on the property store.
+ * Each cache maps a part of the name (a give-up reason, a layer, a bin width) to its finished names;
+ * a cache that grows past {@link NAME_CACHE_LIMIT} entries is emptied (names are then built again).
+ */
+const NAME_CACHE_LIMIT = 4096;
+
+/** Names `${prefix}${key}` by key, for the records whose keys are taken as they come (`operations.*`). */
+class PrefixedNames {
+  private readonly names = new Map<string, string>();
+  constructor(private readonly prefix: string) {}
+
+  get(key: string): string {
+    let name = this.names.get(key);
+    if (name === undefined) {
+      if (this.names.size >= NAME_CACHE_LIMIT) this.names.clear();
+      name = this.prefix + key;
+      this.names.set(key, name);
+    }
+    return name;
+  }
+}
+
+/** Several names `${prefix}${part}${suffix}` by part (a layer name, a bin width), in the order of `suffixes`. */
+class NameGroups<K extends string | number> {
+  private readonly names = new Map<K, string[]>();
+  constructor(
+    private readonly prefix: string,
+    private readonly suffixes: readonly string[],
+  ) {}
+
+  get(part: K): string[] {
+    let names = this.names.get(part);
+    if (names === undefined) {
+      if (this.names.size >= NAME_CACHE_LIMIT) this.names.clear();
+      names = this.suffixes.map((s) => `${this.prefix}${part}${s}`);
+      this.names.set(part, names);
+    }
+    return names;
+  }
+}
+
+const OPERATIONS = new PrefixedNames('operations.');
+const GIVE_UPS = new PrefixedNames('giveUps.');
+const LATENCY = new PrefixedNames('latencyMs.');
+const OPERATION_MS = new PrefixedNames('operationMs.');
+const SERVER = new PrefixedNames('server.');
+const ATTEMPTS = new NameGroups<string>('attempts.', ['.first', '.retries']);
+const CLUSTERING = new NameGroups<number>('clustering.', ['ms.peakToMean', 'ms.dispersionIndex', 'ms.maxBin']);
+const RETRY_CLUSTERING = new NameGroups<number>('retryClustering.', ['ms.peakToMean', 'ms.maxBin']);
+const CLUSTER_FLEET = new NameGroups<string>('fleet.', ['.crashes', '.served']);
+
+/** Store `v` under `k` when it is a finite number (a missing latency, null, is left out). */
+function put(out: Record<string, number>, k: string, v: unknown): void {
+  if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+}
+
+/** Every number of a flat record under the names of `names` (non-numbers are left out). */
+function putAll(out: Record<string, number>, names: PrefixedNames, record: object): void {
+  const r = record as Record<string, unknown>;
+  for (const k of Object.keys(r)) put(out, names.get(k), r[k]);
+}
+
+/**
  * The scalar metrics of one run as a flat record of dotted names (`operations.succeeded`,
  * `latencyMs.p99`, `attempts.sdk.retries`, `clustering.10ms.peakToMean`...), the unit a sweep
  * aggregates across replications. Missing values (a latency with no successes) are left out.
  */
 export function flattenMetrics(r: SimulationResults): Record<string, number> {
   const out: Record<string, number> = {};
-  const put = (k: string, v: number | null | undefined) => {
-    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
-  };
-  for (const [k, v] of Object.entries(r.operations)) put(`operations.${k}`, v);
-  for (const [k, v] of Object.entries(r.giveUps)) put(`giveUps.${k}`, v);
+  putAll(out, OPERATIONS, r.operations);
+  putAll(out, GIVE_UPS, r.giveUps);
   for (const l of r.attempts) {
-    put(`attempts.${l.layer}.first`, l.first);
-    put(`attempts.${l.layer}.retries`, l.retries);
+    const [first, retries] = ATTEMPTS.get(l.layer) as [string, string];
+    put(out, first, l.first);
+    put(out, retries, l.retries);
   }
-  put('leafCalls', r.leafCalls);
-  put('writes', r.writes);
-  put('reads', r.reads);
-  put('amplification', r.amplification);
-  for (const [k, v] of Object.entries(r.latencyMs)) put(`latencyMs.${k}`, v);
-  for (const [k, v] of Object.entries(r.operationMs)) put(`operationMs.${k}`, v);
-  put('completionTimeMs', r.completionTimeMs);
-  put('goodputPerSec', r.goodputPerSec);
-  for (const [k, v] of Object.entries(r.server)) if (typeof v === 'number') put(`server.${k}`, v);
+  put(out, 'leafCalls', r.leafCalls);
+  put(out, 'writes', r.writes);
+  put(out, 'reads', r.reads);
+  put(out, 'amplification', r.amplification);
+  putAll(out, LATENCY, r.latencyMs);
+  putAll(out, OPERATION_MS, r.operationMs);
+  put(out, 'completionTimeMs', r.completionTimeMs);
+  put(out, 'goodputPerSec', r.goodputPerSec);
+  putAll(out, SERVER, r.server);
   for (const c of r.clustering) {
-    put(`clustering.${c.binMs}ms.peakToMean`, c.peakToMean);
-    put(`clustering.${c.binMs}ms.dispersionIndex`, c.dispersionIndex);
-    put(`clustering.${c.binMs}ms.maxBin`, c.maxBin);
+    const [peakToMean, dispersionIndex, maxBin] = CLUSTERING.get(c.binMs) as [string, string, string];
+    put(out, peakToMean, c.peakToMean);
+    put(out, dispersionIndex, c.dispersionIndex);
+    put(out, maxBin, c.maxBin);
   }
   if (r.backends) {
     const byCluster = new Map<string, { crashes: number; ejections: number; served: number }>();
@@ -39,21 +102,23 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
       c.served += b.served;
       byCluster.set(b.cluster, c);
     }
-    put('fleet.crashes', r.backends.reduce((n, b) => n + b.crashes, 0));
-    put('fleet.ejections', r.backends.reduce((n, b) => n + b.ejections, 0));
+    put(out, 'fleet.crashes', r.backends.reduce((n, b) => n + b.crashes, 0));
+    put(out, 'fleet.ejections', r.backends.reduce((n, b) => n + b.ejections, 0));
     for (const [name, c] of byCluster) {
-      put(`fleet.${name}.crashes`, c.crashes);
-      put(`fleet.${name}.served`, c.served);
+      const [crashes, served] = CLUSTER_FLEET.get(name) as [string, string];
+      put(out, crashes, c.crashes);
+      put(out, served, c.served);
     }
     const down = r.timeSeries.fleet?.downBackends ?? [];
-    put('fleet.maxDown', down.length > 0 ? Math.max(...down) : 0);
+    put(out, 'fleet.maxDown', down.length > 0 ? Math.max(...down) : 0);
   }
   for (const c of r.retryClustering ?? []) {
-    put(`retryClustering.${c.binMs}ms.peakToMean`, c.peakToMean);
-    put(`retryClustering.${c.binMs}ms.maxBin`, c.maxBin);
+    const [peakToMean, maxBin] = RETRY_CLUSTERING.get(c.binMs) as [string, string];
+    put(out, peakToMean, c.peakToMean);
+    put(out, maxBin, c.maxBin);
   }
-  put('simulatedMs', r.simulatedMs);
-  put('successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
-  put('truncated', r.truncated === null ? 0 : 1);
+  put(out, 'simulatedMs', r.simulatedMs);
+  put(out, 'successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
+  put(out, 'truncated', r.truncated === null ? 0 : 1);
   return out;
 }

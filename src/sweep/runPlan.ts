@@ -56,15 +56,26 @@ export interface SweepSummary {
 /** Run one replication of one cell: the unit of work a sweep schedules. A run that throws becomes an `errored` record. */
 export function runReplication(cell: Cell, replication: number, masterSeed: number, injectFault = false): ReplicationRecord {
   const seed = replicationSeed(masterSeed, cell.part, cell.params, replication);
-  const base = { key: cell.key, part: cell.part, variant: cell.variant, params: cell.params, replication, seed };
   try {
     if (injectFault) throw new Error(`injected fault in ${cell.key} replication ${replication}`);
     const raw = new Model(cell.scenario, { seed }).run();
-    const { version, seed: _derived, ...rest } = raw;
-    const results: SimulationResults = { version, seed: masterSeed, replication, replicationSeed: seed, ...rest };
-    return { state: 'ok', ...base, metrics: flattenMetrics(results), results };
+    // Version, master seed, replication and its seed first, then the run's fields in the run's order.
+    // Spreading the whole run keeps version and seed in their places (the spread rewrites version with
+    // the same value and seed with the derived one; the master seed is put back below), and costs half
+    // of copying the run without those two first.
+    const results: SimulationResults = {
+      version: raw.version,
+      seed: masterSeed,
+      replication,
+      replicationSeed: seed,
+      ...(raw as Omit<SimulationResults, 'version' | 'seed'>),
+    };
+    results.seed = masterSeed;
+    const metrics = flattenMetrics(results);
+    return { state: 'ok', key: cell.key, part: cell.part, variant: cell.variant, params: cell.params, replication, seed, metrics, results };
   } catch (e) {
-    return { state: 'errored', ...base, error: (e as Error).message };
+    const error = (e as Error).message;
+    return { state: 'errored', key: cell.key, part: cell.part, variant: cell.variant, params: cell.params, replication, seed, error };
   }
 }
 
