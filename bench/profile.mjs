@@ -1,15 +1,14 @@
 // CPU profile of one benchmark workload through the full model, summarised by self time.
-//   node bench/profile.mjs mm1|storm|aws [--top N] [--keep DIR] [--v8-defaults]
+//   node bench/profile.mjs mm1|storm|aws [--top N] [--keep DIR]
 // runs the workload in a child under `node --cpu-prof` and prints the functions with the most
 // self time (V8's sampling profiler; inlined functions count toward the function they were
 // inlined into). The .cpuprofile is kept in DIR (default: a temporary directory), for Chrome
-// DevTools or speedscope. The child runs with the V8 options of the command line (--v8-defaults: without).
+// DevTools or speedscope.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { V8_FLAGS } from '../dist/cli/v8Tuning.js';
 
 const here = fileURLToPath(import.meta.url);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -73,8 +72,7 @@ if (process.argv[1] !== here) {
   } else dir = mkdtempSync(join(tmpdir(), 'retrystorm-profile-'));
   const before = new Set(readdirSync(dir));
   const extra = args.includes('--full') ? ['--full'] : [];
-  const flags = args.includes('--v8-defaults') ? [] : [...V8_FLAGS];
-  const r = spawnSync(process.execPath, [...flags, '--cpu-prof', '--cpu-prof-dir', dir, here, '--child', name, ...extra], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, here, '--child', name, ...extra], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));

@@ -8,13 +8,10 @@
 //   aws     the aws-contention-2015 sweep vs an event-per-hop implementation (bench/naive/)
 //   memory  peak RSS: 1,000,000 clients; 10,000,000 open-loop operations vs 1,000,000
 //   sweep   worker-pool scaling vs two processes (bench/sweepScaling.mjs)
-// Children run with the V8 options the command line sets (dist/cli/v8Tuning.js); `--v8-defaults`
-// runs them with V8's defaults instead.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { V8_FLAGS } from '../dist/cli/v8Tuning.js';
 
 const CASES = {
   engine: 'engine.mjs',
@@ -31,7 +28,6 @@ const onlyAt = argv.indexOf('--only');
 const only = onlyAt >= 0 ? argv[onlyAt + 1].split(',') : Object.keys(CASES);
 const jsonAt = argv.indexOf('--json');
 const jsonFile = jsonAt >= 0 ? argv[jsonAt + 1] : null;
-const v8Flags = argv.includes('--v8-defaults') ? [] : [...V8_FLAGS];
 for (const name of only) if (!(name in CASES)) throw new Error(`unknown benchmark ${name} (one of ${Object.keys(CASES).join(', ')})`);
 
 function machine() {
@@ -54,7 +50,7 @@ for (const name of only) {
   process.stderr.write(`running ${name}${quick ? ' (quick)' : ''} ...\n`);
   const file = fileURLToPath(new URL(`./cases/${CASES[name]}`, import.meta.url));
   const started = performance.now();
-  const r = spawnSync(process.execPath, [...v8Flags, file, ...(quick ? ['--quick'] : [])], {
+  const r = spawnSync(process.execPath, [file, ...(quick ? ['--quick'] : [])], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 16 << 20,
@@ -78,7 +74,6 @@ const line = (cells) => cells.map((c, i) => (i === 0 || i === 4 ? c.padEnd(width
 console.log(`retrystorm benchmarks${quick ? ' (quick)' : ''}: ${info.cpu}, ${info.cores} cores, node ${info.node}, ${info.platform}`);
 console.log(`load average ${load0.map((x) => x.toFixed(2)).join(' ')} at the start, ${load1.map((x) => x.toFixed(2)).join(' ')} at the end; ${totalSec.toFixed(0)} s in all`);
 console.log('rates per CPU-second; medians of several runs; reference measured in the same run (see docs/performance.md)');
-console.log(`V8 options of the command line: ${v8Flags.length > 0 ? v8Flags.join(' ') : 'none (--v8-defaults)'}`);
 console.log('');
 console.log(line(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));

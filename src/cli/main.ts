@@ -1,8 +1,5 @@
 #!/usr/bin/env node
 import { runCli } from './cli.js';
-import { tuneV8 } from './v8Tuning.js';
-
-tuneV8();
 
 runCli(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
