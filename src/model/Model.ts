@@ -118,6 +118,8 @@ export class Model {
   private readonly admissions: Array<Array<AdmissionControl | null>>;
   private readonly hasBudget: boolean[];
   private readonly hasAdmission: boolean[];
+  /** Per layer: it has budgets or an admission control (told of every attempt's outcome). */
+  private readonly guarded: boolean[];
   private readonly instances: number[];
   private readonly hedging: boolean[];
   private readonly uAdmission: Uniform;
@@ -274,6 +276,7 @@ export class Model {
       Array.from({ length: l.instances }, () => (l.policy.admission ? makeAdmissionControl(l.policy.admission) : null)),
     );
     this.hasAdmission = sc.stack.map((l) => l.policy.admission !== undefined);
+    this.guarded = sc.stack.map((_, k) => (this.hasBudget[k] as boolean) || (this.hasAdmission[k] as boolean));
     this.hedging = sc.stack.map((l) => l.policy.hedging !== undefined);
     this.uAdmission = this.hasAdmission.some((a) => a) ? stream(seed, 'admission') : notDrawn;
     this.budgetGauge = sc.stack.map((l, k) => {
@@ -528,29 +531,31 @@ export class Model {
   // ---------------------------------------------------------------- workload
 
   private scheduleNextArrival(fromMs: number): void {
-    const w = this.sc.workload;
-    if (w.kind !== 'open') return;
-    const rf = this.rate as RateFunction;
+    const rf = this.rate;
+    if (rf === null) return;
     const max = rf.maxRatePerSec;
     if (!(max > 0)) return;
-    const u = this.arrivalU;
-    let t = fromMs;
-    if (this.steadyRate) {
-      t += (standardExponential(u) * 1000) / max;
-      if (t >= w.durationMs) return;
-      this.sim.at(t, K_ARRIVAL, 0, 0);
-      this.pendingStarts++;
-      return;
-    }
-    // Thinning (Lewis & Shedler 1979): candidates at the maximum rate, kept with rate(t)/max.
-    for (;;) {
-      t += (standardExponential(u) * 1000) / max;
-      if (t >= w.durationMs) return;
-      const r = rf.ratePerSec(t);
-      if (r >= max || u() * max < r) break;
-    }
+    const t = this.steadyRate ? fromMs + (standardExponential(this.arrivalU) * 1000) / max : this.thinnedArrival(rf, fromMs);
+    if (t >= this.durationMs) return;
     this.sim.at(t, K_ARRIVAL, 0, 0);
     this.pendingStarts++;
+  }
+
+  /**
+   * The next arrival of a time-varying rate by thinning (Lewis & Shedler 1979): candidates at the
+   * maximum rate, each kept with probability rate(t)/max; the first candidate past the end of the
+   * workload is returned as it is (no arrival).
+   */
+  private thinnedArrival(rf: RateFunction, fromMs: number): number {
+    const max = rf.maxRatePerSec;
+    const u = this.arrivalU;
+    let t = fromMs;
+    for (;;) {
+      t += (standardExponential(u) * 1000) / max;
+      if (t >= this.durationMs) return t;
+      const r = rf.ratePerSec(t);
+      if (r >= max || u() * max < r) return t;
+    }
   }
 
   private openArrival(t: number): void {
@@ -594,8 +599,17 @@ export class Model {
     this.fLastOutcome[f] = Outcome.DEADLINE_EXCEEDED;
     this.fLastRA[f] = NaN;
     this.fChild[f] = NO_CHILD;
-    if (this.trace) this.trace({ tMs: t, op: this.fOpSeq[f] as number, layer: k, event: 'call', deadlineAtMs: this.fDeadline[f] as number });
+    if (this.trace) this.traceCall(f, k, t);
     this.startAttempt(f, t);
+  }
+
+  // Trace events are built out of line: the hot methods stay small enough for V8 to inline.
+  private traceCall(f: number, k: number, t: number): void {
+    this.trace?.({ tMs: t, op: this.fOpSeq[f] as number, layer: k, event: 'call', deadlineAtMs: this.fDeadline[f] as number });
+  }
+
+  private traceAttempt(f: number, k: number, attempt: number, timeoutMs: number, t: number): void {
+    this.trace?.({ tMs: t, op: this.fOpSeq[f] as number, layer: k, event: 'attempt', attempt, timeoutMs });
   }
 
   /** Before an attempt: a spent deadline ends the call; the admission control may refuse or delay it. */
@@ -606,22 +620,26 @@ export class Model {
       this.endFrame(f, GiveUp.DEADLINE, this.fLastOutcome[f] as number, this.fLastRA[f] as number, t);
       return;
     }
-    if (this.hasAdmission[k]) {
-      const adm = this.admissionOf(k, f);
-      const d = adm.admit(t, this.uAdmission());
-      if (d < 0) {
-        const last = (this.fAttempts[f] as number) > 0 ? (this.fLastOutcome[f] as number) : Outcome.LOCAL_THROTTLED;
-        this.endFrame(f, GiveUp.THROTTLED, last, this.fLastRA[f] as number, t);
+    if (this.hasAdmission[k]) this.admitAttempt(f, k, deadline, t);
+    else this.sendAttempt(f, t);
+  }
+
+  /** The admission control refuses the attempt, delays it, or lets it go now. */
+  private admitAttempt(f: number, k: number, deadline: number, t: number): void {
+    const adm = this.admissionOf(k, f);
+    const d = adm.admit(t, this.uAdmission());
+    if (d < 0) {
+      const last = (this.fAttempts[f] as number) > 0 ? (this.fLastOutcome[f] as number) : Outcome.LOCAL_THROTTLED;
+      this.endFrame(f, GiveUp.THROTTLED, last, this.fLastRA[f] as number, t);
+      return;
+    }
+    if (d > 0) {
+      if (t + d >= deadline) {
+        this.endFrame(f, GiveUp.DEADLINE, this.fLastOutcome[f] as number, this.fLastRA[f] as number, t);
         return;
       }
-      if (d > 0) {
-        if (t + d >= deadline) {
-          this.endFrame(f, GiveUp.DEADLINE, this.fLastOutcome[f] as number, this.fLastRA[f] as number, t);
-          return;
-        }
-        this.sim.at(t + d, K_FRAME_SEND, f, this.frameTimers.arm(f));
-        return;
-      }
+      this.sim.at(t + d, K_FRAME_SEND, f, this.frameTimers.arm(f));
+      return;
     }
     this.sendAttempt(f, t);
   }
@@ -663,58 +681,71 @@ export class Model {
     let gen: number;
     let end: number;
     if (hedged) {
-      // Every copy of a hedged call answers to the same generation and waits up to the call's deadline.
       end = deadline;
-      if (n === 1) {
-        gen = this.frameTimers.arm(f);
-        if (end < Infinity) this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
-      } else {
-        gen = this.frameTimers.current(f);
-      }
-      this.fOutstanding[f] = (this.fOutstanding[f] as number) + 1;
-      const hs = p.spec.hedging;
-      if (hs && n < hs.maxAttempts) this.sim.at(t + hs.hedgingDelayMs, K_HEDGE, f, this.hedgeTimers.arm(f));
-      if (this.trace) this.trace({ tMs: t, op: this.fOpSeq[f] as number, layer: k, event: 'attempt', attempt: n, timeoutMs: end - t });
+      gen = this.armHedgedAttempt(f, k, p, n, end, t);
     } else {
       const timeout = attemptTimeoutMs(p, t, deadline);
       end = t + timeout;
       gen = this.frameTimers.arm(f);
       if (end < Infinity) this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
-      if (this.trace) this.trace({ tMs: t, op: this.fOpSeq[f] as number, layer: k, event: 'attempt', attempt: n, timeoutMs: timeout });
+      if (this.trace) this.traceAttempt(f, k, n, timeout, t);
     }
     this.fAttemptEnd[f] = end;
     const chain = this.fChain[f] === 1 || n > 1 ? 1 : 0;
-    const hopZero = this.hopZero[k] as boolean;
-    if (k < this.L - 1) {
-      const c = this.allocFrame();
-      this.fLayer[c] = k + 1;
-      this.fParent[c] = f;
-      this.fParentGen[c] = gen;
-      this.fClient[c] = this.fClient[f] as number;
-      this.fMethod[c] = this.fMethod[f] as number;
-      this.fBad[c] = this.fBad[f] as number;
-      this.fChain[c] = chain;
-      this.fOpSeq[c] = this.fOpSeq[f] as number;
-      this.fDeadline[c] = end;
-      this.fChild[c] = NO_CHILD;
-      this.fChild[f] = c;
-      const cg = this.frameTimers.arm(c);
-      if (hopZero) this.beginCall(c, t);
-      else this.sim.at(t + (this.hop[k] as Sampler)(), K_FRAME_ARRIVE, c, cg);
+    if (k < this.L - 1) this.callNextLayer(f, k, gen, chain, end, t);
+    else this.callLeaf(f, k, n, gen, chain, end, t);
+  }
+
+  /** Every copy of a hedged call answers to the same generation and waits up to the call's deadline (`end`). */
+  private armHedgedAttempt(f: number, k: number, p: CompiledPolicy, n: number, end: number, t: number): number {
+    let gen: number;
+    if (n === 1) {
+      gen = this.frameTimers.arm(f);
+      if (end < Infinity) this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
     } else {
-      const farm = this.farm;
-      if (hopZero && this.answersOnArrival) {
-        this.callFarm(farm as ServerFarm, f, n, gen, chain, end, t);
-        return;
-      }
-      const r = this.allocRequest();
-      this.fillRequest(r, f, gen, chain, end);
-      if (farm) this.sendToBackend(farm, r, this.pickBackend(farm, f, n));
-      this.fChild[f] = ~r;
-      const rg = this.req.timers.arm(r);
-      if (hopZero) this.leafArrive(r, t);
-      else this.sim.at(t + (this.hop[k] as Sampler)(), K_LEAF_ARRIVE, r, rg);
+      gen = this.frameTimers.current(f);
     }
+    this.fOutstanding[f] = (this.fOutstanding[f] as number) + 1;
+    const hs = p.spec.hedging;
+    if (hs && n < hs.maxAttempts) this.sim.at(t + hs.hedgingDelayMs, K_HEDGE, f, this.hedgeTimers.arm(f));
+    if (this.trace) this.traceAttempt(f, k, n, end - t, t);
+    return gen;
+  }
+
+  /** Frame f's attempt calls the next layer down: a new frame, its call starting after the hop. */
+  private callNextLayer(f: number, k: number, gen: number, chain: number, end: number, t: number): void {
+    const c = this.allocFrame();
+    this.fLayer[c] = k + 1;
+    this.fParent[c] = f;
+    this.fParentGen[c] = gen;
+    this.fClient[c] = this.fClient[f] as number;
+    this.fMethod[c] = this.fMethod[f] as number;
+    this.fBad[c] = this.fBad[f] as number;
+    this.fChain[c] = chain;
+    this.fOpSeq[c] = this.fOpSeq[f] as number;
+    this.fDeadline[c] = end;
+    this.fChild[c] = NO_CHILD;
+    this.fChild[f] = c;
+    const cg = this.frameTimers.arm(c);
+    if (this.hopZero[k]) this.beginCall(c, t);
+    else this.sim.at(t + (this.hop[k] as Sampler)(), K_FRAME_ARRIVE, c, cg);
+  }
+
+  /** Last-layer frame f's attempt n calls the leaf. */
+  private callLeaf(f: number, k: number, n: number, gen: number, chain: number, end: number, t: number): void {
+    const farm = this.farm;
+    const hopZero = this.hopZero[k] as boolean;
+    if (hopZero && this.answersOnArrival) {
+      this.callFarm(farm as ServerFarm, f, n, gen, chain, end, t);
+      return;
+    }
+    const r = this.allocRequest();
+    this.fillRequest(r, f, gen, chain, end);
+    if (farm) this.sendToBackend(farm, r, this.pickBackend(farm, f, n));
+    this.fChild[f] = ~r;
+    const rg = this.req.timers.arm(r);
+    if (hopZero) this.leafArrive(r, t);
+    else this.sim.at(t + (this.hop[k] as Sampler)(), K_LEAF_ARRIVE, r, rg);
   }
 
   /** A request slot for frame f's attempt (armed with generation `gen`) to the leaf. */
@@ -824,25 +855,41 @@ export class Model {
     if (this.trace) this.traceOutcome(f, k, attempts, outcome, retryAfterMs, t);
     const deadline = this.fDeadline[f] as number;
     const idem = this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1;
-    const budgeted = this.hasBudget[k] as boolean;
-    if (budgeted) {
-      this.chainOf(k, f).onOutcome(t, outcome, attempts > 1, retryableForBudgets(p, outcome, idem, retryAfterMs));
-      this.noteBudget(k, f, t);
-    }
-    if (this.hasAdmission[k]) this.admissionOf(k, f).onOutcome(t, outcome, acceptedByBackend(outcome));
+    const guarded = this.guarded[k] as boolean;
+    if (guarded) this.tellGuards(f, k, p, outcome, attempts, idem, retryAfterMs, t);
     const g = judgeOutcome(p, attempts, outcome, idem, t, deadline, retryAfterMs);
     if (g !== CONTINUE) {
       this.endFrame(f, g, outcome, retryAfterMs, t);
       return;
     }
-    if (budgeted) {
-      const refusal = this.chainOf(k, f).refuse(t, outcome);
-      if (refusal !== CONTINUE) {
-        this.endFrame(f, refusal, outcome, retryAfterMs, t);
-        return;
-      }
-    }
+    if (guarded && this.hasBudget[k] && this.budgetRefuses(f, k, outcome, retryAfterMs, t)) return;
     this.retryLater(f, k, p, outcome, retryAfterMs, attempts, deadline, gen, t);
+  }
+
+  /** The budgets and the admission control of layer k learn how frame f's attempt ended. */
+  private tellGuards(
+    f: number,
+    k: number,
+    p: CompiledPolicy,
+    outcome: number,
+    attempts: number,
+    idem: boolean,
+    retryAfterMs: number,
+    t: number,
+  ): void {
+    if (this.hasBudget[k]) {
+      this.chainOf(k, f).onOutcome(t, outcome, attempts > 1, retryableForBudgets(p, outcome, idem, retryAfterMs));
+      this.noteBudget(k, f, t);
+    }
+    if (this.hasAdmission[k]) this.admissionOf(k, f).onOutcome(t, outcome, acceptedByBackend(outcome));
+  }
+
+  /** A retry budget refuses frame f's retry: the frame gives up (returns true). */
+  private budgetRefuses(f: number, k: number, outcome: number, retryAfterMs: number, t: number): boolean {
+    const refusal = this.chainOf(k, f).refuse(t, outcome);
+    if (refusal === CONTINUE) return false;
+    this.endFrame(f, refusal, outcome, retryAfterMs, t);
+    return true;
   }
 
   /** Frame f retries after its backoff: plan the wait from the attempt that ended at t and arm the wake-up. */
@@ -863,20 +910,7 @@ export class Model {
     ctx.callStartMs = this.fStart[f] as number;
     const base = this.fBackoffBase[f] as number;
     const plan = planRetry(p, attempts - base, this.fPrevSleep[f] as number, retryAfterMs, t, deadline, u, this.plan, ctx);
-    if (this.trace) {
-      this.trace({
-        tMs: t,
-        op: this.fOpSeq[f] as number,
-        layer: k,
-        event: 'wait',
-        retry: attempts,
-        ceilingMs: plan.ceilingMs,
-        backoffMs: plan.backoffMs,
-        waitMs: plan.waitMs,
-        wakeAtMs: plan.wakeAtMs,
-        fits: plan.giveUp === CONTINUE,
-      });
-    }
+    if (this.trace) this.traceWait(f, k, attempts, plan, t);
     if (plan.giveUp !== CONTINUE) {
       this.endFrame(f, plan.giveUp, outcome, retryAfterMs, t);
       return;
@@ -913,6 +947,21 @@ export class Model {
     // With no deadline and no maxElapsedMs (required by foldAnswers) a planned wait always fits.
     this.retryLater(f, k, p, outcome, retryAfterMs, attempts, deadline, gen, arriveMs);
     return true;
+  }
+
+  private traceWait(f: number, k: number, attempts: number, plan: RetryPlan, t: number): void {
+    this.trace?.({
+      tMs: t,
+      op: this.fOpSeq[f] as number,
+      layer: k,
+      event: 'wait',
+      retry: attempts,
+      ceilingMs: plan.ceilingMs,
+      backoffMs: plan.backoffMs,
+      waitMs: plan.waitMs,
+      wakeAtMs: plan.wakeAtMs,
+      fits: plan.giveUp === CONTINUE,
+    });
   }
 
   private traceOutcome(f: number, k: number, attempt: number, outcome: number, retryAfterMs: number, t: number): void {
@@ -1008,24 +1057,30 @@ export class Model {
     const k = this.fLayer[f] as number;
     if (this.hedging[k]) this.hedgeTimers.cancel(f);
     if (t >= 0) this.layerGiveUps[k * GIVE_UP_COUNT + reason] = (this.layerGiveUps[k * GIVE_UP_COUNT + reason] as number) + 1;
-    if (this.trace) {
-      this.trace({
-        tMs: t,
-        op: this.fOpSeq[f] as number,
-        layer: k,
-        event: 'give-up',
-        reason: GIVE_UP_NAMES[reason] as string,
-        attempts: this.fAttempts[f] as number,
-        outcome: OUTCOME_NAMES[reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome] as string,
-      });
-    }
+    if (this.trace) this.traceGiveUp(f, k, reason, outcome, t);
     const parent = this.fParent[f] as number;
     if (parent < 0) {
       this.endOperation(f, reason, t);
       this.freeFrame(f);
       return;
     }
-    const result = reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome;
+    this.answerParent(f, k, parent, reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome, retryAfterMs, t);
+  }
+
+  private traceGiveUp(f: number, k: number, reason: number, outcome: number, t: number): void {
+    this.trace?.({
+      tMs: t,
+      op: this.fOpSeq[f] as number,
+      layer: k,
+      event: 'give-up',
+      reason: GIVE_UP_NAMES[reason] as string,
+      attempts: this.fAttempts[f] as number,
+      outcome: OUTCOME_NAMES[reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome] as string,
+    });
+  }
+
+  /** Frame f (of layer k) answers `result` to its parent's attempt, across the hop between them. */
+  private answerParent(f: number, k: number, parent: number, result: number, retryAfterMs: number, t: number): void {
     const pg = this.fParentGen[f] as number;
     if (!this.frameTimers.isLive(parent, pg)) {
       this.freeFrame(f);
@@ -1127,9 +1182,11 @@ export class Model {
     this.leafCalls++;
     if (chain === 1) {
       this.sArrRetry.add(t);
-      for (const c of this.retryClustering) c.record(t);
+      const rc = this.retryClustering;
+      for (let i = 0; i < rc.length; i++) (rc[i] as StreamingClustering).record(t);
     } else this.sArrFirst.add(t);
-    for (const c of this.clustering) c.record(t);
+    const cl = this.clustering;
+    for (let i = 0; i < cl.length; i++) (cl[i] as StreamingClustering).record(t);
   }
 
   /** The leaf answers request r: the answer crosses the last hop back to its caller. */
@@ -1147,6 +1204,11 @@ export class Model {
       this.attemptEnded(f, outcome, retryAfterMs, t);
       return;
     }
+    this.answerOverHop(r, f, k, outcome, retryAfterMs, t);
+  }
+
+  /** The leaf's answer to request r crosses the last hop (layer k's) back to frame f. */
+  private answerOverHop(r: number, f: number, k: number, outcome: number, retryAfterMs: number, t: number): void {
     const g = this.req.timers.arm(r);
     const arriveMs = t + (this.hop[k] as Sampler)();
     if (this.foldAnswers && outcome !== Outcome.SUCCESS && this.retryAhead(f, outcome, retryAfterMs, arriveMs)) {

@@ -114,6 +114,8 @@ export class ServerFarm {
   /** Per backend: 1 when it sheds on utilisation / has an adaptive limit (checked per request). */
   private readonly hasShedUtil: Uint8Array;
   private readonly hasAdaptive: Uint8Array;
+  /** Per backend: 1 when requests leaving its queue may be dropped (dropExpired or CoDel). */
+  private readonly dropsQueued: Uint8Array;
   private readonly faultLatency: Array<Array<Sampler | null>>;
   private readonly restartTimers: Timers;
   private ejectedNow = 0;
@@ -210,6 +212,7 @@ export class ServerFarm {
     this.samplers = this.specs.map((s) => makeSampler(s.serviceMs, uService));
     this.hasShedUtil = Uint8Array.from(this.specs, (s) => (s.shedUtilization ? 1 : 0));
     this.hasAdaptive = Uint8Array.from(this.specs, (s) => (s.adaptiveConcurrency ? 1 : 0));
+    this.dropsQueued = Uint8Array.from(this.specs, (s) => (s.dropExpired || s.codel ? 1 : 0));
     this.faultLatency = this.specs.map((s) => s.faults.map((f) => (f.latencyMs ? makeSampler(f.latencyMs, uFaultLatency) : null)));
     this.restartTimers = new Timers(n);
     this.mayRefuse = this.specs.some(
@@ -361,7 +364,10 @@ export class ServerFarm {
    * previous_hosts retry predicate), honoured when another choice exists.
    */
   pick(avoid: Int32Array | null, avoidFrom: number, avoidCount: number): number {
-    if (this.n === 1) return 0;
+    return this.n === 1 ? 0 : this.pickAmong(avoid, avoidFrom, avoidCount);
+  }
+
+  private pickAmong(avoid: Int32Array | null, avoidFrom: number, avoidCount: number): number {
     const c = this.pickCluster();
     const start = this.clusterStart[c] as number;
     const size = this.clusterSize[c] as number;
@@ -676,6 +682,7 @@ export class ServerFarm {
     const q = this.queues[b] as IntDeque;
     const req = this.req;
     const lifo = s.discipline === 'lifo';
+    const drops = this.dropsQueued[b] === 1;
     while ((this.busy[b] as number) < (this.capacityNow[b] as number) && q.length > 0) {
       const r = lifo ? q.popBack() : q.popFront();
       if (req.state[r] === R_CANCELLED) {
@@ -684,18 +691,25 @@ export class ServerFarm {
         continue;
       }
       this.noteQueue(b, t, -1);
-      if (s.dropExpired && (req.deadline[r] as number) <= t) {
-        if (t >= 0) this.dropped[b] = (this.dropped[b] as number) + 1;
-        this.host.drop(r, t);
-        continue;
-      }
-      if (s.codel && this.codelDrops(b, s.codel, t - (req.enqueuedAt[r] as number), t)) {
-        if (t >= 0) this.dropped[b] = (this.dropped[b] as number) + 1;
-        this.answer(r, Outcome.S503, NaN, t);
-        continue;
-      }
+      if (drops && this.dropQueued(r, b, s, t)) continue;
       this.startService(r, b, t);
     }
+  }
+
+  /** A request leaving the queue is dropped when expired (dropExpired) or failed fast by CoDel; true if so. */
+  private dropQueued(r: number, b: number, s: ServerLeaf, t: number): boolean {
+    const req = this.req;
+    if (s.dropExpired && (req.deadline[r] as number) <= t) {
+      if (t >= 0) this.dropped[b] = (this.dropped[b] as number) + 1;
+      this.host.drop(r, t);
+      return true;
+    }
+    if (s.codel && this.codelDrops(b, s.codel, t - (req.enqueuedAt[r] as number), t)) {
+      if (t >= 0) this.dropped[b] = (this.dropped[b] as number) + 1;
+      this.answer(r, Outcome.S503, NaN, t);
+      return true;
+    }
+    return false;
   }
 
   /**
