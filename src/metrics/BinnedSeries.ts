@@ -2,7 +2,7 @@ import { innerEndWidth, innerStartWidth } from './binBounds.js';
 import { checkBinning } from './checkBinning.js';
 
 /** Initial capacity, in bins, of the growable series. */
-const INITIAL_BINS = 256;
+const INITIAL_BINS = 16;
 
 /**
  * Event counts per time bin of `binMs` starting at t = 0 (arrivals, successes, goodput per bin), for the

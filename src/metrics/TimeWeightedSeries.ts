@@ -1,7 +1,7 @@
 import { checkBinning } from './checkBinning.js';
 
 /** Initial capacity, in bins, of the growable series. */
-const INITIAL_BINS = 256;
+const INITIAL_BINS = 16;
 
 /**
  * A gauge (queue length, requests in flight, budget tokens) whose value changes at event times, measured
