@@ -1,7 +1,7 @@
 import { EventQueue } from './eventQueue.js';
 
 /** Why a run stopped early; `null` when it ran out of events. */
-export type TruncatedBy = null | 'horizon' | 'event-cap';
+export type TruncatedBy = null | 'horizon' | 'event-cap' | 'stopped';
 
 /** Bounds of one run. */
 export interface RunBounds {
@@ -33,6 +33,9 @@ export type EventHandler = (kind: number, a: number, b: number, timeMs: number) 
 export class Simulator {
   readonly queue: EventQueue;
   nowMs = 0;
+  /** Events the current run may still handle: the event cap, or 0 once {@link stop} was called. */
+  private limit = 0;
+  private stopRequested = false;
 
   constructor(startMs = 0, initialCapacity = 1024) {
     this.queue = new EventQueue(initialCapacity);
@@ -57,7 +60,8 @@ export class Simulator {
   run(handler: EventHandler, bounds: RunBounds): RunStats {
     const q = this.queue;
     const horizon = bounds.horizonMs;
-    const cap = bounds.maxEvents;
+    this.limit = bounds.maxEvents;
+    this.stopRequested = false;
     let events = 0;
     let truncated: TruncatedBy = null;
     // One pop per event: an event past the horizon is put back (it stays pending).
@@ -68,9 +72,9 @@ export class Simulator {
         truncated = 'horizon';
         break;
       }
-      if (events >= cap) {
+      if (events >= this.limit) {
         q.unpop();
-        truncated = 'event-cap';
+        truncated = this.stopRequested ? 'stopped' : 'event-cap';
         break;
       }
       this.nowMs = t;
@@ -79,6 +83,15 @@ export class Simulator {
     }
     if (truncated === 'horizon' && this.nowMs < horizon) this.nowMs = horizon;
     return { events, nowMs: this.nowMs, truncated };
+  }
+
+  /**
+   * End the current run after the event being handled: the rest stays pending and the run reports
+   * `truncated: 'stopped'` (a handler's own safety bound, such as the model's cap on operations in flight).
+   */
+  stop(): void {
+    this.stopRequested = true;
+    this.limit = 0;
   }
 }
 

@@ -462,6 +462,10 @@ export const scenarioSchema = doc(
       warmupMs: doc(f.number('>= 0').default(0), 'The system runs this long before t = 0; nothing is measured meanwhile.'),
       horizonMs: doc(f.number('> 0').default(3_600_000), 'Safety bound on simulated time (after the warm-up).'),
       maxEvents: doc(f.positiveInt().default(200_000_000), 'Safety bound on the number of events.'),
+      maxInFlight: doc(
+        f.positiveInt().default(10_000_000),
+        'Safety bound on the operations in flight at once: a run that piles up more (an open loop far above capacity with an unlimited queue) stops, as each holds memory until it ends.',
+      ),
       metrics: metricsSchema.prefault({}),
     })
     .superRefine((scenario, ctx) => {

@@ -1,6 +1,6 @@
 import { makeSampler, standardExponential, type Sampler } from '../engine/distributions.js';
 import { ClientRandom, deriveSeed, stream, type Uniform } from '../engine/random.js';
-import { Simulator, type TruncatedBy } from '../engine/simulator.js';
+import { Simulator } from '../engine/simulator.js';
 import { Timers } from '../engine/timers.js';
 import { BinnedSeries, LogHistogram, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
 import { backoffIsRandom, initialPrevSleepMs } from '../policy/backoff.js';
@@ -26,7 +26,7 @@ import { statusOutcome } from './statusOutcome.js';
 import { ColumnBuffer, NO_F64, NO_I32, NO_U8 } from './typedArrays.js';
 import { R_CANCELLED, R_DELAYED, R_FREE, R_HANG, R_HOP, R_QUEUED, R_SERVICE, RequestTable } from './RequestTable.js';
 import { K_FAULT_ANSWER, K_SERVICE_DONE, NEEDS_SLOT, ServerFarm } from './ServerFarm.js';
-import { buildResults, type ResultInput, type SimulationResults } from './results.js';
+import { buildResults, type ResultInput, type SimulationResults, type Truncation } from './results.js';
 import type { Method, Scenario, ScriptEntry, Status } from './scenario.js';
 import { ScenarioError } from './ScenarioError.js';
 import type { TraceEvent } from './trace.js';
@@ -109,6 +109,7 @@ export class Model {
   private readonly opDeadlineMs: number = 0;
   private readonly closedLoop: boolean;
   private readonly durationMs: number = 0;
+  private readonly maxInFlight: number = 0;
   private readonly fixedDraw: number | undefined;
   private readonly trace: ((e: TraceEvent) => void) | undefined;
   private readonly plan = new RetryPlan();
@@ -268,6 +269,7 @@ export class Model {
     this.opBadFraction = sc.workload.permanentErrorFraction;
     this.opDeadlineMs = sc.workload.deadlineMs ?? Infinity;
     this.closedLoop = sc.workload.kind === 'closed';
+    this.maxInFlight = sc.maxInFlight;
     this.durationMs = sc.workload.kind === 'burst' ? Infinity : sc.workload.durationMs;
     this.instances = sc.stack.map((l) => l.instances);
     this.chains = sc.stack.map((l) => Array.from({ length: l.instances }, () => makeBudgetChain(l.policy.budget)));
@@ -454,10 +456,11 @@ export class Model {
     });
     // Stale (tombstoned) timers still pop and move the clock: measure up to the last live event.
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
+    const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
     this.gInFlight.finish(endMs);
     this.farm?.finish(endMs);
     for (const g of this.gBudget) g?.finish(endMs);
-    return buildResults({ ...this.snapshot(endMs, stats.events, stats.truncated), seed: this.seed });
+    return buildResults({ ...this.snapshot(endMs, stats.events, truncated), seed: this.seed });
   }
 
   private dispatch(kind: number, a: number, b: number, t: number): void {
@@ -578,6 +581,8 @@ export class Model {
     this.fDeadline[f] = t + this.opDeadlineMs;
     this.inFlightOps++;
     this.gInFlight.set(t, this.inFlightOps);
+    // Each operation in flight holds memory until it ends: past the cap the run stops (say so rather than run out of memory).
+    if (this.inFlightOps > this.maxInFlight) this.sim.stop();
     if (t >= 0) this.offered++;
     this.beginCall(f, t);
   }
@@ -1299,7 +1304,7 @@ export class Model {
   // ---------------------------------------------------------------- results
 
   /** @internal The raw measurements, before {@link buildResults} shapes them. */
-  snapshot(endMs: number, events: number, truncated: TruncatedBy): Omit<ResultInput, 'seed'> {
+  snapshot(endMs: number, events: number, truncated: Truncation): Omit<ResultInput, 'seed'> {
     const sc = this.sc;
     const binMs = sc.metrics.timeSeriesBinMs;
     // The bin holding endMs is included (an event exactly at the end belongs to it).

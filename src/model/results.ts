@@ -1,4 +1,3 @@
-import type { TruncatedBy } from '../engine/simulator.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
 import type { Scenario } from './scenario.js';
@@ -30,6 +29,12 @@ export interface LayerAttempts {
 
 export type { BackendStats };
 
+/**
+ * Why a run stopped before the system drained: its horizon, its event cap, or its cap on the
+ * operations in flight at once (`maxInFlight`); null when it drained.
+ */
+export type Truncation = null | 'horizon' | 'event-cap' | 'in-flight-cap';
+
 /** Everything one run measured (DESIGN.md section 3). Times in ms, rates per second. */
 export interface SimulationResults {
   version: string;
@@ -38,8 +43,8 @@ export interface SimulationResults {
   /** In a sweep: the replication index and the seed its run actually used (derived from the master seed). */
   replication?: number;
   replicationSeed?: number;
-  /** Why the run stopped before the system drained: `horizon` or `event-cap`; null when it drained. */
-  truncated: TruncatedBy;
+  /** Why the run stopped before the system drained: `horizon`, `event-cap` or `in-flight-cap`; null when it drained. */
+  truncated: Truncation;
   /** A sentence explaining the truncation, when there is one. */
   truncatedReason: string | null;
   /** Simulated time measured (after the warm-up). */
@@ -133,7 +138,7 @@ export interface ResultInput {
   seed: number;
   endMs: number;
   events: number;
-  truncated: TruncatedBy;
+  truncated: Truncation;
   unfinished: number;
   offered: number;
   succeeded: number;
@@ -187,6 +192,9 @@ function truncationReason(i: ResultInput): string | null {
   }
   if (i.truncated === 'event-cap') {
     return `stopped at the event cap (maxEvents ${sc.maxEvents}) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
+  }
+  if (i.truncated === 'in-flight-cap') {
+    return `stopped at the in-flight cap (maxInFlight ${sc.maxInFlight}) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
   }
   return null;
 }

@@ -188,6 +188,22 @@ describe('Simulator', () => {
     expect(stats).toEqual({ events: 1000, nowMs: 999, truncated: 'event-cap' });
   });
 
+  it('stops after the event whose handler asked it to, and says so; the next run starts afresh', () => {
+    const sim = new Simulator();
+    sim.at(0, 0, 0, 0);
+    const seen: number[] = [];
+    const handler = (_k: number, a: number, _b: number, t: number) => {
+      seen.push(t);
+      sim.after(1, 0, a + 1, 0);
+      if (a === 2) sim.stop();
+    };
+    expect(sim.run(handler, { horizonMs: Infinity, maxEvents: 1000 })).toEqual({ events: 3, nowMs: 2, truncated: 'stopped' });
+    expect(seen).toEqual([0, 1, 2]);
+    expect(sim.queue.size).toBe(1);
+    expect(sim.run(handler, { horizonMs: Infinity, maxEvents: 2 })).toEqual({ events: 2, nowMs: 4, truncated: 'event-cap' });
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('refuses to schedule into the past', () => {
     const sim = new Simulator(5);
     expect(() => sim.at(4, 0, 0, 0)).toThrow(/before now/);

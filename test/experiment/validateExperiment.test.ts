@@ -398,6 +398,7 @@ describe('resolveScenario', () => {
       warmupMs: 0,
       horizonMs: 3600000,
       maxEvents: 200000000,
+      maxInFlight: 10000000,
       metrics: { timeSeriesBinMs: 1000, clusteringBinMs: [1, 10] },
     };
     expect(result).toEqual({ ok: true, scenario: expected });

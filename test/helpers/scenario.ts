@@ -58,6 +58,7 @@ export function scenario(over: Partial<Scenario> = {}): Scenario {
     warmupMs: 0,
     horizonMs: 3_600_000,
     maxEvents: 200_000_000,
+    maxInFlight: 10_000_000,
     metrics: { timeSeriesBinMs: 1000, clusteringBinMs: [1, 10] },
     ...over,
   };

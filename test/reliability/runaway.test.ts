@@ -18,9 +18,33 @@ const failing = (latencyMs?: number) => ({
   serviceMs: 0,
   faults: [{ probability: 1, status: 500, ...(latencyMs !== undefined ? { latencyMs } : {}) }],
 });
+/** An open loop of 10,000/s into a server that serves 100/s, with an unlimited queue, for an hour. */
+const overload = (over: Record<string, unknown>) =>
+  simulate({
+    workload: { kind: 'open', rate: 10_000, durationMs: 3_600_000 },
+    stack: [{ name: 'app', policy: { maxAttempts: 1 } }],
+    leaf: { kind: 'server', serviceMs: 10 },
+    ...over,
+  });
 const nonZero = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
 
 describe('runaway configurations stop at the horizon or the event cap and say so', () => {
+  it('an open loop 100 times above capacity with an unlimited queue stops at the in-flight cap, not out of memory', () => {
+    const r = overload({ maxInFlight: 1000 });
+    expect(r.truncated).toBe('in-flight-cap');
+    expect(r.operations.unfinished).toBe(1001);
+    expect(r.operations.offered - r.operations.succeeded).toBe(1001);
+    expect(r.truncatedReason).toBe(`stopped at the in-flight cap (maxInFlight 1000) at ${r.simulatedMs.toFixed(1)} ms with 1001 operations unfinished`);
+    // In flight grows by about 9,900/s (10,000/s arrive, 100/s are served): the cap is reached near 101 ms.
+    expect(r.operations.succeeded).toBe(Math.floor(r.simulatedMs / 10));
+  });
+
+  it('the default in-flight cap (10 million) leaves an ordinary overload alone: the same open loop runs to its horizon', () => {
+    const r = overload({ horizonMs: 2_000 });
+    expect(r.truncated).toBe('horizon');
+    expect(r.operations.unfinished).toBeGreaterThan(19_000);
+  });
+
   it("tenacity's defaults against a leaf that fails at once: every retry happens at t = 0, the event cap ends it", () => {
     const r = simulate({ workload: { kind: 'burst', clients: 1 }, stack: [{ name: 'app', policy: TENACITY }], leaf: failing(), maxEvents: 50_000 });
     expect(r.truncated).toBe('event-cap');

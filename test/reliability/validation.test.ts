@@ -74,6 +74,7 @@ const files: Array<[string, unknown, string[]]> = [
   ['a negative exponent offset', withScenario((s) => (s.stack[0].policy.backoff = { exponentOffset: -1 })), ['scenario.stack.0.policy.backoff.exponentOffset must be an integer >= 0 (got -1)']],
   ['an event cap of 0', withScenario((s) => (s.maxEvents = 0)), ['scenario.maxEvents must be a positive integer (got 0)']],
   ['a fractional event cap', withScenario((s) => (s.maxEvents = 1.5)), ['scenario.maxEvents must be a positive integer (got 1.5)']],
+  ['an in-flight cap of 0', withScenario((s) => (s.maxInFlight = 0)), ['scenario.maxInFlight must be a positive integer (got 0)']],
   ['zero instances', withScenario((s) => (s.stack[0].instances = 0)), ['scenario.stack.0.instances must be a positive integer (got 0)']],
   ['a fractional client count', withScenario((s) => (s.workload.clients = 1.5)), ['scenario.workload.clients must be a positive integer (got 1.5)']],
   ['a negative capacity', withScenario((s) => (s.leaf.capacity = [{ atMs: 1, durationMs: 10, concurrency: -1 }])), ['scenario.leaf.capacity.0.concurrency must be an integer >= 0 (got -1)']],
