@@ -13,6 +13,24 @@ export type DistSpec =
   | { dist: 'lognormal'; mean: number; sd: number };
 
 
+/**
+ * Whether two draws of `spec` are equal with probability 0 (a continuous distribution with some
+ * spread): a constant, a uniform of zero width or a zero sd are not. Times built from such draws do
+ * not tie, so the order among simultaneous events cannot matter for them.
+ */
+export function isContinuous(spec: DistSpec): boolean {
+  switch (spec.dist) {
+    case 'constant':
+      return false;
+    case 'uniform':
+      return spec.max > spec.min;
+    case 'exponential':
+      return true;
+    default:
+      return spec.sd > 0;
+  }
+}
+
 /** A source of draws from one distribution (built by {@link makeSampler}). */
 export type Sampler = () => number;
 

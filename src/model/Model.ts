@@ -1,4 +1,4 @@
-import { makeSampler, standardExponential, type Sampler } from '../engine/distributions.js';
+import { isContinuous, makeSampler, standardExponential, type Sampler } from '../engine/distributions.js';
 import { ClientRandom, deriveSeed, stream, type Uniform } from '../engine/random.js';
 import { Simulator } from '../engine/simulator.js';
 import { Timers } from '../engine/timers.js';
@@ -183,9 +183,10 @@ export class Model {
    * nothing can reach a frame while its answer crosses the hop. That holds when each client has one
    * operation at a time (burst, closed loop), no layer has a timeout or a deadline (nothing abandons
    * or ends a call early; no layer hedges), the last layer has no budget, admission control,
-   * maxElapsedMs or timer tick, cancellation is off and no trace is taken. The wake-up is then
-   * scheduled earlier, so among events at exactly the same time it may come first; a tick would make
-   * such ties common, so it keeps the answer as an event.
+   * maxElapsedMs or timer tick, cancellation is off and no trace is taken; and the last hop's delay
+   * is continuous. The wake-up is scheduled earlier than it would be at arrival, so among events at
+   * exactly the same time it would come first: with a constant hop (or a timer tick) such ties are
+   * common and their order changes what happens next, so the answer stays an event there.
    */
   private readonly foldAnswers: boolean;
   /** The servers may answer a request on arrival (refusals, faults, invalid requests): try that before taking a request slot. */
@@ -327,6 +328,7 @@ export class Model {
     const last = this.L - 1;
     const lastPolicy = this.policies[last] as CompiledPolicy;
     this.foldAnswers =
+      isContinuous(sc.stack[last]?.hopMs ?? sc.network.hopMs) &&
       sc.workload.kind !== 'open' &&
       sc.workload.deadlineMs === undefined &&
       this.policies.every((q) => q.perAttemptTimeoutMs === Infinity && q.totalTimeoutMs === Infinity) &&

@@ -2,6 +2,7 @@ import { errorFunction } from 'simple-statistics';
 import { describe, expect, it } from 'vitest';
 import {
   distMean,
+  isContinuous,
   makeSampler,
   standardNormal,
   validateDist,
@@ -398,5 +399,31 @@ describe('exponential ziggurat', () => {
     expect(d).toBeLessThan(1.63 / Math.sqrt(n));
     // The tail beyond R = 7.697 is reached (P = e^-7.697 = 4.5e-4, about 90 draws here).
     expect(xs[n - 1]).toBeGreaterThan(7.7);
+  });
+});
+
+describe('isContinuous', () => {
+  it('is false for what can draw the same value twice: a constant, a uniform of zero width, a zero sd', () => {
+    expect(
+      [
+        { dist: 'constant', value: 10 },
+        { dist: 'uniform', min: 3, max: 3 },
+        { dist: 'normal', mean: 10, sd: 0 },
+        { dist: 'abs-normal', mean: 10, sd: 0 },
+        { dist: 'lognormal', mean: 10, sd: 0 },
+      ].map((d) => isContinuous(d as DistSpec)),
+    ).toEqual([false, false, false, false, false]);
+  });
+
+  it('is true for the distributions with a spread', () => {
+    expect(
+      [
+        { dist: 'uniform', min: 3, max: 4 },
+        { dist: 'exponential', mean: 10 },
+        { dist: 'normal', mean: 10, sd: 1 },
+        { dist: 'abs-normal', mean: 10, sd: 2 },
+        { dist: 'lognormal', mean: 10, sd: 5 },
+      ].map((d) => isContinuous(d as DistSpec)),
+    ).toEqual([true, true, true, true, true]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Dist, Scenario } from '../../src/model/scenario.js';
 import type { SimulationResults } from '../../src/model/results.js';
-import { alwaysFailing, backoff, burst, closedLoop, layer, scenario, server, simulate } from '../helpers/scenario.js';
+import { alwaysFailing, backoff, burst, closedLoop, constant, layer, scenario, server, simulate } from '../helpers/scenario.js';
 
 // A last-layer retry is decided when the failed answer leaves the leaf instead of when it arrives
 // (one event less per retry). A trace turns that off, so a traced run is the run without it.
@@ -74,7 +74,16 @@ describe('deciding a last-layer retry when the answer leaves the leaf', () => {
     const timeouts = { ...base, stack: [layer('client', { maxAttempts: 'unlimited', perAttemptTimeoutMs: 1000, backoff: backoff('full-jitter', 5, 2000) })] };
     const open = { ...base, workload: { kind: 'open', rate: { kind: 'steady', ratePerSec: 100 }, durationMs: 500, clients: 3, method: 'PUT', permanentErrorFraction: 0 } } as Scenario;
     const ticks = { ...base, stack: [layer('client', { maxAttempts: 'unlimited', tickMs: 7, backoff: backoff('full-jitter', 5, 2000) })] };
-    for (const sc of [timeouts, open, ticks]) {
+    // Constant hops, backoff and think time with CoDel dropping several queued requests at once: the
+    // dropped requests' wake-ups tie with the start of an operation whose answer left at the same
+    // instant, and deciding at the leaf would put the wake-ups first.
+    const ties = scenario({
+      workload: closedLoop(4, 20, 5_000, { startMs: { dist: 'uniform', min: 0, max: 50 } }),
+      stack: [layer('client', { maxAttempts: 3, retryOn: ['503'], backoff: backoff('constant', 20, 200) })],
+      leaf: server({ serviceMs: { dist: 'exponential', mean: 8 }, codel: { targetMs: 5, intervalMs: 20 } }),
+      network: { hopMs: constant(10) },
+    });
+    for (const sc of [timeouts, open, ticks, ties]) {
       const { folded, plain } = both(sc, 4);
       expect(folded.events).toBe(plain.events);
       expect(withoutEvents(folded)).toEqual(withoutEvents(plain));
