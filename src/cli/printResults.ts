@@ -96,7 +96,7 @@ export function printRunSummary(run: SweepResult): string {
   const truncated = run.summary.cells.filter((c) => (c.metrics['truncated']?.mean ?? 0) > 0);
   if (truncated.length > 0) {
     lines.push(
-      `TRUNCATED: ${truncated.length} of ${run.summary.cells.length} cells have runs stopped by their horizon or event cap (metric "truncated" is the fraction of runs)`,
+      `TRUNCATED: ${truncated.length} of ${run.summary.cells.length} cells have runs stopped by their horizon, event cap or in-flight cap (metric "truncated" is the fraction of runs)`,
     );
   }
   return lines.join('\n');

@@ -69,7 +69,7 @@ export class Simulator {
       const t = q.lastTimeMs;
       if (t > horizon) {
         q.unpop();
-        truncated = 'horizon';
+        truncated = this.stopRequested ? 'stopped' : 'horizon';
         break;
       }
       if (events >= this.limit) {
@@ -81,6 +81,8 @@ export class Simulator {
       events++;
       handler(q.lastKind, q.lastA, q.lastB, t);
     }
+    // A stop asked for by the last event wins over the bound that would have ended the run anyway.
+    if (truncated === null && this.stopRequested) truncated = 'stopped';
     if (truncated === 'horizon' && this.nowMs < horizon) this.nowMs = horizon;
     return { events, nowMs: this.nowMs, truncated };
   }

@@ -464,7 +464,7 @@ export const scenarioSchema = doc(
       maxEvents: doc(f.positiveInt().default(200_000_000), 'Safety bound on the number of events.'),
       maxInFlight: doc(
         f.positiveInt().default(10_000_000),
-        'Safety bound on the operations in flight at once: a run that piles up more (an open loop far above capacity with an unlimited queue) stops, as each holds memory until it ends.',
+        'Safety bound on the operations in flight at once in an open loop: one far above capacity with an unlimited queue piles them up, each holding memory until it ends, and stops here (closed loops and bursts hold at most one per client).',
       ),
       metrics: metricsSchema.prefault({}),
     })

@@ -109,6 +109,7 @@ export class Model {
   private readonly opDeadlineMs: number = 0;
   private readonly closedLoop: boolean;
   private readonly durationMs: number = 0;
+  /** The open loop's cap on operations in flight (Infinity for closed loops and bursts). */
   private readonly maxInFlight: number = 0;
   private readonly fixedDraw: number | undefined;
   private readonly trace: ((e: TraceEvent) => void) | undefined;
@@ -270,7 +271,8 @@ export class Model {
     this.opBadFraction = sc.workload.permanentErrorFraction;
     this.opDeadlineMs = sc.workload.deadlineMs ?? Infinity;
     this.closedLoop = sc.workload.kind === 'closed';
-    this.maxInFlight = sc.maxInFlight;
+    // Closed loops and bursts hold at most one operation per client: only an open loop can pile up.
+    this.maxInFlight = sc.workload.kind === 'open' ? sc.maxInFlight : Infinity;
     this.durationMs = sc.workload.kind === 'burst' ? Infinity : sc.workload.durationMs;
     this.instances = sc.stack.map((l) => l.instances);
     this.chains = sc.stack.map((l) => Array.from({ length: l.instances }, () => makeBudgetChain(l.policy.budget)));

@@ -230,7 +230,7 @@ export interface Scenario {
   horizonMs: number;
   /** Safety bound on the number of events. */
   maxEvents: number;
-  /** Safety bound on the operations in flight at once (each holds memory until it ends). */
+  /** Safety bound on the operations in flight at once in an open loop (each holds memory until it ends). */
   maxInFlight: number;
   metrics: MetricsSpec;
 }

@@ -1,4 +1,4 @@
-import { Outcome } from './outcome.js';
+import { Outcome, OUTCOME_NAMES } from './outcome.js';
 import type { IdempotencyRule, Method, RetryOnClass } from './types.js';
 
 /** Bit of each retryable class in a policy's `retryOn` mask. */
@@ -87,7 +87,7 @@ export function isRetryable(outcome: number, idempotent: boolean, mask: number):
 }
 
 /** Outcome codes a retryability table covers (every code of `Outcome`). */
-const OUTCOME_COUNT = 13;
+const OUTCOME_COUNT = OUTCOME_NAMES.length;
 
 /**
  * {@link isRetryable} for every outcome code and idempotency under `mask`, as a table for the hot

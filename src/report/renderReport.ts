@@ -2,7 +2,8 @@ import { escapeHtml, inlineScript, jsonForScript } from './escape.js';
 import { findingLine, findingsTable, type FindingsTable } from './findings.js';
 import { formatDuration, formatNumber, formatValue } from './format.js';
 import type { ReportModel, ReportPart } from './reportModel.js';
-import type { ReportChart } from './types.js';
+import type { ReportChart, ReportMetricStats } from './types.js';
+import type { Scenario } from '../model/scenario.js';
 
 /** The three browser bundles a report needs, by file name. */
 export const BUNDLE_FILES = ['vega.min.js', 'vega-lite.min.js', 'vega-embed.min.js'] as const;
@@ -217,6 +218,25 @@ function scripts(assets: ReportAssets): string {
  * user (names, descriptions, variant labels, parameter values) is HTML-escaped, and the chart
  * specs are embedded as JSON that cannot end its script element.
  */
+/**
+ * Which bound stopped a cell's truncated runs, from its means (`frac`: the fraction truncated). A run
+ * stopped by the in-flight cap has maxInFlight + 1 operations unfinished and any other run at most
+ * maxInFlight (a drained one none), so a mean above frac x maxInFlight means some runs stopped there,
+ * and one of frac x (maxInFlight + 1) all of them (a few at the cap among many stopped elsewhere do
+ * not show). Otherwise a run that measured its whole horizon stopped there, any other at the event cap.
+ */
+export function truncationCause(frac: number, metrics: Record<string, ReportMetricStats>, sc: Scenario | null): string {
+  if (!sc) return 'stopped by a bound';
+  const unfinished = metrics['operations.unfinished']?.mean ?? 0;
+  if (sc.workload.kind === 'open' && unfinished > frac * sc.maxInFlight) {
+    const cap = `the in-flight cap (maxInFlight ${sc.maxInFlight})`;
+    return unfinished >= frac * (sc.maxInFlight + 1) ? `stopped at ${cap}` : `stopped at ${cap} or another bound`;
+  }
+  return (metrics['simulatedMs']?.mean ?? 0) >= sc.horizonMs
+    ? `stopped at the horizon (horizonMs ${sc.horizonMs})`
+    : `stopped at the event cap (maxEvents ${sc.maxEvents})`;
+}
+
 export function renderReportHtml(input: RenderReportInput): string {
   const { model, charts } = input;
   const finding = findingLine(model);
@@ -242,16 +262,10 @@ export function renderReportHtml(input: RenderReportInput): string {
   const truncated = model.parts.flatMap((p) => p.cells.filter((c) => (c.metrics['truncated']?.mean ?? 0) > 0));
   const truncatedNotice =
     truncated.length > 0
-      ? `<div class="notice"><strong>Truncated runs.</strong> In ${truncated.length} cell${truncated.length > 1 ? 's' : ''} some runs were stopped by their horizon or event cap before the system drained, so their counts stop there:<ul>${truncated
+      ? `<div class="notice"><strong>Truncated runs.</strong> In ${truncated.length} cell${truncated.length > 1 ? 's' : ''} some runs were stopped by their horizon, event cap or in-flight cap before the system drained, so their counts stop there:<ul>${truncated
           .map((c) => {
             const frac = c.metrics['truncated']?.mean ?? 0;
-            const sc = c.scenario;
-            // Which bound: a run that measured its whole horizon stopped there, any other at the event cap.
-            const why = sc
-              ? (c.metrics['simulatedMs']?.mean ?? 0) >= sc.horizonMs
-                ? `stopped at the horizon (horizonMs ${sc.horizonMs})`
-                : `stopped at the event cap (maxEvents ${sc.maxEvents})`
-              : 'stopped by a bound';
+            const why = truncationCause(frac, c.metrics, c.scenario);
             return `<li><code>${escapeHtml(c.key)}</code>: ${escapeHtml(`${Math.round(frac * 100)}% of runs ${why}`)}</li>`;
           })
           .join('')}</ul></div>`

@@ -204,6 +204,16 @@ describe('Simulator', () => {
     expect(seen).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('a stop wins over the bound that would have ended the run anyway: the horizon, or running dry', () => {
+    const sim = new Simulator();
+    sim.at(0, 0, 0, 0);
+    sim.at(50, 0, 1, 0);
+    expect(sim.run(() => sim.stop(), { horizonMs: 10, maxEvents: 1000 })).toEqual({ events: 1, nowMs: 0, truncated: 'stopped' });
+    const dry = new Simulator();
+    dry.at(0, 0, 0, 0);
+    expect(dry.run(() => dry.stop(), { horizonMs: Infinity, maxEvents: 1000 })).toEqual({ events: 1, nowMs: 0, truncated: 'stopped' });
+  });
+
   it('refuses to schedule into the past', () => {
     const sim = new Simulator(5);
     expect(() => sim.at(4, 0, 0, 0)).toThrow(/before now/);

@@ -39,6 +39,12 @@ describe('runaway configurations stop at the horizon or the event cap and say so
     expect(r.operations.succeeded).toBe(Math.floor(r.simulatedMs / 10));
   });
 
+  it('a burst or a closed loop holds at most one operation per client: the in-flight cap does not apply to them', () => {
+    const r = simulate({ workload: { kind: 'burst', clients: 20 }, stack: [{ name: 'app', policy: { maxAttempts: 1 } }], leaf: { kind: 'server', serviceMs: 10 }, maxInFlight: 10 });
+    expect(r.truncated).toBeNull();
+    expect(r.operations).toEqual({ offered: 20, succeeded: 20, failed: 0, unfinished: 0 });
+  });
+
   it('the default in-flight cap (10 million) leaves an ordinary overload alone: the same open loop runs to its horizon', () => {
     const r = overload({ horizonMs: 2_000 });
     expect(r.truncated).toBe('horizon');

@@ -19,6 +19,7 @@ export function scenario(over: Partial<{ workload: unknown; stack: unknown; leaf
     warmupMs: 0,
     horizonMs: 3_600_000,
     maxEvents: 1e8,
+    maxInFlight: 1000,
     metrics: { timeSeriesBinMs: 100, clusteringBinMs: [1, 10] },
   } as unknown as Scenario;
 }
