@@ -1218,12 +1218,12 @@ export class Model {
 
   /** The leaf's answer to request r crosses the last hop (layer k's) back to frame f. */
   private answerOverHop(r: number, f: number, k: number, outcome: number, retryAfterMs: number, t: number): void {
-    const g = this.req.timers.arm(r);
     const arriveMs = t + (this.hop[k] as Sampler)();
     if (this.foldAnswers && outcome !== Outcome.SUCCESS && this.retryAhead(f, outcome, retryAfterMs, arriveMs)) {
       this.freeRequest(r);
       return;
     }
+    const g = this.req.timers.arm(r);
     this.req.state[r] = R_HOP;
     this.req.outcome[r] = outcome;
     this.req.retryAfter[r] = retryAfterMs;
