@@ -1,5 +1,6 @@
 import { isContinuous, makeSampler, standardExponential, type Sampler } from '../engine/distributions.js';
 import { ClientRandom, deriveSeed, stream, type Uniform } from '../engine/random.js';
+import { EventQueue } from '../engine/eventQueue.js';
 import { Simulator } from '../engine/simulator.js';
 import { Timers } from '../engine/timers.js';
 import { BinnedSeries, LogHistogram, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
@@ -27,7 +28,7 @@ import { ColumnBuffer, NO_F64, NO_I32, NO_U8 } from './typedArrays.js';
 import { R_CANCELLED, R_DELAYED, R_FREE, R_HANG, R_HOP, R_QUEUED, R_SERVICE, RequestTable } from './RequestTable.js';
 import { K_FAULT_ANSWER, K_SERVICE_DONE, NEEDS_SLOT, ServerFarm } from './ServerFarm.js';
 import { buildResults, type ResultInput, type SimulationResults, type Truncation } from './results.js';
-import type { Method, Scenario, ScriptEntry, Status } from './scenario.js';
+import type { Dist, Method, Scenario, ScriptEntry, Status } from './scenario.js';
 import { ScenarioError } from './ScenarioError.js';
 import type { TraceEvent } from './trace.js';
 
@@ -73,6 +74,11 @@ const notDrawn: Uniform = () => {
   throw new Error('internal: a random stream the scenario does not use was drawn from');
 };
 
+/** The stream to sample `d` from: a constant never draws, so none is built for it. */
+function streamFor(d: Dist, seed: number, name: string): Uniform {
+  return d.dist === 'constant' ? notDrawn : stream(seed, name);
+}
+
 /** Failures that count against a backend for outlier detection (Envoy consecutive_5xx: 5xx, resets, timeouts). */
 function isBackendFailure(outcome: number): boolean {
   return outcome === Outcome.S500 || outcome === Outcome.S503 || outcome === Outcome.OVERLOADED || outcome === Outcome.TIMEOUT;
@@ -96,7 +102,10 @@ export class Model {
   private readonly policies: CompiledPolicy[];
   /** idempotent[layer * 5 + methodCode]. */
   private readonly idempotent: Uint8Array;
+  /** Per layer: the delay of its hop down (and of the answer back), drawn through {@link hopMs}. */
   private readonly hop: Sampler[];
+  /** The client whose network stream the next hop draw comes from. */
+  private netClient = 0;
   private readonly hopZero: boolean[];
   private readonly jitter: ClientRandom[];
   private readonly needsDraw: boolean[];
@@ -109,6 +118,7 @@ export class Model {
   private readonly opDeadlineMs: number = 0;
   private readonly closedLoop: boolean;
   private readonly durationMs: number = 0;
+  private readonly horizonMs: number;
   /** The open loop's cap on operations in flight (Infinity for closed loops and bursts). */
   private readonly maxInFlight: number = 0;
   private readonly fixedDraw: number | undefined;
@@ -190,6 +200,22 @@ export class Model {
    * common and their order changes what happens next, so the answer stays an event there.
    */
   private readonly foldAnswers: boolean;
+  /**
+   * Where answers fold and the leaf is not a pool, a retry decided ahead is also sent ahead: the
+   * wake-up would only send the attempt, and nothing reaches the frame while it waits, so the
+   * attempt is sent (counted, its hop drawn) when the retry is planned, with the wake-up's time
+   * (one event less per retry). A pool is left out: its load balancer would see the request early.
+   */
+  private readonly sendAhead: boolean;
+  /**
+   * Where answers fold and the leaf is optimistic concurrency, a request reads without an event
+   * ({@link occReadAhead}): one event per write. The reads wait in `pendingReads` (time, chain)
+   * until the clock passes them, so that the clustering statistics still see arrivals in time order.
+   */
+  private readonly readAhead: boolean;
+  private readonly pendingReads: EventQueue | null;
+  /** Time of the last successful OCC write (-Infinity before the first). */
+  private lastCommitMs = -Infinity;
   /** The servers may answer a request on arrival (refusals, faults, invalid requests): try that before taking a request slot. */
   private readonly answersOnArrival: boolean;
   private fTried: Int32Array = NO_I32;
@@ -220,8 +246,9 @@ export class Model {
   private reads = 0;
   private writes = 0;
   private completionTimeMs = 0;
+  /** Durations of the operations that succeeded (the latency) and of those that failed (merged into operationMs at the end). */
   private readonly latency = new LogHistogram();
-  private readonly operationMs = new LogHistogram();
+  private readonly failedMs = new LogHistogram();
   private readonly clustering: StreamingClustering[];
   /** The same statistics over retry traffic alone (arrivals sent while some layer was retrying). */
   private readonly retryClustering: StreamingClustering[];
@@ -229,7 +256,8 @@ export class Model {
   private readonly sArrRetry: BinnedSeries;
   private readonly sSuccess: BinnedSeries;
   private readonly sFailure: BinnedSeries;
-  private readonly sWrites: BinnedSeries;
+  /** OCC leaf only. */
+  private readonly sWrites: BinnedSeries | null;
   private readonly gInFlight: TimeWeightedSeries;
 
   constructor(scenario: Scenario, options: ModelOptions) {
@@ -255,8 +283,13 @@ export class Model {
         this.idempotent[k * 5 + i] = isIdempotent(m, l.policy.idempotency) ? 1 : 0;
       });
     });
-    const uNet = stream(seed, 'network');
-    this.hop = sc.stack.map((l) => makeSampler(l.hopMs ?? sc.network.hopMs, uNet));
+    const hopDists = sc.stack.map((l) => l.hopMs ?? sc.network.hopMs);
+    // Each client's messages draw their hops from the client's own stream, in the client's own order.
+    const net = hopDists.some((d) => d.dist !== 'constant')
+      ? new ClientRandom(this.clients, deriveSeed(seed, 'network'), { kind: 'independent' })
+      : null;
+    const uNet: Uniform = net ? () => net.next(this.netClient) : notDrawn;
+    this.hop = hopDists.map((d) => makeSampler(d, uNet));
     this.hopZero = sc.stack.map((l) => {
       const d = l.hopMs ?? sc.network.hopMs;
       return d.dist === 'constant' && d.value === 0;
@@ -274,6 +307,7 @@ export class Model {
     // Closed loops and bursts hold at most one operation per client: only an open loop can pile up.
     this.maxInFlight = sc.workload.kind === 'open' ? sc.maxInFlight : Infinity;
     this.durationMs = sc.workload.kind === 'burst' ? Infinity : sc.workload.durationMs;
+    this.horizonMs = sc.horizonMs;
     this.instances = sc.stack.map((l) => l.instances);
     this.chains = sc.stack.map((l) => Array.from({ length: l.instances }, () => makeBudgetChain(l.policy.budget)));
     this.hasBudget = sc.stack.map((l) => (l.policy.budget?.length ?? 0) > 0);
@@ -296,8 +330,8 @@ export class Model {
     const picksClients = w.kind === 'open' && w.clients > 1;
     this.uWorkload = picksClients || w.permanentErrorFraction > 0 ? stream(seed, 'workload') : notDrawn;
     this.arrivalU = w.kind === 'open' ? stream(seed, 'arrivals') : notDrawn;
-    this.thinkSampler = w.kind === 'closed' ? makeSampler(w.thinkMs, stream(seed, 'think')) : null;
-    this.startSampler = w.kind !== 'open' ? makeSampler(w.startMs, stream(seed, 'start')) : null;
+    this.thinkSampler = w.kind === 'closed' ? makeSampler(w.thinkMs, streamFor(w.thinkMs, seed, 'think')) : null;
+    this.startSampler = w.kind !== 'open' ? makeSampler(w.startMs, streamFor(w.startMs, seed, 'start')) : null;
     this.rate = w.kind === 'open' ? rateFunction(w.rate) : null;
     this.steadyRate = w.kind === 'open' && w.rate.kind === 'steady';
 
@@ -341,6 +375,9 @@ export class Model {
       lastPolicy.tickMs === 0 &&
       !sc.cancellation &&
       this.trace === undefined;
+    this.sendAhead = this.foldAnswers && leaf.kind !== 'pool';
+    this.readAhead = this.foldAnswers && leaf.kind === 'occ';
+    this.pendingReads = this.readAhead ? new EventQueue(Math.min(1024, this.clients + 1)) : null;
 
     this.layerFirst = new Float64Array(this.L);
     this.layerRetries = new Float64Array(this.L);
@@ -354,7 +391,7 @@ export class Model {
     this.sArrRetry = new BinnedSeries(m.timeSeriesBinMs);
     this.sSuccess = new BinnedSeries(m.timeSeriesBinMs);
     this.sFailure = new BinnedSeries(m.timeSeriesBinMs);
-    this.sWrites = new BinnedSeries(m.timeSeriesBinMs);
+    this.sWrites = sc.leaf.kind === 'occ' ? new BinnedSeries(m.timeSeriesBinMs) : null;
     this.gInFlight = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
     this.gBudget = sc.stack.map((l, k) =>
       this.hasBudget[k]
@@ -460,6 +497,7 @@ export class Model {
     });
     // Stale (tombstoned) timers still pop and move the clock: measure up to the last live event.
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
+    if (this.readAhead) this.flushReads(endMs);
     const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
     this.gInFlight.finish(endMs);
     this.farm?.finish(endMs);
@@ -737,7 +775,7 @@ export class Model {
     this.fChild[f] = c;
     const cg = this.frameTimers.arm(c);
     if (this.hopZero[k]) this.beginCall(c, t);
-    else this.sim.at(t + (this.hop[k] as Sampler)(), K_FRAME_ARRIVE, c, cg);
+    else this.sim.at(t + this.hopMs(k, this.fClient[c] as number), K_FRAME_ARRIVE, c, cg);
   }
 
   /** Last-layer frame f's attempt n calls the leaf. */
@@ -754,7 +792,14 @@ export class Model {
     this.fChild[f] = ~r;
     const rg = this.req.timers.arm(r);
     if (hopZero) this.leafArrive(r, t);
-    else this.sim.at(t + (this.hop[k] as Sampler)(), K_LEAF_ARRIVE, r, rg);
+    else if (this.readAhead && this.fBad[f] === 0) this.occReadAhead(r, k, rg, t);
+    else this.sim.at(t + this.hopMs(k, this.fClient[f] as number), K_LEAF_ARRIVE, r, rg);
+  }
+
+  /** The delay of a message of `client` over layer k's hop, from the client's network stream. */
+  private hopMs(k: number, client: number): number {
+    this.netClient = client;
+    return (this.hop[k] as Sampler)();
   }
 
   /** A request slot for frame f's attempt (armed with generation `gen`) to the leaf. */
@@ -912,6 +957,7 @@ export class Model {
     deadline: number,
     gen: number,
     t: number,
+    ahead = false,
   ): void {
     const u = this.needsDraw[k] ? this.draw(k, this.fClient[f] as number) : 0;
     const ctx = this.planCtx;
@@ -930,7 +976,9 @@ export class Model {
     }
     if (plan.resetBackoff) this.fBackoffBase[f] = attempts;
     this.fPrevSleep[f] = plan.nextPrevSleepMs;
-    this.sim.at(plan.wakeAtMs, K_FRAME_WAKE, f, gen);
+    // Sent ahead only if the wake-up would run (not past the horizon).
+    if (ahead && plan.wakeAtMs <= this.horizonMs) this.sendAttempt(f, plan.wakeAtMs);
+    else this.sim.at(plan.wakeAtMs, K_FRAME_WAKE, f, gen);
   }
 
   /**
@@ -954,7 +1002,7 @@ export class Model {
     this.fLastOutcome[f] = outcome;
     this.fLastRA[f] = retryAfterMs;
     // With no deadline and no maxElapsedMs (required by foldAnswers) a planned wait always fits.
-    this.retryLater(f, k, p, outcome, retryAfterMs, attempts, deadline, gen, arriveMs);
+    this.retryLater(f, k, p, outcome, retryAfterMs, attempts, deadline, gen, arriveMs, this.sendAhead);
     return true;
   }
 
@@ -1104,7 +1152,7 @@ export class Model {
     this.fResOutcome[f] = result;
     this.fResRA[f] = retryAfterMs;
     const g = this.frameTimers.arm(f);
-    this.sim.at(t + (this.hop[pk] as Sampler)(), K_FRAME_RESPONSE, f, g);
+    this.sim.at(t + this.hopMs(pk, this.fClient[f] as number), K_FRAME_RESPONSE, f, g);
   }
 
   private frameResponseArrived(f: number, t: number): void {
@@ -1123,13 +1171,13 @@ export class Model {
     if (start >= 0) {
       this.giveUps[reason] = (this.giveUps[reason] as number) + 1;
       const dur = t - start;
-      this.operationMs.record(dur);
       if (reason === GiveUp.SUCCESS) {
         this.succeeded++;
         this.latency.record(dur);
         this.sSuccess.add(t);
       } else {
         this.failed++;
+        this.failedMs.record(dur);
         this.sFailure.add(t);
       }
       if (t > this.completionTimeMs) this.completionTimeMs = t;
@@ -1188,6 +1236,12 @@ export class Model {
   /** A call reaches the leaf at t (`chain` 1: sent while some layer was retrying). */
   private countLeafArrival(chain: number, t: number): void {
     if (t < 0) return;
+    if (this.readAhead) this.flushReads(t);
+    this.countArrival(chain, t);
+  }
+
+  /** Count a leaf arrival at t >= 0 in the totals, the series and the clustering statistics (in time order). */
+  private countArrival(chain: number, t: number): void {
     this.leafCalls++;
     if (chain === 1) {
       this.sArrRetry.add(t);
@@ -1218,7 +1272,7 @@ export class Model {
 
   /** The leaf's answer to request r crosses the last hop (layer k's) back to frame f. */
   private answerOverHop(r: number, f: number, k: number, outcome: number, retryAfterMs: number, t: number): void {
-    const arriveMs = t + (this.hop[k] as Sampler)();
+    const arriveMs = t + this.hopMs(k, this.fClient[f] as number);
     if (this.foldAnswers && outcome !== Outcome.SUCCESS && this.retryAhead(f, outcome, retryAfterMs, arriveMs)) {
       this.freeRequest(r);
       return;
@@ -1263,21 +1317,51 @@ export class Model {
     if (t >= 0) this.reads++;
     this.req.read[r] = this.occVersion;
     const k = this.L - 1;
-    const hop = this.hop[k] as Sampler;
+    const c = this.req.client[r] as number;
     // The read's reply and the write's request are folded into one delay: nothing decides between them.
-    const d = this.hopZero[k] ? 0 : hop() + hop();
+    const d = this.hopZero[k] ? 0 : this.hopMs(k, c) + this.hopMs(k, c);
     this.req.state[r] = R_HOP;
     this.sim.at(t + d, K_OCC_WRITE, r, this.req.timers.arm(r));
+  }
+
+  /**
+   * Request r (armed with generation `rg`), sent at t, reads without an event of its own (see
+   * `readAhead`): its read reaches the leaf at tr = t + hop, so only the write at tr + 2 hops is
+   * scheduled, and `read` keeps tr. The write succeeds when no write committed since tr, which is
+   * what reading the version at tr and comparing it at the write decides. The read is counted as
+   * a leaf arrival once the clock passes tr ({@link flushReads}).
+   */
+  private occReadAhead(r: number, k: number, rg: number, t: number): void {
+    const c = this.req.client[r] as number;
+    const tr = t + this.hopMs(k, c);
+    const d = this.hopMs(k, c) + this.hopMs(k, c);
+    this.req.read[r] = tr;
+    (this.pendingReads as EventQueue).push(tr, this.req.chain[r] as number, 0, 0);
+    this.sim.at(tr + d, K_OCC_WRITE, r, rg);
+  }
+
+  /** Count the reads made ahead whose time is at or before t, in time order. */
+  private flushReads(t: number): void {
+    const q = this.pendingReads as EventQueue;
+    while (q.peekTime() <= t) {
+      q.pop();
+      const tr = q.lastTimeMs;
+      if (tr >= 0) {
+        this.reads++;
+        this.countArrival(q.lastKind, tr);
+      }
+    }
   }
 
   private occWrite(r: number, t: number): void {
     this.countLeafArrival(this.req.chain[r] as number, t);
     if (t >= 0) {
       this.writes++;
-      this.sWrites.add(t);
+      (this.sWrites as BinnedSeries).add(t);
     }
-    if (this.req.read[r] === this.occVersion) {
+    if (this.readAhead ? (this.req.read[r] as number) > this.lastCommitMs : this.req.read[r] === this.occVersion) {
       this.occVersion++;
+      this.lastCommitMs = t;
       this.leafRespond(r, Outcome.SUCCESS, NaN, t);
     } else {
       this.leafRespond(r, Outcome.CONFLICT, NaN, t);
@@ -1324,6 +1408,11 @@ export class Model {
     const totals = farm?.totals();
     const farmSeries = farm?.series(bins);
     const zeros = () => new Array<number>(bins).fill(0);
+    // Every operation's duration: the same buckets, count, min and max as recording each one here
+    // (the sum is added in two parts, so the mean may differ from that in its last bits).
+    const operationMs = new LogHistogram();
+    operationMs.merge(this.latency);
+    operationMs.merge(this.failedMs);
     return {
       scenario: sc,
       endMs,
@@ -1346,7 +1435,7 @@ export class Model {
       reads: this.reads,
       writes: this.writes,
       latency: this.latency,
-      operationMs: this.operationMs,
+      operationMs,
       completionTimeMs: this.completionTimeMs,
       server: {
         kind: sc.leaf.kind,
@@ -1376,7 +1465,7 @@ export class Model {
         arrivalsRetry: this.sArrRetry.toArray(bins),
         successes: this.sSuccess.toArray(bins),
         failures: this.sFailure.toArray(bins),
-        writes: sc.leaf.kind === 'occ' ? this.sWrites.toArray(bins) : undefined,
+        writes: this.sWrites?.toArray(bins),
         queue: farmSeries?.queue ?? zeros(),
         inFlight: this.gInFlight.binMeans(bins),
         busy: farmSeries?.busy ?? zeros(),
