@@ -1409,10 +1409,13 @@ export class Model {
     const farmSeries = farm?.series(bins);
     const zeros = () => new Array<number>(bins).fill(0);
     // Every operation's duration: the same buckets, count, min and max as recording each one here
-    // (the sum is added in two parts, so the mean may differ from that in its last bits).
-    const operationMs = new LogHistogram();
-    operationMs.merge(this.latency);
-    operationMs.merge(this.failedMs);
+    // (the sum is added in two parts, so the mean may differ from that in its last bits). When one
+    // side is empty the other is the whole.
+    const operationMs = this.failedMs.count === 0 ? this.latency : this.latency.count === 0 ? this.failedMs : new LogHistogram();
+    if (operationMs !== this.latency && operationMs !== this.failedMs) {
+      operationMs.merge(this.latency);
+      operationMs.merge(this.failedMs);
+    }
     return {
       scenario: sc,
       endMs,
