@@ -4,6 +4,7 @@ import type {
   BackoffKind,
   BackoffSpec,
   DeadlineMode,
+  Dist,
   Layer,
   Leaf,
   RetryAfterMode,
@@ -266,6 +267,69 @@ describe('properties of random small scenarios', () => {
         expect(total(r.giveUps)).toBe(sc.workload.clients);
       }),
       { numRuns: 300, seed: 20240601 },
+    );
+  });
+});
+
+/**
+ * The scenarios above with continuous delays (where the model decides retries when the answer
+ * leaves the leaf, sends them ahead and reads optimistic-concurrency versions without an event), an
+ * optimistic-concurrency leaf or a closed loop in place of the burst at times, and a horizon
+ * that may stop the run while retries wait.
+ */
+/** A scenario with no timeout, deadline, timer tick or cancellation (a scripted hang answers 503 instead). */
+function withoutTimeLimits(sc: Scenario): Scenario {
+  const { deadlineMs: _deadline, ...w } = sc.workload as Extract<Scenario['workload'], { kind: 'burst' }>;
+  const stack = sc.stack.map((l) => {
+    const { perAttemptTimeoutMs: _timeout, ...p } = l.policy;
+    return { ...l, policy: { ...p, tickMs: 0 } };
+  });
+  const leaf: Leaf =
+    sc.leaf.kind === 'script' ? { kind: 'script', script: sc.leaf.script.map((e) => (e.status === 'hang' ? { ...e, status: 503 } : e)) } : sc.leaf;
+  return { ...sc, workload: w, stack, leaf, cancellation: false };
+}
+
+const continuousArb: fc.Arbitrary<Scenario> = fc
+  .record({
+    sc: scenarioArb,
+    hop: fc.constantFrom<Dist>(
+      { dist: 'abs-normal', mean: 5, sd: 2 },
+      { dist: 'uniform', min: 1, max: 6 },
+      { dist: 'exponential', mean: 3 },
+    ),
+    occ: fc.boolean(),
+    closed: fc.boolean(),
+    horizonMs: fc.option(fc.integer({ min: 10, max: 1500 }), { nil: undefined }),
+    // Mostly without what turns the folds off: timeouts, deadlines, a timer tick, cancellation.
+    foldable: fc.constantFrom(true, true, true, false),
+  })
+  .map(({ sc: sc0, hop, occ, closed, horizonMs, foldable }) => {
+    const sc = foldable ? withoutTimeLimits(sc0) : sc0;
+    const stack = sc.stack.map((l) => (l.hopMs && !sc.cancellation ? { ...l, hopMs: { dist: 'uniform' as const, min: 0.5, max: 4 } } : l));
+    const w = sc.workload as Extract<Scenario['workload'], { kind: 'burst' }>;
+    const workload: Scenario['workload'] = closed
+      ? { ...w, kind: 'closed', thinkMs: { dist: 'exponential', mean: 20 }, durationMs: 400 }
+      : w;
+    return {
+      ...sc,
+      workload,
+      stack,
+      leaf: occ ? ({ kind: 'occ' } as const) : sc.leaf,
+      network: { hopMs: hop },
+      ...(horizonMs !== undefined ? { horizonMs } : {}),
+    };
+  });
+
+describe('the folds of the model', () => {
+  it('change no result: a traced run (which takes none) equals an untraced one, in fewer events or as many', () => {
+    fc.assert(
+      fc.property(continuousArb, fc.nat(), (sc, seed) => {
+        const plain = simulateTraced(sc, seed).results;
+        const folded = simulate(sc, seed);
+        expect(folded.events).toBeLessThanOrEqual(plain.events);
+        expect({ ...folded, events: 0 }).toEqual({ ...plain, events: 0 });
+      }),
+      { numRuns: 400 },
     );
   });
 });
