@@ -14,20 +14,28 @@ export type DistSpec =
 
 
 /**
- * Whether two draws of `spec` are equal with probability 0 (a continuous distribution with some
- * spread): a constant, a uniform of zero width or a zero sd are not. Times built from such draws do
- * not tie, so the order among simultaneous events cannot matter for them.
+ * Relative spread below which draws are treated as lattice-valued: doubles carry 52 bits, so a
+ * spread of 1e-6 of the scale still leaves billions of distinct values, while one of 1e-14 leaves
+ * a few dozen and draws coincide.
+ */
+const MIN_RELATIVE_SPREAD = 1e-6;
+
+/**
+ * Whether two draws of `spec` coincide with negligible probability (a continuous distribution with
+ * a spread of at least a millionth of its scale): a constant, a uniform of zero width or a zero sd
+ * are not, nor is one so narrow that its draws round to a few dozen doubles. Times built from such draws
+ * do not tie, so the order among simultaneous events cannot matter for them.
  */
 export function isContinuous(spec: DistSpec): boolean {
   switch (spec.dist) {
     case 'constant':
       return false;
     case 'uniform':
-      return spec.max > spec.min;
+      return spec.max - spec.min > MIN_RELATIVE_SPREAD * Math.max(Math.abs(spec.min), Math.abs(spec.max));
     case 'exponential':
-      return true;
+      return spec.mean > 0;
     default:
-      return spec.sd > 0;
+      return spec.sd > MIN_RELATIVE_SPREAD * Math.abs(spec.mean);
   }
 }
 

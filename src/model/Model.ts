@@ -976,7 +976,8 @@ export class Model {
     }
     if (plan.resetBackoff) this.fBackoffBase[f] = attempts;
     this.fPrevSleep[f] = plan.nextPrevSleepMs;
-    // Sent ahead only if the wake-up would run (not past the horizon).
+    // Sent ahead only if the wake-up would run before the horizon. (A run stopped by its event cap
+    // is the exception: its last retries sent ahead may be counted after its last event.)
     if (ahead && plan.wakeAtMs <= this.horizonMs) this.sendAttempt(f, plan.wakeAtMs);
     else this.sim.at(plan.wakeAtMs, K_FRAME_WAKE, f, gen);
   }
@@ -1336,20 +1337,19 @@ export class Model {
     const tr = t + this.hopMs(k, c);
     const d = this.hopMs(k, c) + this.hopMs(k, c);
     this.req.read[r] = tr;
-    (this.pendingReads as EventQueue).push(tr, this.req.chain[r] as number, 0, 0);
+    // A read during the warm-up is not counted: it need not wait (the queue would grow with the warm-up).
+    if (tr >= 0) (this.pendingReads as EventQueue).push(tr, this.req.chain[r] as number, 0, 0);
     this.sim.at(tr + d, K_OCC_WRITE, r, rg);
   }
 
-  /** Count the reads made ahead whose time is at or before t, in time order. */
+  /** Count the reads made ahead (times >= 0) whose time is at or before t, in time order. */
   private flushReads(t: number): void {
     const q = this.pendingReads as EventQueue;
     while (q.peekTime() <= t) {
       q.pop();
       const tr = q.lastTimeMs;
-      if (tr >= 0) {
-        this.reads++;
-        this.countArrival(q.lastKind, tr);
-      }
+      this.reads++;
+      this.countArrival(q.lastKind, tr);
     }
   }
 

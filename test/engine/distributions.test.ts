@@ -415,6 +415,25 @@ describe('isContinuous', () => {
     ).toEqual([false, false, false, false, false]);
   });
 
+  it('is false for a spread so narrow that draws round to a few dozen doubles', () => {
+    const narrow = [
+      { dist: 'uniform', min: 5, max: 5 + 1e-14 },
+      { dist: 'normal', mean: 5, sd: 1e-14 },
+      { dist: 'abs-normal', mean: 5, sd: 1e-14 },
+      { dist: 'lognormal', mean: 5, sd: 1e-14 },
+    ] as DistSpec[];
+    expect(narrow.map((d) => isContinuous(d))).toEqual([false, false, false, false]);
+    // ... as the draws show: 1,000 of them take fewer than 200 distinct values (many coincide).
+    const draws = makeSampler(narrow[2] as DistSpec, stream(1, 'narrow'));
+    const values = new Set(Array.from({ length: 1000 }, () => draws()));
+    expect(values.size).toBeLessThan(200);
+    // A spread of a millionth of the scale is continuous, and its draws do not coincide.
+    const wide = { dist: 'abs-normal', mean: 5, sd: 1e-5 } as DistSpec;
+    expect(isContinuous(wide)).toBe(true);
+    const w = makeSampler(wide, stream(1, 'wide'));
+    expect(new Set(Array.from({ length: 1000 }, () => w())).size).toBe(1000);
+  });
+
   it('is true for the distributions with a spread', () => {
     expect(
       [

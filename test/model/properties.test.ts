@@ -274,8 +274,8 @@ describe('properties of random small scenarios', () => {
 /**
  * The scenarios above with continuous delays (where the model decides retries when the answer
  * leaves the leaf, sends them ahead and reads optimistic-concurrency versions without an event), an
- * optimistic-concurrency leaf or a closed loop in place of the burst at times, and a horizon
- * that may stop the run while retries wait.
+ * optimistic-concurrency leaf or a closed loop (with a warm-up at times) in place of the burst at
+ * times, and a horizon that may stop the run while retries wait.
  */
 /** A scenario with no timeout, deadline, timer tick or cancellation (a scripted hang answers 503 instead). */
 function withoutTimeLimits(sc: Scenario): Scenario {
@@ -300,10 +300,11 @@ const continuousArb: fc.Arbitrary<Scenario> = fc
     occ: fc.boolean(),
     closed: fc.boolean(),
     horizonMs: fc.option(fc.integer({ min: 10, max: 1500 }), { nil: undefined }),
+    warmupMs: fc.constantFrom(0, 0, 150),
     // Mostly without what turns the folds off: timeouts, deadlines, a timer tick, cancellation.
     foldable: fc.constantFrom(true, true, true, false),
   })
-  .map(({ sc: sc0, hop, occ, closed, horizonMs, foldable }) => {
+  .map(({ sc: sc0, hop, occ, closed, horizonMs, warmupMs, foldable }) => {
     const sc = foldable ? withoutTimeLimits(sc0) : sc0;
     const stack = sc.stack.map((l) => (l.hopMs && !sc.cancellation ? { ...l, hopMs: { dist: 'uniform' as const, min: 0.5, max: 4 } } : l));
     const w = sc.workload as Extract<Scenario['workload'], { kind: 'burst' }>;
@@ -316,6 +317,7 @@ const continuousArb: fc.Arbitrary<Scenario> = fc
       stack,
       leaf: occ ? ({ kind: 'occ' } as const) : sc.leaf,
       network: { hopMs: hop },
+      warmupMs: closed ? warmupMs : 0,
       ...(horizonMs !== undefined ? { horizonMs } : {}),
     };
   });
