@@ -83,6 +83,10 @@ export class ServerFarm {
   private readonly lb: number;
   private rr = 0;
   private readonly rrCluster: Int32Array;
+  /** Per cluster: backends the load balancer may choose (healthy and not ejected), recounted as they change. */
+  private readonly eligibleIn: Int32Array;
+  /** Scratch for {@link pickCluster}: each cluster's share of the traffic. */
+  private readonly clusterLoads: Float64Array;
 
   // Per backend.
   private readonly queues: IntDeque[];
@@ -181,6 +185,8 @@ export class ServerFarm {
       at += c.backends.length;
     });
     this.rrCluster = new Int32Array(clusters.length);
+    this.eligibleIn = Int32Array.from(this.clusterSize);
+    this.clusterLoads = new Float64Array(clusters.length);
     const lbName = leaf.kind === 'pool' ? leaf.loadBalancer : 'round-robin';
     this.lb = { 'round-robin': LB_ROUND_ROBIN, random: LB_RANDOM, 'least-outstanding': LB_LEAST, p2c: LB_P2C }[lbName];
 
@@ -324,11 +330,7 @@ export class ServerFarm {
 
   /** Healthy share of a cluster, as the load balancer sees it. */
   private healthyShare(c: number): number {
-    const start = this.clusterStart[c] as number;
-    const size = this.clusterSize[c] as number;
-    let h = 0;
-    for (let b = start; b < start + size; b++) if (this.eligible(b)) h++;
-    return h / size;
+    return (this.eligibleIn[c] as number) / (this.clusterSize[c] as number);
   }
 
   /**
@@ -342,10 +344,10 @@ export class ServerFarm {
     if (nc === 1) return 0;
     const factor = this.pool?.overprovisioningFactor ?? 1.4;
     let remaining = 1;
-    const loads: number[] = [];
+    const loads = this.clusterLoads;
     for (let c = 0; c < nc; c++) {
       const l = Math.min(remaining, this.healthyShare(c) * factor);
-      loads.push(l);
+      loads[c] = l;
       remaining -= l;
     }
     const total = 1 - remaining;
@@ -374,6 +376,8 @@ export class ServerFarm {
     // Panic (balance over every backend, healthy or not) only when failover cannot place all the traffic.
     const panic =
       (this.clusterSize.length === 1 || this.failoverShort) && this.healthyShare(c) * 100 < (this.pool?.panicThresholdPercent ?? 50);
+    // Every backend of the cluster may be chosen and none is to be avoided (the common case): no test per backend.
+    if ((panic || this.eligibleIn[c] === size) && avoidCount === 0) return this.chooseAny(start, size);
     const ok = (b: number): boolean => {
       if (!panic && !this.eligible(b)) return false;
       if (avoid !== null) for (let i = 0; i < avoidCount; i++) if (avoid[avoidFrom + i] === b) return false;
@@ -383,6 +387,30 @@ export class ServerFarm {
     if (choice < 0 && avoid !== null) choice = this.choose(start, size, (b) => panic || this.eligible(b));
     if (choice < 0) choice = start + Math.floor(this.uLb() * size);
     return choice;
+  }
+
+  /** {@link choose} when every backend of the cluster is acceptable: the same choice and the same draws. */
+  private chooseAny(start: number, size: number): number {
+    switch (this.lb) {
+      case LB_ROUND_ROBIN: {
+        const c = this.clusterOf[start] as number;
+        const b = start + ((this.rrCluster[c] as number) % size);
+        this.rrCluster[c] = ((b - start + 1) % size) | 0;
+        return b;
+      }
+      case LB_RANDOM:
+        return start + Math.floor(this.uLb() * size);
+      case LB_LEAST: {
+        let best = start;
+        for (let b = start + 1; b < start + size; b++) if ((this.outstanding[b] as number) < (this.outstanding[best] as number)) best = b;
+        return best;
+      }
+      default: {
+        const x = start + Math.floor(this.uLb() * size);
+        const y = start + Math.floor(this.uLb() * size);
+        return (this.outstanding[y] as number) < (this.outstanding[x] as number) ? y : x;
+      }
+    }
   }
 
   private choose(start: number, size: number, ok: (b: number) => boolean): number {
@@ -478,6 +506,13 @@ export class ServerFarm {
   }
 
   private noteHealth(t: number): void {
+    for (let c = 0; c < this.clusterSize.length; c++) {
+      const start = this.clusterStart[c] as number;
+      const size = this.clusterSize[c] as number;
+      let h = 0;
+      for (let b = start; b < start + size; b++) if (this.eligible(b)) h++;
+      this.eligibleIn[c] = h;
+    }
     let healthy = 0;
     for (let b = 0; b < this.n; b++) if (this.down[b] === 0 && this.ejected[b] === 0) healthy++;
     this.gHealthy.set(t, healthy);
