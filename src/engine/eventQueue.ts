@@ -20,6 +20,13 @@ const EMPTY_I32 = new Int32Array(0);
  * beats an empty slot on its key); and `pop` leaves the root in place as a hole that the next
  * `push` fills with a single sift-down (a discrete-event loop pops one event and usually pushes
  * one), instead of a sift-down for the pop and a sift-up for the push.
+ *
+ * Lanes ({@link addLane}, {@link pushLane}) hold events that are scheduled in time order, such as
+ * the timeouts of a constant delay: a lane is a FIFO, O(1) to push and to pop, and keeps them out
+ * of the heap (timeouts that are cancelled before they fire, typically most of them, would
+ * otherwise crowd it). An event pushed to a lane earlier than the lane's last goes to the heap. A
+ * pop takes the least (time, seq) among the heap's root and the lanes' heads, so the order of
+ * events is the same as with the heap alone.
  */
 export class EventQueue {
   private times: Float64Array;
@@ -32,6 +39,11 @@ export class EventQueue {
   /** The root was popped and its slot waits to be refilled. */
   private hole = false;
   private nextSeq = 0;
+
+  /** FIFO lanes (events in nondecreasing time, hence (time, seq), order). */
+  private lanes: Lane[] = [];
+  /** Where the last {@link pop} took its event from: -1 the heap, else the lane. */
+  private lastFrom = -1;
 
   /** Fields of the event removed by the last successful {@link pop}. */
   lastTimeMs = 0;
@@ -47,13 +59,37 @@ export class EventQueue {
 
   /** Number of pending events (tombstoned ones included: the queue does not know about them). */
   get size(): number {
-    return this.hole ? this.n - 1 : this.n;
+    let n = this.hole ? this.n - 1 : this.n;
+    for (const l of this.lanes) n += l.length;
+    return n;
   }
 
   /** Time of the earliest pending event; +Infinity when empty. */
   peekTime(): number {
     if (this.hole) this.fill();
-    return this.times[0] as number;
+    let t = this.times[0] as number;
+    for (const l of this.lanes) if (l.length > 0 && (l.headTime() as number) < t) t = l.headTime();
+    return t;
+  }
+
+  /** A new lane for events scheduled in time order; returns its number for {@link pushLane}. */
+  addLane(): number {
+    this.lanes.push(new Lane());
+    return this.lanes.length - 1;
+  }
+
+  /**
+   * Insert an event into lane `lane` if it is not earlier than the lane's last event (O(1)),
+   * otherwise into the heap; either way it pops in (time, seq) order among all events.
+   */
+  pushLane(lane: number, timeMs: number, kind: number, a: number, b: number): void {
+    const l = this.lanes[lane] as Lane;
+    if (!(timeMs >= l.tailTime)) {
+      this.push(timeMs, kind, a, b);
+      return;
+    }
+    if ((kind & (KINDS - 1)) !== kind) badKind(kind);
+    l.push(timeMs, this.nextSeq++ * KINDS + kind, a, b);
   }
 
   private grow(): void {
@@ -168,6 +204,7 @@ export class EventQueue {
    */
   pop(): boolean {
     if (this.hole) this.fill();
+    if (this.lanes.length > 0) return this.popAmongLanes();
     if (this.n === 0) return false;
     this.lastTimeMs = this.times[0] as number;
     const key = this.keys[0] as number;
@@ -179,9 +216,44 @@ export class EventQueue {
     return true;
   }
 
-  /** Put back the event the last `pop` removed (it is still at the root): for a run loop that popped past its horizon. */
+  /** {@link pop} when there are lanes: the least of the heap's root and the lanes' heads. */
+  private popAmongLanes(): boolean {
+    let from = -1;
+    let t = this.times[0] as number;
+    let key = this.keys[0] as number;
+    const lanes = this.lanes;
+    for (let i = 0; i < lanes.length; i++) {
+      const l = lanes[i] as Lane;
+      if (l.length === 0) continue;
+      const lt = l.headTime();
+      const lk = l.headKey();
+      if (lt < t || (lt === t && lk < key)) {
+        from = i;
+        t = lt;
+        key = lk;
+      }
+    }
+    if (from < 0) {
+      if (this.n === 0) return false;
+      this.lastA = this.as[0] as number;
+      this.lastB = this.bs[0] as number;
+      this.hole = true;
+    } else {
+      const l = lanes[from] as Lane;
+      this.lastA = l.headA();
+      this.lastB = l.headB();
+      l.shift();
+    }
+    this.lastFrom = from;
+    this.lastTimeMs = t;
+    this.lastKind = key - Math.floor(key * INV_KINDS) * KINDS;
+    return true;
+  }
+
+  /** Put back the event the last `pop` removed: for a run loop that popped past its horizon. */
   unpop(): void {
-    this.hole = false;
+    if (this.lastFrom < 0) this.hole = false;
+    else (this.lanes[this.lastFrom] as Lane).unshift();
   }
 
   /** Drop every pending event (sequence numbers keep counting, so order stays FIFO across clears). */
@@ -190,6 +262,85 @@ export class EventQueue {
     this.keys.fill(Infinity);
     this.n = 0;
     this.hole = false;
+    for (const l of this.lanes) l.clear();
+  }
+}
+
+/** A FIFO ring of events (time, key, a, b) pushed in nondecreasing time; grows by doubling. */
+class Lane {
+  private times = new Float64Array(16);
+  private keys = new Float64Array(16);
+  private as = new Int32Array(16);
+  private bs = new Int32Array(16);
+  private mask = 15;
+  private head = 0;
+  length = 0;
+  /** Time of the last event pushed (-Infinity before the first): later pushes must not be earlier. */
+  tailTime = -Infinity;
+
+  push(t: number, key: number, a: number, b: number): void {
+    if (this.length > this.mask) this.grow();
+    const i = (this.head + this.length) & this.mask;
+    this.times[i] = t;
+    this.keys[i] = key;
+    this.as[i] = a;
+    this.bs[i] = b;
+    this.length++;
+    this.tailTime = t;
+  }
+
+  headTime(): number {
+    return this.times[this.head] as number;
+  }
+
+  headKey(): number {
+    return this.keys[this.head] as number;
+  }
+
+  headA(): number {
+    return this.as[this.head] as number;
+  }
+
+  headB(): number {
+    return this.bs[this.head] as number;
+  }
+
+  shift(): void {
+    this.head = (this.head + 1) & this.mask;
+    this.length--;
+  }
+
+  /** Undo the last {@link shift} (its slot still holds the event). */
+  unshift(): void {
+    this.head = (this.head - 1) & this.mask;
+    this.length++;
+  }
+
+  clear(): void {
+    this.head = 0;
+    this.length = 0;
+    this.tailTime = -Infinity;
+  }
+
+  private grow(): void {
+    const c = (this.mask + 1) * 2;
+    const times = new Float64Array(c);
+    const keys = new Float64Array(c);
+    const as = new Int32Array(c);
+    const bs = new Int32Array(c);
+    for (let k = 0; k < this.length; k++) {
+      const i = (this.head + k) & this.mask;
+      times[k] = this.times[i] as number;
+      keys[k] = this.keys[i] as number;
+      as[k] = this.as[i] as number;
+      bs[k] = this.bs[i] as number;
+    }
+    this.times = times;
+    this.keys = keys;
+    this.as = as;
+    this.bs = bs;
+    this.mask = c - 1;
+    this.head = 0;
   }
 }
 

@@ -48,6 +48,23 @@ export class Simulator {
     this.queue.push(atMs, kind, a, b);
   }
 
+  /**
+   * A lane for events that are scheduled in time order (see {@link EventQueue.addLane}); returns
+   * its number for {@link atInLane}.
+   */
+  addLane(): number {
+    return this.queue.addLane();
+  }
+
+  /**
+   * Schedule an event at absolute time `atMs` (>= now) in lane `lane`: O(1) while the lane's events
+   * come in time order (an earlier one goes to the heap); the run order is the same as {@link at}'s.
+   */
+  atInLane(lane: number, atMs: number, kind: number, a: number, b: number): void {
+    if (!(atMs >= this.nowMs)) intoThePast(atMs, this.nowMs);
+    this.queue.pushLane(lane, atMs, kind, a, b);
+  }
+
   /** Schedule an event `delayMs` (>= 0) from now. */
   after(delayMs: number, kind: number, a: number, b: number): void {
     this.at(this.nowMs + delayMs, kind, a, b);

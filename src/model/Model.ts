@@ -140,6 +140,12 @@ export class Model {
   private readonly budgetGaugeSum: Float64Array;
   private readonly gBudget: Array<TimeWeightedSeries | null>;
   private readonly hedgeTimers = new Timers(16);
+  /**
+   * Per layer with a per-attempt timeout: the event queue's lane for its timeouts (-1: none). With
+   * a constant timeout they come in time order, so they need no heap, and most of them are stale
+   * by the time they pop (the attempt ended first).
+   */
+  private readonly timeoutLane: Int32Array;
   private readonly clients: number;
   private readonly seed: number;
 
@@ -309,6 +315,7 @@ export class Model {
     this.durationMs = sc.workload.kind === 'burst' ? Infinity : sc.workload.durationMs;
     this.horizonMs = sc.horizonMs;
     this.instances = sc.stack.map((l) => l.instances);
+    this.timeoutLane = Int32Array.from(sc.stack, (l) => (l.policy.perAttemptTimeoutMs !== undefined ? this.sim.addLane() : -1));
     this.chains = sc.stack.map((l) => Array.from({ length: l.instances }, () => makeBudgetChain(l.policy.budget)));
     this.hasBudget = sc.stack.map((l) => (l.policy.budget?.length ?? 0) > 0);
     this.admissions = sc.stack.map((l) =>
@@ -734,7 +741,11 @@ export class Model {
       const timeout = attemptTimeoutMs(p, t, deadline);
       end = t + timeout;
       gen = this.frameTimers.arm(f);
-      if (end < Infinity) this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
+      if (end < Infinity) {
+        const lane = this.timeoutLane[k] as number;
+        if (lane >= 0) this.sim.atInLane(lane, end, K_FRAME_TIMEOUT, f, gen);
+        else this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
+      }
       if (this.trace) this.traceAttempt(f, k, n, timeout, t);
     }
     this.fAttemptEnd[f] = end;

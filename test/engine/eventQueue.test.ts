@@ -133,6 +133,110 @@ describe('EventQueue', () => {
   });
 });
 
+describe('EventQueue lanes', () => {
+  // Pushes to the heap and to lanes (in time order or not), pops, unpops and peeks, against a stable
+  // sort of everything pushed: the order is the same as with the heap alone.
+  it('pop in the same (time, seq) order as the heap alone, whatever goes to which lane', () => {
+    const op = fc.oneof(
+      fc.record({ t: fc.oneof(fc.integer({ min: 0, max: 6 }), fc.constant(Infinity)), lane: fc.integer({ min: -1, max: 2 }), k: fc.integer({ min: 0, max: 255 }) }),
+      fc.constantFrom('pop' as const, 'pop' as const, 'unpop' as const, 'peek' as const),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 400 }), fc.integer({ min: 1, max: 3 }), (ops, laneCount) => {
+        const q = new EventQueue(1);
+        for (let i = 0; i < laneCount; i++) expect(q.addLane()).toBe(i);
+        const ref: Array<{ t: number; k: number; id: number }> = [];
+        const sortRef = () => ref.sort((x, y) => (x.t === y.t ? x.id - y.id : x.t < y.t ? -1 : 1));
+        let id = 0;
+        let popped: { t: number; k: number; id: number } | null = null;
+        // Times only move forward, as in a run: a push is not earlier than the last event popped.
+        let now = -Infinity;
+        for (const o of ops) {
+          if (o === 'pop') {
+            sortRef();
+            const r = ref.shift();
+            expect(q.pop()).toBe(r !== undefined);
+            if (r) {
+              expect([q.lastTimeMs, q.lastKind, q.lastA, q.lastB]).toEqual([r.t, r.k, r.id, 1000 - r.id]);
+              now = r.t;
+            }
+            popped = r ?? null;
+          } else if (o === 'unpop') {
+            if (popped) {
+              q.unpop();
+              ref.push(popped);
+              popped = null;
+            }
+          } else if (o === 'peek') {
+            // unpop puts back only what the pop just before it took.
+            popped = null;
+            sortRef();
+            expect(q.peekTime()).toBe(ref[0]?.t ?? Infinity);
+            expect(q.size).toBe(ref.length);
+          } else {
+            const t = Math.max(o.t, now === -Infinity ? 0 : now);
+            if (o.lane < 0 || o.lane >= laneCount) q.push(t, o.k, id, 1000 - id);
+            else q.pushLane(o.lane, t, o.k, id, 1000 - id);
+            ref.push({ t, k: o.k, id: id++ });
+            popped = null;
+          }
+        }
+        sortRef();
+        for (const r of ref) {
+          expect(q.pop()).toBe(true);
+          expect([q.lastTimeMs, q.lastA]).toEqual([r.t, r.id]);
+        }
+        expect(q.pop()).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keep events in time order out of the heap and send an earlier one to the heap', () => {
+    const q = new EventQueue(4);
+    const lane = q.addLane();
+    q.pushLane(lane, 5, 1, 0, 0);
+    q.pushLane(lane, 5, 1, 1, 0);
+    q.pushLane(lane, 3, 1, 2, 0); // earlier than the lane's last: goes to the heap
+    q.push(5, 1, 3, 0);
+    q.pushLane(lane, 9, 1, 4, 0);
+    expect(q.size).toBe(5);
+    expect(drain(q).map(([, a]) => a)).toEqual([2, 0, 1, 3, 4]);
+    // A lane grows past its initial ring and is emptied by clear.
+    for (let i = 0; i < 100; i++) q.pushLane(lane, 10 + i, 2, i, 0);
+    expect(q.size).toBe(100);
+    q.clear();
+    expect(q.size).toBe(0);
+    expect(q.pop()).toBe(false);
+  });
+
+  it('run through the simulator in the order of at()', () => {
+    const order = (useLane: boolean): number[] => {
+      const sim = new Simulator(0, 4);
+      const lane = sim.addLane();
+      const seen: number[] = [];
+      // Each event schedules a timeout 10 ms later (in time order) and a random follow-up.
+      let x = 7;
+      const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+      sim.at(0, 1, 0, 0);
+      sim.run(
+        (kind, a, _b, t) => {
+          seen.push(a * 10 + kind);
+          if (kind !== 1 || a >= 300) return;
+          if (useLane) sim.atInLane(lane, t + 10, 2, a, 0);
+          else sim.at(t + 10, 2, a, 0);
+          sim.at(t + Math.floor(next() * 4) * 5, 1, a + 1, 0);
+        },
+        { horizonMs: Infinity, maxEvents: 10_000 },
+      );
+      return seen;
+    };
+    const plain = order(false);
+    expect(plain.length).toBeGreaterThan(500);
+    expect(order(true)).toEqual(plain);
+  });
+});
+
 describe('Timers (cancellation by tombstone)', () => {
   it('makes an armed event stale once cancelled or re-armed', () => {
     const t = new Timers(1);
