@@ -494,7 +494,11 @@ export class Model {
     } else {
       const start = this.startSampler as Sampler;
       const base = w.kind === 'closed' ? t0 : 0;
-      for (let c = 0; c < w.clients; c++) sim.at(base + start(), K_OP_START, c, 0);
+      if (w.startMs.dist === 'constant') {
+        // Every client starts at the same instant, in order: a lane holds them without a heap.
+        const lane = sim.addLane();
+        for (let c = 0; c < w.clients; c++) sim.atInLane(lane, base + start(), K_OP_START, c, 0);
+      } else for (let c = 0; c < w.clients; c++) sim.at(base + start(), K_OP_START, c, 0);
       this.pendingStarts += w.clients;
     }
     this.farm?.start(t0);
