@@ -44,6 +44,8 @@ export class EventQueue {
   private lanes: Lane[] = [];
   /** Where the last {@link pop} took its event from: -1 the heap, else the lane. */
   private lastFrom = -1;
+  /** Events in all lanes (0: a pop looks at the heap alone). */
+  private inLanes = 0;
 
   /** Fields of the event removed by the last successful {@link pop}. */
   lastTimeMs = 0;
@@ -59,9 +61,7 @@ export class EventQueue {
 
   /** Number of pending events (tombstoned ones included: the queue does not know about them). */
   get size(): number {
-    let n = this.hole ? this.n - 1 : this.n;
-    for (const l of this.lanes) n += l.length;
-    return n;
+    return (this.hole ? this.n - 1 : this.n) + this.inLanes;
   }
 
   /** Time of the earliest pending event; +Infinity when empty. */
@@ -90,6 +90,7 @@ export class EventQueue {
     }
     if ((kind & (KINDS - 1)) !== kind) badKind(kind);
     l.push(timeMs, this.nextSeq++ * KINDS + kind, a, b);
+    this.inLanes++;
   }
 
   private grow(): void {
@@ -204,7 +205,8 @@ export class EventQueue {
    */
   pop(): boolean {
     if (this.hole) this.fill();
-    if (this.lanes.length > 0) return this.popAmongLanes();
+    if (this.inLanes > 0) return this.popAmongLanes();
+    this.lastFrom = -1;
     if (this.n === 0) return false;
     this.lastTimeMs = this.times[0] as number;
     const key = this.keys[0] as number;
@@ -243,6 +245,7 @@ export class EventQueue {
       this.lastA = l.headA();
       this.lastB = l.headB();
       l.shift();
+      this.inLanes--;
     }
     this.lastFrom = from;
     this.lastTimeMs = t;
@@ -253,7 +256,10 @@ export class EventQueue {
   /** Put back the event the last `pop` removed: for a run loop that popped past its horizon. */
   unpop(): void {
     if (this.lastFrom < 0) this.hole = false;
-    else (this.lanes[this.lastFrom] as Lane).unshift();
+    else {
+      (this.lanes[this.lastFrom] as Lane).unshift();
+      this.inLanes++;
+    }
   }
 
   /** Drop every pending event (sequence numbers keep counting, so order stays FIFO across clears). */
@@ -263,6 +269,7 @@ export class EventQueue {
     this.n = 0;
     this.hole = false;
     for (const l of this.lanes) l.clear();
+    this.inLanes = 0;
   }
 }
 

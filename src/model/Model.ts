@@ -146,6 +146,8 @@ export class Model {
    * by the time they pop (the attempt ended first).
    */
   private readonly timeoutLane: Int32Array;
+  /** Per layer whose backoff is none or constant: the lane for its wake-ups (in time order but for Retry-After hints). */
+  private readonly wakeLane: Int32Array;
   private readonly clients: number;
   private readonly seed: number;
 
@@ -316,6 +318,10 @@ export class Model {
     this.horizonMs = sc.horizonMs;
     this.instances = sc.stack.map((l) => l.instances);
     this.timeoutLane = Int32Array.from(sc.stack, (l) => (l.policy.perAttemptTimeoutMs !== undefined ? this.sim.addLane() : -1));
+    this.wakeLane = Int32Array.from(sc.stack, (l) => {
+      const kind = l.policy.backoff.kind;
+      return l.policy.maxAttempts !== 1 && (kind === 'none' || kind === 'constant') ? this.sim.addLane() : -1;
+    });
     this.chains = sc.stack.map((l) => Array.from({ length: l.instances }, () => makeBudgetChain(l.policy.budget)));
     this.hasBudget = sc.stack.map((l) => (l.policy.budget?.length ?? 0) > 0);
     this.admissions = sc.stack.map((l) =>
@@ -994,6 +1000,7 @@ export class Model {
     // Sent ahead only if the wake-up would run before the horizon. (A run stopped by its event cap
     // is the exception: its last retries sent ahead may be counted after its last event.)
     if (ahead && plan.wakeAtMs <= this.horizonMs) this.sendAttempt(f, plan.wakeAtMs);
+    else if ((this.wakeLane[k] as number) >= 0) this.sim.atInLane(this.wakeLane[k] as number, plan.wakeAtMs, K_FRAME_WAKE, f, gen);
     else this.sim.at(plan.wakeAtMs, K_FRAME_WAKE, f, gen);
   }
 

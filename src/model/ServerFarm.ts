@@ -115,6 +115,12 @@ export class ServerFarm {
   private readonly codelMinSojourn: Float64Array;
   private readonly codelIntervalEnd: Float64Array;
   private readonly samplers: Sampler[];
+  /**
+   * Per backend with a constant service time: the event queue's lane for its completions (-1:
+   * none). Services that start in time order and last the same end in time order; backends with
+   * the same constant share a lane.
+   */
+  private readonly serviceLane: Int32Array;
   /** Per backend: 1 when it sheds on utilisation / has an adaptive limit (checked per request). */
   private readonly hasShedUtil: Uint8Array;
   private readonly hasAdaptive: Uint8Array;
@@ -216,6 +222,14 @@ export class ServerFarm {
     this.codelMinSojourn = new Float64Array(n).fill(Infinity);
     this.codelIntervalEnd = Float64Array.from(this.specs, (s) => startMs + (s.codel?.intervalMs ?? 0));
     this.samplers = this.specs.map((s) => makeSampler(s.serviceMs, uService));
+    const laneOf = new Map<number, number>();
+    this.serviceLane = Int32Array.from(this.specs, (s) => {
+      if (s.serviceMs.dist !== 'constant') return -1;
+      const v = s.serviceMs.value;
+      let lane = laneOf.get(v);
+      if (lane === undefined) laneOf.set(v, (lane = sim.addLane()));
+      return lane;
+    });
     this.hasShedUtil = Uint8Array.from(this.specs, (s) => (s.shedUtilization ? 1 : 0));
     this.hasAdaptive = Uint8Array.from(this.specs, (s) => (s.adaptiveConcurrency ? 1 : 0));
     this.dropsQueued = Uint8Array.from(this.specs, (s) => (s.dropExpired || s.codel ? 1 : 0));
@@ -667,7 +681,9 @@ export class ServerFarm {
     req.state[r] = R_SERVICE;
     req.serviceStart[r] = t;
     req.serviceMs[r] = d;
-    this.sim.at(t + d, K_SERVICE_DONE, r, req.timers.arm(r));
+    const lane = this.serviceLane[b] as number;
+    if (lane >= 0) this.sim.atInLane(lane, t + d, K_SERVICE_DONE, r, req.timers.arm(r));
+    else this.sim.at(t + d, K_SERVICE_DONE, r, req.timers.arm(r));
   }
 
   private serviceDone(r: number, t: number): void {
