@@ -170,6 +170,8 @@ export class Model {
   private fParentGen: Int32Array = NO_I32;
   private fAttempts: Int32Array = NO_I32;
   private fClient: Int32Array = NO_I32;
+  /** The instance of its layer the frame's client goes through (client % instances), set where the layer has budgets or admission control. */
+  private fInst: Int32Array = NO_I32;
   private fMethod: Uint8Array = NO_U8;
   private fBad: Uint8Array = NO_U8;
   private fChain: Uint8Array = NO_U8;
@@ -431,7 +433,7 @@ export class Model {
   // ---------------------------------------------------------------- storage
 
   private growFrames(n: number): void {
-    const c = new ColumnBuffer(n, 7, 10, 5);
+    const c = new ColumnBuffer(n, 7, 11, 5);
     this.fOpSeq = c.f64(this.fOpSeq);
     this.fDeadline = c.f64(this.fDeadline);
     this.fStart = c.f64(this.fStart);
@@ -444,6 +446,7 @@ export class Model {
     this.fParentGen = c.i32(this.fParentGen);
     this.fAttempts = c.i32(this.fAttempts);
     this.fClient = c.i32(this.fClient);
+    this.fInst = c.i32(this.fInst);
     this.fChild = c.i32(this.fChild);
     this.fLastOutcome = c.i32(this.fLastOutcome);
     this.fResOutcome = c.i32(this.fResOutcome);
@@ -632,6 +635,7 @@ export class Model {
     this.fParent[f] = -1;
     this.fParentGen[f] = 0;
     this.fClient[f] = client;
+    if (this.guarded[0]) this.fInst[f] = client % (this.instances[0] as number);
     this.fMethod[f] = this.opMethod;
     const bad = this.opBadFraction;
     this.fBad[f] = bad > 0 && this.uWorkload() < bad ? 1 : 0;
@@ -709,16 +713,16 @@ export class Model {
   }
 
   private chainOf(k: number, f: number): BudgetChain {
-    return (this.chains[k] as BudgetChain[])[(this.fClient[f] as number) % (this.instances[k] as number)] as BudgetChain;
+    return (this.chains[k] as BudgetChain[])[this.fInst[f] as number] as BudgetChain;
   }
 
   private admissionOf(k: number, f: number): AdmissionControl {
-    return (this.admissions[k] as AdmissionControl[])[(this.fClient[f] as number) % (this.instances[k] as number)] as AdmissionControl;
+    return (this.admissions[k] as AdmissionControl[])[this.fInst[f] as number] as AdmissionControl;
   }
 
   /** Follow the first budget's gauge of the frame's instance into the layer's time series. */
   private noteBudget(k: number, f: number, t: number): void {
-    const inst = (this.fClient[f] as number) % (this.instances[k] as number);
+    const inst = this.fInst[f] as number;
     const v = this.chainOf(k, f).budgets[0]?.gauge(t) ?? 0;
     const g = this.budgetGauge[k] as Float64Array;
     const sum = (this.budgetGaugeSum[k] as number) + v - (g[inst] as number);
@@ -787,6 +791,7 @@ export class Model {
     this.fParent[c] = f;
     this.fParentGen[c] = gen;
     this.fClient[c] = this.fClient[f] as number;
+    if (this.guarded[k + 1]) this.fInst[c] = (this.fClient[f] as number) % (this.instances[k + 1] as number);
     this.fMethod[c] = this.fMethod[f] as number;
     this.fBad[c] = this.fBad[f] as number;
     this.fChain[c] = chain;
