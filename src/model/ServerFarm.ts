@@ -392,15 +392,39 @@ export class ServerFarm {
       (this.clusterSize.length === 1 || this.failoverShort) && this.healthyShare(c) * 100 < (this.pool?.panicThresholdPercent ?? 50);
     // Every backend of the cluster may be chosen and none is to be avoided (the common case): no test per backend.
     if ((panic || this.eligibleIn[c] === size) && avoidCount === 0) return this.chooseAny(start, size);
-    const ok = (b: number): boolean => {
-      if (!panic && !this.eligible(b)) return false;
-      if (avoid !== null) for (let i = 0; i < avoidCount; i++) if (avoid[avoidFrom + i] === b) return false;
-      return true;
-    };
-    let choice = this.choose(start, size, ok);
-    if (choice < 0 && avoid !== null) choice = this.choose(start, size, (b) => panic || this.eligible(b));
+    let choice = this.choose(start, size, panic, avoid, avoidFrom, avoidCount);
+    if (choice < 0 && avoid !== null) choice = this.choose(start, size, panic, null, 0, 0);
     if (choice < 0) choice = start + Math.floor(this.uLb() * size);
     return choice;
+  }
+
+  /** Whether the load balancer may send to b: eligible (or in panic) and not among the backends to avoid. */
+  private acceptable(b: number, panic: boolean, avoid: Int32Array | null, avoidFrom: number, avoidCount: number): boolean {
+    if (!panic && !this.eligible(b)) return false;
+    if (avoid !== null) for (let i = 0; i < avoidCount; i++) if (avoid[avoidFrom + i] === b) return false;
+    return true;
+  }
+
+  /** How many backends of the cluster at `start` are acceptable (counted without a scan when none is avoided). */
+  private acceptableCount(start: number, size: number, panic: boolean, avoid: Int32Array | null, avoidFrom: number, avoidCount: number): number {
+    if (avoid === null || avoidCount === 0) return panic ? size : (this.eligibleIn[this.clusterOf[start] as number] as number);
+    let count = 0;
+    for (let b = start; b < start + size; b++) if (this.acceptable(b, panic, avoid, avoidFrom, avoidCount)) count++;
+    return count;
+  }
+
+  /** The k-th (from 0) acceptable backend of the cluster at `start`, or -1. */
+  private nthAcceptable(
+    k: number,
+    start: number,
+    size: number,
+    panic: boolean,
+    avoid: Int32Array | null,
+    avoidFrom: number,
+    avoidCount: number,
+  ): number {
+    for (let b = start; b < start + size; b++) if (this.acceptable(b, panic, avoid, avoidFrom, avoidCount) && k-- === 0) return b;
+    return -1;
   }
 
   /** {@link choose} when every backend of the cluster is acceptable: the same choice and the same draws. */
@@ -427,13 +451,13 @@ export class ServerFarm {
     }
   }
 
-  private choose(start: number, size: number, ok: (b: number) => boolean): number {
+  private choose(start: number, size: number, panic: boolean, avoid: Int32Array | null, avoidFrom: number, avoidCount: number): number {
     switch (this.lb) {
       case LB_ROUND_ROBIN: {
         const c = this.clusterOf[start] as number;
         for (let i = 0; i < size; i++) {
           const b = start + ((this.rrCluster[c] as number) + i) % size;
-          if (ok(b)) {
+          if (this.acceptable(b, panic, avoid, avoidFrom, avoidCount)) {
             this.rrCluster[c] = ((b - start + 1) % size) | 0;
             return b;
           }
@@ -441,31 +465,23 @@ export class ServerFarm {
         return -1;
       }
       case LB_RANDOM: {
-        let count = 0;
-        for (let b = start; b < start + size; b++) if (ok(b)) count++;
+        const count = this.acceptableCount(start, size, panic, avoid, avoidFrom, avoidCount);
         if (count === 0) return -1;
-        let k = Math.floor(this.uLb() * count);
-        for (let b = start; b < start + size; b++) if (ok(b) && k-- === 0) return b;
-        return -1;
+        return this.nthAcceptable(Math.floor(this.uLb() * count), start, size, panic, avoid, avoidFrom, avoidCount);
       }
       case LB_LEAST: {
         let best = -1;
         for (let b = start; b < start + size; b++) {
-          if (ok(b) && (best < 0 || (this.outstanding[b] as number) < (this.outstanding[best] as number))) best = b;
+          if (this.acceptable(b, panic, avoid, avoidFrom, avoidCount) && (best < 0 || (this.outstanding[b] as number) < (this.outstanding[best] as number))) best = b;
         }
         return best;
       }
       default: {
         // Power of two random choices (Mitzenmacher 2001): the less loaded of two random eligible backends.
-        let count = 0;
-        for (let b = start; b < start + size; b++) if (ok(b)) count++;
+        const count = this.acceptableCount(start, size, panic, avoid, avoidFrom, avoidCount);
         if (count === 0) return -1;
-        const nth = (k: number): number => {
-          for (let b = start; b < start + size; b++) if (ok(b) && k-- === 0) return b;
-          return -1;
-        };
-        const x = nth(Math.floor(this.uLb() * count));
-        const y = nth(Math.floor(this.uLb() * count));
+        const x = this.nthAcceptable(Math.floor(this.uLb() * count), start, size, panic, avoid, avoidFrom, avoidCount);
+        const y = this.nthAcceptable(Math.floor(this.uLb() * count), start, size, panic, avoid, avoidFrom, avoidCount);
         return (this.outstanding[y] as number) < (this.outstanding[x] as number) ? y : x;
       }
     }
