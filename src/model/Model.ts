@@ -148,6 +148,8 @@ export class Model {
   private readonly timeoutLane: Int32Array;
   /** Per layer whose backoff is none or constant: the lane for its wake-ups (in time order but for Retry-After hints). */
   private readonly wakeLane: Int32Array;
+  /** Per layer whose hop is a constant delay above 0: the lane for the messages crossing it (-1: none). */
+  private readonly hopLane: Int32Array;
   private readonly clients: number;
   private readonly seed: number;
 
@@ -300,6 +302,7 @@ export class Model {
       : null;
     const uNet: Uniform = net ? () => net.next(this.netClient) : notDrawn;
     this.hop = hopDists.map((d) => makeSampler(d, uNet));
+    this.hopLane = Int32Array.from(hopDists, (d) => (d.dist === 'constant' && d.value > 0 ? this.sim.addLane() : -1));
     this.hopZero = sc.stack.map((l) => {
       const d = l.hopMs ?? sc.network.hopMs;
       return d.dist === 'constant' && d.value === 0;
@@ -801,7 +804,7 @@ export class Model {
     this.fChild[f] = c;
     const cg = this.frameTimers.arm(c);
     if (this.hopZero[k]) this.beginCall(c, t);
-    else this.sim.at(t + this.hopMs(k, this.fClient[c] as number), K_FRAME_ARRIVE, c, cg);
+    else this.afterHop(k, t + this.hopMs(k, this.fClient[c] as number), K_FRAME_ARRIVE, c, cg);
   }
 
   /** Last-layer frame f's attempt n calls the leaf. */
@@ -819,7 +822,14 @@ export class Model {
     const rg = this.req.timers.arm(r);
     if (hopZero) this.leafArrive(r, t);
     else if (this.readAhead && this.fBad[f] === 0) this.occReadAhead(r, k, rg, t);
-    else this.sim.at(t + this.hopMs(k, this.fClient[f] as number), K_LEAF_ARRIVE, r, rg);
+    else this.afterHop(k, t + this.hopMs(k, this.fClient[f] as number), K_LEAF_ARRIVE, r, rg);
+  }
+
+  /** Schedule the arrival of a message that crossed layer k's hop (a constant hop's arrivals come in time order: its lane). */
+  private afterHop(k: number, atMs: number, kind: number, a: number, b: number): void {
+    const lane = this.hopLane[k] as number;
+    if (lane >= 0) this.sim.atInLane(lane, atMs, kind, a, b);
+    else this.sim.at(atMs, kind, a, b);
   }
 
   /** The delay of a message of `client` over layer k's hop, from the client's network stream. */
@@ -1180,7 +1190,7 @@ export class Model {
     this.fResOutcome[f] = result;
     this.fResRA[f] = retryAfterMs;
     const g = this.frameTimers.arm(f);
-    this.sim.at(t + this.hopMs(pk, this.fClient[f] as number), K_FRAME_RESPONSE, f, g);
+    this.afterHop(pk, t + this.hopMs(pk, this.fClient[f] as number), K_FRAME_RESPONSE, f, g);
   }
 
   private frameResponseArrived(f: number, t: number): void {
@@ -1309,7 +1319,7 @@ export class Model {
     this.req.state[r] = R_HOP;
     this.req.outcome[r] = outcome;
     this.req.retryAfter[r] = retryAfterMs;
-    this.sim.at(arriveMs, K_LEAF_RESPONSE, r, g);
+    this.afterHop(k, arriveMs, K_LEAF_RESPONSE, r, g);
   }
 
   private leafResponseArrived(r: number, t: number): void {
