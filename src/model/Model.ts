@@ -150,6 +150,10 @@ export class Model {
   private readonly wakeLane: Int32Array;
   /** Per layer whose hop is a constant delay above 0: the lane for the messages crossing it (-1: none). */
   private readonly hopLane: Int32Array;
+  /** Closed loops with a constant think time: the lane for the next operations' starts (-1: none). */
+  private readonly thinkLane: number;
+  /** The OCC leaf behind a constant hop above 0: the lane for the writes that follow reads (-1: none). */
+  private readonly occWriteLane: number;
   private readonly clients: number;
   private readonly seed: number;
 
@@ -303,6 +307,9 @@ export class Model {
     const uNet: Uniform = net ? () => net.next(this.netClient) : notDrawn;
     this.hop = hopDists.map((d) => makeSampler(d, uNet));
     this.hopLane = Int32Array.from(hopDists, (d) => (d.dist === 'constant' && d.value > 0 ? this.sim.addLane() : -1));
+    const lastHop = hopDists[hopDists.length - 1] as Dist;
+    this.occWriteLane = sc.leaf.kind === 'occ' && lastHop.dist === 'constant' && lastHop.value > 0 ? this.sim.addLane() : -1;
+    this.thinkLane = sc.workload.kind === 'closed' && sc.workload.thinkMs.dist === 'constant' ? this.sim.addLane() : -1;
     this.hopZero = sc.stack.map((l) => {
       const d = l.hopMs ?? sc.network.hopMs;
       return d.dist === 'constant' && d.value === 0;
@@ -1223,7 +1230,8 @@ export class Model {
     if (this.closedLoop) {
       const next = t + (this.thinkSampler as Sampler)();
       if (next < this.durationMs) {
-        this.sim.at(next, K_OP_START, this.fClient[f] as number, 0);
+        if (this.thinkLane >= 0) this.sim.atInLane(this.thinkLane, next, K_OP_START, this.fClient[f] as number, 0);
+        else this.sim.at(next, K_OP_START, this.fClient[f] as number, 0);
         this.pendingStarts++;
       }
     }
@@ -1359,7 +1367,9 @@ export class Model {
     // The read's reply and the write's request are folded into one delay: nothing decides between them.
     const d = this.hopZero[k] ? 0 : this.hopMs(k, c) + this.hopMs(k, c);
     this.req.state[r] = R_HOP;
-    this.sim.at(t + d, K_OCC_WRITE, r, this.req.timers.arm(r));
+    // With a constant hop the writes come in the order of the reads: the write lane.
+    if (this.occWriteLane >= 0) this.sim.atInLane(this.occWriteLane, t + d, K_OCC_WRITE, r, this.req.timers.arm(r));
+    else this.sim.at(t + d, K_OCC_WRITE, r, this.req.timers.arm(r));
   }
 
   /**
