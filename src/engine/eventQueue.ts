@@ -253,13 +253,17 @@ export class EventQueue {
     return true;
   }
 
-  /** Put back the event the last `pop` removed: for a run loop that popped past its horizon. */
+  /**
+   * Put back the event the last `pop` removed, right after that pop (no push, peek or clear in
+   * between): for a run loop that popped past its horizon. After a clear it puts back nothing.
+   */
   unpop(): void {
-    if (this.lastFrom < 0) this.hole = false;
-    else {
-      (this.lanes[this.lastFrom] as Lane).unshift();
-      this.inLanes++;
+    if (this.lastFrom < 0) {
+      this.hole = false;
+      return;
     }
+    (this.lanes[this.lastFrom] as Lane).unshift();
+    this.inLanes++;
   }
 
   /** Drop every pending event (sequence numbers keep counting, so order stays FIFO across clears). */
@@ -270,6 +274,7 @@ export class EventQueue {
     this.hole = false;
     for (const l of this.lanes) l.clear();
     this.inLanes = 0;
+    this.lastFrom = -1;
   }
 }
 

@@ -208,6 +208,13 @@ describe('EventQueue lanes', () => {
     q.clear();
     expect(q.size).toBe(0);
     expect(q.pop()).toBe(false);
+    // An unpop after a clear puts back nothing, whether the last pop came from a lane or the heap.
+    q.pushLane(lane, 200, 2, 7, 0);
+    expect(q.pop()).toBe(true);
+    q.clear();
+    q.unpop();
+    expect(q.size).toBe(0);
+    expect(q.pop()).toBe(false);
   });
 
   it('run through the simulator in the order of at()', () => {
