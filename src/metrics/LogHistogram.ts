@@ -17,8 +17,8 @@ const KEY_MIN = (MIN_EXP + EXP_BIAS) << MANTISSA_BITS;
 const KEY_OFFSET = KEY_MIN - 1;
 const BUCKETS = 1 + (MAX_EXP - MIN_EXP + 1) * (1 << MANTISSA_BITS);
 const LAST = BUCKETS - 1;
-/** Buckets are stored in chunks of 128, allocated on first use (a run touches a few exponents). */
-const CHUNK_BITS = 7;
+/** Buckets are stored in chunks of 32 (a quarter of an exponent), allocated on first use: a run touches a few exponents, and a small run only parts of them. */
+const CHUNK_BITS = 5;
 const CHUNK = 1 << CHUNK_BITS;
 const CHUNKS = Math.ceil(BUCKETS / CHUNK);
 
