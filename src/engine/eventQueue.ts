@@ -80,11 +80,12 @@ export class EventQueue {
 
   /**
    * Insert an event into lane `lane` if it is not earlier than the lane's last event (O(1)),
-   * otherwise into the heap; either way it pops in (time, seq) order among all events.
+   * otherwise into the heap; a negative `lane` means the heap. Either way it pops in (time, seq)
+   * order among all events.
    */
   pushLane(lane: number, timeMs: number, kind: number, a: number, b: number): void {
-    const l = this.lanes[lane] as Lane;
-    if (!(timeMs >= l.tailTime)) {
+    const l = lane >= 0 ? (this.lanes[lane] as Lane) : null;
+    if (l === null || !(timeMs >= l.tailTime)) {
       this.push(timeMs, kind, a, b);
       return;
     }

@@ -58,7 +58,8 @@ export class Simulator {
 
   /**
    * Schedule an event at absolute time `atMs` (>= now) in lane `lane`: O(1) while the lane's events
-   * come in time order (an earlier one goes to the heap); the run order is the same as {@link at}'s.
+   * come in time order (an earlier one goes to the heap, and a negative `lane` means the heap, as
+   * {@link at}); the run order is the same as {@link at}'s.
    */
   atInLane(lane: number, atMs: number, kind: number, a: number, b: number): void {
     if (!(atMs >= this.nowMs)) intoThePast(atMs, this.nowMs);

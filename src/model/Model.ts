@@ -306,9 +306,10 @@ export class Model {
       : null;
     const uNet: Uniform = net ? () => net.next(this.netClient) : notDrawn;
     this.hop = hopDists.map((d) => makeSampler(d, uNet));
-    this.hopLane = Int32Array.from(hopDists, (d) => (d.dist === 'constant' && d.value > 0 ? this.sim.addLane() : -1));
-    const lastHop = hopDists[hopDists.length - 1] as Dist;
-    this.occWriteLane = sc.leaf.kind === 'occ' && lastHop.dist === 'constant' && lastHop.value > 0 ? this.sim.addLane() : -1;
+    // What a constant delay above 0 schedules comes in time order: a lane of the event queue (-1: the heap).
+    const constantDelay = (d: Dist): boolean => d.dist === 'constant' && d.value > 0;
+    this.hopLane = Int32Array.from(hopDists, (d) => (constantDelay(d) ? this.sim.addLane() : -1));
+    this.occWriteLane = sc.leaf.kind === 'occ' && constantDelay(hopDists[hopDists.length - 1] as Dist) ? this.sim.addLane() : -1;
     this.thinkLane = sc.workload.kind === 'closed' && sc.workload.thinkMs.dist === 'constant' ? this.sim.addLane() : -1;
     this.hopZero = sc.stack.map((l) => {
       const d = l.hopMs ?? sc.network.hopMs;
@@ -513,11 +514,9 @@ export class Model {
     } else {
       const start = this.startSampler as Sampler;
       const base = w.kind === 'closed' ? t0 : 0;
-      if (w.startMs.dist === 'constant') {
-        // Every client starts at the same instant, in order: a lane holds them without a heap.
-        const lane = sim.addLane();
-        for (let c = 0; c < w.clients; c++) sim.atInLane(lane, base + start(), K_OP_START, c, 0);
-      } else for (let c = 0; c < w.clients; c++) sim.at(base + start(), K_OP_START, c, 0);
+      // Clients that all start at the same instant start in order: a lane holds them without a heap.
+      const lane = w.startMs.dist === 'constant' ? sim.addLane() : -1;
+      for (let c = 0; c < w.clients; c++) sim.atInLane(lane, base + start(), K_OP_START, c, 0);
       this.pendingStarts += w.clients;
     }
     this.farm?.start(t0);
@@ -765,11 +764,7 @@ export class Model {
       const timeout = attemptTimeoutMs(p, t, deadline);
       end = t + timeout;
       gen = this.frameTimers.arm(f);
-      if (end < Infinity) {
-        const lane = this.timeoutLane[k] as number;
-        if (lane >= 0) this.sim.atInLane(lane, end, K_FRAME_TIMEOUT, f, gen);
-        else this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
-      }
+      if (end < Infinity) this.sim.atInLane(this.timeoutLane[k] as number, end, K_FRAME_TIMEOUT, f, gen);
       if (this.trace) this.traceAttempt(f, k, n, timeout, t);
     }
     this.fAttemptEnd[f] = end;
@@ -811,7 +806,7 @@ export class Model {
     this.fChild[f] = c;
     const cg = this.frameTimers.arm(c);
     if (this.hopZero[k]) this.beginCall(c, t);
-    else this.afterHop(k, t + this.hopMs(k, this.fClient[c] as number), K_FRAME_ARRIVE, c, cg);
+    else this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, this.fClient[c] as number), K_FRAME_ARRIVE, c, cg);
   }
 
   /** Last-layer frame f's attempt n calls the leaf. */
@@ -829,14 +824,7 @@ export class Model {
     const rg = this.req.timers.arm(r);
     if (hopZero) this.leafArrive(r, t);
     else if (this.readAhead && this.fBad[f] === 0) this.occReadAhead(r, k, rg, t);
-    else this.afterHop(k, t + this.hopMs(k, this.fClient[f] as number), K_LEAF_ARRIVE, r, rg);
-  }
-
-  /** Schedule the arrival of a message that crossed layer k's hop (a constant hop's arrivals come in time order: its lane). */
-  private afterHop(k: number, atMs: number, kind: number, a: number, b: number): void {
-    const lane = this.hopLane[k] as number;
-    if (lane >= 0) this.sim.atInLane(lane, atMs, kind, a, b);
-    else this.sim.at(atMs, kind, a, b);
+    else this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, this.fClient[f] as number), K_LEAF_ARRIVE, r, rg);
   }
 
   /** The delay of a message of `client` over layer k's hop, from the client's network stream. */
@@ -1022,8 +1010,7 @@ export class Model {
     // Sent ahead only if the wake-up would run before the horizon. (A run stopped by its event cap
     // is the exception: its last retries sent ahead may be counted after its last event.)
     if (ahead && plan.wakeAtMs <= this.horizonMs) this.sendAttempt(f, plan.wakeAtMs);
-    else if ((this.wakeLane[k] as number) >= 0) this.sim.atInLane(this.wakeLane[k] as number, plan.wakeAtMs, K_FRAME_WAKE, f, gen);
-    else this.sim.at(plan.wakeAtMs, K_FRAME_WAKE, f, gen);
+    else this.sim.atInLane(this.wakeLane[k] as number, plan.wakeAtMs, K_FRAME_WAKE, f, gen);
   }
 
   /**
@@ -1197,7 +1184,7 @@ export class Model {
     this.fResOutcome[f] = result;
     this.fResRA[f] = retryAfterMs;
     const g = this.frameTimers.arm(f);
-    this.afterHop(pk, t + this.hopMs(pk, this.fClient[f] as number), K_FRAME_RESPONSE, f, g);
+    this.sim.atInLane(this.hopLane[pk] as number, t + this.hopMs(pk, this.fClient[f] as number), K_FRAME_RESPONSE, f, g);
   }
 
   private frameResponseArrived(f: number, t: number): void {
@@ -1230,8 +1217,7 @@ export class Model {
     if (this.closedLoop) {
       const next = t + (this.thinkSampler as Sampler)();
       if (next < this.durationMs) {
-        if (this.thinkLane >= 0) this.sim.atInLane(this.thinkLane, next, K_OP_START, this.fClient[f] as number, 0);
-        else this.sim.at(next, K_OP_START, this.fClient[f] as number, 0);
+        this.sim.atInLane(this.thinkLane, next, K_OP_START, this.fClient[f] as number, 0);
         this.pendingStarts++;
       }
     }
@@ -1327,7 +1313,7 @@ export class Model {
     this.req.state[r] = R_HOP;
     this.req.outcome[r] = outcome;
     this.req.retryAfter[r] = retryAfterMs;
-    this.afterHop(k, arriveMs, K_LEAF_RESPONSE, r, g);
+    this.sim.atInLane(this.hopLane[k] as number, arriveMs, K_LEAF_RESPONSE, r, g);
   }
 
   private leafResponseArrived(r: number, t: number): void {
@@ -1368,8 +1354,7 @@ export class Model {
     const d = this.hopZero[k] ? 0 : this.hopMs(k, c) + this.hopMs(k, c);
     this.req.state[r] = R_HOP;
     // With a constant hop the writes come in the order of the reads: the write lane.
-    if (this.occWriteLane >= 0) this.sim.atInLane(this.occWriteLane, t + d, K_OCC_WRITE, r, this.req.timers.arm(r));
-    else this.sim.at(t + d, K_OCC_WRITE, r, this.req.timers.arm(r));
+    this.sim.atInLane(this.occWriteLane, t + d, K_OCC_WRITE, r, this.req.timers.arm(r));
   }
 
   /**

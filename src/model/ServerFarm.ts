@@ -697,9 +697,7 @@ export class ServerFarm {
     req.state[r] = R_SERVICE;
     req.serviceStart[r] = t;
     req.serviceMs[r] = d;
-    const lane = this.serviceLane[b] as number;
-    if (lane >= 0) this.sim.atInLane(lane, t + d, K_SERVICE_DONE, r, req.timers.arm(r));
-    else this.sim.at(t + d, K_SERVICE_DONE, r, req.timers.arm(r));
+    this.sim.atInLane(this.serviceLane[b] as number, t + d, K_SERVICE_DONE, r, req.timers.arm(r));
   }
 
   private serviceDone(r: number, t: number): void {

@@ -198,10 +198,11 @@ describe('EventQueue lanes', () => {
     q.pushLane(lane, 5, 1, 0, 0);
     q.pushLane(lane, 5, 1, 1, 0);
     q.pushLane(lane, 3, 1, 2, 0); // earlier than the lane's last: goes to the heap
+    q.pushLane(-1, 9, 1, 5, 0); // a negative lane is the heap
     q.push(5, 1, 3, 0);
     q.pushLane(lane, 9, 1, 4, 0);
-    expect(q.size).toBe(5);
-    expect(drain(q).map(([, a]) => a)).toEqual([2, 0, 1, 3, 4]);
+    expect(q.size).toBe(6);
+    expect(drain(q).map(([, a]) => a)).toEqual([2, 0, 1, 3, 5, 4]);
     // A lane grows past its initial ring and is emptied by clear.
     for (let i = 0; i < 100; i++) q.pushLane(lane, 10 + i, 2, i, 0);
     expect(q.size).toBe(100);
