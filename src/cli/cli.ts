@@ -16,7 +16,7 @@ import { describePresets } from '../policy/presets.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
-import { parseShard, ResumeError, runSweep, type ShardSpec } from '../sweep/runSweep.js';
+import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { printRunSummary } from './printResults.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
@@ -172,6 +172,21 @@ async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<n
   }
   // Every file's problems at once, before anything runs.
   if (problems.length > 0) throw new UsageError(problems);
+  // Several experiments run one after another on the same worker threads (started and warmed up once).
+  const pool = loaded.length > 1 ? new SweepPool(opts.workers) : null;
+  try {
+    return await runLoaded(io, loaded, opts, pool);
+  } finally {
+    await pool?.destroy();
+  }
+}
+
+async function runLoaded(
+  io: CliIO,
+  loaded: Array<{ file: string } & ReturnType<typeof loadPlan>>,
+  opts: RunOptions,
+  pool: SweepPool | null,
+): Promise<number> {
   let status = 0;
   for (const { file, plan, text, set } of loaded) {
     const outDir = resolve(io.cwd, opts.out, plan.name);
@@ -184,6 +199,7 @@ async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<n
       res = await runSweep(plan, {
         outDir,
         ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+        ...(pool ? { pool } : {}),
         ...(opts.shard ? { shard: opts.shard } : {}),
         resume: opts.resume,
         manifest: {

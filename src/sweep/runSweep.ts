@@ -55,6 +55,37 @@ export interface SweepOptions {
   signal?: AbortSignal;
   /** Tests only: make the given replication throw or kill its worker. */
   faultInjection?: (key: string, replication: number) => 'throw' | 'exit' | undefined;
+  /**
+   * Worker threads to run on, shared with other sweeps (`workers` is then ignored); without it the
+   * sweep starts its own and stops them when it ends.
+   */
+  pool?: SweepPool;
+}
+
+/**
+ * The worker threads of one or more sweeps (piscina). Sweeps run one after another on a shared
+ * pool (`run-all`) start the threads, load the modules and warm up the JIT once instead of once
+ * per experiment.
+ */
+export class SweepPool {
+  readonly threads: number;
+  private readonly pool: Piscina;
+
+  /** `workers` threads (default: the available parallelism). */
+  constructor(workers?: number) {
+    const { filename, execArgv } = workerFile();
+    this.threads = Math.max(1, workers ?? availableParallelism());
+    this.pool = new Piscina({ filename, execArgv, minThreads: this.threads, maxThreads: this.threads, idleTimeout: 60_000 });
+  }
+
+  run(task: WorkerTask): Promise<ReplicationRecord> {
+    return this.pool.run(task) as Promise<ReplicationRecord>;
+  }
+
+  /** Stop the threads (after the tasks in flight). */
+  destroy(): Promise<void> {
+    return this.pool.destroy();
+  }
 }
 
 /** Outcome of {@link runSweep}. */
@@ -218,11 +249,11 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
       record(runReplication(t.cell, t.replication, plan.seed));
     }
   } else {
-    const { filename, execArgv } = workerFile();
-    const threads = Math.max(1, Math.min(opts.workers ?? availableParallelism(), tasks.length));
-    const pool = new Piscina({ filename, execArgv, minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+    const own = opts.pool ? null : new SweepPool(Math.min(opts.workers ?? availableParallelism(), tasks.length));
+    const pool = (opts.pool ?? own) as SweepPool;
+    const threads = Math.min(pool.threads, tasks.length);
     // A failure to record (an unwritable or full output) stops scheduling; the tasks in flight are
-    // awaited before the pool is destroyed, then the failure is thrown.
+    // awaited before an own pool is destroyed, then the failure is thrown.
     let failure: unknown = null;
     try {
       let next = 0;
@@ -233,7 +264,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
           const task: WorkerTask = { cell: t.cell, replication: t.replication, masterSeed: plan.seed, ...(fault ? { fault } : {}) };
           let rec: ReplicationRecord;
           try {
-            rec = (await pool.run(task)) as ReplicationRecord;
+            rec = await pool.run(task);
           } catch (e) {
             rec = {
               state: 'errored',
@@ -257,7 +288,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
       // Two tasks in flight per thread keeps every worker busy without queueing the whole sweep.
       await Promise.all(Array.from({ length: threads * 2 }, runOne));
     } finally {
-      await pool.destroy();
+      await own?.destroy();
     }
     if (failure !== null) {
       writer.close();

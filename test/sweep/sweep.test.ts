@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandExperiment, parseExperimentText } from '../../src/experiment/index.js';
 import { mergeRunDirs } from '../../src/sweep/merge.js';
-import { runSweep, type SweepOptions } from '../../src/sweep/runSweep.js';
+import { runSweep, SweepPool, type SweepOptions } from '../../src/sweep/runSweep.js';
 import { VERSION } from '../../src/version.js';
 import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
 
@@ -106,6 +106,31 @@ describe('sweeps', () => {
     const ok = r.summary?.cells.filter((c) => c.state === 'ok') ?? [];
     expect(ok).toHaveLength(5);
     ok.forEach((c) => expect(c.replications).toBe(4));
+  });
+
+  it('sweeps that share a pool give the same bytes as sweeps with their own, and a worker killed in one leaves the next whole', async () => {
+    const own = tempDir();
+    await runSweep(plan(), options(own, { workers: 2 }));
+    const pool = new SweepPool(2);
+    try {
+      expect(pool.threads).toBe(2);
+      const killed = tempDir();
+      const first = await runSweep(
+        plan(),
+        options(killed, { pool, faultInjection: (key, rep) => (key.includes('"workload.clients":10') && rep === 0 ? 'exit' : undefined) }),
+      );
+      expect(first.errored).toHaveLength(2);
+      first.errored.forEach((e) => expect(e.errors[0]).toMatch(/^replication 0: worker failed/));
+      // The pool is still usable after a sweep that lost a worker, and gives the bytes of a sweep with its own threads.
+      for (let i = 0; i < 2; i++) {
+        const shared = tempDir();
+        const r = await runSweep(plan(), options(shared, { pool }));
+        expect(r.errored).toHaveLength(0);
+        expect(summaryBytes(shared)).toBe(summaryBytes(own));
+      }
+    } finally {
+      await pool.destroy();
+    }
   });
 
   it('merge refuses shards of a different seed, a missing shard, and an incomplete shard', async () => {
