@@ -69,22 +69,26 @@ export interface SweepOptions {
  */
 export class SweepPool {
   readonly threads: number;
-  private readonly pool: Piscina;
+  /** Started by the first task: runs that need no thread (a single replication) start none. */
+  private pool: Piscina | null = null;
 
   /** `workers` threads (default: the available parallelism). */
   constructor(workers?: number) {
-    const { filename, execArgv } = workerFile();
     this.threads = Math.max(1, workers ?? availableParallelism());
-    this.pool = new Piscina({ filename, execArgv, minThreads: this.threads, maxThreads: this.threads, idleTimeout: 60_000 });
   }
 
   run(task: WorkerTask): Promise<ReplicationRecord> {
+    if (this.pool === null) {
+      const { filename, execArgv } = workerFile();
+      this.pool = new Piscina({ filename, execArgv, minThreads: this.threads, maxThreads: this.threads, idleTimeout: 60_000 });
+    }
     return this.pool.run(task) as Promise<ReplicationRecord>;
   }
 
-  /** Stop the threads (after the tasks in flight). */
-  destroy(): Promise<void> {
-    return this.pool.destroy();
+  /** Stop the threads, if any started. */
+  async destroy(): Promise<void> {
+    await this.pool?.destroy();
+    this.pool = null;
   }
 }
 
