@@ -63,7 +63,7 @@ export interface SweepOptions {
 }
 
 /**
- * The worker threads of one or more sweeps (piscina). Sweeps run one after another on a shared
+ * The worker threads of one or more sweeps (piscina). Sweeps that run one after another on a shared
  * pool (`run-all`) start the threads, load the modules and warm up the JIT once instead of once
  * per experiment.
  */
