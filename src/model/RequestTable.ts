@@ -1,5 +1,5 @@
 import { Timers } from '../engine/timers.js';
-import { ColumnBuffer, NO_F64, NO_I32, NO_U8 } from './typedArrays.js';
+import { growColumns, NO_F64, NO_I32, NO_U8, type ColumnSpec } from './typedArrays.js';
 
 /** States of a leaf request slot. */
 export const R_FREE = 0;
@@ -10,6 +10,13 @@ export const R_DELAYED = 4;
 export const R_CANCELLED = 5;
 export const R_HANG = 6;
 
+
+/** The columns of the request table. */
+const REQUEST_COLUMNS: ColumnSpec<RequestTable> = {
+  f64: ['read', 'opSeq', 'deadline', 'enqueuedAt', 'serviceStart', 'serviceMs', 'retryAfter'],
+  i32: ['parent', 'parentGen', 'client', 'outcome', 'backend'],
+  u8: ['state', 'bad', 'chain', 'lbOpen'],
+};
 
 /**
  * The requests that reach the leaf, one slot each in typed arrays (no object per request), reused
@@ -55,23 +62,7 @@ export class RequestTable {
   }
 
   private grow(n: number): void {
-    const c = new ColumnBuffer(n, 7, 5, 4);
-    this.read = c.f64(this.read);
-    this.opSeq = c.f64(this.opSeq);
-    this.deadline = c.f64(this.deadline);
-    this.enqueuedAt = c.f64(this.enqueuedAt);
-    this.serviceStart = c.f64(this.serviceStart);
-    this.serviceMs = c.f64(this.serviceMs);
-    this.retryAfter = c.f64(this.retryAfter);
-    this.parent = c.i32(this.parent);
-    this.parentGen = c.i32(this.parentGen);
-    this.client = c.i32(this.client);
-    this.outcome = c.i32(this.outcome);
-    this.backend = c.i32(this.backend);
-    this.state = c.u8(this.state);
-    this.bad = c.u8(this.bad);
-    this.chain = c.u8(this.chain);
-    this.lbOpen = c.u8(this.lbOpen);
+    growColumns<RequestTable>(this, REQUEST_COLUMNS, n);
     this.timers.ensure(n);
     this.cap = n;
   }

@@ -1,7 +1,7 @@
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
 import type { Scenario } from './scenario.js';
-import type { BackendStats } from './ServerFarm.js';
+import type { BackendStats } from './leaves/Leaf.js';
 
 /** Latency percentiles of a set of operations (ms); null fields when there were none. */
 export interface LatencySummary {
@@ -35,7 +35,7 @@ export type { BackendStats };
  */
 export type Truncation = null | 'horizon' | 'event-cap' | 'in-flight-cap';
 
-/** Everything one run measured (DESIGN.md section 3). Times in ms, rates per second. */
+/** Everything one run measured (README "What is measured"). Times in ms, rates per second. */
 export interface SimulationResults {
   version: string;
   /** The master seed (what `--seed` sets). */

@@ -1,7 +1,7 @@
 /**
  * The fully resolved description of one simulation (every default filled in). Experiment files
  * are parsed and validated into this shape by src/experiment; the model only ever sees this.
- * Times are in milliseconds, rates per second. See DESIGN.md sections 1-3 for the semantics.
+ * Times are in milliseconds, rates per second. The README ("Concepts", "The model", "What is measured") gives the semantics.
  */
 
 import type { DistSpec } from '../engine/distributions.js';
@@ -171,7 +171,7 @@ export interface OutlierDetectionSpec {
   maxEjectionPercent: number;
 }
 
-/** Backends in clusters behind a load balancer (DESIGN.md section 2, fleets). */
+/** Backends in clusters behind a load balancer (README "The model"; `leaves/server/`). */
 export interface PoolLeaf {
   kind: 'pool';
   /** Clusters in priority order; each backend is a server of its own. */

@@ -46,6 +46,31 @@ export class ColumnBuffer {
   }
 }
 
+/** The keys of T whose values are of type V. */
+type KeysOf<T, V> = { [K in keyof T]: T[K] extends V ? K : never }[keyof T];
+
+/**
+ * The columns of a table, by name and type: the one declaration from which {@link growColumns}
+ * sizes the buffer and assigns every column (nothing to keep in step by hand).
+ */
+export interface ColumnSpec<T> {
+  f64: ReadonlyArray<KeysOf<T, Float64Array>>;
+  i32: ReadonlyArray<KeysOf<T, Int32Array>>;
+  u8: ReadonlyArray<KeysOf<T, Uint8Array>>;
+}
+
+/**
+ * Give every column of `table` listed in `spec` room for `n` rows, in one {@link ColumnBuffer},
+ * the old entries copied in (growth by doubling keeps them).
+ */
+export function growColumns<T>(table: T, spec: ColumnSpec<T>, n: number): void {
+  const c = new ColumnBuffer(n, spec.f64.length, spec.i32.length, spec.u8.length);
+  const t = table as Record<PropertyKey, unknown>;
+  for (const k of spec.f64) t[k] = c.f64(t[k] as Float64Array);
+  for (const k of spec.i32) t[k] = c.i32(t[k] as Int32Array);
+  for (const k of spec.u8) t[k] = c.u8(t[k] as Uint8Array);
+}
+
 function tooManyColumns(): never {
   throw new RangeError('ColumnBuffer: more columns taken than reserved');
 }

@@ -1,0 +1,243 @@
+import { EventQueue } from '../engine/eventQueue.js';
+import { BinnedSeries, LogHistogram, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
+import { GIVE_UP_NAMES, GiveUp } from '../policy/outcome.js';
+import type { LayerGuards } from './layers/LayerGuards.js';
+import type { Leaf } from './leaves/Leaf.js';
+import type { ResultInput, Truncation } from './results.js';
+import type { Scenario } from './scenario.js';
+
+const GIVE_UP_COUNT = GIVE_UP_NAMES.length;
+
+/** What the results snapshot takes from the rest of the run. */
+export interface SnapshotInput {
+  endMs: number;
+  events: number;
+  truncated: Truncation;
+  /** Operations still in flight. */
+  unfinished: number;
+  leaf: Leaf;
+  /** Requests still queued at a server, and hanging (a scripted hang, a lost request), at the end. */
+  queuedAtEnd: number;
+  hanging: number;
+  /** The layers' budgets, whose series the results carry. */
+  guards: LayerGuards;
+}
+
+/**
+ * What one run measures, streamed (README "What is measured"): operations by how they ended,
+ * attempts per layer (first tries and retries apart), leaf arrivals (totals, series and
+ * clustering), latencies, and operations in flight. Only time t >= 0 counts (not the warm-up).
+ * {@link snapshot} turns it into the raw input of `buildResults`.
+ */
+export class Measurements {
+  offered = 0;
+  succeeded = 0;
+  failed = 0;
+  readonly giveUps = new Float64Array(GIVE_UP_COUNT);
+  readonly layerFirst: Float64Array;
+  readonly layerRetries: Float64Array;
+  /** layerGiveUps[layer * GIVE_UP_NAMES.length + reason]. */
+  readonly layerGiveUps: Float64Array;
+  readonly layerCancelled: Float64Array;
+  readonly layerHedges: Float64Array;
+  leafCalls = 0;
+  /** OCC leaf only: reads and conditional writes. */
+  reads = 0;
+  writes = 0;
+  completionTimeMs = 0;
+  /** Durations of the operations that succeeded (the latency) and of those that failed (merged into operationMs at the end). */
+  readonly latency = new LogHistogram();
+  readonly failedMs = new LogHistogram();
+  readonly clustering: StreamingClustering[];
+  /** The same statistics over retry traffic alone (arrivals sent while some layer was retrying). */
+  readonly retryClustering: StreamingClustering[];
+  readonly sArrFirst: BinnedSeries;
+  readonly sArrRetry: BinnedSeries;
+  readonly sSuccess: BinnedSeries;
+  readonly sFailure: BinnedSeries;
+  /** OCC leaf only. */
+  readonly sWrites: BinnedSeries | null;
+  readonly gInFlight: TimeWeightedSeries;
+  /**
+   * Reads taken ahead of their time (folds.ts, `readAhead`): (time, chain) until the clock passes
+   * them, so that the clustering statistics still see arrivals in time order (null: none are).
+   */
+  private readonly deferred: EventQueue | null;
+
+  constructor(
+    private readonly sc: Scenario,
+    deferReads: boolean,
+  ) {
+    const L = sc.stack.length;
+    this.layerFirst = new Float64Array(L);
+    this.layerRetries = new Float64Array(L);
+    this.layerGiveUps = new Float64Array(L * GIVE_UP_COUNT);
+    this.layerCancelled = new Float64Array(L);
+    this.layerHedges = new Float64Array(L);
+    const m = sc.metrics;
+    this.clustering = m.clusteringBinMs.map((b) => new StreamingClustering(b));
+    this.retryClustering = m.clusteringBinMs.map((b) => new StreamingClustering(b));
+    this.sArrFirst = new BinnedSeries(m.timeSeriesBinMs);
+    this.sArrRetry = new BinnedSeries(m.timeSeriesBinMs);
+    this.sSuccess = new BinnedSeries(m.timeSeriesBinMs);
+    this.sFailure = new BinnedSeries(m.timeSeriesBinMs);
+    this.sWrites = sc.leaf.kind === 'occ' ? new BinnedSeries(m.timeSeriesBinMs) : null;
+    this.gInFlight = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
+    this.deferred = deferReads ? new EventQueue(Math.min(1024, sc.workload.clients + 1)) : null;
+  }
+
+  /** A request reaches the leaf at t (`chain` 1: sent while some layer was retrying); the warm-up is not counted. */
+  leafArrival(chain: number, t: number): void {
+    if (t < 0) return;
+    if (this.deferred !== null) this.flushReads(t);
+    this.countArrival(chain, t);
+  }
+
+  /** Count a leaf arrival at t >= 0 in the totals, the series and the clustering statistics (in time order). */
+  private countArrival(chain: number, t: number): void {
+    this.leafCalls++;
+    if (chain === 1) {
+      this.sArrRetry.add(t);
+      const rc = this.retryClustering;
+      for (let i = 0; i < rc.length; i++) (rc[i] as StreamingClustering).record(t);
+    } else this.sArrFirst.add(t);
+    const cl = this.clustering;
+    for (let i = 0; i < cl.length; i++) (cl[i] as StreamingClustering).record(t);
+  }
+
+  /** A read at tr >= 0, taken ahead: counted as a leaf arrival once the clock passes tr. */
+  deferRead(tr: number, chain: number): void {
+    (this.deferred as EventQueue).push(tr, chain, 0, 0);
+  }
+
+  /** Count the reads taken ahead whose time is at or before t, in time order. */
+  flushReads(t: number): void {
+    const q = this.deferred;
+    if (q === null) return;
+    while (q.peekTime() <= t) {
+      q.pop();
+      const tr = q.lastTimeMs;
+      this.reads++;
+      this.countArrival(q.lastKind, tr);
+    }
+  }
+
+  /** An OCC write at t >= 0. */
+  write(t: number): void {
+    this.writes++;
+    (this.sWrites as BinnedSeries).add(t);
+  }
+
+  /** An operation that started at `startMs` ended at t for `reason`; operations started in the warm-up are not counted. */
+  operationEnded(reason: number, startMs: number, t: number): void {
+    if (startMs < 0) return;
+    this.giveUps[reason] = (this.giveUps[reason] as number) + 1;
+    const dur = t - startMs;
+    if (reason === GiveUp.SUCCESS) {
+      this.succeeded++;
+      this.latency.record(dur);
+      this.sSuccess.add(t);
+    } else {
+      this.failed++;
+      this.failedMs.record(dur);
+      this.sFailure.add(t);
+    }
+    if (t > this.completionTimeMs) this.completionTimeMs = t;
+  }
+
+  /** @internal The raw measurements, before `buildResults` shapes them. */
+  snapshot(i: SnapshotInput): Omit<ResultInput, 'seed'> {
+    const sc = this.sc;
+    const endMs = i.endMs;
+    const binMs = sc.metrics.timeSeriesBinMs;
+    // The bin holding endMs is included (an event exactly at the end belongs to it).
+    const bins = Math.min(1_000_000, Math.floor(endMs / binMs) + 1);
+    const giveUps = (arr: Float64Array, offset: number) => {
+      const o: Record<string, number> = {};
+      GIVE_UP_NAMES.forEach((n, k) => (o[n] = arr[offset + k] as number));
+      return o;
+    };
+    const leaf = i.leaf;
+    const totals = leaf.totals();
+    const leafSeries = leaf.series(bins);
+    const zeros = () => new Array<number>(bins).fill(0);
+    // Every operation's duration: the same buckets, count, min and max as recording each one here
+    // (the sum is added in two parts, so the mean may differ from that in its last bits). When one
+    // side is empty the other is the whole.
+    const operationMs = this.failedMs.count === 0 ? this.latency : this.latency.count === 0 ? this.failedMs : new LogHistogram();
+    if (operationMs !== this.latency && operationMs !== this.failedMs) {
+      operationMs.merge(this.latency);
+      operationMs.merge(this.failedMs);
+    }
+    const pool = sc.leaf.kind === 'pool';
+    return {
+      scenario: sc,
+      endMs,
+      events: i.events,
+      truncated: i.truncated,
+      unfinished: i.unfinished,
+      offered: this.offered,
+      succeeded: this.succeeded,
+      failed: this.failed,
+      giveUps: giveUps(this.giveUps, 0),
+      layers: sc.stack.map((l, k) => ({
+        name: l.name,
+        first: this.layerFirst[k] as number,
+        retries: this.layerRetries[k] as number,
+        giveUps: giveUps(this.layerGiveUps, k * GIVE_UP_COUNT),
+        cancelled: this.layerCancelled[k] as number,
+        hedges: this.layerHedges[k] as number,
+      })),
+      leafCalls: this.leafCalls,
+      reads: this.reads,
+      writes: this.writes,
+      latency: this.latency,
+      operationMs,
+      completionTimeMs: this.completionTimeMs,
+      server: {
+        kind: sc.leaf.kind,
+        concurrency: totals?.concurrency ?? Infinity,
+        meanBusy: totals?.meanBusy ?? 0,
+        wastedWorkMs: totals?.wastedWorkMs ?? 0,
+        maxQueue: totals?.maxQueue ?? 0,
+        served: totals?.served ?? 0,
+        shed: totals?.shed ?? 0,
+        dropped: totals?.dropped ?? 0,
+        faulted: totals?.faulted ?? 0,
+        refused: totals?.refused ?? 0,
+        rejected: totals?.rejected ?? 0,
+        lost: totals?.lost ?? 0,
+        cancelled: totals?.cancelled ?? 0,
+        queuedAtEnd: i.queuedAtEnd,
+        inServiceAtEnd: totals?.inServiceAtEnd ?? 0,
+        hanging: i.hanging,
+      },
+      backends: pool ? leaf.backendStats() : undefined,
+      clustering: this.clustering.map((c) => c.result(0, endMs)),
+      retryClustering: this.retryClustering.map((c) => c.result(0, endMs)),
+      series: {
+        binMs,
+        bins,
+        arrivalsFirst: this.sArrFirst.toArray(bins),
+        arrivalsRetry: this.sArrRetry.toArray(bins),
+        successes: this.sSuccess.toArray(bins),
+        failures: this.sFailure.toArray(bins),
+        writes: this.sWrites?.toArray(bins),
+        queue: leafSeries?.queue ?? zeros(),
+        inFlight: this.gInFlight.binMeans(bins),
+        busy: leafSeries?.busy ?? zeros(),
+        fleet:
+          pool && leafSeries
+            ? {
+                healthyBackends: leafSeries.healthyBackends,
+                downBackends: leafSeries.downBackends,
+                ejectedBackends: leafSeries.ejectedBackends,
+                backendBusy: leafSeries.backendBusy,
+                backendQueue: leafSeries.backendQueue,
+              }
+            : undefined,
+        budgets: i.guards.series(sc, bins),
+      },
+    };
+  }
+}

@@ -1,0 +1,144 @@
+import type { Simulator } from '../../engine/simulator.js';
+import { Outcome } from '../../policy/outcome.js';
+import type { Measurements } from '../Measurements.js';
+import { R_HOP, type RequestTable } from '../RequestTable.js';
+import type { BackendStats, Leaf, LeafAnswer, LeafContext, LeafHost, ServerSeries, ServerTotals } from './Leaf.js';
+
+/** The OCC leaf's event kinds, relative to the first kind the model gives it. */
+const K_WRITE = 0;
+/** How many event kinds the OCC leaf schedules. */
+export const OCC_EVENT_KINDS = 1;
+
+/** How the model runs the OCC leaf. */
+export interface OccOptions {
+  /** The last hop takes no time. */
+  hopZero: boolean;
+  /** The event queue's lane for the writes (a constant hop above 0), or -1. */
+  writeLane: number;
+  /** Reads are taken when the request is sent (folds.ts `readAhead`). */
+  readAhead: boolean;
+}
+
+/**
+ * The optimistic-concurrency resource of the AWS 2015 contention study (README "The model"): one
+ * versioned row; an attempt reads the version, then writes conditionally, each message crossing
+ * the last hop. The write commits when no write committed since the read; otherwise it answers a
+ * conflict. It answers at once (no queue, no service time). Reads and writes are counted apart.
+ */
+export class OccLeaf implements Leaf {
+  readonly answersAtOnce = false;
+  readonly arrivesAhead: boolean;
+  private readonly sim: Simulator;
+  private readonly req: RequestTable;
+  private readonly host: LeafHost;
+  private readonly m: Measurements;
+  private readonly kindBase: number;
+  private readonly hopZero: boolean;
+  private readonly writeLane: number;
+  private version = 0;
+  /** Time of the last successful write (-Infinity before the first). */
+  private lastCommitMs = -Infinity;
+
+  constructor(ctx: LeafContext, options: OccOptions) {
+    this.sim = ctx.sim;
+    this.req = ctx.req;
+    this.host = ctx.host;
+    this.m = ctx.measurements;
+    this.kindBase = ctx.kindBase;
+    this.hopZero = options.hopZero;
+    this.writeLane = options.writeLane;
+    this.arrivesAhead = options.readAhead;
+  }
+
+  start(): void {}
+
+  dispatch(kind: number, a: number, b: number, t: number): boolean {
+    switch (kind) {
+      case K_WRITE:
+        if (!this.req.timers.isLive(a, b)) return false;
+        this.write(a, t);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  route(): void {}
+
+  /** The read of request r reaches the row at t: the write follows after the reply and the next request cross the hop. */
+  arrive(r: number, t: number): void {
+    const req = this.req;
+    if (req.bad[r] === 1) {
+      // Bad input is refused before the read.
+      this.host.respond(r, Outcome.S400, NaN, t);
+      return;
+    }
+    if (t >= 0) this.m.reads++;
+    req.read[r] = this.version;
+    const c = req.client[r] as number;
+    // The read's reply and the write's request are folded into one delay: nothing decides between them.
+    const d = this.hopZero ? 0 : this.host.lastHopMs(c) + this.host.lastHopMs(c);
+    req.state[r] = R_HOP;
+    // With a constant hop the writes come in the order of the reads: the write lane.
+    this.sim.atInLane(this.writeLane, t + d, this.kindBase + K_WRITE, r, req.timers.arm(r));
+  }
+
+  /**
+   * Request r (armed with generation `gen`), sent at t, reads without an event of its own (see
+   * folds.ts, `readAhead`): its read reaches the row at tr = t + hop, so only the write at tr + 2
+   * hops is scheduled, and `read` keeps tr. The write succeeds when no write committed since tr,
+   * which is what reading the version at tr and comparing it at the write decides. The read is
+   * counted as a leaf arrival once the clock passes tr ({@link Measurements.deferRead}).
+   */
+  arriveAhead(r: number, gen: number, t: number): void {
+    const req = this.req;
+    const c = req.client[r] as number;
+    const tr = t + this.host.lastHopMs(c);
+    const d = this.host.lastHopMs(c) + this.host.lastHopMs(c);
+    req.read[r] = tr;
+    // A read during the warm-up is not counted: it need not wait (the queue would grow with the warm-up).
+    if (tr >= 0) this.m.deferRead(tr, req.chain[r] as number);
+    this.sim.at(tr + d, this.kindBase + K_WRITE, r, gen);
+  }
+
+  private write(r: number, t: number): void {
+    const req = this.req;
+    this.m.leafArrival(req.chain[r] as number, t);
+    if (t >= 0) this.m.write(t);
+    if (this.arrivesAhead ? (req.read[r] as number) > this.lastCommitMs : req.read[r] === this.version) {
+      this.version++;
+      this.lastCommitMs = t;
+      this.host.respond(r, Outcome.SUCCESS, NaN, t);
+    } else {
+      this.host.respond(r, Outcome.CONFLICT, NaN, t);
+    }
+  }
+
+  arriveAtOnce(_frame: number, _attempt: number, _bad: boolean, _t: number, _answer: LeafAnswer): boolean {
+    throw new Error('internal: the OCC leaf answers through its writes, never at once');
+  }
+
+  hold(): void {
+    throw new Error('internal: the OCC leaf holds no request');
+  }
+
+  abandon(): void {}
+
+  withdraw(r: number): void {
+    this.host.release(r);
+  }
+
+  finish(): void {}
+
+  totals(): ServerTotals | null {
+    return null;
+  }
+
+  series(): ServerSeries | null {
+    return null;
+  }
+
+  backendStats(): BackendStats[] | undefined {
+    return undefined;
+  }
+}

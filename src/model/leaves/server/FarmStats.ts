@@ -1,0 +1,133 @@
+import { TimeWeightedSeries } from '../../../metrics/index.js';
+import type { BackendStats, ServerSeries, ServerTotals } from '../Leaf.js';
+import type { LoadBalancer } from './LoadBalancer.js';
+
+/**
+ * What a server farm measures, per backend and in all (t >= 0 only for the counters): answers by
+ * kind, lost and wasted work, the largest queue, and the time-weighted series of busy workers and
+ * queue length (per backend for pools of 2 to 64 backends).
+ */
+export class FarmStats {
+  readonly served: Float64Array;
+  readonly shed: Float64Array;
+  readonly dropped: Float64Array;
+  readonly refused: Float64Array;
+  readonly faulted: Float64Array;
+  readonly rejected: Float64Array;
+  readonly lost: Float64Array;
+  readonly crashes: Float64Array;
+  readonly wasted: Float64Array;
+  readonly maxQueue: Float64Array;
+  cancelled = 0;
+  private readonly gBusy: TimeWeightedSeries[];
+  private readonly gQueue: TimeWeightedSeries[];
+  private readonly gBusyTotal: TimeWeightedSeries;
+  private readonly gQueueTotal: TimeWeightedSeries;
+  private busyTotal = 0;
+  private queueTotal = 0;
+
+  constructor(
+    private readonly n: number,
+    binMs: number,
+    startMs: number,
+  ) {
+    this.served = new Float64Array(n);
+    this.shed = new Float64Array(n);
+    this.dropped = new Float64Array(n);
+    this.refused = new Float64Array(n);
+    this.faulted = new Float64Array(n);
+    this.rejected = new Float64Array(n);
+    this.lost = new Float64Array(n);
+    this.crashes = new Float64Array(n);
+    this.wasted = new Float64Array(n);
+    this.maxQueue = new Float64Array(n);
+    const perBackend = n > 1 && n <= 64;
+    const series = () => new TimeWeightedSeries(binMs, 1_000_000, startMs, 0);
+    this.gBusy = perBackend ? Array.from({ length: n }, series) : [];
+    this.gQueue = perBackend ? Array.from({ length: n }, series) : [];
+    this.gBusyTotal = series();
+    this.gQueueTotal = series();
+  }
+
+  /** Backend b's queue is now `q` long (changed by `delta`). */
+  queueChanged(b: number, q: number, delta: number, t: number): void {
+    this.gQueue[b]?.set(t, q);
+    this.queueTotal += delta;
+    this.gQueueTotal.set(t, this.queueTotal);
+    if (t >= 0 && q > (this.maxQueue[b] as number)) this.maxQueue[b] = q;
+  }
+
+  /** Backend b has `busy` workers busy now (changed by `delta`). */
+  busyChanged(b: number, busy: number, delta: number, t: number): void {
+    this.gBusy[b]?.set(t, busy);
+    this.busyTotal += delta;
+    this.gBusyTotal.set(t, this.busyTotal);
+  }
+
+  finish(endMs: number): void {
+    for (const g of this.gBusy) g.finish(endMs);
+    for (const g of this.gQueue) g.finish(endMs);
+    this.gBusyTotal.finish(endMs);
+    this.gQueueTotal.finish(endMs);
+  }
+
+  /** Totals over all backends, as the single-server results report them. */
+  totals(baseConcurrency: Float64Array): ServerTotals {
+    const sum = (a: Float64Array) => a.reduce((x, y) => x + y, 0);
+    const concurrency = baseConcurrency.reduce((x, y) => x + y, 0);
+    return {
+      concurrency,
+      meanBusy: this.gBusyTotal.mean(),
+      wastedWorkMs: sum(this.wasted),
+      maxQueue: this.n === 1 ? (this.maxQueue[0] as number) : this.gQueueTotal.max,
+      served: sum(this.served),
+      shed: sum(this.shed),
+      dropped: sum(this.dropped),
+      faulted: sum(this.faulted),
+      refused: sum(this.refused),
+      rejected: sum(this.rejected),
+      lost: sum(this.lost),
+      cancelled: this.cancelled,
+      inServiceAtEnd: this.busyTotal,
+    };
+  }
+
+  /** Per-backend counters. */
+  backendStats(baseConcurrency: Float64Array, lb: LoadBalancer, clusterNames: string[]): BackendStats[] {
+    return Array.from({ length: this.n }, (_, b) => {
+      const c = lb.clusterOf[b] as number;
+      const cap = baseConcurrency[b] as number;
+      const meanBusy = this.n === 1 ? this.gBusyTotal.mean() : (this.gBusy[b]?.mean() ?? NaN);
+      return {
+        cluster: clusterNames[c] as string,
+        index: b - (lb.clusterStart[c] as number),
+        utilization: Number.isFinite(cap) && Number.isFinite(meanBusy) ? meanBusy / cap : null,
+        meanBusy,
+        maxQueue: this.maxQueue[b] as number,
+        served: this.served[b] as number,
+        shed: this.shed[b] as number,
+        dropped: this.dropped[b] as number,
+        refused: this.refused[b] as number,
+        faulted: this.faulted[b] as number,
+        rejected: this.rejected[b] as number,
+        lost: this.lost[b] as number,
+        crashes: this.crashes[b] as number,
+        ejections: lb.ejections[b] as number,
+        wastedWorkMs: this.wasted[b] as number,
+      };
+    });
+  }
+
+  /** The series over `bins` bins, the load balancer's health series included. */
+  series(bins: number, lb: LoadBalancer): ServerSeries {
+    return {
+      queue: this.gQueueTotal.binMeans(bins),
+      busy: this.gBusyTotal.binMeans(bins),
+      healthyBackends: lb.gHealthy.binMeans(bins),
+      downBackends: lb.gDown.binMeans(bins),
+      ejectedBackends: lb.gEjected.binMeans(bins),
+      backendBusy: this.gBusy.map((g) => g.binMeans(bins)),
+      backendQueue: this.gQueue.map((g) => g.binMeans(bins)),
+    };
+  }
+}
