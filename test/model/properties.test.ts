@@ -7,9 +7,11 @@ import type {
   Dist,
   Layer,
   Leaf,
+  PoolLeaf,
   RetryAfterMode,
   Scenario,
   ScriptEntry,
+  ServerLeaf,
   Status,
 } from '../../src/model/scenario.js';
 import { burst, constant, layer, scenario, server, simulate, simulateTraced, sum, total } from '../helpers/scenario.js';
@@ -334,4 +336,69 @@ describe('the folds of the model', () => {
       { numRuns: 400 },
     );
   });
+});
+
+/**
+ * The scenarios above with a pool of backends as the leaf: 2 to 4 backends in one or two clusters
+ * behind each load balancer, at times with an outage, outlier detection, health checks or Envoy's
+ * previous_hosts predicate. A traced run takes no shortcut, so its load balancer tests every
+ * backend (`choose`) where an untraced one takes the shortcut for a cluster whose backends may all
+ * be chosen (`chooseAny`): equal results lock the two paths together.
+ */
+const poolArb: fc.Arbitrary<Scenario> = fc
+  .record({
+    sc: continuousArb,
+    backends: fc.integer({ min: 2, max: 4 }),
+    clusters: fc.constantFrom(1, 1, 2),
+    loadBalancer: fc.constantFrom('round-robin' as const, 'random' as const, 'least-outstanding' as const, 'p2c' as const),
+    server: serverArb,
+    outage: fc.boolean(),
+    outlierDetection: fc.boolean(),
+    failurePercent: fc.boolean(),
+    healthCheck: fc.boolean(),
+    previousHosts: fc.boolean(),
+  })
+  .map(({ sc, backends, clusters, loadBalancer, server, outage, outlierDetection, failurePercent, healthCheck, previousHosts }) => {
+    const s = server as ServerLeaf;
+    const backend = (i: number): ServerLeaf => (outage && i === 0 ? { ...s, outages: [{ atMs: 20, durationMs: 150 }] } : s);
+    const leaf: PoolLeaf = {
+      kind: 'pool',
+      clusters: Array.from({ length: clusters }, (_, c) => ({ name: `c${c}`, backends: Array.from({ length: backends }, (_, i) => backend(c * backends + i)) })),
+      loadBalancer,
+      overprovisioningFactor: 1.4,
+      panicThresholdPercent: 50,
+      ...(outlierDetection
+        ? {
+            outlierDetection: {
+              consecutiveFailures: 2,
+              minRequests: 3,
+              intervalMs: 40,
+              baseEjectionMs: 60,
+              maxEjectionMs: 600,
+              maxEjectionPercent: 50,
+              ...(failurePercent ? { failurePercentThreshold: 50 } : {}),
+            },
+          }
+        : {}),
+      ...(healthCheck ? { healthCheck: { intervalMs: 25 } } : {}),
+    };
+    const last = sc.stack.length - 1;
+    const stack = previousHosts
+      ? sc.stack.map((l, k) => (k === last ? { ...l, policy: { ...l.policy, retryHostPredicate: 'previous-hosts' as const } } : l))
+      : sc.stack;
+    return { ...sc, stack, leaf };
+  });
+
+describe("the load balancer's shortcut", () => {
+  it('changes no result: a traced run (which tests every backend) equals an untraced one', () => {
+    fc.assert(
+      fc.property(poolArb, fc.nat(), (sc, seed) => {
+        const plain = simulateTraced(sc, seed).results;
+        const fast = simulate(sc, seed);
+        expect(fast.events).toBeLessThanOrEqual(plain.events);
+        expect({ ...fast, events: 0 }).toEqual({ ...plain, events: 0 });
+      }),
+      { numRuns: 100 },
+    );
+  }, 600_000);
 });
