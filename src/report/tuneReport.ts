@@ -202,7 +202,7 @@ const BOOT = `
     if (typeof vegaEmbed !== 'function') { el.textContent = 'The charts need vega, vega-lite and vega-embed, which did not load.'; return; }
     vegaEmbed(el, c.spec, { mode: 'vega-lite', renderer: 'svg', actions: { export: true, source: false, compiled: false, editor: false } })
       .then(function () { el.setAttribute('data-rendered', 'true'); })
-      .catch(function (e) { el.textContent = 'This chart could not be drawn: ' + (e && e.message || e); console.error(e); });
+      .catch(function (e) { el.setAttribute('data-error', String(e && e.message || e)); el.textContent = 'This chart could not be drawn: ' + (e && e.message || e); });
   });
 })();
 `;
