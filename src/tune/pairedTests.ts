@@ -1,5 +1,5 @@
 import { metricStats, type MetricStats } from '../sweep/aggregate.js';
-import { studentTQuantile } from '../sweep/studentT.js';
+import { studentTQuantile } from '../metrics/studentT.js';
 
 /**
  * Statistics of the paired differences a[r] - b[r] over the replications both have (r < min of

@@ -84,19 +84,20 @@ function met(c: Candidate, k: TuneProblem['constraints'][number], s: MetricStats
 }
 
 /**
- * The command-line flags that apply a candidate's overrides to the tuned experiment file:
- * `--set scenario.<path>=<value>`, or `--set parts.<i>.scenario.<path>=<value>` for each part.
+ * The command-line flags that apply a candidate's overrides to the tuned experiment file: `--set
+ * <path>=<value>` (paths relative to the scenario, so they apply to every part) when every part
+ * has the same overrides, otherwise `--set parts.<name>.<path>=<value>` for each part.
  */
 export function setFlags(problem: TuneProblem, overrides: Record<string, Record<string, unknown>>): string[] {
-  const flags: string[] = [];
-  problem.parts.forEach((part, i) => {
-    const prefix = problem.hasParts ? `parts.${i}.scenario.` : 'scenario.';
-    for (const [path, value] of Object.entries(overrides[part.name] ?? {})) {
-      const text = typeof value === 'string' ? value : JSON.stringify(value);
-      flags.push(`--set ${prefix}${path}=${/[\s'"\\$`]/.test(text) ? `'${text.replace(/'/g, "'\\''")}'` : text}`);
-    }
-  });
-  return flags;
+  const flag = (path: string, value: unknown) => {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    return `--set ${path}=${/[\s'"\\$`]/.test(text) ? `'${text.replace(/'/g, "'\\''")}'` : text}`;
+  };
+  const texts = problem.parts.map((p) => JSON.stringify(overrides[p.name] ?? {}));
+  if (texts.every((t) => t === texts[0])) {
+    return Object.entries(overrides[problem.parts[0]?.name ?? ''] ?? {}).map(([path, value]) => flag(path, value));
+  }
+  return problem.parts.flatMap((part) => Object.entries(overrides[part.name] ?? {}).map(([path, value]) => flag(`parts.${part.name}.${path}`, value)));
 }
 
 function fmt(x: number): string {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { expandExperiment, parseSetArg } from '../../src/experiment/index.js';
 import { objectiveStats, constraintStats, runTune } from '../../src/tune/runTune.js';
+import { tuneAnswer } from '../../src/tune/tuneAnswer.js';
 import { fixture, inThread, problemOf } from './helpers.js';
 
 // Independent failures with p = 0.5 per attempt and no overload: A attempts succeed with
@@ -30,4 +32,17 @@ describe('tune finds a known optimum', () => {
       expect(five?.dropped?.reason).toMatch(/^worse than /);
     });
   }
+});
+
+describe('the recommendation as flags', () => {
+  it('are --set flags that give the recommended scenario when applied to the experiment', async () => {
+    const root = fixture('known-optimum.json');
+    const problem = problemOf(root);
+    const outcome = await runTune(problem, inThread().evaluate);
+    const answer = tuneAnswer(problem, outcome);
+    expect(answer.recommendation?.setFlags).toEqual(['--set stack.0.policy.maxAttempts=4']);
+    const set = (answer.recommendation?.setFlags ?? []).map((f) => parseSetArg(f.slice('--set '.length)));
+    const expanded = expandExperiment({ root }, { quick: false, set });
+    expect(expanded.ok && expanded.plan.parts[0]?.cells[0]?.scenario.stack[0]?.policy.maxAttempts).toBe(4);
+  });
 });
