@@ -19,6 +19,5 @@ export { importIstio, ISTIO_DEFAULTS, type IstioImportOptions } from './importIs
 export { importLinkerd, LINKERD_ANNOTATIONS, LINKERD_DEFAULTS, type LinkerdImportOptions } from './importLinkerd.js';
 export { detectMeshImport, importMesh, MESH_FORMATS, type MeshFormat, type MeshImportOptions } from './meshImports.js';
 export { IMPORT_FORMATS, loadStacks, type CheckLayer, type CheckStack, type ImportFormat, type ImportReader, type LoadStackOptions } from './loadStack.js';
-export { meanInterval, t975, type MeanInterval } from './meanInterval.js';
 export { simulateStorm, stormScenario, type StormOptions, type StormReport, type StormRun } from './simulateStorm.js';
 export { attemptsFor, classOutcome, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';
