@@ -3,7 +3,7 @@ import type { Method, PolicySpec, RetryOnClass } from '../policy/types.js';
 import { firstWaits } from './firstWaits.js';
 import type { CheckLayer, CheckStack } from './loadStack.js';
 import { fmtMs, fmtNum, fmtProduct, listAnd } from './text.js';
-import { attemptsFor, FAILURE_CLASSES, type FailureClass, type WorstCase } from './worstCase.js';
+import { attemptsFor, FAILURE_CLASSES, type WorstCase } from './worstCase.js';
 
 /** How serious a finding is: `error` fails `retrystorm check` (exit code 1). */
 export type Severity = 'error' | 'warning' | 'info';
