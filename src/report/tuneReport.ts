@@ -1,6 +1,7 @@
 import { csvCell } from '../sweep/csv.js';
 import { escapeHtml, inlineScript, jsonForScript } from './escape.js';
-import { formatDuration, formatNumber, formatValue } from './format.js';
+import { formatDuration } from '../policy/formatDuration.js';
+import { formatNumber, formatValue } from './format.js';
 import type { ReportAssets } from './renderReport.js';
 import { BUNDLE_FILES } from './renderReport.js';
 

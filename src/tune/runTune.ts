@@ -301,7 +301,7 @@ export async function runTune(problem: TuneProblem, evaluate: EvaluateRound): Pr
   const rounds: RoundLog[] = [];
   let totalRuns = 0;
   let prior: ReplicationRecord[] = [];
-  let stopReason: StopReason | null = null;
+  let stopReason: StopReason;
   const objectives = problem.objectives;
 
   for (let index = 0; ; index++) {

@@ -104,7 +104,7 @@ export function neighbours(space: readonly SpaceDimension[], point: SpacePoint):
   space.forEach((s, i) => {
     const d = s.dimension;
     const v = point[i];
-    let steps: unknown[] = [];
+    let steps: unknown[];
     if (d.kind === 'int') steps = [(v as number) - 1, (v as number) + 1].filter((x) => x >= d.min && x <= d.max);
     else if (d.kind === 'choice') {
       const at = d.values.findIndex((c) => canonicalJson(c) === canonicalJson(v));
