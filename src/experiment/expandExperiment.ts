@@ -518,7 +518,7 @@ function cellMessage(
 }
 
 /**
- * Expands an experiment into the cells a sweep runs (DESIGN.md section 3a). In order: the quick
+ * Expands an experiment into the cells a sweep runs (README.md, "Experiment files"). In order: the quick
  * patch (if `quick`; the file's, then each part's), the `--set` overrides (see
  * {@link ExpandOptions.set}), then for each cell the variant's overrides and the sweep point's values on the part's
  * scenario, which is then validated and resolved. Cells come in file order of parts; within a
