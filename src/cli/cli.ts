@@ -26,6 +26,7 @@ import { parseReportHints } from '../report/reportHints.js';
 import { ProgressReporter } from './progress.js';
 import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
+import { registerTune, runAllTunes } from './tuneCommand.js';
 
 /** Where the CLI writes: injected so tests can capture output. */
 export interface CliIO {
@@ -285,7 +286,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--seed <n>', 'master seed (overrides the file)', parseIntArg('--seed'))
     .option('--out <dir>', 'output directory', 'results')
     .option('--quick', 'apply the file\'s "quick" overrides', false)
-    .option('--set <path=value>', 'override any field by dotted path (repeatable)', collect, [])
+    .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
     .option('--workers <n>', `worker threads (default: ${availableParallelism()}, the available parallelism)`, parsePositiveInt('--workers'))
     .option('--shard <k/n>', 'run the k-th of n deterministic slices of the cells (0 <= k < n)', parseShardArg)
     .option('--resume', 'keep the finished replications in the output directory and run only the missing ones', false)
@@ -315,9 +316,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--workers <n>', 'worker threads (default: the available parallelism)', parsePositiveInt('--workers'))
     .option('--quiet', 'print nothing but errors', false)
     .action(async (opts: { dir: string; full: boolean; out?: string; workers?: number; quiet: boolean }) => {
-      const files = findExperimentFiles(resolve(io.cwd, opts.dir));
+      const all = findExperimentFiles(resolve(io.cwd, opts.dir));
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
+      const { files, tunes } = runAllTunes.split(all);
       code = await runFiles(io, files, {
         quick: !opts.full,
         out,
@@ -329,12 +331,15 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         sharedAssets: true,
         reportIndex,
       });
+      code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex }));
       if (reportIndex.length > 0) {
         writeSharedAssets(resolve(io.cwd, out));
         const index = writeReportIndex(resolve(io.cwd, out), reportIndex);
         if (!opts.quiet) io.stdout(`\nreports: ${relative(io.cwd, index) || index}\n`);
       }
     });
+
+  registerTune(program, io, (c) => (code = c));
 
   program
     .command('report')
@@ -378,7 +383,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .description('check an experiment file and print its parts, cells, replications and an estimate of the work')
     .argument('<file>', 'experiment file (JSON)')
     .option('--quick', 'apply the file\'s "quick" overrides', false)
-    .option('--set <path=value>', 'override any field by dotted path (repeatable)', collect, [])
+    .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
     .action((file: string, opts: { quick: boolean; set: string[] }) => {
       const plan = planFromFile(resolve(io.cwd, file), opts);
       const lines = [`${plan.name}: valid`];
