@@ -319,7 +319,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       const all = findExperimentFiles(resolve(io.cwd, opts.dir));
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
-      const { files, tunes } = runAllTunes.split(all);
+      const { files, tunes } = runAllTunes.split(all, !opts.full);
       code = await runFiles(io, files, {
         quick: !opts.full,
         out,
