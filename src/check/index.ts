@@ -12,7 +12,7 @@ export { describeBackoff, describeBudget, formatCheckReport, formatStormReport }
 export { AWS_RETRY_MODES, AWS_SDKS, importAwsConfig, type AwsImportOptions, type AwsSdk } from './importAwsConfig.js';
 export type { ImportedLayer } from './ImportedLayer.js';
 export { ENVOY_DEFAULTS, importEnvoyRoute, type EnvoyImportOptions } from './importEnvoyRoute.js';
-export { GRPC_MAX_ATTEMPTS, importGrpcServiceConfig, type GrpcImportOptions } from './importGrpcServiceConfig.js';
+export { GRPC_IMPLS, GRPC_MAX_ATTEMPTS, importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl, type GrpcImportOptions } from './importGrpcServiceConfig.js';
 export { IMPORT_FORMATS, loadStacks, type CheckLayer, type CheckStack, type ImportFormat, type ImportReader, type LoadStackOptions } from './loadStack.js';
 export { simulateStorm, stormScenario, type StormOptions, type StormReport, type StormRun } from './simulateStorm.js';
 export { attemptsFor, classOutcome, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';
