@@ -98,8 +98,8 @@ export class FieldReader {
     return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
   }
 
-  /** A boolean (`true` or `false`), or a problem. */
-  boolean(value: unknown, path: readonly Segment[]): boolean | undefined {
+  /** A JSON boolean (`true` or `false`, not a string), or a problem. */
+  jsonBoolean(value: unknown, path: readonly Segment[]): boolean | undefined {
     if (value === undefined) return undefined;
     if (typeof value === 'boolean') return value;
     return this.fail(path, `must be true or false (got ${describeValue(value)})`);

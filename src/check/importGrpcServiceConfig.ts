@@ -249,7 +249,7 @@ export function importGrpcServiceConfig(text: string, source: string, options: G
     const rp = rpWritten === undefined ? undefined : canonicalKeys(rpWritten, RETRY_POLICY_KEYS, renamed);
     const hp = hpWritten === undefined ? undefined : canonicalKeys(hpWritten, HEDGING_POLICY_KEYS, renamed);
     if (c.waitForReady !== undefined) {
-      const ready = r.boolean(c.waitForReady, [...base, 'waitForReady']);
+      const ready = r.jsonBoolean(c.waitForReady, [...base, 'waitForReady']);
       if (ready === true) {
         notes.push(
           `${base.join('.')}.waitForReady true: a call waits for a ready connection instead of failing at once with UNAVAILABLE; the model has no connections, so those waits (bounded by the timeout) are not modelled.`,
