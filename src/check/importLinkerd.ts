@@ -1,6 +1,5 @@
 import { describeValue } from '../experiment/describeValue.js';
 import { nearestName } from '../experiment/nearestName.js';
-import { FINAGLE_DEFAULTS } from '../policy/budgets/FinagleRetryBudget.js';
 import type { PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import type { JsonObject, Segment } from './FieldReader.js';
@@ -246,14 +245,12 @@ export function importLinkerd(text: string, source: string, options: LinkerdImpo
   const profiles = resources.filter((d) => d.kind === 'ServiceProfile' && apiGroup(d.apiVersion) === 'linkerd.io');
   const annotated = resources.filter(hasRetryAnnotations);
   if (profiles.length > 0) {
-    let profile = profiles[0] as Resource;
     if (profiles.length > 1) {
       const r = new MeshReader(source);
       r.failFile(`has ${profiles.length} ServiceProfiles; give one per file (${profiles.map((d) => d.label).join(', ')})`);
       r.throwIfAny();
     }
-    profile = profiles[0] as Resource;
-    return fromServiceProfile(profile, source, options, annotated);
+    return fromServiceProfile(profiles[0] as Resource, source, options, annotated);
   }
   if (annotated.length === 0) {
     const r = new MeshReader(source);
