@@ -3,10 +3,21 @@ import type { SweepProgress } from '../sweep/runSweep.js';
 import type { CliIO } from './cli.js';
 
 function duration(sec: number): string {
-  if (!Number.isFinite(sec)) return '?';
+  if (!Number.isFinite(sec)) return '–';
   if (sec < 60) return `${Math.round(sec)} s`;
   if (sec < 3600) return `${Math.floor(sec / 60)} min ${Math.round(sec % 60)} s`;
   return `${Math.floor(sec / 3600)} h ${Math.round((sec % 3600) / 60)} min`;
+}
+
+/**
+ * The rate and time left of a sweep as printed: `–` for both until a replication of this run has
+ * finished (no rate is known before; a bar that said `0/s`, `ETA 0 s` or `ETA INF` would mislead).
+ */
+export function progressText(p: SweepProgress, elapsedMs: number): { rate: string; eta: string } {
+  const ran = p.done - p.resumed;
+  if (ran <= 0 || elapsedMs <= 0) return { rate: '–', eta: '–' };
+  const perSec = ran / (elapsedMs / 1000);
+  return { rate: `${perSec.toFixed(1)}/s`, eta: duration((p.total - p.done) / perSec) };
 }
 
 /**
@@ -32,7 +43,7 @@ export class ProgressReporter {
       if (!this.bar) {
         this.bar = new cliProgress.SingleBar(
           {
-            format: `${this.name} [{bar}] {value}/{total} replications | {rate}/s | ETA {eta_formatted} | errored {errored}`,
+            format: `${this.name} [{bar}] {value}/{total} replications | {rate} | ETA {eta} | errored {errored}`,
             stream: process.stderr,
             hideCursor: true,
             clearOnComplete: false,
@@ -40,9 +51,9 @@ export class ProgressReporter {
           },
           cliProgress.Presets.shades_classic,
         );
-        this.bar.start(p.total, p.done, { rate: '0', errored: p.errored });
+        this.bar.start(p.total, p.done, { ...progressText(p, 0), errored: p.errored });
       }
-      this.bar.update(p.done, { rate: this.rate(p).toFixed(1), errored: p.errored });
+      this.bar.update(p.done, { ...progressText(p, Date.now() - this.started), errored: p.errored });
       return;
     }
     const now = Date.now();
@@ -52,16 +63,10 @@ export class ProgressReporter {
     }
   }
 
-  private rate(p: SweepProgress): number {
-    const sec = (Date.now() - this.started) / 1000;
-    return sec > 0 ? (p.done - p.resumed) / sec : 0;
-  }
-
   private line(p: SweepProgress): string {
-    const rate = this.rate(p);
-    const eta = rate > 0 ? (p.total - p.done) / rate : Infinity;
+    const { rate, eta } = progressText(p, Date.now() - this.started);
     const pct = ((100 * p.done) / p.total).toFixed(1);
-    return `${this.name}: ${p.done}/${p.total} replications (${pct}%), ${rate.toFixed(1)}/s, ETA ${duration(eta)}${p.errored ? `, ${p.errored} errored` : ''}`;
+    return `${this.name}: ${p.done}/${p.total} replications (${pct}%), ${rate}, ETA ${eta}${p.errored ? `, ${p.errored} errored` : ''}`;
   }
 
   stop(): void {

@@ -17,10 +17,37 @@ export function formatValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** `path = value, path = value` for a cell's swept parameters ('' without any). */
+/**
+ * The swept parameters of a cell, each changed field named once: paths that differ only in their
+ * list indices and have the same value are one entry (`stack.*.policy.maxAttempts = 2` for a zip of
+ * four layers' attempts); `short` names each entry by the last segments that tell it apart from the
+ * others (`maxAttempts=2`), for the command line's rows.
+ */
+export function paramEntries(params: Record<string, unknown>, short = false): Array<{ name: string; value: string }> {
+  const groups: Array<{ pattern: string; paths: string[]; value: string }> = [];
+  for (const [path, v] of Object.entries(params)) {
+    const pattern = path.split('.').map((s) => (/^\d+$/.test(s) ? '*' : s)).join('.');
+    const value = formatValue(v);
+    const g = groups.find((x) => x.pattern === pattern && x.value === value);
+    if (g) g.paths.push(path);
+    else groups.push({ pattern, paths: [path], value });
+  }
+  const full = groups.map((g) => (g.paths.length > 1 ? g.pattern : (g.paths[0] as string)));
+  if (!short) return groups.map((g, i) => ({ name: full[i] as string, value: g.value }));
+  const segs = full.map((n) => n.split('.'));
+  return groups.map((g, i) => {
+    const mine = segs[i] as string[];
+    let k = 1;
+    const suffix = (s: string[], n: number) => s.slice(-n).join('.');
+    while (k < mine.length && segs.some((o, j) => j !== i && suffix(o, k) === suffix(mine, k))) k++;
+    return { name: suffix(mine, k), value: g.value };
+  });
+}
+
+/** `path = value, path = value` for a cell's swept parameters ('' without any), each changed field once. */
 export function formatParams(params: Record<string, unknown>): string {
-  return Object.entries(params)
-    .map(([k, v]) => `${k} = ${formatValue(v)}`)
+  return paramEntries(params)
+    .map((e) => `${e.name} = ${e.value}`)
     .join(', ');
 }
 
