@@ -17,9 +17,11 @@ export interface ReportMetricStats extends Omit<MetricStats, 'mean' | 'sd' | 'ci
  * JSON. Numbers that were infinite in the resolved scenario (an open-ended fault window, an
  * uncapped backoff) are missing; the scenario is null when unknown (a results.json without its run.json).
  */
-export interface ReportCell extends Omit<CellSummary, 'metrics' | 'scenario'> {
+export interface ReportCell extends Omit<CellSummary, 'metrics' | 'scenario' | 'samples'> {
   metrics: Record<string, ReportMetricStats>;
   scenario: CellSummary['scenario'] | null;
+  /** Missing in summaries written before replications were kept (their differences have no paired interval). */
+  samples?: CellSummary['samples'];
 }
 
 /** summary.json, as a report reads it (the sweep's {@link SweepSummary} read back from JSON). */

@@ -18,6 +18,7 @@ function cell(variant: string, params: Record<string, unknown>, leafCalls: numbe
     metrics: { leafCalls: { n: 2, mean: leafCalls, sd: 0, ci95: [leafCalls, leafCalls] } },
     scenario: null as unknown as CellSummary['scenario'],
     timeSeries: { typical: null, mean: null },
+    samples: { replications: [0, 1], values: { leafCalls: [leafCalls, leafCalls] } },
   };
 }
 
