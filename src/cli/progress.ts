@@ -1,13 +1,7 @@
 import cliProgress from 'cli-progress';
+import { formatDuration } from '../policy/formatDuration.js';
 import type { SweepProgress } from '../sweep/runSweep.js';
 import type { CliIO } from './cli.js';
-
-function duration(sec: number): string {
-  if (!Number.isFinite(sec)) return '–';
-  if (sec < 60) return `${Math.round(sec)} s`;
-  if (sec < 3600) return `${Math.floor(sec / 60)} min ${Math.round(sec % 60)} s`;
-  return `${Math.floor(sec / 3600)} h ${Math.round((sec % 3600) / 60)} min`;
-}
 
 /**
  * The rate and time left of a sweep as printed: `–` for both until a replication of this run has
@@ -17,7 +11,7 @@ export function progressText(p: SweepProgress, elapsedMs: number): { rate: strin
   const ran = p.done - p.resumed;
   if (ran <= 0 || elapsedMs <= 0) return { rate: '–', eta: '–' };
   const perSec = ran / (elapsedMs / 1000);
-  return { rate: `${perSec.toFixed(1)}/s`, eta: duration((p.total - p.done) / perSec) };
+  return { rate: `${perSec.toFixed(1)}/s`, eta: formatDuration(((p.total - p.done) / perSec) * 1000) };
 }
 
 /**

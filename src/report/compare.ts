@@ -1,5 +1,5 @@
 import { metricStats } from '../sweep/aggregate.js';
-import { studentTQuantile } from '../sweep/studentT.js';
+import { studentTQuantile } from '../metrics/studentT.js';
 import { sameValue } from './reportModel.js';
 import type { ReportCell } from './types.js';
 

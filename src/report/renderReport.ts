@@ -1,7 +1,8 @@
 import { evaluateAllClaims, type ClaimResult, type ClaimStatus } from './claims.js';
 import { escapeHtml, inlineScript, jsonForScript } from './escape.js';
 import { findingLine, findingsTable, type FindingsTable } from './findings.js';
-import { formatDuration, formatEstimate, formatNumber, formatRange, formatValue } from './format.js';
+import { formatDuration } from '../policy/formatDuration.js';
+import { formatEstimate, formatNumber, formatRange, formatValue } from './format.js';
 import type { ReportModel, ReportPart } from './reportModel.js';
 import type { ReportChart, ReportMetricStats } from './types.js';
 import type { Scenario } from '../model/scenario.js';
