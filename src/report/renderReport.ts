@@ -178,7 +178,7 @@ function parametersSection(model: ReportModel): string {
     const scenarioRows = first?.scenario
       ? flattenForTable(first.scenario)
           .filter(([p]) => !axisPaths.has(p))
-          .map(([p, v]) => `<tr><th scope="row"><code>${breakable(p)}</code></th><td>${breakable(v)}</td></tr>`)
+          .map(([p, v]) => `<tr><th scope="row"><code>${breakable(p)}</code></th><td>${escapeHtml(v)}</td></tr>`)
           .join('')
       : '';
     const scenario = scenarioRows

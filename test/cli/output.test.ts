@@ -59,7 +59,7 @@ describe('progress', () => {
 
   it('gives the rate of this run and the time left at that rate', () => {
     expect(progressText({ done: 10, total: 40, errored: 0, resumed: 0 }, 5000)).toEqual({ rate: '2.0/s', eta: '15 s' });
-    expect(progressText({ done: 15, total: 40, errored: 0, resumed: 5 }, 1000)).toEqual({ rate: '10.0/s', eta: '3 s' });
+    expect(progressText({ done: 15, total: 40, errored: 0, resumed: 5 }, 1000)).toEqual({ rate: '10.0/s', eta: '2.5 s' });
   });
 });
 
