@@ -116,16 +116,25 @@ export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
   if (evidence.length === 0) return { claim, part: part.name, text, status: 'not shown', reason: 'no cells of this run match it', evidence };
   const count = (s: ClaimStatus) => evidence.filter((e) => e.status === s).length;
   const n = evidence.length;
-  const points = n === 1 ? 'the one point compared' : `${n} points`;
-  if (count('contradicted') > 0) return { claim, part: part.name, text, status: 'contradicted', reason: `contradicted at ${count('contradicted')} of ${points}`, evidence };
-  if (count('supported') === n) return { claim, part: part.name, text, status: 'supported', reason: `holds beyond noise at ${n === 1 ? points : `all ${points}`}`, evidence };
+  const of = (k: number) => `${k} of ${n} ${n === 1 ? 'point' : 'points'} compared`;
+  if (count('contradicted') > 0) return { claim, part: part.name, text, status: 'contradicted', reason: `contradicted at ${of(count('contradicted'))}`, evidence };
+  if (count('supported') === n) {
+    const where = n === 1 ? 'at the one point compared' : `at all ${n} points compared`;
+    const how =
+      claim.relation !== 'similar'
+        ? `holds beyond noise ${where}`
+        : claim.tolerance !== undefined
+          ? `holds ${where}: the interval of the difference lies within ± ${formatNumber(claim.tolerance * 100)}%`
+          : `holds ${where}: the interval of the difference includes 0`;
+    return { claim, part: part.name, text, status: 'supported', reason: how, evidence };
+  }
   const noInterval = evidence.filter((e) => !e.difference?.ci95).length;
   return {
     claim,
     part: part.name,
     text,
     status: 'not shown',
-    reason: noInterval === n ? 'one replication per cell: no interval to tell' : `within noise at ${n - count('supported')} of ${points}`,
+    reason: noInterval === n ? 'one replication per cell: no interval to tell' : `not beyond noise at ${of(n - count('supported'))}`,
     evidence,
   };
 }

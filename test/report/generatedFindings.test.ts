@@ -129,12 +129,12 @@ describe('claims', () => {
 
   it('contradicted: the interval lies on the other side', () => {
     const r = evaluateClaim({ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'greater', text: 'Jitter does more work.' }, part());
-    expect([r.text, r.status, r.reason]).toEqual(['Jitter does more work.', 'contradicted', 'contradicted at 1 of the one point compared']);
+    expect([r.text, r.status, r.reason]).toEqual(['Jitter does more work.', 'contradicted', 'contradicted at 1 of 1 point compared']);
   });
 
   it('not shown: within noise, one replication, or no matching cells', () => {
     expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).status).toBe('not shown');
-    expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).reason).toBe('within noise at 1 of the one point compared');
+    expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).reason).toBe('not beyond noise at 1 of 1 point compared');
     expect(evaluateClaim({ metric: 'leafCalls', variants: ['jitter', 'exponential'], relation: 'less' }, part())).toMatchObject({ status: 'not shown', reason: 'no cells of this run match it' });
     const single = model([cellOf('a', {}, { leafCalls: [1] }), cellOf('b', {}, { leafCalls: [3] })], variants('a', 'b')).parts[0] as ReturnType<typeof model>['parts'][number];
     expect(evaluateClaim({ metric: 'leafCalls', variants: ['a', 'b'], relation: 'less' }, single)).toMatchObject({ status: 'not shown', reason: 'one replication per cell: no interval to tell' });
