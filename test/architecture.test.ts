@@ -48,6 +48,7 @@ const ALLOWED: Record<string, string[]> = {
   report: ['report', 'model', 'sweep', 'experiment', 'policy', 'engine', 'metrics', 'version'],
   check: ['check', 'experiment', 'model', 'policy', 'engine', 'metrics', 'simulate', 'version'],
   executor: ['executor', 'policy'],
+  tune: ['tune', 'sweep', 'report', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version'],
 };
 
 /** Besides src/cli, the only modules that read or write files: the sweep's result files. */
