@@ -109,8 +109,9 @@ describe('architecture (README.md, "Layout")', () => {
     const missing: string[] = [];
     // src/model still cites the design notes it was written from; it joins this check when it cites README.md or docs/ instead.
     for (const f of files('src').filter((f) => !f.startsWith(join('src', 'model') + '/'))) {
-      // Paths of this repository: a bare `NAME.md` or `docs/NAME.md`, not another repository's (`owner/repo:path.md`).
-      for (const m of readFileSync(f, 'utf8').matchAll(/(?<![\w:/.-])((?:docs\/)?[\w-]+\.md)\b/g)) {
+      // This repository's documents: an upper-case `NAME.md` at the root or `docs/name.md`, not another
+      // repository's (`owner/repo:path.md`, `A6-client-retries.md`).
+      for (const m of readFileSync(f, 'utf8').matchAll(/(?<![\w:/.-])((?:docs\/[\w-]+|[A-Z][A-Z_]*)\.md)\b/g)) {
         if (!existsSync(m[1] as string)) missing.push(`${f}: ${m[1]}`);
       }
     }
