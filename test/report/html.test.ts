@@ -29,7 +29,6 @@ describe('escaping', () => {
     expect(stripSourceMap('a();\n//# sourceMappingURL=a.min.js.map')).toBe('a();\n');
     const code = inlineScript('var s = "</script>"; var t = "</SCRIPT >"; var c = "<!--";\n//# sourceMappingURL=x.map');
     expect(code).toBe('var s = "<\\/script>"; var t = "<\\/SCRIPT >"; var c = "<\\!--";\n');
-    // eslint-disable-next-line no-new-func
     expect(new Function(`${code}; return [s, t, c];`)()).toEqual(['</script>', '</SCRIPT >', '<!--']);
   });
 });
