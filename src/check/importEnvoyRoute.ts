@@ -361,3 +361,10 @@ function readCircuitBreakers(r: FieldReader, value: unknown, path: Segment[], no
   notes.push(`${tp.join('.')}.max_retries: at most ${maxRetries} retries in flight at once.`);
   return { kind: 'envoy-max-retries', maxRetries };
 }
+
+export {
+  /** What each Envoy `retry_on` condition retries, as outcome classes (shared by the importers of Envoy-based meshes). */
+  RETRY_ON as ENVOY_RETRY_ON,
+  /** The class of an HTTP status code (null: not modelled), as Envoy's `retriable_status_codes` are read. */
+  statusClass as httpStatusClass,
+};

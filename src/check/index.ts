@@ -13,7 +13,11 @@ export { AWS_RETRY_MODES, AWS_SDKS, importAwsConfig, type AwsImportOptions, type
 export type { ImportedLayer } from './ImportedLayer.js';
 export { ENVOY_DEFAULTS, importEnvoyRoute, type EnvoyImportOptions } from './importEnvoyRoute.js';
 export { GRPC_MAX_ATTEMPTS, importGrpcServiceConfig, type GrpcImportOptions } from './importGrpcServiceConfig.js';
+export { ENVOY_GATEWAY_DEFAULTS, importEnvoyGateway, type EnvoyGatewayImportOptions } from './importEnvoyGateway.js';
+export { GATEWAY_API_DEFAULTS, importGatewayApi, type GatewayApiImportOptions } from './importGatewayApi.js';
+export { importIstio, ISTIO_DEFAULTS, type IstioImportOptions } from './importIstio.js';
+export { importLinkerd, LINKERD_ANNOTATIONS, LINKERD_DEFAULTS, type LinkerdImportOptions } from './importLinkerd.js';
+export { detectMeshImport, importMesh, MESH_FORMATS, type MeshFormat, type MeshImportOptions } from './meshImports.js';
 export { IMPORT_FORMATS, loadStacks, type CheckLayer, type CheckStack, type ImportFormat, type ImportReader, type LoadStackOptions } from './loadStack.js';
-export { meanInterval, t975, type MeanInterval } from './meanInterval.js';
 export { simulateStorm, stormScenario, type StormOptions, type StormReport, type StormRun } from './simulateStorm.js';
 export { attemptsFor, classOutcome, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';

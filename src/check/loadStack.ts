@@ -15,10 +15,11 @@ import { AWS_SDKS, importAwsConfig, type AwsSdk } from './importAwsConfig.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { importEnvoyRoute } from './importEnvoyRoute.js';
 import { importGrpcServiceConfig } from './importGrpcServiceConfig.js';
+import { detectMeshImport, MESH_FORMATS, MESH_IMPORT_SCHEMAS, runMeshImport } from './meshImports.js';
 import { readDocument } from './readDocument.js';
 
 /** The real configuration formats a layer can be imported from. */
-export const IMPORT_FORMATS = ['grpc-service-config', 'envoy-route', 'aws-config'] as const;
+export const IMPORT_FORMATS = ['grpc-service-config', 'envoy-route', 'aws-config', ...MESH_FORMATS] as const;
 /** A real configuration format a stack file's `import` names. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
@@ -89,6 +90,7 @@ const importSchema = f.choice('format', IMPORT_FORMATS, [
     profile: f.nonEmptyString().optional(),
     sdk: f.oneOf(AWS_SDKS as [AwsSdk, ...AwsSdk[]]).optional(),
   }),
+  ...MESH_IMPORT_SCHEMAS,
 ]);
 type ImportSpec = z.output<typeof importSchema>;
 
@@ -137,6 +139,8 @@ function runImport(spec: ImportSpec, read: ImportReader, where: string): Importe
         ...(spec.profile !== undefined ? { profile: spec.profile } : {}),
         ...(spec.sdk !== undefined ? { sdk: spec.sdk } : {}),
       });
+    default:
+      return runMeshImport(spec, text, source);
   }
 }
 
@@ -316,6 +320,8 @@ function baseName(source: string): string {
  * Every problem throws a CheckInputError naming the file and the field.
  */
 export function loadStacks(text: string, source: string, options: LoadStackOptions = {}): CheckStack[] {
+  const mesh = detectMeshImport(text, source, options.route !== undefined ? { route: options.route } : {});
+  if (mesh !== undefined) return [bareStack(mesh, source, options)];
   if (looksLikeIni(text, source)) {
     return [bareStack(importAwsConfig(text, source, { ...(options.profile !== undefined ? { profile: options.profile } : {}), ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
   }

@@ -1,6 +1,6 @@
 /**
  * Experiment files: their schema, validation with path-precise messages, overrides, and the
- * expansion of an experiment into cells (DESIGN.md section 3a).
+ * expansion of an experiment into cells (README.md, "Experiment files").
  */
 export { canonicalJson } from './canonicalJson.js';
 export type { Experiment, ExperimentPartSummary } from './Experiment.js';
