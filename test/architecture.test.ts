@@ -32,6 +32,7 @@ const ALLOWED: Record<string, string[]> = {
   report: ['report', 'model', 'sweep', 'experiment', 'policy', 'engine', 'metrics', 'version'],
   check: ['check', 'experiment', 'model', 'policy', 'engine', 'metrics', 'simulate', 'version'],
   executor: ['executor', 'policy'],
+  tune: ['tune', 'sweep', 'report', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version'],
 };
 
 describe('architecture (README.md, "Layout")', () => {

@@ -171,6 +171,14 @@ function patchRoot(root: JsonObject, options: ExpandOptions, messages: Messages)
   return { work, patches };
 }
 
+/**
+ * The file's root after quick mode and the `--set` overrides, as `expandExperiment` sees it before
+ * expanding cells (a copy; a patch that fails is skipped: `expandExperiment` reports it).
+ */
+export function patchedRoot(root: Readonly<Record<string, unknown>>, options: ExpandOptions): Record<string, unknown> {
+  return patchRoot(root as JsonObject, options, new Messages()).work;
+}
+
 /** `quick: ` or `--set x: ` when a problem's location was patched by one of them (the last that did). */
 function blame(locations: readonly PathSegment[][], patches: readonly Patch[]): string {
   for (let i = patches.length - 1; i >= 0; i--) {

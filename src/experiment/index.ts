@@ -8,6 +8,7 @@ export {
   DEFAULT_VARIANT,
   expandExperiment,
   MAIN_PART,
+  patchedRoot,
   type Cell,
   type ExpandOptions,
   type ExpandResult,
@@ -48,3 +49,12 @@ export {
 } from './scenarioSchema.js';
 export { cloneJson, mergeValue, setPath, splitExperimentPath, splitPath, type PathInput } from './setPath.js';
 export { ValidationError } from './ValidationError.js';
+export {
+  DEFAULT_TUNE_CANDIDATES,
+  DEFAULT_TUNE_MAX_RUNS,
+  tuneSchema,
+  type TuneConstraint,
+  type TuneDimension,
+  type TuneObjective,
+  type TuneSection,
+} from './tuneSchema.js';
