@@ -14,7 +14,7 @@ import { isObject, type JsonObject } from './FieldReader.js';
 import { AWS_SDKS, importAwsConfig, type AwsSdk } from './importAwsConfig.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { importEnvoyRoute } from './importEnvoyRoute.js';
-import { importGrpcServiceConfig } from './importGrpcServiceConfig.js';
+import { GRPC_IMPLS, importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl } from './importGrpcServiceConfig.js';
 import { detectMeshImport, MESH_FORMATS, MESH_IMPORT_SCHEMAS, runMeshImport } from './meshImports.js';
 import { readDocument } from './readDocument.js';
 
@@ -70,6 +70,8 @@ export interface LoadStackOptions {
   route?: string;
   /** `pkg.Service` or `pkg.Service/Method`. */
   service?: string;
+  /** The gRPC implementation whose delay formula a gRPC service config on its own gets (default: the 2024 formula). */
+  grpcImpl?: GrpcImpl;
 }
 
 // The stack file -----------------------------------------------------------------------------
@@ -82,6 +84,7 @@ const importSchema = f.choice('format', IMPORT_FORMATS, [
     file: fileField,
     service: f.nonEmptyString().optional(),
     method: f.nonEmptyString().optional(),
+    impl: f.oneOf(GRPC_IMPLS).optional(),
   }),
   f.object({ format: z.literal('envoy-route'), file: fileField, route: f.nonEmptyString().optional() }),
   f.object({
@@ -131,6 +134,7 @@ function runImport(spec: ImportSpec, read: ImportReader, where: string): Importe
       return importGrpcServiceConfig(text, source, {
         ...(spec.service !== undefined ? { service: spec.service } : {}),
         ...(spec.method !== undefined ? { method: spec.method } : {}),
+        ...(spec.impl !== undefined ? { impl: spec.impl } : {}),
       });
     case 'envoy-route':
       return importEnvoyRoute(text, source, spec.route !== undefined ? { route: spec.route } : {});
@@ -331,13 +335,14 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
   }
   if (root.layers !== undefined) return [loadStackFile(root, source, options)];
   if (root.scenario !== undefined || root.parts !== undefined) return loadExperimentStacks(text, root, source, options);
-  if (root.methodConfig !== undefined || root.retryThrottling !== undefined) {
+  if (isGrpcServiceConfig(root)) {
     const [service, method] = (options.service ?? '').split('/');
     return [
       bareStack(
         importGrpcServiceConfig(text, source, {
           ...(service !== undefined && service !== '' ? { service } : {}),
           ...(method !== undefined && method !== '' ? { method } : {}),
+          ...(options.grpcImpl !== undefined ? { impl: options.grpcImpl } : {}),
         }),
         source,
         options,

@@ -456,6 +456,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--sdk <sdk>', 'an AWS config on its own: js or python (default js)')
     .option('--route <name>', 'an Envoy configuration on its own: the route name')
     .option('--service <name>', 'a gRPC service config on its own: pkg.Service or pkg.Service/Method')
+    .option('--grpc-impl <impl>', 'a gRPC service config on its own: go, java or js, whose retry delay to model (default: the 2024 formula of go and java)')
     .action((stack: string, opts: CheckFlags) => {
       code = checkCommand(io, resolve(io.cwd, stack), opts);
     });
