@@ -127,6 +127,15 @@ function fmtCount(n: number): string {
   return String(Math.round(n));
 }
 
+/** The experiment file's JSON (already validated), or null. */
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
@@ -227,7 +236,7 @@ async function runLoaded(
     if (opts.json) io.stdout(JSON.stringify(res.single ? { experiment: plan.name, ...res.single } : res.summary, null, 2) + '\n');
     else if (!opts.quiet) {
       io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
-      io.stdout(printRunSummary(res) + '\n');
+      io.stdout(printRunSummary(res, parseJsonOrNull(text)) + '\n');
       io.stdout(`written to ${where}\n`);
     }
     if (res.errored.length > 0) {
@@ -325,6 +334,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--quiet', 'print nothing but errors', false)
     .action(async (opts: { dir: string; full: boolean; out?: string; workers?: number; quiet: boolean }) => {
       const all = findExperimentFiles(resolve(io.cwd, opts.dir));
+      if (all.length === 0) throw new UsageError([`${opts.dir}: no experiment files (*.json) in this directory`]);
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
       const { files, tunes } = runAllTunes.split(all);
