@@ -39,6 +39,7 @@ export interface PolicyInput {
   retryAfter?: RetryAfterMode;
   totalTimeoutMs?: number;
   maxElapsedMs?: number;
+  maxRetryAfterMs?: number;
   seeding?: SeedingSpec;
   budget?: BudgetInput | BudgetInput[];
   admission?: AdmissionInput;
