@@ -30,7 +30,7 @@ const ALLOWED: Record<string, string[]> = {
   experiment: ['experiment', 'model', 'policy', 'engine'],
   sweep: ['sweep', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version'],
   report: ['report', 'model', 'sweep', 'experiment', 'policy', 'engine', 'metrics', 'version'],
-  check: ['check', 'experiment', 'model', 'policy', 'engine', 'simulate', 'version'],
+  check: ['check', 'experiment', 'model', 'policy', 'engine', 'metrics', 'simulate', 'version'],
   executor: ['executor', 'policy'],
 };
 

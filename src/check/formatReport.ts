@@ -1,6 +1,6 @@
-import { backoffIsRandom } from '../policy/backoff.js';
-import type { BudgetSpec } from '../policy/budgets/RetryBudget.js';
-import type { BackoffSpec, PolicySpec } from '../policy/types.js';
+import { backoffIsRandom, DEFAULT_RANDOMIZATION_FACTOR } from '../policy/backoff.js';
+import type { BudgetKind, BudgetSpec } from '../policy/budgets/RetryBudget.js';
+import type { BackoffKind, BackoffSpec, PolicySpec } from '../policy/types.js';
 import type { CheckReport, LayerReport } from './checkStack.js';
 import type { StormReport } from './simulateStorm.js';
 import { fmtMs, fmtNum, fmtPct, fmtProduct, fmtX, table } from './text.js';
@@ -26,56 +26,47 @@ function wrap(text: string, indent: string, first = ''): string {
   return lines.map((l, i) => (i === 0 ? l : indent + l)).join('\n');
 }
 
+/** The short text of each backoff kind (`cap` is `cap 20 s` or `no cap`, `x` the multiplier: ` x2`). */
+const BACKOFF_TEXT: { [K in BackoffKind]: (b: BackoffSpec & { kind: K }, cap: string, x: string) => string } = {
+  none: () => 'none (at once)',
+  constant: (b) => `constant ${fmtMs(b.baseMs)}`,
+  exponential: (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
+  'full-jitter': (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
+  'equal-jitter': (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
+  'decorrelated-jitter': (b, cap) => `decorrelated jitter ${fmtMs(b.baseMs)}, ${cap}`,
+  linear: (b, cap) => `linear ${fmtMs(b.baseMs)} x r, ${cap}`,
+  'aws-sdk-js': (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
+  envoy: (b, cap) => `envoy U[0, (2^N - 1) x ${fmtMs(b.baseMs)}), ${cap}`,
+  'polly-decorrelated-v2': (b, cap) => `polly decorrelated jitter ${fmtMs(b.baseMs)}, ${cap}`,
+  randomized: (b, cap, x) => `${fmtMs(b.baseMs)}${x} +/-${fmtPct(b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR)}, ${cap}`,
+  'node-retry': (b, cap, x) => `node-retry ${fmtMs(b.baseMs)}${x}${b.randomize === true ? ' randomized' : ', no jitter'}, ${cap}`,
+  'random-exponential': (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
+};
+
 /** A short text of a backoff: `full jitter 100 ms x2, cap 20 s`, `constant 500 ms`. */
 export function describeBackoff(b: BackoffSpec): string {
   const cap = Number.isFinite(b.capMs) ? `cap ${fmtMs(b.capMs)}` : 'no cap';
   const x = b.multiplier !== 2 ? ` x${fmtNum(b.multiplier)}` : ' x2';
-  switch (b.kind) {
-    case 'none':
-      return 'none (at once)';
-    case 'constant':
-      return `constant ${fmtMs(b.baseMs)}`;
-    case 'linear':
-      return `linear ${fmtMs(b.baseMs)} x r, ${cap}`;
-    case 'envoy':
-      return `envoy U[0, (2^N - 1) x ${fmtMs(b.baseMs)}), ${cap}`;
-    case 'polly-decorrelated-v2':
-      return `polly decorrelated jitter ${fmtMs(b.baseMs)}, ${cap}`;
-    case 'decorrelated-jitter':
-      return `decorrelated jitter ${fmtMs(b.baseMs)}, ${cap}`;
-    case 'randomized':
-      return `${fmtMs(b.baseMs)}${x} +/-${fmtPct(b.randomizationFactor ?? 0.5)}, ${cap}`;
-    case 'node-retry':
-      return `node-retry ${fmtMs(b.baseMs)}${x}${b.randomize === true ? ' randomized' : ', no jitter'}, ${cap}`;
-    default:
-      return `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`;
-  }
+  return (BACKOFF_TEXT[b.kind] as (b: BackoffSpec, cap: string, x: string) => string)(b, cap, x);
 }
+
+/** The short text of each budget kind. */
+const BUDGET_TEXT: { [K in BudgetKind]: (b: Extract<BudgetSpec, { kind: K }>) => string } = {
+  'sre-ratio': (b) => `sre-ratio ${fmtPct(b.ratio)}`,
+  'token-bucket': (b) => `token-bucket ${b.capacity}`,
+  'brooker-token-bucket': () => 'brooker-token-bucket',
+  'grpc-throttle': (b) => `grpc-throttle ${b.maxTokens}/${b.tokenRatio}`,
+  finagle: (b) => `finagle ${fmtPct(b.percentCanRetry)}`,
+  'envoy-retry-budget': (b) => `envoy-retry-budget ${b.budgetPercent}%`,
+  'envoy-max-retries': (b) => `envoy max_retries ${b.maxRetries}`,
+  'circuit-breaker': (b) => `circuit-breaker ${fmtPct(b.threshold)}`,
+  'brooker-breaker': (b) => `brooker-breaker ${fmtPct(b.threshold)}`,
+  'server-wide': (b) => `server-wide ${b.retriesPerMinute}/min`,
+};
 
 /** A short text of a budget. */
 export function describeBudget(b: BudgetSpec): string {
-  switch (b.kind) {
-    case 'sre-ratio':
-      return `sre-ratio ${fmtPct(b.ratio)}`;
-    case 'token-bucket':
-      return `token-bucket ${b.capacity}`;
-    case 'grpc-throttle':
-      return `grpc-throttle ${b.maxTokens}/${b.tokenRatio}`;
-    case 'finagle':
-      return `finagle ${fmtPct(b.percentCanRetry)}`;
-    case 'envoy-retry-budget':
-      return `envoy-retry-budget ${b.budgetPercent}%`;
-    case 'envoy-max-retries':
-      return `envoy max_retries ${b.maxRetries}`;
-    case 'circuit-breaker':
-      return `circuit-breaker ${fmtPct(b.threshold)}`;
-    case 'brooker-breaker':
-      return `brooker-breaker ${fmtPct(b.threshold)}`;
-    case 'brooker-token-bucket':
-      return 'brooker-token-bucket';
-    case 'server-wide':
-      return `server-wide ${b.retriesPerMinute}/min`;
-  }
+  return (BUDGET_TEXT[b.kind] as (b: BudgetSpec) => string)(b);
 }
 
 function budgetsOf(p: PolicySpec): string {

@@ -14,6 +14,5 @@ export type { ImportedLayer } from './ImportedLayer.js';
 export { ENVOY_DEFAULTS, importEnvoyRoute, type EnvoyImportOptions } from './importEnvoyRoute.js';
 export { GRPC_MAX_ATTEMPTS, importGrpcServiceConfig, type GrpcImportOptions } from './importGrpcServiceConfig.js';
 export { IMPORT_FORMATS, loadStacks, type CheckLayer, type CheckStack, type ImportFormat, type ImportReader, type LoadStackOptions } from './loadStack.js';
-export { meanInterval, t975, type MeanInterval } from './meanInterval.js';
 export { simulateStorm, stormScenario, type StormOptions, type StormReport, type StormRun } from './simulateStorm.js';
 export { attemptsFor, classOutcome, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';

@@ -4,7 +4,7 @@ import { simulate } from '../simulate.js';
 import { CheckInputError } from './CheckInputError.js';
 import { expectedMultiple } from './expectedMultiple.js';
 import type { CheckStack } from './loadStack.js';
-import { meanInterval, type MeanInterval } from './meanInterval.js';
+import { metricStats, type MetricStats } from '../metrics/metricStats.js';
 import { worstCase, type FailureClass } from './worstCase.js';
 
 /** The standard storm of `check --simulate`. */
@@ -32,14 +32,14 @@ export interface StormOptions {
 export interface StormRun {
   failureRate: number;
   /** Leaf calls per operation offered. */
-  amplification: MeanInterval;
+  amplification: MetricStats;
   /**
    * Successful operations per second, from the first arrival until the last operation ended (or
    * the end of the arrivals, if later); work left running below after that is not counted.
    */
-  goodputPerSec: MeanInterval;
+  goodputPerSec: MetricStats;
   /** Fraction of operations that succeeded. */
-  successFraction: MeanInterval;
+  successFraction: MetricStats;
   /** Replications that stopped at the horizon or the event cap with operations unfinished. */
   truncated: number;
   /** Closed form at the same rate: without budgets, with their steady-state caps, and the worst case at 100%. */
@@ -64,7 +64,7 @@ const STORM_MAX_EVENTS = 2_000_000;
 const SIMULABLE: readonly FailureClass[] = ['503', '500', '429', 'timeout', '400', '404'];
 
 /** The interval clipped to the values the quantity can take (a fraction stays within [0, 1]). */
-function clamp(m: MeanInterval, lo: number, hi: number): MeanInterval {
+function clamp(m: MetricStats, lo: number, hi: number): MetricStats {
   return { ...m, ci95: [Math.max(lo, m.ci95[0]), Math.min(hi, m.ci95[1])] };
 }
 
@@ -134,9 +134,9 @@ export function simulateStorm(stack: CheckStack, options: StormOptions = {}): St
     for (let i = 0; i < replications; i++) results.push(simulate(scenario, { seed: seed + i }));
     return {
       failureRate: p,
-      amplification: meanInterval(results.map((r) => r.amplification)),
-      goodputPerSec: clamp(meanInterval(results.map((r) => goodput(r, options.durationMs ?? 10_000))), 0, Infinity),
-      successFraction: clamp(meanInterval(results.map((r) => (r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : 0))), 0, 1),
+      amplification: metricStats(results.map((r) => r.amplification)),
+      goodputPerSec: clamp(metricStats(results.map((r) => goodput(r, options.durationMs ?? 10_000))), 0, Infinity),
+      successFraction: clamp(metricStats(results.map((r) => (r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : 0))), 0, 1),
       truncated: results.filter((r) => r.truncated !== null).length,
       closedForm: {
         withoutBudgets: expectedMultiple(stack.layers, failureClass, p, stack.method, false).multiple,

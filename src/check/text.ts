@@ -1,29 +1,15 @@
 /** Small text helpers for `check`'s messages and tables. */
+import { formatDuration, roundForPeople } from '../policy/formatDuration.js';
 
-/** A duration for people: `250 ms`, `1.5 s`, `15 min`, `2.1 h`; `unbounded` for +Infinity. */
-export function fmtMs(ms: number): string {
-  if (Number.isNaN(ms)) return '?';
-  if (!Number.isFinite(ms)) return 'unbounded';
-  const a = Math.abs(ms);
-  if (a < 1000) return `${round(ms)} ms`;
-  if (a < 120_000) return `${round(ms / 1000)} s`;
-  if (a < 7_200_000) return `${round(ms / 60_000)} min`;
-  return `${round(ms / 3_600_000)} h`;
-}
+/** A duration for people (the project's one formatter, under `check`'s short name). */
+export const fmtMs: (ms: number) => string = formatDuration;
 
 /** A number with up to 3 significant digits (whole numbers as they are); `unbounded` for +Infinity. */
 export function fmtNum(x: number): string {
   if (Number.isNaN(x)) return '?';
   if (!Number.isFinite(x)) return 'unbounded';
   if (Number.isInteger(x)) return String(x);
-  return round(x);
-}
-
-function round(x: number): string {
-  if (Number.isInteger(x)) return String(x);
-  const a = Math.abs(x);
-  if (a >= 100) return x.toFixed(0);
-  return String(Number(x.toPrecision(3)));
+  return roundForPeople(x);
 }
 
 /** A multiple: `27x`, `1.11x`. */

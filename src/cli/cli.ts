@@ -285,7 +285,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--seed <n>', 'master seed (overrides the file)', parseIntArg('--seed'))
     .option('--out <dir>', 'output directory', 'results')
     .option('--quick', 'apply the file\'s "quick" overrides', false)
-    .option('--set <path=value>', 'override any field by dotted path (repeatable)', collect, [])
+    .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
     .option('--workers <n>', `worker threads (default: ${availableParallelism()}, the available parallelism)`, parsePositiveInt('--workers'))
     .option('--shard <k/n>', 'run the k-th of n deterministic slices of the cells (0 <= k < n)', parseShardArg)
     .option('--resume', 'keep the finished replications in the output directory and run only the missing ones', false)
@@ -378,7 +378,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .description('check an experiment file and print its parts, cells, replications and an estimate of the work')
     .argument('<file>', 'experiment file (JSON)')
     .option('--quick', 'apply the file\'s "quick" overrides', false)
-    .option('--set <path=value>', 'override any field by dotted path (repeatable)', collect, [])
+    .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
     .action((file: string, opts: { quick: boolean; set: string[] }) => {
       const plan = planFromFile(resolve(io.cwd, file), opts);
       const lines = [`${plan.name}: valid`];

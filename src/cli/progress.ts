@@ -1,13 +1,7 @@
 import cliProgress from 'cli-progress';
+import { formatDuration } from '../policy/formatDuration.js';
 import type { SweepProgress } from '../sweep/runSweep.js';
 import type { CliIO } from './cli.js';
-
-function duration(sec: number): string {
-  if (!Number.isFinite(sec)) return '?';
-  if (sec < 60) return `${Math.round(sec)} s`;
-  if (sec < 3600) return `${Math.floor(sec / 60)} min ${Math.round(sec % 60)} s`;
-  return `${Math.floor(sec / 3600)} h ${Math.round((sec % 3600) / 60)} min`;
-}
 
 /**
  * Sweep progress on stderr: a bar (replications done/total, rate, ETA) on a terminal; otherwise
@@ -61,7 +55,7 @@ export class ProgressReporter {
     const rate = this.rate(p);
     const eta = rate > 0 ? (p.total - p.done) / rate : Infinity;
     const pct = ((100 * p.done) / p.total).toFixed(1);
-    return `${this.name}: ${p.done}/${p.total} replications (${pct}%), ${rate.toFixed(1)}/s, ETA ${duration(eta)}${p.errored ? `, ${p.errored} errored` : ''}`;
+    return `${this.name}: ${p.done}/${p.total} replications (${pct}%), ${rate.toFixed(1)}/s, ETA ${Number.isFinite(eta) ? formatDuration(eta * 1000) : '?'}${p.errored ? `, ${p.errored} errored` : ''}`;
   }
 
   stop(): void {

@@ -4,7 +4,7 @@ import type { Experiment } from './Experiment.js';
 import { experimentStructureSchema, type ExperimentStructure } from './experimentSchema.js';
 import { formatPath, problemMessage, type PathSegment, type Problem } from './Problem.js';
 import { resolveScenario } from './resolveScenario.js';
-import { cloneJson, mergeValue, setPath, splitExperimentPath, splitPath } from './setPath.js';
+import { cloneJson, mergeValue, scenarioRelative, setPath, splitExperimentPath, splitPath } from './setPath.js';
 import { ValidationError } from './ValidationError.js';
 import { zodProblems } from './zodProblems.js';
 
@@ -46,7 +46,11 @@ export interface ExperimentPlan {
 export interface ExpandOptions {
   /** Deep-merge the file's `quick` patch (and each part's) before anything else. */
   quick: boolean;
-  /** `--set` overrides, paths from the file's root, applied after quick mode, in order. */
+  /**
+   * `--set` overrides, applied after quick mode, in order: paths relative to the scenario as in
+   * variants and sweeps (`scenario.` accepted; every part's scenario in an experiment with parts),
+   * `parts.<name>.` for one part, or a field of the file's root (`seed`, `replications`...).
+   */
   set?: ReadonlyArray<readonly [string, unknown]>;
 }
 
@@ -148,9 +152,18 @@ function patchRoot(root: JsonObject, options: ExpandOptions, messages: Messages)
   for (const [path, value] of options.set ?? []) {
     const source = `--set ${path}`;
     try {
-      const segments = splitExperimentPath(path);
-      setPath(work, segments, value);
-      patches.push({ path: segments, source });
+      for (const target of setTargets(work, path)) {
+        if (target.scenario) {
+          // Set on the scenario itself, as variants and sweep axes are, so a path gives the same messages everywhere.
+          try {
+            setPath(target.scenario, target.relative, value);
+          } catch (e) {
+            for (const p of problemsOf(e)) messages.add(`${source}: ${target.part !== null ? `part ${target.part}: ` : ''}${p}`);
+            continue;
+          }
+        } else setPath(work, target.path, value);
+        patches.push({ path: target.path, source });
+      }
     } catch (e) {
       for (const p of problemsOf(e)) messages.add(`${source}: ${p}`);
     }
@@ -230,21 +243,87 @@ function partsOf(structure: ExperimentStructure): PartInput[] {
   return [{ part: main, replications: structure.replications, location: [] }];
 }
 
-/** Splits an override key (a dotted path relative to the scenario), or reports why it is not one. */
+/** Splits an override key (a dotted path relative to the scenario, `scenario.` accepted), or reports why it is not one. */
 function overridePath(key: string, location: PathSegment[], messages: Messages, patchBlame: string): PathSegment[] | undefined {
   const where = formatPath(location);
   let path: PathSegment[];
   try {
-    path = splitPath(key);
+    path = scenarioRelative(splitPath(key));
   } catch {
     messages.add(`${patchBlame}${where} is not a valid path (empty segment)`);
     return undefined;
   }
-  if (path[0] === 'scenario') {
-    messages.add(`${patchBlame}${where}: paths are relative to the scenario (write ${JSON.stringify(path.slice(1).join('.'))})`);
+  if (path.length === 0) {
+    messages.add(`${patchBlame}${where} names the whole scenario (give a path inside it, e.g. "workload.clients")`);
     return undefined;
   }
   return path;
+}
+
+/** The fields of an experiment file's root and of a part (from the schema, so the two never disagree). */
+const ROOT_FIELDS: readonly string[] = Object.keys(experimentStructureSchema.shape);
+const PART_FIELDS: readonly string[] = Object.keys(experimentStructureSchema.shape.parts.unwrap().element.shape);
+
+/** Where one `--set` path goes. */
+interface SetTarget {
+  /** From the file's root (for blame and for root fields). */
+  path: PathSegment[];
+  /** The scenario object a scenario path is set on (null for a root or part field). */
+  scenario: JsonObject | null;
+  /** The path inside `scenario`. */
+  relative: PathSegment[];
+  /** The part's name when the experiment has parts (for messages). */
+  part: string | null;
+}
+
+/**
+ * Where a `--set` path goes. Paths are those of variants and sweep axes, relative to the scenario
+ * (`workload.clients`; a `scenario.` prefix means the same), applied to every part's scenario in an
+ * experiment with parts; `parts.<name>.` (or `parts.<index>.`) addresses one part, its own fields
+ * (`parts.spike.replications`) or its scenario; a first segment that names a field of the file's
+ * root sets that field (`seed`, `replications`, `sweep.grid.workload.clients`, `variants.x.stack.0.name`).
+ */
+function setTargets(work: JsonObject, path: string): SetTarget[] {
+  const segments = splitPath(path);
+  const head = segments[0] as PathSegment;
+  const scenarioTarget = (holder: JsonObject, at: PathSegment[], relative: PathSegment[], part: string | null): SetTarget => {
+    if (relative.length === 0) return { path: [...at, 'scenario'], scenario: null, relative, part };
+    const sc = holder.scenario;
+    if (isObject(sc)) return { path: [...at, 'scenario', ...relative], scenario: sc, relative, part };
+    return { path: [...at, 'scenario', ...relative], scenario: null, relative, part };
+  };
+  const rootOrScenario = (holder: JsonObject, at: PathSegment[], rest: PathSegment[], fields: readonly string[], part: string | null): SetTarget => {
+    const first = rest[0];
+    if (first === 'scenario') return scenarioTarget(holder, at, rest.slice(1), part);
+    if (typeof first === 'string' && fields.includes(first)) {
+      return { path: [...at, ...splitExperimentPath(rest.join('.'))], scenario: null, relative: [], part };
+    }
+    return scenarioTarget(holder, at, rest, part);
+  };
+  if (head === 'parts' && segments.length > 2) {
+    const parts = Array.isArray(work.parts) ? (work.parts as unknown[]) : [];
+    const ref = segments[1] as PathSegment;
+    const names = parts.map((p) => (isObject(p) && typeof p.name === 'string' ? p.name : ''));
+    const index = typeof ref === 'number' ? ref : names.indexOf(ref);
+    const part = parts[index];
+    if (!isObject(part)) {
+      const known = names.filter((n) => n !== '');
+      throw new ValidationError([
+        `cannot set ${path}: there is no part ${JSON.stringify(ref)} (${known.length > 0 ? `parts: ${known.join(', ')}` : 'the experiment has no parts'})`,
+      ]);
+    }
+    return [rootOrScenario(part, ['parts', index], segments.slice(2), PART_FIELDS, names[index] ?? null)];
+  }
+  if (typeof head === 'string' && head !== 'scenario' && ROOT_FIELDS.includes(head)) {
+    return [{ path: splitExperimentPath(path), scenario: null, relative: [], part: null }];
+  }
+  const relative = scenarioRelative(segments);
+  if (Array.isArray(work.parts) && work.scenario === undefined) {
+    return work.parts.flatMap((p: unknown, i) =>
+      isObject(p) ? [scenarioTarget(p, ['parts', i], relative, typeof p.name === 'string' ? p.name : String(i))] : [],
+    );
+  }
+  return [scenarioTarget(work, [], relative, null)];
 }
 
 interface Axis {
@@ -432,8 +511,8 @@ function cellMessage(
 
 /**
  * Expands an experiment into the cells a sweep runs (DESIGN.md section 3a). In order: the quick
- * patch (if `quick`; the file's, then each part's), the `--set` overrides (paths from the file's
- * root), then for each cell the variant's overrides and the sweep point's values on the part's
+ * patch (if `quick`; the file's, then each part's), the `--set` overrides (see
+ * {@link ExpandOptions.set}), then for each cell the variant's overrides and the sweep point's values on the part's
  * scenario, which is then validated and resolved. Cells come in file order of parts; within a
  * part, sweep points in grid order (first axis slowest, zip axes after the grid axes) times
  * variants in file order (variant fastest), so the variants of one sweep point sit side by side.

@@ -63,6 +63,14 @@ export function splitExperimentPath(path: string): PathSegment[] {
   return [...segments.slice(0, keyAt), segments.slice(keyAt).join('.')];
 }
 
+/**
+ * A path relative to the scenario, as variants, sweep axes and `--set` write it: a leading
+ * `scenario` segment is accepted and means the same (`scenario.stack.0.name` = `stack.0.name`).
+ */
+export function scenarioRelative(segments: readonly PathSegment[]): PathSegment[] {
+  return segments[0] === 'scenario' ? segments.slice(1) : [...segments];
+}
+
 /** True when both are objects of different shapes (`kind` or `dist` differ): the new one replaces the old. */
 function differentShapes(target: JsonObject, patch: JsonObject): boolean {
   return DISCRIMINATORS.some(
@@ -87,11 +95,11 @@ export function mergeValue(target: unknown, patch: unknown): unknown {
 
 /**
  * Sets `value` at `path` inside `target` (which is modified and returned), as overrides do
- * (DESIGN.md section 3a): numeric segments index arrays (an index may extend an array by one);
- * missing intermediate objects are created (an array when the next segment is an index); an
+ * (README, "Experiment files"): numeric segments index existing entries of arrays (an index past
+ * the end is an error, never a new entry); missing intermediate objects are created; an
  * object value deep-merges into an object already there (`mergeValue`); arrays and scalars
  * replace. Throws a ValidationError when the path goes through a scalar, names a non-index
- * segment of an array, skips past the end of an array, or uses `__proto__`-like keys.
+ * segment of an array, indexes past the end of an array, or uses `__proto__`-like keys.
  */
 export function setPath<T extends object>(target: T, path: PathInput, value: unknown): T {
   const segments = typeof path === 'string' ? splitPath(path) : [...path];
@@ -110,9 +118,11 @@ export function setPath<T extends object>(target: T, path: PathInput, value: unk
       if (typeof segment !== 'number') {
         throw new ValidationError([`cannot set ${shown}: ${where} is an array, so the next segment must be an index (got ${JSON.stringify(segment)})`]);
       }
-      if (segment > container.length) {
+      if (segment >= container.length) {
         throw new ValidationError([
-          `cannot set ${shown}: ${where} has ${container.length} ${container.length === 1 ? 'entry' : 'entries'}, so the index can be at most ${container.length} (got ${segment})`,
+          container.length === 0
+            ? `cannot set ${shown}: ${where} has no entries, so there is no index ${segment} (an index past the end of a list is an error, not a new entry)`
+            : `cannot set ${shown}: ${where} has ${container.length} ${container.length === 1 ? 'entry' : 'entries'}, so the index must be less than ${container.length} (got ${segment}; an index past the end of a list is an error, not a new entry)`,
         ]);
       }
       if (last) {

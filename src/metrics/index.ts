@@ -5,3 +5,6 @@ export { StreamingClustering } from './StreamingClustering.js';
 export type { ClusteringResult } from './StreamingClustering.js';
 export { BinnedSeries } from './BinnedSeries.js';
 export { TimeWeightedSeries } from './TimeWeightedSeries.js';
+export { metricStats } from './metricStats.js';
+export type { MetricStats } from './metricStats.js';
+export { normalQuantile, studentTQuantile } from './studentT.js';

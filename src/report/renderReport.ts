@@ -1,6 +1,7 @@
 import { escapeHtml, inlineScript, jsonForScript } from './escape.js';
 import { findingLine, findingsTable, type FindingsTable } from './findings.js';
-import { formatDuration, formatNumber, formatValue } from './format.js';
+import { formatDuration } from '../policy/formatDuration.js';
+import { formatNumber, formatValue } from './format.js';
 import type { ReportModel, ReportPart } from './reportModel.js';
 import type { ReportChart, ReportMetricStats } from './types.js';
 import type { Scenario } from '../model/scenario.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { expectedMultiple, geometricAttempts, meanInterval, simulateStorm, type CheckStack } from '../../src/check/index.js';
+import { expectedMultiple, geometricAttempts, simulateStorm, stormScenario, type CheckStack } from '../../src/check/index.js';
+import { metricStats } from '../../src/metrics/metricStats.js';
+import { simulate } from '../../src/simulate.js';
 import { stackOf } from './helpers.js';
 
 const STORM = { replications: 8, ratePerSec: 100, durationMs: 10_000 } as const;
@@ -119,12 +121,16 @@ describe('the closed form matches the simulation within its 95% confidence inter
   });
 });
 
-describe('meanInterval', () => {
-  it('is the Student-t interval of the mean', () => {
-    const m = meanInterval([1, 2, 3, 4]);
-    expect(m.mean).toBe(2.5);
-    expect(m.sd).toBeCloseTo(1.2909944, 6);
-    expect(m.ci95[0]).toBeCloseTo(2.5 - (3.182 * 1.2909944) / 2, 5);
-    expect(meanInterval([7]).ci95).toEqual([7, 7]);
+describe('the interval check --simulate prints', () => {
+  it('is the sweep\'s Student-t interval (Hill 1970) of the runs\' amplification, seed + i for run i', () => {
+    const stack = stackOf({ layers: [{ policy: { maxAttempts: 3, backoff: { kind: 'none' } } }] });
+    const options = { failureRate: 0.5, fullFailure: false, seed: 7, replications: 4, ratePerSec: 50, durationMs: 2000 } as const;
+    const storm = simulateStorm(stack, options);
+    const scenario = stormScenario(stack, '503', 0.5, options);
+    const amplifications = [7, 8, 9, 10].map((seed) => simulate(scenario, { seed }).amplification);
+    expect(storm.runs[0]!.amplification).toEqual(metricStats(amplifications));
+    // t(0.975, 3) = 3.182446 (Hill's algorithm), not the three-decimal table value 3.182.
+    const m = storm.runs[0]!.amplification;
+    expect((m.ci95[1] - m.mean) / (m.sd / 2)).toBeCloseTo(3.182446, 5);
   });
 });

@@ -204,12 +204,12 @@ describe('expandExperiment: overrides', () => {
     const root = {
       name: 'exp',
       scenario: scenario(),
-      variants: { a: { 'stack.0.polcy.maxAttempts': 2, 'scenario.workload.clients': 3, 'a..b': 1, 'stack.3.policy.maxAttempts': 2 } },
+      variants: { a: { 'stack.0.polcy.maxAttempts': 2, scenario: 3, 'a..b': 1, 'stack.3.policy.maxAttempts': 2 } },
     };
     expect(errors(root)).toEqual([
-      'variants.a.scenario.workload.clients: paths are relative to the scenario (write "workload.clients")',
+      'variants.a.scenario names the whole scenario (give a path inside it, e.g. "workload.clients")',
       'variants.a.a..b is not a valid path (empty segment)',
-      'variants.a: cannot set stack.3.policy.maxAttempts: stack has 1 entry, so the index can be at most 1 (got 3)',
+      'variants.a: cannot set stack.3.policy.maxAttempts: stack has 1 entry, so the index must be less than 1 (got 3; an index past the end of a list is an error, not a new entry)',
     ]);
     expect(errors({ name: 'exp', scenario: scenario(), variants: { a: { 'stack.0.polcy.maxAttempts': 2 } } })).toEqual([
       'variants.a: scenario.stack.0.polcy is not a known field (did you mean "policy"?)',
@@ -301,7 +301,7 @@ describe('expandExperiment: quick mode and --set', () => {
         ],
       }),
     ).toEqual([
-      '--set scenario.stack.0.name.first: cannot set scenario.stack.0.name.first: scenario.stack.0.name is a string, not an object or an array',
+      '--set scenario.stack.0.name.first: cannot set stack.0.name.first: stack.0.name is a string, not an object or an array',
       '--set seed: seed must be an integer (got "abc")',
       '--set scenario.stack.0.x.y: scenario.stack.0.x is not a known field',
       '--set sweep.grid.workload.clients: scenario.workload.clients must be a positive integer (got 0)',

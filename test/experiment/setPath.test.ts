@@ -18,10 +18,13 @@ describe('setPath', () => {
     expect(doc).toEqual({ stack: [{ policy: { maxAttempts: 3 } }, { policy: { maxAttempts: 5 } }] });
   });
 
-  it('creates missing intermediate objects, and arrays before an index', () => {
+  it('creates missing intermediate objects, but never a list entry', () => {
     const doc: Record<string, unknown> = {};
-    setPath(doc, 'stack.0.policy.backoff.kind', 'none');
-    expect(doc).toEqual({ stack: [{ policy: { backoff: { kind: 'none' } } }] });
+    setPath(doc, 'policy.backoff.kind', 'none');
+    expect(doc).toEqual({ policy: { backoff: { kind: 'none' } } });
+    expect(problems(() => setPath({}, 'leaf.faults.0.probability', 1))).toEqual([
+      'cannot set leaf.faults.0.probability: leaf.faults has no entries, so there is no index 0 (an index past the end of a list is an error, not a new entry)',
+    ]);
   });
 
   it('deep-merges an object value into an object already there', () => {
@@ -45,10 +48,14 @@ describe('setPath', () => {
     expect(doc).toEqual({ serviceMs: { dist: 'constant', value: 3 }, workload: { kind: 'burst', clients: 5, startMs: 2 } });
   });
 
-  it('appends at the index just past the end of an array', () => {
+  it('rejects the index just past the end of an array instead of appending an entry', () => {
     const doc = { stack: [{ name: 'a' }] };
-    setPath(doc, ['stack', 1, 'name'], 'b');
-    expect(doc).toEqual({ stack: [{ name: 'a' }, { name: 'b' }] });
+    expect(problems(() => setPath(doc, ['stack', 1, 'name'], 'b'))).toEqual([
+      'cannot set stack.1.name: stack has 1 entry, so the index must be less than 1 (got 1; an index past the end of a list is an error, not a new entry)',
+    ]);
+    expect(doc).toEqual({ stack: [{ name: 'a' }] });
+    setPath(doc, ['stack', 0, 'name'], 'b');
+    expect(doc).toEqual({ stack: [{ name: 'b' }] });
   });
 
   it('copies the value, so later changes to the document do not reach it', () => {
@@ -61,7 +68,7 @@ describe('setPath', () => {
 
   it('rejects paths it cannot follow with exact messages', () => {
     expect(problems(() => setPath({ stack: [{}] }, 'stack.3.name', 'x'))).toEqual([
-      'cannot set stack.3.name: stack has 1 entry, so the index can be at most 1 (got 3)',
+      'cannot set stack.3.name: stack has 1 entry, so the index must be less than 1 (got 3; an index past the end of a list is an error, not a new entry)',
     ]);
     expect(problems(() => setPath({ stack: [] }, 'stack.first', 'x'))).toEqual([
       'cannot set stack.first: stack is an array, so the next segment must be an index (got "first")',

@@ -4,7 +4,7 @@ import type { Policy } from '../../src/model/scenario.js';
 import { initialPrevSleepMs } from '../../src/policy/backoff.js';
 import { compilePolicy, planRetry, RetryPlan } from '../../src/policy/decision.js';
 import { Outcome } from '../../src/policy/outcome.js';
-import { describePresets, PRESET_NAMES, PRESETS, type PresetName } from '../../src/policy/presets.js';
+import { describePresetPolicy, describePresets, PRESET_NAMES, PRESETS, type PresetName } from '../../src/policy/presets.js';
 
 /** A preset resolved as an experiment file would resolve `"policy": { "preset": name, ...over }`. */
 function resolved(name: string, over: Record<string, unknown> = {}): Policy {
@@ -176,5 +176,28 @@ describe('presets', () => {
       parameters: '4 attempts; full-jitter 100 ms..1 s; retry on 503; Retry-After: pushback; retry throttling maxTokens 10, tokenRatio 0.1',
       source: 'grpc/proposal:A6-client-retries.md',
     });
+  });
+});
+
+describe('the parameters text of a preset', () => {
+  it('shows a budget field the preset leaves out at its kind\'s default', () => {
+    expect(describePresetPolicy({ budget: { kind: 'token-bucket' } })).toBe(
+      'retry quota 500 tokens, a retry costs 5 (timeout 10, 5xx 5, 429 5), a first-try success refunds 1',
+    );
+    expect(describePresetPolicy({ budget: { kind: 'token-bucket', retryCost: 7 } })).toBe(
+      'retry quota 500 tokens, a retry costs 7 (timeout 10, 5xx 7, 429 7), a first-try success refunds 1',
+    );
+    expect(describePresetPolicy({ budget: [{ kind: 'finagle' }, { kind: 'envoy-retry-budget', budgetPercent: 25 }] })).toBe(
+      'RetryBudget ttl 10 s, 10 retries/s reserve, 20% of requests; retry_budget 25% of active requests, at least 3',
+    );
+    expect(describePresetPolicy({ budget: { kind: 'sre-ratio' }, admission: { kind: 'aws-adaptive' } })).toBe(
+      'retry ratio 10% over 1 min; CUBIC client-side rate limiter',
+    );
+  });
+
+  it('shows randomized jitter at its default factor when the preset gives none', () => {
+    expect(describePresetPolicy({ backoff: { kind: 'randomized', baseMs: 500, capMs: 60_000, multiplier: 1.5 } })).toBe(
+      '500 ms x 1.5^(r-1) +/-50%, interval cap 1 min',
+    );
   });
 });

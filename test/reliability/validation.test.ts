@@ -119,7 +119,7 @@ const files: Array<[string, unknown, string[]]> = [
   [
     'a sweep over a layer that does not exist',
     { ...validExperiment(), sweep: { grid: { 'stack.3.policy.maxAttempts': [1, 2] } } },
-    ['sweep.grid.stack.3.policy.maxAttempts: cannot set stack.3.policy.maxAttempts: stack has 1 entry, so the index can be at most 1 (got 3)'],
+    ['sweep.grid.stack.3.policy.maxAttempts: cannot set stack.3.policy.maxAttempts: stack has 1 entry, so the index must be less than 1 (got 3; an index past the end of a list is an error, not a new entry)'],
   ],
   ['a bad value on a sweep axis', { ...validExperiment(), sweep: { grid: { 'workload.clients': [1, -1] } } }, ['sweep.grid.workload.clients: scenario.workload.clients must be a positive integer (got -1)']],
   ['a bad value in a variant', { ...validExperiment(), variants: { a: { 'stack.0.policy.maxAttempts': 0 } } }, ['variants.a: scenario.stack.0.policy.maxAttempts must be a positive integer or "unlimited" (got 0)']],
@@ -281,7 +281,7 @@ describe('bad --set overrides', () => {
     [['--set', 'nonsense'], ['--set expects path=value (got "nonsense")']],
     [['--set', '=3'], ['--set expects path=value, the path is empty (got "=3")']],
     [['--set', 'scenario.workload.clinets=3'], [`${file}: --set scenario.workload.clinets: scenario.workload.clinets is not a known field (did you mean "clients"?)`]],
-    [['--set', 'scenario.stack.5.name=x'], [`${file}: --set scenario.stack.5.name: cannot set scenario.stack.5.name: scenario.stack has 1 entry, so the index can be at most 1 (got 5)`]],
+    [['--set', 'scenario.stack.5.name=x'], [`${file}: --set scenario.stack.5.name: cannot set stack.5.name: stack has 1 entry, so the index must be less than 1 (got 5; an index past the end of a list is an error, not a new entry)`]],
     [['--set', 'scenario.horizonMs=NaN'], [`${file}: --set scenario.horizonMs: scenario.horizonMs must be a number > 0 (got "NaN")`]],
     [
       ['--set', 'scenario.workload.clients=0', '--set', 'scenario.leaf.concurrency=0'],

@@ -3,7 +3,7 @@ import type { Cell } from '../../src/experiment/index.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { metricStats } from '../../src/sweep/aggregate.js';
 import { runReplication, summarizeCell } from '../../src/sweep/runPlan.js';
-import { studentTQuantile } from '../../src/sweep/studentT.js';
+import { studentTQuantile } from '../../src/metrics/studentT.js';
 import { layer, scenario, server } from '../helpers/scenario.js';
 
 function coverage(sc: Scenario, metric: string, truth: number, sweeps: number, reps: number): number {

@@ -1,6 +1,6 @@
 import type { SimulationResults } from '../../model/results.js';
 import { colorScale, variantColors, WINDOW_COLOR, type VariantColors } from '../colors.js';
-import { formatNumber } from '../format.js';
+import { formatDuration } from '../../policy/formatDuration.js';
 import type { TriggerWindow } from '../triggers.js';
 import type { VlSpec } from '../types.js';
 import { axisTitle } from '../metrics.js';
@@ -144,10 +144,6 @@ function timeUnit(runs: ReadonlyArray<{ series: FlatSeries }>): { div: number; t
   return end >= 10_000 ? { div: 1000, title: 'Time (s)' } : { div: 1, title: 'Time (ms)' };
 }
 
-function binText(binMs: number): string {
-  return binMs >= 1000 && binMs % 100 === 0 ? `${formatNumber(binMs / 1000)} s` : `${formatNumber(binMs)} ms`;
-}
-
 /**
  * Binned time series of typical runs, one panel per measure (leaf arrivals split into first tries
  * (solid) and retries (dashed), goodput, and the time-weighted means per bin of the queue, the
@@ -199,7 +195,7 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
   const tUnit = unit.div === 1000 ? 's' : 'ms';
   const views = panels.map((p, i) => {
     const info = panelInfo(p);
-    const yTitle = axisTitle(info.title(binText(binMs)), p === 'arrivals' ? 26 : 22);
+    const yTitle = axisTitle(info.title(formatDuration(binMs)), p === 'arrivals' ? 26 : 22);
     const kinds = info.kinds;
     const field = kinds ? 'value' : (fieldOf.get(info.keys[0] as string) as string);
     const line = {
