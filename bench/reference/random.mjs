@@ -29,7 +29,7 @@ export function uniform() {
 }
 
 const LAYERS = 256;
-const R = 7.69711747013104972;
+const R = 7.69711747013105; // Marsaglia & Tsang (2000) print 7.69711747013104972, the same double
 const V = 3.949659822581572e-3;
 const X = new Float64Array(LAYERS + 1);
 const F = new Float64Array(LAYERS + 1);

@@ -1,9 +1,9 @@
-import { backoffIsRandom, exponentialCeilingMs } from '../policy/backoff.js';
+import { BACKOFF_TRAITS, backoffIsRandom, exponentialCeilingMs } from '../policy/backoff.js';
 import type { Method, PolicySpec, RetryOnClass } from '../policy/types.js';
 import { firstWaits } from './firstWaits.js';
 import type { CheckLayer, CheckStack } from './loadStack.js';
 import { fmtMs, fmtNum, fmtProduct, listAnd } from './text.js';
-import { attemptsFor, FAILURE_CLASSES, type FailureClass, type WorstCase } from './worstCase.js';
+import { attemptsFor, FAILURE_CLASSES, type WorstCase } from './worstCase.js';
 
 /** How serious a finding is: `error` fails `retrystorm check` (exit code 1). */
 export type Severity = 'error' | 'warning' | 'info';
@@ -50,7 +50,6 @@ export const AMPLIFICATION_ERROR_AT = 10;
 export const LONG_WAIT_MS = 60_000;
 
 const LOCAL_CLASSES: readonly RetryOnClass[] = ['throttled', 'circuit-open', 'budget-exhausted'];
-const GROWING_KINDS = new Set(['exponential', 'full-jitter', 'equal-jitter', 'aws-sdk-js', 'node-retry', 'random-exponential', 'randomized']);
 
 /** Whether a layer retries any failure class for `method`. */
 export function layerRetries(policy: PolicySpec, method: Method): boolean {
@@ -81,7 +80,7 @@ function largestCeilingMs(policy: PolicySpec): number {
 function grows(policy: PolicySpec): boolean {
   const b = policy.backoff;
   if (b.kind === 'decorrelated-jitter' || b.kind === 'polly-decorrelated-v2') return b.baseMs > 0;
-  return GROWING_KINDS.has(b.kind) && b.multiplier > 1 && b.baseMs > 0;
+  return BACKOFF_TRAITS[b.kind].growth === 'multiplier' && b.multiplier > 1 && b.baseMs > 0;
 }
 
 function describeWaits(policy: PolicySpec): string {
@@ -131,7 +130,7 @@ function budgets(stack: CheckStack): Array<{ ms: number; by: string }> {
 }
 
 /**
- * The findings of a stack (DESIGN.md section 1 for the semantics; the SRE book, the AWS
+ * The findings of a stack (README.md, "Concepts", for the semantics; the SRE book, the AWS
  * Architecture Blog and the libraries' sources for the advice), given its worst cases per failure
  * class. Sorted by severity, then code, then layer.
  */

@@ -96,8 +96,8 @@ function normalTail(u: Uniform, a: number): number {
 // is covered by layers of equal area EXP_V; layer 0 is the base strip [0, R] x [0, f(R)] plus the
 // tail beyond R, which is R + a standard exponential (the distribution is memoryless).
 const EXP_LAYERS = 256;
-/** Start of the tail, r in Marsaglia & Tsang (2000) for 256 layers. */
-const EXP_R = 7.69711747013104972;
+/** Start of the tail, r in Marsaglia & Tsang (2000) for 256 layers (printed there as 7.69711747013104972, the same double). */
+const EXP_R = 7.69711747013105;
 /** Area of each layer, v in Marsaglia & Tsang (2000) for 256 layers. */
 const EXP_V = 3.949659822581572e-3;
 const EXP_X = new Float64Array(EXP_LAYERS + 1);

@@ -1,5 +1,5 @@
 import { BACKOFF_KINDS } from '../policy/backoff.js';
-import { ADMISSION_KINDS, type AdmissionSpec } from '../policy/budgets/AdmissionControl.js';
+import { type AdmissionSpec } from '../policy/budgets/AdmissionControl.js';
 import { AWS_ADAPTIVE_DEFAULTS } from '../policy/budgets/AwsAdaptiveRateLimiter.js';
 import { BROOKER_BREAKER_DEFAULTS } from '../policy/budgets/BrookerBreaker.js';
 import { BROOKER_TOKEN_BUCKET_DEFAULTS } from '../policy/budgets/BrookerTokenBucket.js';
@@ -8,7 +8,7 @@ import { ENVOY_MAX_RETRIES_DEFAULTS } from '../policy/budgets/EnvoyMaxRetries.js
 import { ENVOY_RETRY_BUDGET_DEFAULTS } from '../policy/budgets/EnvoyRetryBudget.js';
 import { FINAGLE_DEFAULTS } from '../policy/budgets/FinagleRetryBudget.js';
 import { GRPC_THROTTLE_DEFAULTS } from '../policy/budgets/GrpcRetryThrottle.js';
-import { BUDGET_KINDS, type BudgetSpec } from '../policy/budgets/RetryBudget.js';
+import { type BudgetSpec } from '../policy/budgets/RetryBudget.js';
 import { CIRCUIT_BREAKER_DEFAULTS } from '../policy/budgets/RetryCircuitBreaker.js';
 import { SERVER_WIDE_DEFAULTS } from '../policy/budgets/ServerWideBudget.js';
 import { SRE_ADAPTIVE_DEFAULTS } from '../policy/budgets/SreAdaptiveThrottle.js';

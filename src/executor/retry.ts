@@ -44,7 +44,7 @@ export interface AttemptEndInfo extends AttemptInfo {
   settled?: Settled<unknown>;
 }
 
-/** The backoff the policy drew for a retry (DESIGN.md section 1, steps 6-7). */
+/** The backoff the policy drew for a retry (README.md, "Concepts", "The retry decision", steps 6-7). */
 export interface WaitInfo {
   /** 1 for the first retry (the number of attempts made so far). */
   retry: number;
@@ -162,8 +162,8 @@ const ABORTED = Symbol('aborted');
 
 /**
  * Runs `fn` under `policy` in real time, driving the retry loop of src/policy/retryLoop.ts
- * (`RetryLoop`: the decision order of the README's "The retry decision"), so it makes the
- * decisions the simulator makes on the same script (test/executor/equivalence.test.ts):
+ * (`RetryLoop`: the decision order of README.md, "Concepts", "The retry decision"), so it makes
+ * the decisions the simulator makes on the same script (test/executor/equivalence.test.ts):
  *
  * before each attempt: a spent deadline (remaining <= 0) gives `deadline` without a call; the
  * admission control (if any) may refuse (`throttled`) or delay it. The attempt is given

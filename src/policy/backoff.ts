@@ -22,6 +22,56 @@ export type BackoffCodeValue = (typeof BackoffCode)[BackoffKind];
 /** The backoff kinds, in a stable order (for messages and schemas). */
 export const BACKOFF_KINDS = Object.keys(BackoffCode) as unknown as readonly [BackoffKind, ...BackoffKind[]];
 
+/**
+ * What sets one backoff kind apart, for the code that treats kinds differently without computing a
+ * wait (the draws of the hot path, `check`'s findings). Every kind has an entry, so a new kind does
+ * not compile until its traits are written here.
+ */
+export interface BackoffTraits {
+  /**
+   * Whether a wait takes a random draw: always, never, or as a field of the spec says
+   * (`randomized` draws while `randomizationFactor` > 0, `node-retry` only with `randomize`).
+   */
+  readonly random: 'always' | 'never' | 'randomizationFactor' | 'randomize';
+  /**
+   * How the waits grow from retry to retry: `multiplier`, as base x multiplier^(r - 1 + exponentOffset)
+   * (growing when multiplier > 1 and base > 0); `previous-wait`, from the wait before (decorrelated
+   * jitter and Polly's V2, growing whenever base > 0); `linear`, as base x r; `doubling-range`,
+   * Envoy's (2^N - 1) x base while that stays within the cap; `none`, the same wait every time.
+   */
+  readonly growth: 'multiplier' | 'previous-wait' | 'linear' | 'doubling-range' | 'none';
+  /**
+   * Whether the ceiling and the sample derive from the exponential ceiling e =
+   * {@link exponentialCeilingMs} alone, so that a compiled backoff reads e from a table.
+   */
+  readonly fromExponentialCeiling: boolean;
+}
+
+/** The traits of every backoff kind (see {@link BackoffTraits}; the formulas and their sources are at {@link backoffDelayMs}). */
+export const BACKOFF_TRAITS: Readonly<Record<BackoffKind, BackoffTraits>> = {
+  none: { random: 'never', growth: 'none', fromExponentialCeiling: false },
+  constant: { random: 'never', growth: 'none', fromExponentialCeiling: false },
+  exponential: { random: 'never', growth: 'multiplier', fromExponentialCeiling: true },
+  'full-jitter': { random: 'always', growth: 'multiplier', fromExponentialCeiling: true },
+  'equal-jitter': { random: 'always', growth: 'multiplier', fromExponentialCeiling: true },
+  'decorrelated-jitter': { random: 'always', growth: 'previous-wait', fromExponentialCeiling: false },
+  linear: { random: 'never', growth: 'linear', fromExponentialCeiling: false },
+  'aws-sdk-js': { random: 'always', growth: 'multiplier', fromExponentialCeiling: false },
+  envoy: { random: 'always', growth: 'doubling-range', fromExponentialCeiling: false },
+  'polly-decorrelated-v2': { random: 'always', growth: 'previous-wait', fromExponentialCeiling: false },
+  randomized: { random: 'randomizationFactor', growth: 'multiplier', fromExponentialCeiling: true },
+  'node-retry': { random: 'randomize', growth: 'multiplier', fromExponentialCeiling: false },
+  'random-exponential': { random: 'always', growth: 'multiplier', fromExponentialCeiling: true },
+};
+
+/** Codes of the kinds whose waits derive from the exponential ceiling alone ({@link BackoffTraits.fromExponentialCeiling}). */
+type ExponentialCode = (typeof BackoffCode)['exponential' | 'full-jitter' | 'equal-jitter' | 'randomized' | 'random-exponential'];
+
+/** The end of a switch that has handled every kind: the compiler rejects it while a kind is missing. */
+function unknownCode(code: never): never {
+  throw new Error(`unknown backoff code ${String(code)}`);
+}
+
 /** Largest exponent ever evaluated: 2^1100 is already +Infinity, so the cap wins long before. */
 const MAX_EXPONENT = 1100;
 
@@ -67,14 +117,15 @@ export function exponentialCeilingMs(b: BackoffSpec, retry: number, throttled = 
 }
 
 /**
- * Envoy's retry number N in effect for retry `retry`: the source's `current_retry_` grows only
- * while (2^N - 1) * base <= max_interval, so it stops at the first N whose range exceeds the cap
- * (envoyproxy/envoy:source/common/common/backoff_strategy.cc, JitteredBackOffStrategy).
+ * Envoy's back-off interval for retry `retry`: min(base * 2^(retry - 1), cap). The source starts
+ * `next_interval_` at base_interval and doubles it after each retry until doubling would pass
+ * max_interval, then holds it at max_interval (envoyproxy/envoy:source/common/common/
+ * backoff_strategy.cc, `JitteredExponentialBackOffStrategy::nextBackOffMs`, the code since 2020;
+ * the 2018-2020 code, envoy#3791 and #10417, drew from [0, (2^N - 1) * base), the formula
+ * router_filter.rst still documents).
  */
-function envoyRetryNumber(baseMs: number, capMs: number, retry: number): number {
-  let n = 1;
-  while (n < retry && n < 64 && (Math.pow(2, n) - 1) * baseMs <= capMs) n++;
-  return n;
+function envoyIntervalMs(baseMs: number, capMs: number, retry: number): number {
+  return Math.min(capMs, grown(baseMs, 2, retry - 1));
 }
 
 /** Polly's `next` for retry `retry` and draw `u`: t = (retry - 1) + u, next = 2^t * tanh(sqrt(4t)). */
@@ -113,10 +164,8 @@ function ceilingOfCode(code: BackoffCodeValue, b: BackoffSpec, retry: number, pr
       return Math.min(b.capMs, 3 * prevSleepMs);
     case BackoffCode.linear:
       return Math.min(b.capMs, base * Math.max(1, retry));
-    case BackoffCode.envoy: {
-      const n = envoyRetryNumber(base, b.capMs, retry);
-      return Math.min(b.capMs, (Math.pow(2, n) - 1) * base);
-    }
+    case BackoffCode.envoy:
+      return envoyIntervalMs(base, b.capMs, retry);
     case BackoffCode['polly-decorrelated-v2']:
       if (base === 0) return 0;
       return Math.min(b.capMs, (pollyNext(retry, 1) - prevSleepMs) * POLLY_RP_SCALING * base);
@@ -124,8 +173,15 @@ function ceilingOfCode(code: BackoffCodeValue, b: BackoffSpec, retry: number, pr
       const r = b.randomize === true ? 2 : 1;
       return Math.min(b.capMs, Math.round(r * grown(base, b.multiplier, retry - 1 + b.exponentOffset)));
     }
-    default:
+    case BackoffCode.exponential:
+    case BackoffCode['full-jitter']:
+    case BackoffCode['equal-jitter']:
+    case BackoffCode['aws-sdk-js']:
+    case BackoffCode.randomized:
+    case BackoffCode['random-exponential']:
       return ceilingFromExponentialMs(code, exponentialCeilingMs(b, retry, throttled), randomizationFactorOf(b), b.minMs ?? 0);
+    default:
+      return unknownCode(code);
   }
 }
 
@@ -154,7 +210,7 @@ function ceilingFromExponentialMs(code: BackoffCodeValue, e: number, factor: num
  * (cenkalti/backoff:exponential.go `getRandomValueFromInterval`); `random-exponential`
  * uniform(min, max(min, e)) (jd/tenacity:tenacity/wait.py `wait_random_exponential`).
  */
-function sampleFromExponentialMs(code: BackoffCodeValue, e: number, u: number, factor: number, minMs: number): number {
+function sampleFromExponentialMs(code: ExponentialCode, e: number, u: number, factor: number, minMs: number): number {
   switch (code) {
     case BackoffCode.exponential:
       return e;
@@ -166,10 +222,12 @@ function sampleFromExponentialMs(code: BackoffCodeValue, e: number, u: number, f
     }
     case BackoffCode.randomized:
       return e * (1 - factor) + u * (2 * factor * e);
-    default: {
+    case BackoffCode['random-exponential']: {
       const hi = Math.max(minMs, e);
       return minMs + u * (hi - minMs);
     }
+    default:
+      return unknownCode(code);
   }
 }
 
@@ -195,10 +253,11 @@ function sampleFromExponentialMs(code: BackoffCodeValue, e: number, u: number, f
  *   jitter (smithy-lang/smithy-typescript:packages/util-retry/src/defaultRetryBackoffStrategy.ts,
  *   `computeNextBackoffDelay(retryCount)` with retryCount 0 for the first retry; base 100 ms,
  *   MAXIMUM_RETRY_DELAY 20 s in constants.ts);
- * - `envoy`: min(cap, floor(u * (2^N - 1) * base)) for retry number N, N no longer growing once
- *   (2^N - 1) * base exceeds the cap (envoyproxy/envoy:source/common/common/backoff_strategy.cc,
- *   `JitteredBackOffStrategy::nextBackOffMs`: random % ((2^N - 1) * base), min with max_interval;
- *   router_filter.rst: "[0, (2^N-1)B)", base 25 ms, max 10 x base). `multiplier` and
+ * - `envoy`: floor(u * min(base * 2^(r - 1), cap)), an integer uniform on [0, interval) ms
+ *   (envoyproxy/envoy:source/common/common/backoff_strategy.cc,
+ *   `JitteredExponentialBackOffStrategy::nextBackOffMs`: random % next_interval_, the interval
+ *   doubling from base_interval until it reaches max_interval; base 25 ms, max 10 x base). The
+ *   [0, (2^N - 1) * base) of router_filter.rst is the 2018-2020 code. `multiplier` and
  *   `exponentOffset` are not used;
  * - `polly-decorrelated-v2`: Polly v8's DecorrelatedJitterBackoffV2: t = (r - 1) + u,
  *   next = 2^t * tanh(sqrt(4t)), delay = min(cap, (next - prev) * base / 1.4), then prev = next
@@ -246,10 +305,8 @@ function delayOfCode(code: BackoffCodeValue, b: BackoffSpec, retry: number, prev
       const range = grown(base, b.multiplier, retry - 1 + b.exponentOffset);
       return u === 0 ? 0 : Math.floor(Math.min(b.capMs, u * range));
     }
-    case BackoffCode.envoy: {
-      const n = envoyRetryNumber(base, b.capMs, retry);
-      return Math.min(b.capMs, Math.floor(u * (Math.pow(2, n) - 1) * base));
-    }
+    case BackoffCode.envoy:
+      return Math.floor(u * envoyIntervalMs(base, b.capMs, retry));
     case BackoffCode['polly-decorrelated-v2']:
       if (base === 0) return 0;
       return Math.min(b.capMs, (pollyNext(retry, u) - prevSleepMs) * POLLY_RP_SCALING * base);
@@ -257,6 +314,8 @@ function delayOfCode(code: BackoffCodeValue, b: BackoffSpec, retry: number, prev
       const r = b.randomize === true ? 1 + u : 1;
       return Math.min(b.capMs, Math.round(r * grown(base, b.multiplier, retry - 1 + b.exponentOffset)));
     }
+    default:
+      return unknownCode(code);
   }
 }
 
@@ -286,21 +345,20 @@ function nextPrevSleepOfCode(code: BackoffCodeValue, b: BackoffSpec, delayMs: nu
  * draws only with `randomize`; pass the spec to know (without it, it counts as random).
  */
 export function backoffIsRandom(kind: BackoffKind, b?: BackoffSpec): boolean {
-  switch (kind) {
-    case 'full-jitter':
-    case 'equal-jitter':
-    case 'decorrelated-jitter':
-    case 'aws-sdk-js':
-    case 'envoy':
-    case 'polly-decorrelated-v2':
-    case 'random-exponential':
+  const random = BACKOFF_TRAITS[kind].random;
+  switch (random) {
+    case 'always':
       return true;
-    case 'randomized':
-      return b === undefined || (b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR) > 0;
-    case 'node-retry':
-      return b === undefined || b.randomize === true;
-    default:
+    case 'never':
       return false;
+    case 'randomizationFactor':
+      return b === undefined || randomizationFactorOf(b) > 0;
+    case 'randomize':
+      return b === undefined || b.randomize === true;
+    default: {
+      const unknown: never = random;
+      throw new Error(`unknown randomness ${String(unknown)}`);
+    }
   }
 }
 
@@ -384,12 +442,7 @@ export interface CompiledBackoff {
 /** Resolve a backoff spec into {@link CompiledBackoff}. The spec must not change afterwards. */
 export function compileBackoff(b: BackoffSpec): CompiledBackoff {
   const code = BackoffCode[b.kind];
-  const tabled =
-    code === BackoffCode.exponential ||
-    code === BackoffCode['full-jitter'] ||
-    code === BackoffCode['equal-jitter'] ||
-    code === BackoffCode.randomized ||
-    code === BackoffCode['random-exponential'];
+  const tabled = BACKOFF_TRAITS[b.kind].fromExponentialCeiling;
   const hasThrottledBase = b.throttledBaseMs !== undefined;
   const ceilings = tabled ? ceilingTable(b, false) : NO_TABLE;
   return {
@@ -419,8 +472,10 @@ export interface BackoffDraw {
 export function drawBackoff(c: CompiledBackoff, retry: number, prevSleepMs: number, u: number, throttled: boolean, out: BackoffDraw): void {
   if (c.tabled) {
     const e = tableCeilingMs(throttled ? c.throttledCeilings : c.ceilings, c.spec, retry, throttled);
-    out.ceilingMs = ceilingFromExponentialMs(c.code, e, c.randomizationFactor, c.minMs);
-    out.backoffMs = sampleFromExponentialMs(c.code, e, u, c.randomizationFactor, c.minMs);
+    // `tabled` holds exactly for the kinds with the trait `fromExponentialCeiling`, whose codes are ExponentialCode.
+    const code = c.code as ExponentialCode;
+    out.ceilingMs = ceilingFromExponentialMs(code, e, c.randomizationFactor, c.minMs);
+    out.backoffMs = sampleFromExponentialMs(code, e, u, c.randomizationFactor, c.minMs);
     return;
   }
   out.ceilingMs = ceilingOfCode(c.code, c.spec, retry, prevSleepMs, throttled);

@@ -15,23 +15,35 @@ export interface WorkEstimate {
  * mean times (an upper bound when the server queues).
  */
 export function estimateWork(sc: Scenario): WorkEstimate {
-  const w = sc.workload;
-  let operations: number;
-  if (w.kind === 'burst') operations = w.clients;
-  else if (w.kind === 'open') {
-    const rf = rateFunction(w.rate);
-    const from = -sc.warmupMs;
-    const steps = 1000;
-    const dt = (w.durationMs - from) / steps;
-    let sum = 0;
-    for (let i = 0; i < steps; i++) sum += rf.ratePerSec(from + (i + 0.5) * dt) * (dt / 1000);
-    operations = sum;
-  } else {
-    const service = sc.leaf.kind === 'server' ? distMean(sc.leaf.serviceMs) : 1;
-    const cycle = Math.max(1e-3, distMean(w.thinkMs) + service);
-    operations = (w.clients * (w.durationMs + sc.warmupMs)) / cycle;
-  }
+  const operations = estimateOperations(sc);
   let product = 1;
   for (const l of sc.stack) product *= l.policy.maxAttempts === 'unlimited' ? Infinity : l.policy.maxAttempts;
   return { operations: Math.round(operations), maxLeafCalls: operations * product };
+}
+
+/** The operations of one run of `sc` (see {@link estimateWork}), by workload kind. */
+function estimateOperations(sc: Scenario): number {
+  const w = sc.workload;
+  switch (w.kind) {
+    case 'burst':
+      return w.clients;
+    case 'open': {
+      const rf = rateFunction(w.rate);
+      const from = -sc.warmupMs;
+      const steps = 1000;
+      const dt = (w.durationMs - from) / steps;
+      let sum = 0;
+      for (let i = 0; i < steps; i++) sum += rf.ratePerSec(from + (i + 0.5) * dt) * (dt / 1000);
+      return sum;
+    }
+    case 'closed': {
+      const service = sc.leaf.kind === 'server' ? distMean(sc.leaf.serviceMs) : 1;
+      const cycle = Math.max(1e-3, distMean(w.thinkMs) + service);
+      return (w.clients * (w.durationMs + sc.warmupMs)) / cycle;
+    }
+    default: {
+      const unknown: never = w;
+      throw new Error(`unknown workload kind ${JSON.stringify((unknown as { kind: unknown }).kind)}`);
+    }
+  }
 }
