@@ -127,6 +127,15 @@ function fmtCount(n: number): string {
   return String(Math.round(n));
 }
 
+/** The experiment file's JSON (already validated), or null. */
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
@@ -221,13 +230,13 @@ async function runLoaded(
     }
     const where = relative(io.cwd, outDir) || '.';
     if (res.interrupted) {
-      io.stderr(`interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`);
+      io.stderr(interruptedMessage(res, where));
       return 130;
     }
     if (opts.json) io.stdout(JSON.stringify(res.single ? { experiment: plan.name, ...res.single } : res.summary, null, 2) + '\n');
     else if (!opts.quiet) {
       io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
-      io.stdout(printRunSummary(res) + '\n');
+      io.stdout(printRunSummary(res, parseJsonOrNull(text)) + '\n');
       io.stdout(`written to ${where}\n`);
     }
     if (res.errored.length > 0) {
@@ -242,6 +251,14 @@ async function runLoaded(
     }
   }
   return status;
+}
+
+/** What an interrupted run left, and how to finish it. */
+function interruptedMessage(res: { single: unknown; done: number; total: number }, where: string): string {
+  if (res.single !== null) {
+    return `interrupted: the partial run (truncated: "interrupted") is in ${join(where, 'results.json')}; run again to get the whole run\n`;
+  }
+  return `interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`;
 }
 
 function parsePositiveInt(flag: string) {
@@ -317,9 +334,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--quiet', 'print nothing but errors', false)
     .action(async (opts: { dir: string; full: boolean; out?: string; workers?: number; quiet: boolean }) => {
       const all = findExperimentFiles(resolve(io.cwd, opts.dir));
+      if (all.length === 0) throw new UsageError([`${opts.dir}: no experiment files (*.json) in this directory`]);
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
-      const { files, tunes } = runAllTunes.split(all);
+      const { files, tunes } = runAllTunes.split(all, !opts.full);
       code = await runFiles(io, files, {
         quick: !opts.full,
         out,
@@ -331,7 +349,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         sharedAssets: true,
         reportIndex,
       });
-      code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex }));
+      // An interrupted run-all (exit 130) starts no search.
+      if (code !== 130) code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex }));
       if (reportIndex.length > 0) {
         writeSharedAssets(resolve(io.cwd, out));
         const index = writeReportIndex(resolve(io.cwd, out), reportIndex);
@@ -448,6 +467,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--sdk <sdk>', 'an AWS config on its own: js or python (default js)')
     .option('--route <name>', 'an Envoy configuration on its own: the route name')
     .option('--service <name>', 'a gRPC service config on its own: pkg.Service or pkg.Service/Method')
+    .option('--grpc-impl <impl>', 'a gRPC service config on its own: go, java or js, whose retry delay to model (default: the 2024 formula of go and java)')
     .action((stack: string, opts: CheckFlags) => {
       code = checkCommand(io, resolve(io.cwd, stack), opts);
     });
