@@ -16,6 +16,7 @@ import { describePresets } from '../policy/presets.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
+import { RunDirError } from '../sweep/ResultReader.js';
 import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { printRunSummary } from './printResults.js';
@@ -169,6 +170,19 @@ interface RunOptions {
   reportIndex?: IndexEntry[];
 }
 
+/** Experiments of one run that share a name would write into one directory, one losing its results. */
+function sameNameProblems(io: CliIO, loaded: Array<{ file: string; plan: ExperimentPlan }>): string[] {
+  const first = new Map<string, string>();
+  const problems: string[] = [];
+  for (const { file, plan } of loaded) {
+    const other = first.get(plan.name);
+    const show = (f: string) => relative(io.cwd, f) || f;
+    if (other === undefined) first.set(plan.name, file);
+    else problems.push(`${show(other)} and ${show(file)} are both named "${plan.name}": their results would overwrite each other (give each experiment its own name)`);
+  }
+  return problems;
+}
+
 async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<number> {
   const problems: string[] = [];
   const loaded: Array<{ file: string } & ReturnType<typeof loadPlan>> = [];
@@ -180,6 +194,7 @@ async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<n
       problems.push(...e.problems);
     }
   }
+  problems.push(...sameNameProblems(io, loaded));
   // Every file's problems at once, before anything runs.
   if (problems.length > 0) throw new UsageError(problems);
   // Several experiments run one after another on the same worker threads (started and warmed up once).
@@ -222,6 +237,7 @@ async function runLoaded(
           set,
         },
         signal: ac.signal,
+        onWarning: (text: string) => io.stderr(`warning: ${text}\n`),
         ...(progress ? { onProgress: (p: Parameters<ProgressReporter['update']>[0]) => progress.update(p) } : {}),
       });
     } finally {
@@ -383,15 +399,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--json', 'print the merged summary', false)
     .action((dirs: string[], opts: { out: string; json: boolean }) => {
       const abs = dirs.map((d) => resolve(io.cwd, d));
-      const first = abs[0] as string;
-      let name: string;
-      try {
-        name = (JSON.parse(readFileSync(join(first, 'run.json'), 'utf8')) as { experiment: string }).experiment;
-      } catch {
-        throw new UsageError([`${dirs[0]}: not a retrystorm run directory (no readable run.json)`]);
-      }
-      const outDir = resolve(io.cwd, opts.out, name);
-      const { summary } = mergeRunDirs(abs, outDir);
+      const { summary, plan, outDir } = mergeRunDirs(abs, (experiment) => resolve(io.cwd, opts.out, experiment));
+      const name = plan.name;
       if (opts.json) io.stdout(JSON.stringify(summary, null, 2) + '\n');
       else io.stdout(`merged ${dirs.length} shard${dirs.length > 1 ? 's' : ''} of ${name}: ${summary.cells.length} cells, written to ${relative(io.cwd, outDir) || '.'}\n`);
     });
@@ -503,7 +512,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       for (const p of e.problems) io.stderr(`error: ${p}\n`);
       return 2;
     }
-    if (e instanceof MergeError || e instanceof ResumeError || e instanceof OutputError) {
+    if (e instanceof MergeError || e instanceof ResumeError || e instanceof OutputError || e instanceof RunDirError) {
       io.stderr(`error: ${e.message}\n`);
       return 2;
     }
