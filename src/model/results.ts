@@ -1,3 +1,4 @@
+import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
 import type { Scenario } from './scenario.js';
@@ -67,8 +68,13 @@ export interface SimulationResults {
   operationMs: LatencySummary;
   /** When the last operation ended. */
   completionTimeMs: number;
-  /** Successful operations per second over the measured time. */
+  /**
+   * Successful operations per second of the time demand was offered: an open or closed loop's
+   * `durationMs` (the clients stop starting operations then), a burst's completion time; not of the drain.
+   */
   goodputPerSec: number;
+  /** What each named metric window measured (only with `metrics.windows`). */
+  windows?: MetricWindowResult[];
   server: {
     kind: 'server' | 'pool' | 'occ' | 'script';
     /** Mean busy workers / concurrency; null with unlimited concurrency or no server. */
@@ -151,6 +157,8 @@ export interface ResultInput {
   latency: LogHistogram;
   operationMs: LogHistogram;
   completionTimeMs: number;
+  /** The named metric windows' measures (null without any). */
+  windows: MetricWindowResult[] | null;
   server: Omit<SimulationResults['server'], 'utilization'> & { concurrency: number; hanging: number };
   backends: BackendStats[] | undefined;
   clustering: ClusteringResult[];
@@ -203,7 +211,9 @@ function truncationReason(i: ResultInput): string | null {
 export function buildResults(i: ResultInput): SimulationResults {
   const s = i.series;
   const secPerBin = s.binMs / 1000;
-  const measuredSec = i.endMs / 1000;
+  const w = i.scenario.workload;
+  // The time demand was offered: a loop's duration (less if the run stopped before), a burst's completion time.
+  const offeredSec = (w.kind === 'burst' ? i.completionTimeMs : Math.min(w.durationMs, i.endMs)) / 1000;
   const sv = i.server;
   const kind = i.scenario.leaf.kind;
   const occ = kind === 'occ';
@@ -231,7 +241,8 @@ export function buildResults(i: ResultInput): SimulationResults {
     latencyMs: i.latency.summary(),
     operationMs: i.operationMs.summary(),
     completionTimeMs: i.completionTimeMs,
-    goodputPerSec: measuredSec > 0 ? i.succeeded / measuredSec : 0,
+    goodputPerSec: offeredSec > 0 ? i.succeeded / offeredSec : 0,
+    ...(i.windows ? { windows: i.windows } : {}),
     // The input's fields in their order, less `concurrency` and `hanging`, then the utilisation.
     server: {
       kind: sv.kind,
