@@ -68,10 +68,7 @@ export interface SimulationResults {
   operationMs: LatencySummary;
   /** When the last operation ended. */
   completionTimeMs: number;
-  /**
-   * Successful operations per second of the time demand was offered: an open or closed loop's
-   * `durationMs` (the clients stop starting operations then), a burst's completion time; not of the drain.
-   */
+  /** Successful operations per second over the measured time (the drain included). */
   goodputPerSec: number;
   /** What each named metric window measured (only with `metrics.windows`). */
   windows?: MetricWindowResult[];
@@ -211,9 +208,7 @@ function truncationReason(i: ResultInput): string | null {
 export function buildResults(i: ResultInput): SimulationResults {
   const s = i.series;
   const secPerBin = s.binMs / 1000;
-  const w = i.scenario.workload;
-  // The time demand was offered: a loop's duration (less if the run stopped before), a burst's completion time.
-  const offeredSec = (w.kind === 'burst' ? i.completionTimeMs : Math.min(w.durationMs, i.endMs)) / 1000;
+  const measuredSec = i.endMs / 1000;
   const sv = i.server;
   const kind = i.scenario.leaf.kind;
   const occ = kind === 'occ';
@@ -241,7 +236,7 @@ export function buildResults(i: ResultInput): SimulationResults {
     latencyMs: i.latency.summary(),
     operationMs: i.operationMs.summary(),
     completionTimeMs: i.completionTimeMs,
-    goodputPerSec: offeredSec > 0 ? i.succeeded / offeredSec : 0,
+    goodputPerSec: measuredSec > 0 ? i.succeeded / measuredSec : 0,
     ...(i.windows ? { windows: i.windows } : {}),
     // The input's fields in their order, less `concurrency` and `hanging`, then the utilisation.
     server: {

@@ -50,22 +50,3 @@ describe('named metric windows', () => {
   });
 });
 
-describe('goodput', () => {
-  it('divides successes by the time demand was offered, not by the drain: a burst by its completion time', () => {
-    const r = simulate(
-      { workload: { kind: 'burst', clients: 10 }, stack: [{ name: 'client', policy: { maxAttempts: 1 } }], leaf: { kind: 'server', serviceMs: 10 } },
-      { seed: 1 },
-    );
-    expect([r.operations.succeeded, r.completionTimeMs, r.goodputPerSec]).toEqual([10, 100, 100]);
-  });
-
-  it('an open loop by its duration, however long the queue takes to drain', () => {
-    // 100/s for 10 s against a server that completes 50/s: the queue drains for about 10 s more.
-    const r = simulate(
-      { workload: { kind: 'open', rate: 100, durationMs: 10_000 }, stack: [{ name: 'client', policy: { maxAttempts: 1 } }], leaf: { kind: 'server', serviceMs: 20 } },
-      { seed: 1 },
-    );
-    expect(r.simulatedMs).toBeGreaterThan(15_000);
-    expect(r.goodputPerSec).toBe(r.operations.succeeded / 10);
-  });
-});
