@@ -461,7 +461,7 @@ const metricsSchema = f.object({
           else seen.set(w.name, i);
         });
       })
-      .default(() => []),
+      .optional(),
     'Named intervals measured on their own: amplification, success rate, goodput and whether the system recovered (goodput over the last 30 s >= 90% of the demand offered then).',
   ),
   timeSeriesBinMs: doc(f.positiveAtLeast(0.001).default(1000), 'Bins of the time series (at least 1 µs; at most a million bins are kept).'),
