@@ -33,9 +33,14 @@ export class FieldReader {
     private readonly where = '',
   ) {}
 
+  /** How a field is spelled in messages (as the reader's documents name it; the key itself here). */
+  protected spelled(key: string): string {
+    return key;
+  }
+
   /** The printed name of a path. */
   name(path: readonly Segment[]): string {
-    const dotted = path.join('.');
+    const dotted = path.map((s) => (typeof s === 'string' ? this.spelled(s) : s)).join('.');
     if (this.where === '') return dotted === '' ? 'the document' : dotted;
     return dotted === '' ? this.where : `${this.where} ${dotted}`;
   }
@@ -69,7 +74,7 @@ export class FieldReader {
     for (const key of Object.keys(obj)) {
       if (known.includes(key)) continue;
       const near = nearestName(key, known);
-      this.fail([...path, key], near === undefined ? 'is not a known field' : `is not a known field (did you mean "${near}"?)`);
+      this.fail([...path, key], near === undefined ? 'is not a known field' : `is not a known field (did you mean "${this.spelled(near)}"?)`);
     }
   }
 

@@ -201,9 +201,10 @@ describe('Envoy route retry_policy', () => {
     expect(layer.policy.perAttemptTimeoutMs).toBeUndefined();
   });
 
-  it('retriable-status-codes, rate-limited back-off and a cluster retry budget in the same file', () => {
+  it('retriable-status-codes, rate-limited back-off and the route cluster\'s retry budget in the same file', () => {
     const yaml = [
       'route:',
+      '  cluster: payments',
       '  timeout: 0s',
       '  retry_policy:',
       '    retry_on: retriable-status-codes,envoy-ratelimited',
@@ -213,6 +214,8 @@ describe('Envoy route retry_policy', () => {
       '      reset_headers: [{ name: Retry-After, format: SECONDS }]',
       '      max_interval: 60s',
       'cluster:',
+      '  name: payments',
+      '  connect_timeout: 1s',
       '  circuit_breakers:',
       '    thresholds:',
       '      - priority: DEFAULT',
