@@ -443,6 +443,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--sdk <sdk>', 'an AWS config on its own: js or python (default js)')
     .option('--route <name>', 'an Envoy configuration on its own: the route name')
     .option('--service <name>', 'a gRPC service config on its own: pkg.Service or pkg.Service/Method')
+    .option('--instance <name>', 'a resilience4j configuration or an appsettings.json on its own: the retry instance or section')
+    .option('--env <KEY=value>', 'an AWS config on its own: AWS_RETRY_MODE or AWS_MAX_ATTEMPTS over the profile (repeatable)', collect, [])
     .action((stack: string, opts: CheckFlags) => {
       code = checkCommand(io, resolve(io.cwd, stack), opts);
     });
