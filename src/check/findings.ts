@@ -130,7 +130,7 @@ function budgets(stack: CheckStack): Array<{ ms: number; by: string }> {
 }
 
 /**
- * The findings of a stack (DESIGN.md section 1 for the semantics; the SRE book, the AWS
+ * The findings of a stack (README.md, "Concepts", for the semantics; the SRE book, the AWS
  * Architecture Blog and the libraries' sources for the advice), given its worst cases per failure
  * class. Sorted by severity, then code, then layer.
  */

@@ -26,6 +26,7 @@ import { parseReportHints } from '../report/reportHints.js';
 import { ProgressReporter } from './progress.js';
 import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
+import { registerTune, runAllTunes } from './tuneCommand.js';
 
 /** Where the CLI writes: injected so tests can capture output. */
 export interface CliIO {
@@ -315,9 +316,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--workers <n>', 'worker threads (default: the available parallelism)', parsePositiveInt('--workers'))
     .option('--quiet', 'print nothing but errors', false)
     .action(async (opts: { dir: string; full: boolean; out?: string; workers?: number; quiet: boolean }) => {
-      const files = findExperimentFiles(resolve(io.cwd, opts.dir));
+      const all = findExperimentFiles(resolve(io.cwd, opts.dir));
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
+      const { files, tunes } = runAllTunes.split(all);
       code = await runFiles(io, files, {
         quick: !opts.full,
         out,
@@ -329,12 +331,15 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         sharedAssets: true,
         reportIndex,
       });
+      code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex }));
       if (reportIndex.length > 0) {
         writeSharedAssets(resolve(io.cwd, out));
         const index = writeReportIndex(resolve(io.cwd, out), reportIndex);
         if (!opts.quiet) io.stdout(`\nreports: ${relative(io.cwd, index) || index}\n`);
       }
     });
+
+  registerTune(program, io, (c) => (code = c));
 
   program
     .command('report')

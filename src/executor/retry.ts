@@ -55,7 +55,7 @@ export interface AttemptEndInfo extends AttemptInfo {
   settled?: Settled<unknown>;
 }
 
-/** The backoff the policy drew for a retry (DESIGN.md section 1, steps 6-7). */
+/** The backoff the policy drew for a retry (README.md, "Concepts", "The retry decision", steps 6-7). */
 export interface WaitInfo {
   /** 1 for the first retry (the number of attempts made so far). */
   retry: number;
@@ -173,7 +173,7 @@ const ABORTED = Symbol('aborted');
 
 /**
  * Runs `fn` under `policy` in real time, making exactly the decisions the simulator makes
- * (src/model/Model.ts, in the same order; DESIGN.md section 1, "The retry decision"):
+ * (src/model/Model.ts, in the same order; README.md, "Concepts", "The retry decision"):
  *
  * before each attempt: a spent deadline (remaining <= 0) gives `deadline` without a call; the
  * admission control (if any) may refuse (`throttled`) or delay it. The attempt is given

@@ -171,6 +171,14 @@ function patchRoot(root: JsonObject, options: ExpandOptions, messages: Messages)
   return { work, patches };
 }
 
+/**
+ * The file's root after quick mode and the `--set` overrides, as `expandExperiment` sees it before
+ * expanding cells (a copy; a patch that fails is skipped: `expandExperiment` reports it).
+ */
+export function patchedRoot(root: Readonly<Record<string, unknown>>, options: ExpandOptions): Record<string, unknown> {
+  return patchRoot(root as JsonObject, options, new Messages()).work;
+}
+
 /** `quick: ` or `--set x: ` when a problem's location was patched by one of them (the last that did). */
 function blame(locations: readonly PathSegment[][], patches: readonly Patch[]): string {
   for (let i = patches.length - 1; i >= 0; i--) {
@@ -510,7 +518,7 @@ function cellMessage(
 }
 
 /**
- * Expands an experiment into the cells a sweep runs (DESIGN.md section 3a). In order: the quick
+ * Expands an experiment into the cells a sweep runs (README.md, "Experiment files"). In order: the quick
  * patch (if `quick`; the file's, then each part's), the `--set` overrides (see
  * {@link ExpandOptions.set}), then for each cell the variant's overrides and the sweep point's values on the part's
  * scenario, which is then validated and resolved. Cells come in file order of parts; within a

@@ -3,6 +3,7 @@ import { describeValue } from './describeValue.js';
 import { fields as f } from './fields.js';
 import { scenarioSchema } from './scenarioSchema.js';
 import { doc } from './schemaDocs.js';
+import { tuneSchema } from './tuneSchema.js';
 
 /** Names of experiments and parts: lowercase letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 export const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
@@ -70,7 +71,7 @@ function quickSchema() {
 }
 
 /**
- * The zod schema of an experiment file (DESIGN.md section 3a), with `scenario` as given: the
+ * The zod schema of an experiment file (README.md, "Experiment files"), with `scenario` as given: the
  * full scenario schema for the JSON Schema of editors, or a plain object when scenarios are
  * validated cell by cell after overrides (expandExperiment). Rules between top-level fields
  * (scenario xor parts, unique part names) are checked by expandExperiment.
@@ -107,6 +108,7 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
       replications: doc(f.positiveInt().default(1), 'Runs per cell, with seeds derived from (seed, part, parameters, replication).'),
       quick: quickSchema().optional(),
       parts: doc(f.array(part, 'parts', 1).optional(), 'Several scenarios in one experiment (instead of scenario).'),
+      tune: doc(tuneSchema.optional(), 'What `retrystorm tune` searches (a space, presets, objectives, constraints); `run` ignores it.'),
       report: doc(
         f.record(z.unknown(), 'an object').optional(),
         'Hints for the HTML report: a one-line finding, the charts (kind, metric, x axis, log scales, cells, captions) and the findings table.',

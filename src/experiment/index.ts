@@ -1,6 +1,6 @@
 /**
  * Experiment files: their schema, validation with path-precise messages, overrides, and the
- * expansion of an experiment into cells (DESIGN.md section 3a).
+ * expansion of an experiment into cells (README.md, "Experiment files").
  */
 export { canonicalJson } from './canonicalJson.js';
 export type { Experiment, ExperimentPartSummary } from './Experiment.js';
@@ -8,6 +8,7 @@ export {
   DEFAULT_VARIANT,
   expandExperiment,
   MAIN_PART,
+  patchedRoot,
   type Cell,
   type ExpandOptions,
   type ExpandResult,
@@ -48,3 +49,12 @@ export {
 } from './scenarioSchema.js';
 export { cloneJson, mergeValue, setPath, splitExperimentPath, splitPath, type PathInput } from './setPath.js';
 export { ValidationError } from './ValidationError.js';
+export {
+  DEFAULT_TUNE_CANDIDATES,
+  DEFAULT_TUNE_MAX_RUNS,
+  tuneSchema,
+  type TuneConstraint,
+  type TuneDimension,
+  type TuneObjective,
+  type TuneSection,
+} from './tuneSchema.js';

@@ -14,7 +14,7 @@ function hasQuickPatch(root: Record<string, unknown>): boolean {
 
 /**
  * Validates an experiment file's root value completely: its structure, and the scenario of every
- * cell in normal mode and, when the file has a quick patch, in quick mode too (DESIGN.md 3a).
+ * cell in normal mode and, when the file has a quick patch, in quick mode too (README.md, "Experiment files").
  * Messages name dotted paths from the file's root; each appears once.
  */
 export function parseExperiment(root: unknown): ParseExperimentResult {

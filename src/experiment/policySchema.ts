@@ -333,7 +333,7 @@ const policyObject = doc(
       }
     })
     .transform(({ preset: _preset, ...policy }): Policy => policy),
-  'The retry policy of a layer (DESIGN.md section 1, "The retry decision"); `preset` starts from a real library\'s policy.',
+  'The retry policy of a layer (README.md, "Concepts", "The retry decision"); `preset` starts from a real library\'s policy.',
   'Policy',
 );
 

@@ -448,7 +448,7 @@ const metricsSchema = f.object({
 
 /**
  * One complete simulation as written in an experiment file, resolved to a `Scenario` with every
- * default filled in (DESIGN.md section 2). Checks between fields (capMs >= baseMs, ramp points in
+ * default filled in (README.md, "The model"). Checks between fields (capMs >= baseMs, ramp points in
  * order, fault windows, a hanging script needs a timeout) carry the paths of the fields involved.
  */
 export const scenarioSchema = doc(

@@ -51,7 +51,7 @@ export function isIdempotent(method: Method, rule: IdempotencyRule): boolean {
 }
 
 /**
- * Step 3 of the retry decision (DESIGN.md section 1): may this outcome be retried at all?
+ * Step 3 of the retry decision (README.md, "Concepts"): may this outcome be retried at all?
  * - "overloaded; don't retry" (Google SRE book ch. 21) never is;
  * - timeouts (an unknown outcome: the work may have happened) and 5xx need an idempotent operation;
  * - 429 (refused before any processing), write conflicts and local refusals are safe for every

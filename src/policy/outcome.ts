@@ -1,8 +1,8 @@
 /**
  * Outcomes of one attempt, as small integers so the simulation's hot path never allocates.
  * Statuses follow HTTP (RFC 9110); `CONFLICT` is the optimistic-concurrency write conflict of the
- * AWS 2015 contention study; the `LOCAL_*` outcomes are refusals made without any call (DESIGN.md
- * section 1): a layer above does not retry them unless its policy lists them.
+ * AWS 2015 contention study; the `LOCAL_*` outcomes are refusals made without any call (README.md,
+ * "Concepts", "What the layer above sees"): a layer above does not retry them unless its policy lists them.
  */
 export const Outcome = {
   SUCCESS: 0,
@@ -42,7 +42,7 @@ export const OUTCOME_NAMES: readonly string[] = [
 
 /**
  * Why an operation (or one layer's call) ended. Exactly these, in the order of the retry
- * decision of DESIGN.md section 1.
+ * decision (README.md, "Concepts").
  */
 export const GiveUp = {
   SUCCESS: 0,

@@ -1,6 +1,7 @@
 import type { SweepSummary } from './runPlan.js';
 
-function cell(v: unknown): string {
+/** One CSV field: quoted when it holds a comma, a quote or a line break. */
+export function csvCell(v: unknown): string {
   const s = typeof v === 'string' ? v : v === undefined || v === null ? '' : typeof v === 'number' ? String(v) : JSON.stringify(v);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
@@ -13,11 +14,11 @@ function cell(v: unknown): string {
 export function summaryCsv(summary: SweepSummary): string {
   const paramNames = [...new Set(summary.cells.flatMap((c) => Object.keys(c.params)))].sort();
   const header = ['part', 'variant', ...paramNames, 'state', 'metric', 'n', 'mean', 'sd', 'ci95_low', 'ci95_high'];
-  const rows = [header.map(cell).join(',')];
+  const rows = [header.map(csvCell).join(',')];
   for (const c of summary.cells) {
     const lead = [c.part, c.variant, ...paramNames.map((p) => c.params[p]), c.state];
     for (const [name, s] of Object.entries(c.metrics)) {
-      rows.push([...lead, name, s.n, s.mean, s.sd, s.ci95[0], s.ci95[1]].map(cell).join(','));
+      rows.push([...lead, name, s.n, s.mean, s.sd, s.ci95[0], s.ci95[1]].map(csvCell).join(','));
     }
   }
   return rows.join('\n') + '\n';

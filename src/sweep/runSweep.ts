@@ -60,6 +60,11 @@ export interface SweepOptions {
    * sweep starts its own and stops them when it ends.
    */
   pool?: SweepPool;
+  /**
+   * Records of some of these cells' replications made elsewhere (an earlier round of a search over
+   * the same cells and seeds): taken as done, written to results.jsonl, not run again.
+   */
+  prior?: readonly ReplicationRecord[];
 }
 
 /**
@@ -222,6 +227,16 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
     for (const rec of records.values()) if (rec.state === 'ok') resumed++;
   } else {
     writer.start(toJson(manifest, 2), []);
+  }
+  if (opts.prior && opts.prior.length > 0) {
+    const wanted = new Set(cells.flatMap(({ cell, replications }) => Array.from({ length: replications }, (_, r) => recordId(cell.key, r))));
+    for (const rec of opts.prior) {
+      const id = recordId(rec.key, rec.replication);
+      if (rec.state !== 'ok' || !wanted.has(id) || records.get(id)?.state === 'ok') continue;
+      records.set(id, rec);
+      writer.append(toJson(rec));
+      resumed++;
+    }
   }
 
   const tasks: Array<{ cell: Cell; replication: number }> = [];

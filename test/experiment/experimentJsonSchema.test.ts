@@ -41,6 +41,7 @@ describe('experimentJsonSchema', () => {
       'replications',
       'quick',
       'parts',
+      'tune',
       'report',
     ]);
     expect(schema.properties.name.pattern).toBe('^[a-z0-9][a-z0-9._-]*$');

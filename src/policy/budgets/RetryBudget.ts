@@ -11,7 +11,7 @@ import { TokenBucketQuota, type TokenBucketQuotaSpec } from './TokenBucketQuota.
 
 /**
  * A retry budget, throttle or breaker of one layer instance: a pure state machine driven by the
- * layer's events, time always passed in (DESIGN.md section 1: "Budgets are asked at step 5 and
+ * layer's events, time always passed in (README.md, "Concepts": "They are asked at step 5 and
  * charged only when the retry is actually scheduled (after step 8)"). Per attempt the caller calls
  * `onAttempt` when it is sent, then `onOutcome` when it ends (before the retry decision), then,
  * when steps 1-4 allow a retry, `allowRetry`, and `onRetryScheduled` once step 8 has passed.

@@ -1,0 +1,276 @@
+import { csvCell } from '../sweep/csv.js';
+import { escapeHtml, inlineScript, jsonForScript } from './escape.js';
+import { formatDuration } from '../policy/formatDuration.js';
+import { formatNumber, formatValue } from './format.js';
+import type { ReportAssets } from './renderReport.js';
+import { BUNDLE_FILES } from './renderReport.js';
+
+/** Mean and 95% interval of a metric across replications, as a search reports them. */
+interface Stats {
+  n: number;
+  mean: number;
+  sd: number;
+  ci95: [number, number];
+}
+
+/** The part of a search's answer (`retrystorm tune`'s tune.json) that its report and CSV show. */
+export interface TuneReportInput {
+  experiment: string;
+  seed: number;
+  headline: string;
+  status: string;
+  stopReason: string | null;
+  totalRuns: number;
+  maxRuns: number;
+  space: Array<{ path: string; dimension: unknown }>;
+  objectives: Array<{ label: string; goal: string; tolerance: number | null }>;
+  constraints: string[];
+  rounds: Array<{ index: number; replications: number; entered: string[]; runs: number; totalRuns: number; leader: string | null; dropped: Array<{ id: string; reason: string }>; added: string[] }>;
+  ranking: Array<{
+    rank: number;
+    id: string;
+    label: string;
+    origin: string;
+    values: Record<string, unknown> | null;
+    preset: { layer: string; name: string } | null;
+    replications: number;
+    status: string;
+    reason: string | null;
+    droppedInRound: number | null;
+    feasibility: string;
+    objectives: Stats[];
+    constraints: Array<Stats & { met: string }>;
+  }>;
+  recommendation: { id: string; label: string; overrides: Record<string, Record<string, unknown>>; setFlags: string[]; indistinguishableFrom: string[]; notSeparatedFrom: string[] } | null;
+  front: string[];
+  closest: string[];
+  presets: Array<{ id: string; layer: string; name: string; rank: number }>;
+}
+
+/** How the page is made: the experiment's description, provenance, and how vega is loaded. */
+export interface TuneReportOptions {
+  description: string;
+  version: string;
+  date: string;
+  runTimeMs: number;
+  assets: ReportAssets;
+}
+
+/**
+ * The ranking of a search as one long CSV table: one row per candidate and metric (objectives,
+ * then constraints): rank, candidate, status, feasibility, replications, metric, n, mean, sd,
+ * ci95_low, ci95_high. Rows in rank order.
+ */
+export function tuneCsv(a: TuneReportInput): string {
+  const rows = [['rank', 'candidate', 'label', 'status', 'feasibility', 'replications', 'metric', 'n', 'mean', 'sd', 'ci95_low', 'ci95_high'].join(',')];
+  for (const r of a.ranking) {
+    const lead = [r.rank, r.id, r.label, r.status === 'survivor' ? 'survivor' : `dropped: ${r.reason ?? ''}`, r.feasibility, r.replications];
+    const metrics: Array<[string, Stats]> = [
+      ...a.objectives.map((o, i): [string, Stats] => [`objective ${o.label}`, r.objectives[i] as Stats]),
+      ...a.constraints.map((c, i): [string, Stats] => [`constraint ${c}`, r.constraints[i] as Stats]),
+    ];
+    for (const [name, s] of metrics) rows.push([...lead, name, s.n, s.mean, s.sd, s.ci95[0], s.ci95[1]].map(csvCell).join(','));
+  }
+  return rows.join('\n') + '\n';
+}
+
+function stats(s: Stats | undefined): string {
+  if (!s || s.n === 0) return '–';
+  if (s.n === 1 || s.ci95[0] === s.ci95[1]) return escapeHtml(formatNumber(s.mean));
+  return `${escapeHtml(formatNumber(s.mean))} <span class="ci">[${escapeHtml(formatNumber(s.ci95[0]))}, ${escapeHtml(formatNumber(s.ci95[1]))}]</span>`;
+}
+
+/** Status of a candidate as the charts colour it. */
+function group(r: TuneReportInput['ranking'][number], a: TuneReportInput): string {
+  if (a.recommendation?.id === r.id) return 'recommended';
+  if (r.preset !== null) return 'preset';
+  if (r.status === 'survivor') return 'survivor';
+  if (r.feasibility === 'infeasible') return 'infeasible';
+  return 'dropped';
+}
+
+const GROUPS = { domain: ['recommended', 'survivor', 'preset', 'dropped', 'infeasible'], range: ['#d62728', '#1f77b4', '#ff7f0e', '#9d9d9d', '#2f2f2f'] };
+
+/** A scatter of candidates (one point each, colour by status, tooltips with the numbers; no text marks). */
+function scatter(rows: Array<Record<string, unknown>>, x: { field: string; title: string; type: string; log?: boolean }, y: { title: string }): Record<string, unknown> {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    width: 560,
+    height: 300,
+    data: { values: rows },
+    mark: { type: 'point', filled: true, size: 70 },
+    encoding: {
+      x: { field: x.field, type: x.type, title: x.title, ...(x.log ? { scale: { type: 'log' } } : x.type === 'quantitative' ? { scale: { zero: false } } : {}) },
+      y: { field: 'objective', type: 'quantitative', title: y.title, scale: { zero: false } },
+      color: { field: 'group', type: 'nominal', title: 'Candidate', scale: GROUPS },
+      shape: { field: 'group', type: 'nominal', legend: null },
+      tooltip: [
+        { field: 'candidate', type: 'nominal' },
+        { field: 'label', type: 'nominal', title: 'values' },
+        { field: 'objective', type: 'quantitative', format: '.4~g' },
+        { field: 'replications', type: 'quantitative' },
+        { field: 'status', type: 'nominal' },
+      ],
+    },
+  };
+}
+
+/** The charts of a search: the front (or objective against the first constraint), each parameter's effect, the rounds. */
+export function tuneCharts(a: TuneReportInput): Array<{ id: string; title: string; caption: string; spec: Record<string, unknown> }> {
+  const o0 = a.objectives[0] as { label: string; goal: string };
+  const rows = a.ranking.map((r) => ({
+    candidate: r.id,
+    label: r.label,
+    objective: r.objectives[0]?.mean ?? null,
+    objective2: r.objectives[1]?.mean ?? null,
+    constraint: r.constraints[0]?.mean ?? null,
+    replications: r.replications,
+    status: r.status === 'survivor' ? 'survivor' : (r.reason ?? 'dropped'),
+    group: group(r, a),
+    ...(r.values ?? {}),
+  }));
+  const charts: Array<{ id: string; title: string; caption: string; spec: Record<string, unknown> }> = [];
+  const finite = rows.filter((r) => typeof r.objective === 'number' && Number.isFinite(r.objective));
+  if (a.objectives.length > 1) {
+    const o1 = a.objectives[1] as { label: string };
+    const pts = finite.filter((r) => typeof r.objective2 === 'number');
+    const spec = scatter(pts, { field: 'objective2', title: o1.label, type: 'quantitative' }, { title: o0.label });
+    charts.push({ id: 'front', title: `${o0.label} against ${o1.label}`, caption: `Each candidate at its last replication count; the Pareto front is ${a.front.join(', ') || 'empty'}.`, spec });
+  } else if (a.constraints.length > 0) {
+    const pts = finite.filter((r) => typeof r.constraint === 'number');
+    const spec = scatter(pts, { field: 'constraint', title: a.constraints[0] as string, type: 'quantitative' }, { title: o0.label });
+    charts.push({ id: 'front', title: `${o0.label} against ${a.constraints[0]}`, caption: 'Each candidate at its last replication count: the recommendation is the best objective among the candidates proven to meet every constraint.', spec });
+  }
+  for (const [i, s] of a.space.entries()) {
+    const dim = s.dimension as { kind: string };
+    const pts = finite.filter((r) => (r as Record<string, unknown>)[s.path] !== undefined).map((r) => ({ ...r, value: (r as Record<string, unknown>)[s.path] }));
+    const spec = scatter(pts, { field: 'value', title: s.path, type: dim.kind === 'choice' ? 'nominal' : 'quantitative', log: dim.kind === 'log' }, { title: o0.label });
+    charts.push({ id: `param-${i}`, title: `${o0.label} against ${s.path}`, caption: `The effect of ${s.path}: every candidate of the space at its last replication count (presets outside the space are left out).`, spec });
+  }
+  const roundRows = a.rounds.flatMap((r) => [
+    { round: r.index, what: 'entered', candidates: r.entered.length },
+    { round: r.index, what: 'dropped', candidates: r.dropped.length },
+  ]);
+  charts.push({
+    id: 'rounds',
+    title: 'Candidates per round',
+    caption: 'How many candidates entered each round and how many it dropped (proven infeasible, worse than the leader at 95%, or halved); replications double every round.',
+    spec: {
+      $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+      width: 560,
+      height: 220,
+      data: { values: roundRows },
+      mark: 'bar',
+      encoding: {
+        x: { field: 'round', type: 'ordinal', title: 'Round' },
+        xOffset: { field: 'what' },
+        y: { field: 'candidates', type: 'quantitative', title: 'Candidates', axis: { tickMinStep: 1 } },
+        color: { field: 'what', type: 'nominal', title: '', scale: { domain: ['entered', 'dropped'], range: ['#1f77b4', '#9d9d9d'] } },
+        tooltip: [{ field: 'round' }, { field: 'what' }, { field: 'candidates' }],
+      },
+    },
+  });
+  return charts;
+}
+
+const STYLE = `
+body { margin: 0; font: 15px/1.5 "DejaVu Sans", system-ui, sans-serif; color: #1f2328; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px 28px 48px; }
+h1 { margin: 4px 0 8px; font-size: 28px; overflow-wrap: anywhere; }
+h2 { margin: 32px 0 10px; font-size: 21px; border-bottom: 1px solid #d8dee4; }
+.finding { font-size: 17px; margin: 6px 0 12px; padding: 8px 12px; background: #eef6ee; border-left: 4px solid #54a24b; }
+.description { max-width: 80ch; white-space: pre-wrap; overflow-wrap: anywhere; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
+th, td { border: 1px solid #d8dee4; padding: 4px 10px; text-align: left; vertical-align: top; overflow-wrap: normal; word-break: keep-all; }
+th { background: #f6f8fa; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.ci { color: #59636e; font-size: 12px; }
+code, pre { font-size: 13px; background: #f6f8fa; }
+pre { padding: 8px; white-space: pre-wrap; }
+figure { margin: 22px 0 30px; }
+figcaption { color: #59636e; max-width: 80ch; }
+footer { margin-top: 40px; color: #59636e; font-size: 13px; }
+`;
+
+const CSP =
+  "default-src 'none'; script-src 'self' file: 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'";
+
+const BOOT = `
+(function () {
+  var charts = JSON.parse(document.getElementById('tune-charts').textContent);
+  charts.forEach(function (c) {
+    var el = document.getElementById('chart-' + c.id);
+    if (typeof vegaEmbed !== 'function') { el.textContent = 'The charts need vega, vega-lite and vega-embed, which did not load.'; return; }
+    vegaEmbed(el, c.spec, { mode: 'vega-lite', renderer: 'svg', actions: { export: true, source: false, compiled: false, editor: false } })
+      .then(function () { el.setAttribute('data-rendered', 'true'); })
+      .catch(function (e) { el.setAttribute('data-error', String(e && e.message || e)); el.textContent = 'This chart could not be drawn: ' + (e && e.message || e); });
+  });
+})();
+`;
+
+function scripts(assets: ReportAssets): string {
+  if (assets.mode === 'shared') return BUNDLE_FILES.map((f) => `<script src="${escapeHtml(assets.base + f)}"></script>`).join('\n');
+  return [assets.scripts.vega, assets.scripts.vegaLite, assets.scripts.vegaEmbed].map((s) => `<script>${inlineScript(s)}</script>`).join('\n');
+}
+
+/** The HTML report of a search: the recommendation, the ranked table, the presets, the front, each parameter's effect, the rounds. */
+export function renderTuneReport(a: TuneReportInput, opts: TuneReportOptions): string {
+  const charts = tuneCharts(a);
+  const rec = a.recommendation;
+  const recHtml = rec
+    ? `<h2>Recommendation</h2>
+<p><strong>${escapeHtml(rec.id)}</strong>: ${escapeHtml(rec.label)}.${rec.indistinguishableFrom.length > 0 ? ` Indistinguishable from ${escapeHtml(rec.indistinguishableFrom.join(', '))} (equivalence at 5%).` : ''}${rec.notSeparatedFrom.length > 0 ? ` Not yet separated from ${escapeHtml(rec.notSeparatedFrom.join(', '))}.` : ''}</p>
+<p>As overrides of the experiment's scenario:</p><pre>${escapeHtml(JSON.stringify(rec.overrides, null, 2))}</pre>
+<p>As flags:</p><pre>${escapeHtml(rec.setFlags.join(' \\\n  '))}</pre>`
+    : `<h2>No recommendation</h2><p>No candidate was proven to meet the constraints. Closest: ${escapeHtml(a.closest.join(', '))}.</p>`;
+  const head = ['Rank', 'Candidate', ...a.objectives.map((o) => `${o.goal === 'minimize' ? 'Minimise' : 'Maximise'} ${o.label}`), ...a.constraints, 'Replications', 'Status'];
+  const body = a.ranking
+    .map(
+      (r) =>
+        `<tr><td class="num">${r.rank}</td><td>${escapeHtml(`${r.id}: ${r.label}`)}</td>${r.objectives.map((s) => `<td class="num">${stats(s)}</td>`).join('')}${r.constraints
+          .map((s) => `<td class="num">${stats(s)} ${s.met === 'yes' ? 'met' : s.met === 'no' ? 'not met' : '?'}</td>`)
+          .join('')}<td class="num">${r.replications}</td><td>${escapeHtml(r.status === 'survivor' ? 'survivor' : `${r.reason ?? 'dropped'} (round ${r.droppedInRound})`)}</td></tr>`,
+    )
+    .join('\n');
+  const presets = a.presets.length > 0 ? `<h2>Presets</h2><ul>${a.presets.map((p) => `<li>${escapeHtml(`${p.name} at ${p.layer}`)}: rank ${p.rank} of ${a.ranking.length}</li>`).join('')}</ul>` : '';
+  const rounds = a.rounds
+    .map((r) => `<tr><td class="num">${r.index}</td><td class="num">${r.replications}</td><td class="num">${r.entered.length}</td><td class="num">${r.runs}</td><td class="num">${r.totalRuns}</td><td>${escapeHtml(r.leader ?? '–')}</td><td>${escapeHtml(r.dropped.map((d) => d.id).join(', ') || '–')}</td><td>${escapeHtml(r.added.join(', ') || '–')}</td></tr>`)
+    .join('\n');
+  const space = a.space.map((s) => `<li><code>${escapeHtml(s.path)}</code>: ${escapeHtml(formatValue(s.dimension))}</li>`).join('');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(a.experiment)}: retrystorm tune</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<h1>${escapeHtml(a.experiment)}</h1>
+<p class="finding">${escapeHtml(a.headline)}</p>
+${opts.description ? `<details><summary>Description</summary><p class="description">${escapeHtml(opts.description)}</p></details>` : ''}
+<p>Space:</p><ul>${space}</ul>
+<p>Constraints: ${escapeHtml(a.constraints.join('; ') || 'none')}. ${a.totalRuns} runs in ${a.rounds.length} rounds (at most ${a.maxRuns}).</p>
+${recHtml}
+${presets}
+<h2>Ranking</h2>
+<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>
+${body}
+</tbody></table>
+<h2>Charts</h2>
+${charts.map((c) => `<figure><h3>${escapeHtml(c.title)}</h3><div class="vis" id="chart-${c.id}"></div><figcaption>${escapeHtml(c.caption)}</figcaption></figure>`).join('\n')}
+<h2>Rounds</h2>
+<table><thead><tr><th>Round</th><th>Replications</th><th>Candidates</th><th>Runs</th><th>Runs so far</th><th>Leader</th><th>Dropped</th><th>Added by refinement</th></tr></thead><tbody>
+${rounds}
+</tbody></table>
+<footer>retrystorm ${escapeHtml(opts.version)} tune, seed ${a.seed}, ${escapeHtml(opts.date.slice(0, 10))}, ${escapeHtml(formatDuration(opts.runTimeMs))}.</footer>
+</main>
+<script type="application/json" id="tune-charts">${jsonForScript(charts)}</script>
+${scripts(opts.assets)}
+<script>${inlineScript(BOOT)}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,298 @@
+import {
+  canonicalJson,
+  cloneJson,
+  MAIN_PART,
+  resolveScenario,
+  setPath,
+  splitPath,
+  tuneSchema,
+  type TuneObjective,
+  type TuneSection,
+} from '../experiment/index.js';
+import { isPresetName, PRESET_NAMES } from '../policy/presets.js';
+import { isMetricName, METRIC_NAMES_TEXT } from '../report/metrics.js';
+import type { SpaceDimension, SpacePoint } from './searchSpace.js';
+
+/** A part of the tuned experiment: its name and its scenario as written (after quick mode and --set). */
+export interface TunePart {
+  name: string;
+  description: string;
+  scenario: Record<string, unknown>;
+}
+
+/** Which number of which run a goal reads: a metric, in one part, optionally of one metric window. */
+export interface MetricTarget {
+  metric: string;
+  /** The parts it is read in (one, or every part). */
+  parts: string[];
+  window: string | null;
+}
+
+/** An objective after validation. */
+export interface Objective extends MetricTarget {
+  goal: 'minimize' | 'maximize';
+  /** Absolute equivalence margin, or null for 1% of the leader's mean. */
+  tolerance: number | null;
+  /** How it is named in tables: `amplification (outage)`. */
+  label: string;
+}
+
+/** A constraint after validation: one part each (a constraint without part holds in every part). */
+export interface Constraint extends MetricTarget {
+  min: number | null;
+  max: number | null;
+  label: string;
+}
+
+/** A fixed contender: a preset replacing one layer's policy. */
+export interface PresetContender {
+  layer: string;
+  name: string;
+}
+
+/** Everything a search needs, validated. */
+export interface TuneProblem {
+  name: string;
+  description: string;
+  seed: number;
+  /** The experiment had `parts` (the round files keep that shape). */
+  hasParts: boolean;
+  parts: TunePart[];
+  space: SpaceDimension[];
+  presets: PresetContender[];
+  objectives: Objective[];
+  constraints: Constraint[];
+  candidates: number;
+  maxRuns: number;
+}
+
+/** A validated problem, or every problem found (dotted paths from the file's root). */
+export type PrepareTuneResult = { ok: true; problem: TuneProblem } | { ok: false; errors: string[] };
+
+/**
+ * Where a metric of a window is kept among a run's flattened metrics. Without a window it is the
+ * metric's own name (`amplification`); with one, `windows.<window>.<metric>`.
+ */
+export function metricKey(metric: string, window: string | null): string {
+  return window === null ? metric : `windows.${window}.${metric}`;
+}
+
+/**
+ * Metrics that are never 0 in a run that measured them, so that 1% of a mean is a usable
+ * equivalence margin; every other metric (counts that can be 0, rates) needs a `tolerance`.
+ */
+const POSITIVE_METRIC = /^(amplification|leafCalls|writes|completionTimeMs|simulatedMs|operations\.offered|(latencyMs|operationMs)\.(mean|p50|p90|p99|p999|max))$/;
+
+/** The window names of a scenario as written (`metrics.windows[].name`). */
+function windowNames(scenario: Record<string, unknown>): string[] {
+  const metrics = scenario.metrics as { windows?: Array<{ name?: unknown }> } | undefined;
+  return (metrics?.windows ?? []).map((w) => w.name).filter((n): n is string => typeof n === 'string');
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Applies overrides (dotted paths relative to a scenario) to a copy of `scenario`. */
+export function applyOverrides(scenario: Record<string, unknown>, overrides: Record<string, unknown>): Record<string, unknown> {
+  const copy = cloneJson(scenario);
+  for (const [path, value] of Object.entries(overrides)) setPath(copy, splitPath(path), value);
+  return copy;
+}
+
+/** The overrides that make a candidate of a point: one per dimension. */
+export function pointOverrides(space: readonly SpaceDimension[], point: SpacePoint): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  space.forEach((s, i) => (out[s.path] = cloneJson(point[i])));
+  return out;
+}
+
+/** The overrides that make a preset contender in one part: that layer's policy replaced wholesale. */
+export function presetOverrides(part: TunePart, preset: PresetContender): Record<string, unknown> {
+  const stack = cloneJson(part.scenario.stack) as Array<Record<string, unknown>>;
+  const layer = stack.find((l) => l.name === preset.layer) as Record<string, unknown>;
+  layer.policy = { preset: preset.name };
+  return { stack };
+}
+
+/**
+ * The resolved scenarios of a candidate in every part (canonical JSON, joined), or the messages
+ * of the first part where it is not a valid scenario.
+ */
+export function resolveCandidate(
+  problem: Pick<TuneProblem, 'parts' | 'hasParts'>,
+  overridesOf: (part: TunePart) => Record<string, unknown>,
+): { ok: true; key: string } | { ok: false; errors: string[] } {
+  const keys: string[] = [];
+  for (const [i, part] of problem.parts.entries()) {
+    let input: Record<string, unknown>;
+    try {
+      input = applyOverrides(part.scenario, overridesOf(part));
+    } catch (e) {
+      return { ok: false, errors: [(e as Error).message] };
+    }
+    const result = resolveScenario(input, problem.hasParts ? ['parts', i, 'scenario'] : ['scenario']);
+    if (!result.ok) return { ok: false, errors: result.errors };
+    keys.push(canonicalJson(result.scenario));
+  }
+  return { ok: true, key: keys.join('\n') };
+}
+
+function targetLabel(metric: string, part: string | undefined, window: string | undefined, multipart: boolean): string {
+  const where = [part !== undefined && multipart ? part : undefined, window].filter((x) => x !== undefined);
+  return where.length > 0 ? `${metric} (${where.join(', ')})` : metric;
+}
+
+/**
+ * Validates the `tune` section of an experiment root (already patched by quick mode and --set, and
+ * otherwise valid) and gathers the problem: the parts, the space, the presets, the objectives and
+ * constraints. Each problem is reported once, with its dotted path from the file's root: an empty
+ * space, a path that no scenario accepts, a range with min > max, an unknown metric, part, window,
+ * layer or preset, a missing tolerance, variants or a sweep beside `tune`.
+ */
+export function prepareTune(root: Record<string, unknown>, overrides: { candidates?: number; maxRuns?: number } = {}): PrepareTuneResult {
+  const errors: string[] = [];
+  if (root.tune === undefined) return { ok: false, errors: ['tune is required (the space, objectives and constraints to search)'] };
+  const parsed = tuneSchema.safeParse(root.tune);
+  if (!parsed.success) {
+    // The experiment's own validation reports the structure with every path; only reached for direct callers.
+    return { ok: false, errors: parsed.error.issues.map((i) => `tune.${i.path.join('.')} ${i.message}`) };
+  }
+  const tune: TuneSection = parsed.data;
+  const hasParts = Array.isArray(root.parts);
+  const parts: TunePart[] = hasParts
+    ? (root.parts as Array<Record<string, unknown>>).map((p) => ({ name: p.name as string, description: (p.description as string) ?? '', scenario: p.scenario as Record<string, unknown> }))
+    : [{ name: MAIN_PART, description: (root.description as string) ?? '', scenario: root.scenario as Record<string, unknown> }];
+
+  for (const key of ['variants', 'sweep'] as const) {
+    if (root[key] !== undefined) errors.push(`${key} cannot be combined with tune (the search makes its own candidates)`);
+  }
+  if (hasParts) {
+    (root.parts as Array<Record<string, unknown>>).forEach((p, i) => {
+      for (const key of ['variants', 'sweep'] as const) {
+        if (p[key] !== undefined) errors.push(`parts.${i}.${key} cannot be combined with tune (the search makes its own candidates)`);
+      }
+    });
+  }
+
+  // The space: every path must be one that the scenarios accept.
+  const space: SpaceDimension[] = Object.entries(tune.space).map(([path, dimension]) => ({ path, dimension }));
+  for (const { path, dimension } of space) {
+    const where = `tune.space.${path}`;
+    let segments;
+    try {
+      segments = splitPath(path);
+    } catch {
+      errors.push(`${where} is not a valid path (empty segment)`);
+      continue;
+    }
+    if (segments[0] === 'scenario') {
+      errors.push(`${where}: paths are relative to the scenario (write ${JSON.stringify(segments.slice(1).join('.'))})`);
+      continue;
+    }
+    const probes: unknown[] = dimension.kind === 'choice' ? dimension.values : [dimension.min, dimension.max];
+    const results = probes.map((value) => resolveCandidate({ parts, hasParts }, () => ({ [path]: value })));
+    const firstBad = results.find((r) => !r.ok);
+    if (firstBad && !firstBad.ok && results.every((r) => !r.ok)) {
+      for (const e of firstBad.errors) errors.push(`${where}: ${e}`);
+    }
+  }
+
+  // Presets: a known preset on a layer that every part has.
+  const presets: PresetContender[] = [];
+  tune.presets.forEach((group, i) => {
+    for (const part of parts) {
+      const layers = ((part.scenario.stack as unknown[]) ?? []).map((l) => (isObject(l) ? l.name : undefined));
+      if (!layers.includes(group.layer)) {
+        const at = hasParts ? `part ${JSON.stringify(part.name)}` : 'the scenario';
+        errors.push(`tune.presets.${i}.layer must name a layer of ${at} (got ${JSON.stringify(group.layer)}; layers: ${layers.join(', ')})`);
+        return;
+      }
+    }
+    group.names.forEach((name, j) => {
+      if (!isPresetName(name)) errors.push(`tune.presets.${i}.names.${j} must be a known preset (got ${JSON.stringify(name)}; known presets: ${PRESET_NAMES.join(', ')})`);
+      else presets.push({ layer: group.layer, name });
+    });
+  });
+
+  // Objectives and constraints: a known metric, part and window.
+  const partNames = parts.map((p) => p.name);
+  const checkTarget = (where: string, t: { metric: string; part?: string | undefined; window?: string | undefined }): string[] | null => {
+    let ok = true;
+    if (!isMetricName(t.metric)) {
+      errors.push(`${where}.metric must be one of ${METRIC_NAMES_TEXT} (got ${JSON.stringify(t.metric)})`);
+      ok = false;
+    }
+    if (t.part !== undefined && !partNames.includes(t.part)) {
+      errors.push(`${where}.part must be one of ${partNames.join(', ')} (got ${JSON.stringify(t.part)})`);
+      return null;
+    }
+    const inParts = t.part !== undefined ? [t.part] : partNames;
+    if (t.window !== undefined) {
+      for (const name of inParts) {
+        const windows = windowNames((parts.find((p) => p.name === name) as TunePart).scenario);
+        if (!windows.includes(t.window)) {
+          const owner = hasParts ? `part ${JSON.stringify(name)}` : 'the scenario';
+          const has = windows.length > 0 ? `windows: ${windows.join(', ')}` : 'it has none';
+          errors.push(`${where}.window must name a window of ${owner}'s metrics.windows (got ${JSON.stringify(t.window)}; ${has})`);
+          return null;
+        }
+      }
+    }
+    return ok ? inParts : null;
+  };
+
+  const objectives: Objective[] = [];
+  tune.objectives.forEach((o: TuneObjective, i) => {
+    const where = `tune.objectives.${i}`;
+    const inParts = checkTarget(where, o);
+    if (inParts === null) return;
+    if (o.tolerance === undefined && !POSITIVE_METRIC.test(o.metric)) {
+      errors.push(`${where}.tolerance is required for ${o.metric} (it can be 0 or is a rate: equivalence needs an absolute margin)`);
+      return;
+    }
+    objectives.push({
+      metric: o.metric,
+      parts: inParts,
+      window: o.window ?? null,
+      goal: o.goal,
+      tolerance: o.tolerance ?? null,
+      label: targetLabel(o.metric, o.part, o.window, hasParts),
+    });
+  });
+
+  const constraints: Constraint[] = [];
+  tune.constraints.forEach((c, i) => {
+    const inParts = checkTarget(`tune.constraints.${i}`, c);
+    if (inParts === null) return;
+    for (const part of inParts) {
+      const bound = [c.min !== undefined ? `>= ${c.min}` : null, c.max !== undefined ? `<= ${c.max}` : null].filter((x) => x !== null).join(' and ');
+      constraints.push({
+        metric: c.metric,
+        parts: [part],
+        window: c.window ?? null,
+        min: c.min ?? null,
+        max: c.max ?? null,
+        label: `${targetLabel(c.metric, part, c.window, hasParts)} ${bound}`,
+      });
+    }
+  });
+
+  if (errors.length > 0) return { ok: false, errors: [...new Set(errors)] };
+  return {
+    ok: true,
+    problem: {
+      name: root.name as string,
+      description: (root.description as string) ?? '',
+      seed: (root.seed as number) ?? 1,
+      hasParts,
+      parts,
+      space,
+      presets,
+      objectives,
+      constraints,
+      candidates: overrides.candidates ?? tune.candidates,
+      maxRuns: overrides.maxRuns ?? tune.maxRuns,
+    },
+  };
+}
