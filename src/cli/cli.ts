@@ -26,6 +26,7 @@ import { parseReportHints } from '../report/reportHints.js';
 import { ProgressReporter } from './progress.js';
 import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
+import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
 
 /** Where the CLI writes: injected so tests can capture output. */
@@ -452,6 +453,22 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--env <KEY=value>', 'an AWS config on its own: AWS_RETRY_MODE or AWS_MAX_ATTEMPTS over the profile (repeatable)', collect, [])
     .action((stack: string, opts: CheckFlags) => {
       code = checkCommand(io, resolve(io.cwd, stack), opts);
+    });
+
+  program
+    .command('export')
+    .description("write a layer's policy as an Envoy route, gRPC service config, Istio VirtualService, Linkerd annotations, Gateway API route, AWS config profile or resilience4j block")
+    .argument('<format>', 'envoy-route|grpc-service-config|istio|linkerd|gateway-api|aws-config|resilience4j')
+    .argument('[file]', 'experiment file, stack file, or a configuration check reads')
+    .option('--layer <name>', 'the layer to export (default: the only one)')
+    .option('--preset <name>', 'export a preset instead of a file')
+    .option('--part <name>', 'only this part of an experiment file with parts')
+    .option('--name <name>', 'the name of the route, service, profile or instance written (default: the layer name)')
+    .option('--sdk <sdk>', 'aws-config: js or python (default js)')
+    .option('--strict', 'a field the format cannot express is an error (exit 1)', false)
+    .option('--out <file>', 'write to a file instead of stdout')
+    .action((format: string, file: string | undefined, opts: ExportFlags) => {
+      code = exportCommand(io, format, file, opts);
     });
 
   program
