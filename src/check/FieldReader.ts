@@ -13,7 +13,11 @@ export function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-const DURATION = /^(\d+)(?:\.(\d{1,9}))?s$/;
+/**
+ * A protobuf JSON duration: seconds with up to nine decimals and an `s`; the integer part may be
+ * left out (`".01s"`), as grpc-go's parseDuration accepts (grpc/grpc-go:service_config.go).
+ */
+const DURATION = /^(\d*)(?:\.(\d{0,9}))?s$/;
 
 /**
  * Collects the problems of a hand-validated configuration document, each message naming the file
@@ -29,9 +33,14 @@ export class FieldReader {
     private readonly where = '',
   ) {}
 
+  /** How a field is spelled in messages (as the reader's documents name it; the key itself here). */
+  protected spelled(key: string): string {
+    return key;
+  }
+
   /** The printed name of a path. */
   name(path: readonly Segment[]): string {
-    const dotted = path.join('.');
+    const dotted = path.map((s) => (typeof s === 'string' ? this.spelled(s) : s)).join('.');
     if (this.where === '') return dotted === '' ? 'the document' : dotted;
     return dotted === '' ? this.where : `${this.where} ${dotted}`;
   }
@@ -65,7 +74,7 @@ export class FieldReader {
     for (const key of Object.keys(obj)) {
       if (known.includes(key)) continue;
       const near = nearestName(key, known);
-      this.fail([...path, key], near === undefined ? 'is not a known field' : `is not a known field (did you mean "${near}"?)`);
+      this.fail([...path, key], near === undefined ? 'is not a known field' : `is not a known field (did you mean "${this.spelled(near)}"?)`);
     }
   }
 
@@ -94,6 +103,13 @@ export class FieldReader {
     return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
   }
 
+  /** A JSON boolean (`true` or `false`, not a string), or a problem. */
+  jsonBoolean(value: unknown, path: readonly Segment[]): boolean | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value === 'boolean') return value;
+    return this.fail(path, `must be true or false (got ${describeValue(value)})`);
+  }
+
   /** A finite number satisfying `ok`; `what` names the rule. */
   number(value: unknown, path: readonly Segment[], ok: (n: number) => boolean, what: string): number | undefined {
     if (value === undefined) return undefined;
@@ -113,7 +129,7 @@ export class FieldReader {
     let ms: number | undefined;
     if (typeof value === 'string') {
       const m = DURATION.exec(value.trim());
-      if (m !== null) ms = Number(m[1]) * 1000 + Number(`0.${m[2] ?? '0'}`) * 1000;
+      if (m !== null && `${m[1] ?? ''}${m[2] ?? ''}` !== '') ms = Number(m[1] || '0') * 1000 + Number(`0.${m[2] || '0'}`) * 1000;
     } else if (isObject(value) && Object.keys(value).every((k) => k === 'seconds' || k === 'nanos')) {
       const s = value.seconds === undefined ? 0 : Number(value.seconds);
       const n = value.nanos === undefined ? 0 : Number(value.nanos);

@@ -22,19 +22,6 @@ export interface AwsImportOptions {
 /** `retry_mode` values (AWS SDKs and Tools reference guide, "Retry behavior"). */
 export const AWS_RETRY_MODES = ['standard', 'adaptive', 'legacy'] as const;
 
-/**
- * botocore's legacy mode (boto/botocore:botocore/data/_retry.json): 5 attempts, a delay of
- * rand() * 2^(attempt - 1) s with no cap (full jitter, 1 s base), retrying throttling errors,
- * 500/502/503/504 and connection errors, with no retry quota.
- */
-const BOTOCORE_LEGACY: PolicyInput = {
-  maxAttempts: 5,
-  backoff: { kind: 'full-jitter', baseMs: 1000, capMs: 'none', multiplier: 2, exponentOffset: 0 },
-  retryAfter: 'ignore',
-  retryOn: ['timeout', '500', '503', '429'],
-  idempotency: 'always',
-};
-
 interface Section {
   header: string;
   line: number;
@@ -96,7 +83,7 @@ function profileOf(header: string): string | undefined {
  * adaptive or legacy and `max_attempts` (AWS SDKs and Tools reference guide, "Retry behavior").
  * Standard and adaptive start from the presets of the chosen SDK (`aws-sdk-js-standard`,
  * `aws-sdk-adaptive`; `botocore-standard`, with the same CUBIC rate limiter for adaptive); legacy
- * is botocore's legacy mode (AWS SDK for JavaScript v3 has no legacy mode: standard, with a note).
+ * is `botocore-legacy` (AWS SDK for JavaScript v3 has no legacy mode: standard, with a note).
  * Without `retry_mode` the SDK's default applies (JS v3: standard; boto3: legacy). Problems name
  * the file and the section and setting: `aws-config.ini: [profile prod] max_attempts must be a
  * positive integer (got "three")`.
@@ -145,13 +132,19 @@ export function importAwsConfig(text: string, source: string, options: AwsImport
     notes.push('The AWS SDK for JavaScript v3 has no legacy retry mode; standard is used.');
     policy = presetPolicy('aws-sdk-js-standard');
   } else if (mode === 'legacy') {
-    policy = JSON.parse(JSON.stringify(BOTOCORE_LEGACY)) as PolicyInput;
-    notes.push('botocore legacy mode: rand() x 2^(attempt - 1) s with no cap, no retry quota (boto/botocore:botocore/data/_retry.json).');
+    policy = presetPolicy('botocore-legacy');
+    notes.push('botocore legacy mode (preset botocore-legacy): rand() x 2^(attempt - 1) s with no cap, no retry quota (boto/botocore:botocore/data/_retry.json).');
   } else if (sdk === 'js') {
     policy = presetPolicy(mode === 'standard' ? 'aws-sdk-js-standard' : 'aws-sdk-adaptive');
   } else {
     policy = presetPolicy('botocore-standard');
+    notes.push(
+      'botocore retries a 429 only when its error code is a throttling code; a bare 429 without one is not retried there, and the model retries every 429 it lists.',
+    );
     if (mode === 'adaptive') policy.admission = { kind: 'aws-adaptive', ...AWS_ADAPTIVE_DEFAULTS };
+  }
+  if (sdk === 'python') {
+    notes.push('botocore\'s connect and read timeouts default to 60 s: a 60 s bound per attempt (the read timeout bounds each socket read, so this approximates it).');
   }
   if (attempts !== undefined) policy.maxAttempts = attempts;
   else notes.push(`${where} sets no max_attempts: the ${mode} default is ${String(policy.maxAttempts)}.`);

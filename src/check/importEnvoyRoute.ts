@@ -82,6 +82,63 @@ function statusClass(code: number): RetryOnClass | null {
   return null;
 }
 
+/**
+ * Deepest nesting `check` follows into a document (the limit documents are read with): a full
+ * bootstrap or a config_dump puts its routes a dozen or more levels down.
+ */
+export const ENVOY_MAX_DEPTH = 1000;
+
+/**
+ * Whether a document holds an Envoy `retry_policy` (or `retryPolicy`) at any depth up to
+ * {@link ENVOY_MAX_DEPTH}: a route, a list of routes, a route configuration, a bootstrap, a
+ * config_dump.
+ */
+export function holdsEnvoyRetryPolicy(value: unknown, depth = 0): boolean {
+  if (depth > ENVOY_MAX_DEPTH) return false;
+  if (Array.isArray(value)) return value.some((v) => holdsEnvoyRetryPolicy(v, depth + 1));
+  if (!isObject(value)) return false;
+  if (value.retry_policy !== undefined || value.retryPolicy !== undefined) return true;
+  return Object.values(value).some((v) => holdsEnvoyRetryPolicy(v, depth + 1));
+}
+
+/** `numRetries` -> `num_retries`: protobuf JSON's lowerCamelCase name of a field, back to the proto name. */
+function snakeOf(key: string): string {
+  return /^[a-z][a-zA-Z0-9]*$/.test(key) && /[A-Z]/.test(key) ? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : key;
+}
+
+/** `num_retries` -> `numRetries`. */
+function camelOf(key: string): string {
+  return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * The document with every lowerCamelCase key renamed to its proto field name (`retryPolicy` ->
+ * `retry_policy`), as Envoy's protobuf JSON parser accepts both spellings; `camel` says whether any
+ * key was renamed. Nesting deeper than {@link ENVOY_MAX_DEPTH} is a problem.
+ */
+function protoNames(value: unknown, depth: number, state: { camel: boolean; tooDeep: boolean }): unknown {
+  if (depth > ENVOY_MAX_DEPTH) {
+    state.tooDeep = true;
+    return undefined;
+  }
+  if (Array.isArray(value)) return value.map((v) => protoNames(v, depth + 1, state));
+  if (!isObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [key, v] of Object.entries(value)) {
+    const proto = snakeOf(key);
+    if (proto !== key) state.camel = true;
+    out[proto] = protoNames(v, depth + 1, state);
+  }
+  return out;
+}
+
+/** A FieldReader that names fields in lowerCamelCase, for a document written in protobuf JSON's camelCase. */
+class CamelFieldReader extends FieldReader {
+  protected override spelled(key: string): string {
+    return camelOf(key);
+  }
+}
+
 /** A place in the document that holds a `retry_policy`. */
 interface Site {
   path: Segment[];
@@ -93,9 +150,10 @@ interface Site {
 }
 
 /** Every object holding a `retry_policy`, in document order, with the name that identifies it. */
-function findSites(value: unknown, path: Segment[], parent: JsonObject | undefined, out: Site[]): void {
+function findSites(value: unknown, path: Segment[], parent: JsonObject | undefined, out: Site[], depth = 0): void {
+  if (depth > ENVOY_MAX_DEPTH) return;
   if (Array.isArray(value)) {
-    value.forEach((v, i) => findSites(v, [...path, i], undefined, out));
+    value.forEach((v, i) => findSites(v, [...path, i], undefined, out, depth + 1));
     return;
   }
   if (!isObject(value)) return;
@@ -107,26 +165,30 @@ function findSites(value: unknown, path: Segment[], parent: JsonObject | undefin
   }
   for (const [key, v] of Object.entries(value)) {
     if (key === 'retry_policy') continue;
-    findSites(v, [...path, key], value, out);
+    findSites(v, [...path, key], value, out, depth + 1);
   }
 }
 
-/** The first `circuit_breakers` object anywhere in the document (a cluster given beside the route). */
-function findCircuitBreakers(value: unknown, path: Segment[]): { path: Segment[]; value: unknown } | undefined {
+/** A cluster given in the document: its name, where it is, and the object. */
+interface ClusterSite {
+  name: string;
+  path: Segment[];
+  cluster: JsonObject;
+}
+
+/** Fields only a cluster (envoy.config.cluster.v3.Cluster) has, to tell one from a route or a listener. */
+const CLUSTER_FIELDS = ['circuit_breakers', 'connect_timeout', 'load_assignment', 'lb_policy', 'eds_cluster_config', 'cluster_type', 'dns_lookup_family'];
+
+/** Every cluster in the document (a bootstrap's static_resources.clusters, a config_dump's clusters ...), in document order. */
+function findClusters(value: unknown, path: Segment[], out: ClusterSite[], depth = 0): void {
+  if (depth > ENVOY_MAX_DEPTH) return;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findCircuitBreakers(value[i], [...path, i]);
-      if (found) return found;
-    }
-    return undefined;
+    value.forEach((v, i) => findClusters(v, [...path, i], out, depth + 1));
+    return;
   }
-  if (!isObject(value)) return undefined;
-  if (value.circuit_breakers !== undefined) return { path: [...path, 'circuit_breakers'], value: value.circuit_breakers };
-  for (const [key, v] of Object.entries(value)) {
-    const found = findCircuitBreakers(v, [...path, key]);
-    if (found) return found;
-  }
-  return undefined;
+  if (!isObject(value)) return;
+  if (typeof value.name === 'string' && CLUSTER_FIELDS.some((k) => value[k] !== undefined)) out.push({ name: value.name, path, cluster: value });
+  for (const [key, v] of Object.entries(value)) findClusters(v, [...path, key], out, depth + 1);
 }
 
 function describeSite(s: Site): string {
@@ -163,7 +225,7 @@ function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: str
   const add = (cs: readonly RetryOnClass[]) => cs.forEach((c) => classes.includes(c) || classes.push(c));
   const text = r.string(rp.retry_on, [...path, 'retry_on'], 'a comma-separated string of retry conditions');
   if (text === undefined) {
-    if (rp.retry_on === undefined) notes.push(`${path.join('.')} has no retry_on: Envoy retries nothing.`);
+    if (rp.retry_on === undefined) notes.push(`${r.name(path)} has no retry_on: Envoy retries nothing.`);
     return { classes, statusCodes: false };
   }
   let statusCodes = false;
@@ -196,18 +258,27 @@ function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: str
  * - `retry_on` -> retryOn (5xx -> 500, 503 and timeouts; gateway-error -> 503 and timeouts;
  *   reset -> timeouts; envoy-ratelimited -> 429; retriable-4xx -> 409 conflicts;
  *   retriable-status-codes -> `retriable_status_codes`);
- * - `retry_back_off` base_interval / max_interval (default 25 ms / 10 x base) -> backoff `envoy`;
+ * - `retry_back_off` base_interval / max_interval (default 25 ms / 10 x base) -> backoff `envoy`
+ *   (an integer uniform on [0, min(base x 2^(n-1), max)), Envoy's current
+ *   JitteredExponentialBackOffStrategy);
  * - `rate_limited_retry_back_off` -> the server's reset header replaces the backoff
  *   (retryAfter `replace`); without it Envoy ignores Retry-After;
  * - Envoy retries any method (idempotency `always`);
- * - the cluster's retry limits: a `circuit_breakers` object found in the same document
- *   (`retry_budget` or `max_retries`), else the default max_retries circuit breaker (3 at once).
+ * - the cluster's retry limits: the `circuit_breakers` (`retry_budget` or `max_retries`) of the
+ *   cluster in the same document that the route's `cluster` names, else the default max_retries
+ *   circuit breaker (3 at once).
+ * Field names may be the proto names or protobuf JSON's lowerCamelCase (`retryPolicy`,
+ * `numRetries`); the document may be a list of routes, a full bootstrap or `config_dump` output,
+ * nested up to {@link ENVOY_MAX_DEPTH} levels.
  * `retry_host_predicate` and `retry_priority` get notes (the model has one leaf). Every problem
  * names the file and the field.
  */
 export function importEnvoyRoute(text: string, source: string, options: EnvoyImportOptions = {}): ImportedLayer {
-  const root = readDocument(text, source);
-  const r = new FieldReader(source);
+  const state = { camel: false, tooDeep: false };
+  const root = protoNames(readDocument(text, source), 0, state);
+  const r = state.camel ? new CamelFieldReader(source) : new FieldReader(source);
+  if (state.tooDeep) r.failFile(`is nested deeper than ${ENVOY_MAX_DEPTH} levels`);
+  r.throwIfAny();
   const sites: Site[] = [];
   findSites(root, [], undefined, sites);
   const site = chooseSite(r, sites, options);
@@ -301,7 +372,7 @@ export function importEnvoyRoute(text: string, source: string, options: EnvoyImp
     const maxInterval = r.duration(rateLimited.max_interval, [...rl, 'max_interval']) ?? ENVOY_DEFAULTS.rateLimitedMaxIntervalMs;
     policy.retryAfter = 'replace';
     notes.push(
-      `rate_limited_retry_back_off: the wait is the server's ${names.join(' or ') || 'reset header'} when it sends one (Envoy discards values above ${protoDuration(maxInterval)}; the model does not), else the regular back-off.`,
+      `rate_limited_retry_back_off: after a rate-limited answer Envoy waits the server's ${names.join(' or ') || 'reset header'} i plus a jitter, random(i, 1.5 x i) (JitteredLowerBoundBackOffStrategy), discarding values above ${protoDuration(maxInterval)}; the model waits i exactly (retryAfter "replace"), keeps values above ${protoDuration(maxInterval)}, and otherwise the regular back-off.`,
     );
   } else {
     notes.push('Without rate_limited_retry_back_off Envoy does not read Retry-After.');
@@ -319,18 +390,45 @@ export function importEnvoyRoute(text: string, source: string, options: EnvoyImp
     r.integer(rp.host_selection_retry_max_attempts, [...path, 'host_selection_retry_max_attempts'], 1, 'a positive integer');
   }
 
-  const breakers = findCircuitBreakers(root, []);
-  const budget = breakers === undefined ? undefined : readCircuitBreakers(r, breakers.value, breakers.path, notes);
-  if (breakers === undefined) {
-    policy.budget = { kind: 'envoy-max-retries', maxRetries: ENVOY_DEFAULTS.maxRetries };
-    notes.push(`No cluster circuit_breakers in the file: every cluster has the default max_retries ${ENVOY_DEFAULTS.maxRetries} (at most 3 retries in flight at once).`);
-  } else if (budget !== undefined) {
-    policy.budget = budget;
-  }
+  const clusters: ClusterSite[] = [];
+  findClusters(root, [], clusters);
+  const budget = clusterBudget(r, site, clusters, notes);
+  if (budget !== undefined) policy.budget = budget;
   notes.push('Envoy retries any method, POST included, on the listed conditions (idempotency "always").');
+  if (state.camel) notes.push('Field names in protobuf JSON\'s lowerCamelCase (retryPolicy, numRetries ...) are read as their proto names, as Envoy accepts both.');
   r.throwIfAny();
   const name = site.name === undefined ? '' : ` route ${JSON.stringify(site.name)}`;
-  return { policy, origin: `${source}:${name} ${path.join('.')}`, notes, defaultName: 'envoy' };
+  return { policy, origin: `${source}:${name} ${r.name(path)}`, notes, defaultName: 'envoy' };
+}
+
+/**
+ * The retry limits of the cluster the route sends to: the `circuit_breakers` of the cluster in the
+ * document whose `name` is the route action's `cluster` (a breaker of another cluster never
+ * applies), else Envoy's default max_retries circuit breaker, with a note saying why.
+ */
+function clusterBudget(r: FieldReader, site: Site, clusters: ClusterSite[], notes: string[]): BudgetInput | undefined {
+  const fallback: BudgetInput = { kind: 'envoy-max-retries', maxRetries: ENVOY_DEFAULTS.maxRetries };
+  const limit = `the default max_retries ${ENVOY_DEFAULTS.maxRetries} applies (at most ${ENVOY_DEFAULTS.maxRetries} retries in flight at once)`;
+  const target = site.virtualHost ? undefined : site.holder.cluster;
+  if (typeof target !== 'string') {
+    const why = site.virtualHost
+      ? 'A virtual host\'s routes may send to several clusters'
+      : site.holder.weighted_clusters !== undefined
+        ? 'The route splits its traffic over weighted_clusters'
+        : 'The route names no cluster (cluster_header or a cluster specifier)';
+    notes.push(`${why}: no one cluster's circuit_breakers is known, so ${limit}.`);
+    return fallback;
+  }
+  const own = clusters.find((c) => c.name === target);
+  if (own === undefined) {
+    notes.push(`Cluster ${JSON.stringify(target)} is not in the file: ${limit}.`);
+    return fallback;
+  }
+  if (own.cluster.circuit_breakers === undefined) {
+    notes.push(`Cluster ${JSON.stringify(target)} (${r.name(own.path)}) sets no circuit_breakers: ${limit}.`);
+    return fallback;
+  }
+  return readCircuitBreakers(r, own.cluster.circuit_breakers, [...own.path, 'circuit_breakers'], notes);
 }
 
 /** The cluster retry limits of `circuit_breakers.thresholds` (the DEFAULT priority entry). */
@@ -351,14 +449,14 @@ function readCircuitBreakers(r: FieldReader, value: unknown, path: Segment[], no
     const pct = pctValue === undefined ? 20 : r.number(pctValue, [...tp, 'retry_budget', 'budget_percent'], (n) => n >= 0 && n <= 100, 'a percentage between 0 and 100');
     const minValue = isObject(rb.min_retry_concurrency) ? rb.min_retry_concurrency.value : rb.min_retry_concurrency;
     const min = minValue === undefined ? 3 : r.integer(minValue, [...tp, 'retry_budget', 'min_retry_concurrency'], 0, 'a non-negative integer');
-    notes.push(`${tp.join('.')}.retry_budget: concurrent retries <= ${pct ?? 20}% of active requests, at least ${min ?? 3} (it replaces max_retries).`);
+    notes.push(`${r.name([...tp, 'retry_budget'])}: concurrent retries <= ${pct ?? 20}% of active requests, at least ${min ?? 3} (it replaces max_retries).`);
     if (pct === undefined || min === undefined) return undefined;
     return { kind: 'envoy-retry-budget', budgetPercent: pct, minRetryConcurrency: min };
   }
   const maxRetriesValue = isObject(t.max_retries) ? t.max_retries.value : t.max_retries;
   const maxRetries = maxRetriesValue === undefined ? ENVOY_DEFAULTS.maxRetries : r.integer(maxRetriesValue, [...tp, 'max_retries'], 0, 'a non-negative integer');
   if (maxRetries === undefined) return undefined;
-  notes.push(`${tp.join('.')}.max_retries: at most ${maxRetries} retries in flight at once.`);
+  notes.push(`${r.name([...tp, 'max_retries'])}: at most ${maxRetries} retries in flight at once.`);
   return { kind: 'envoy-max-retries', maxRetries };
 }
 

@@ -1,15 +1,26 @@
-import type { BudgetInput, PolicyInput } from '../policy/presets.js';
+import { GRPC_JITTER_2024, type BudgetInput, type PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { readDocument } from './readDocument.js';
 
-/** Which method's configuration to import from a service config with several. */
+/**
+ * The gRPC implementations whose retry delay differs: grpc-go and grpc-java draw the A6 delay as
+ * amended in August 2024 (grpc/proposal#452: interval x U(0.8, 1.2)), grpc-js (grpc-node) the
+ * original one (random(0, interval)).
+ */
+export const GRPC_IMPLS = ['go', 'java', 'js'] as const;
+/** A gRPC implementation `--grpc-impl` may name. */
+export type GrpcImpl = (typeof GRPC_IMPLS)[number];
+
+/** Which method's configuration to import from a service config with several, and for which implementation. */
 export interface GrpcImportOptions {
   /** Fully qualified service name (`pkg.Service`). */
   service?: string;
   /** Method name within the service. */
   method?: string;
+  /** The implementation whose delay formula to use (default: the 2024 formula of grpc-go and grpc-java). */
+  impl?: GrpcImpl;
 }
 
 /**
@@ -68,6 +79,8 @@ const STATUS_CLASS: Record<(typeof STATUS_NAMES)[number], RetryOnClass | null> =
 
 type StatusName = (typeof STATUS_NAMES)[number];
 
+const ROOT_KEYS = ['loadBalancingConfig', 'loadBalancingPolicy', 'methodConfig', 'retryThrottling', 'healthCheckConfig'];
+const NAME_KEYS = ['service', 'method'];
 const METHOD_CONFIG_KEYS = [
   'name',
   'waitForReady',
@@ -80,6 +93,27 @@ const METHOD_CONFIG_KEYS = [
 const RETRY_POLICY_KEYS = ['maxAttempts', 'initialBackoff', 'maxBackoff', 'backoffMultiplier', 'retryableStatusCodes', 'perAttemptRecvTimeout'];
 const HEDGING_POLICY_KEYS = ['maxAttempts', 'hedgingDelay', 'nonFatalStatusCodes'];
 const THROTTLING_KEYS = ['maxTokens', 'tokenRatio'];
+
+/**
+ * `obj` with every key that matches one of `known` but for case renamed to the known spelling, as
+ * grpc-go reads service configs (Go's encoding/json matches field names case-insensitively, so
+ * `MaxAttempts` is `maxAttempts`); the renamed keys go to `renamed`. Keys matching nothing stay as
+ * they are, for {@link FieldReader.knownKeys} to report.
+ */
+function canonicalKeys(obj: JsonObject, known: readonly string[], renamed: string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(obj)) {
+    const canonical = known.includes(key) ? key : known.find((k) => k.toLowerCase() === key.toLowerCase());
+    if (canonical !== undefined && canonical !== key) renamed.push(key);
+    out[canonical ?? key] = value;
+  }
+  return out;
+}
+
+/** Whether a document is a gRPC service config: an object with `methodConfig` or `retryThrottling`, in any case. */
+export function isGrpcServiceConfig(root: JsonObject): boolean {
+  return Object.keys(root).some((k) => ['methodconfig', 'retrythrottling'].includes(k.toLowerCase()));
+}
 
 /** A status code given by name (any case) or number. */
 function readStatus(r: FieldReader, value: unknown, path: Segment[]): StatusName | undefined {
@@ -149,35 +183,42 @@ function selectConfig(r: FieldReader, configs: NamedConfig[], options: GrpcImpor
 /**
  * A gRPC service config (JSON; gRPC proposal A6, grpc/proposal:A6-client-retries.md) as one layer:
  * the retryPolicy of the chosen methodConfig (maxAttempts clamped to 5 as gRPC clients do;
- * initialBackoff, maxBackoff and backoffMultiplier as full jitter, since the n-th retry waits
- * random(0, min(initialBackoff * multiplier^(n-1), maxBackoff)); retryableStatusCodes as classes:
+ * initialBackoff, maxBackoff and backoffMultiplier as the n-th retry's interval
+ * min(initialBackoff * multiplier^(n-1), maxBackoff), drawn as the implementation `options.impl`
+ * does: x U(0.8, 1.2) by default (A6 as amended in August 2024, grpc/proposal#452; grpc-go,
+ * grpc-java), random(0, interval) for grpc-js; retryableStatusCodes as classes:
  * UNAVAILABLE -> 503, DEADLINE_EXCEEDED -> timeout, RESOURCE_EXHAUSTED -> 429 ...;
  * perAttemptRecvTimeout as the per-attempt timeout), the methodConfig's `timeout` as a total
  * timeout over all attempts (A6: "the deadline spans all attempts"), server pushback honoured,
- * and retryThrottling as a `grpc-throttle` budget. A hedgingPolicy becomes hedging. Every problem
- * names the file and the field.
+ * and retryThrottling as a `grpc-throttle` budget. A hedgingPolicy becomes hedging. Field names
+ * match regardless of case and durations may omit the integer part (`".01s"`), as grpc-go accepts
+ * them (grpc/grpc-go:service_config.go). Every problem names the file and the field.
  */
 export function importGrpcServiceConfig(text: string, source: string, options: GrpcImportOptions = {}): ImportedLayer {
-  const root = readDocument(text, source);
+  const document = readDocument(text, source);
   const r = new FieldReader(source);
-  if (!isObject(root)) {
-    r.failFile(`must be a gRPC service config object with "methodConfig" (got ${Array.isArray(root) ? 'a list' : JSON.stringify(root)})`);
+  const renamed: string[] = [];
+  if (!isObject(document)) {
+    r.failFile(`must be a gRPC service config object with "methodConfig" (got ${Array.isArray(document) ? 'a list' : JSON.stringify(document)})`);
     r.throwIfAny();
     throw new Error('unreachable');
   }
+  const root = canonicalKeys(document, ROOT_KEYS, renamed);
   const notes: string[] = [];
   const list = r.array(root.methodConfig, ['methodConfig'], 'a list of method configs') ?? [];
   const configs: NamedConfig[] = [];
   list.forEach((item, i) => {
-    const config = r.object(item, ['methodConfig', i]);
-    if (config === undefined) return;
+    const written = r.object(item, ['methodConfig', i]);
+    if (written === undefined) return;
+    const config = canonicalKeys(written, METHOD_CONFIG_KEYS, renamed);
     r.knownKeys(config, ['methodConfig', i], METHOD_CONFIG_KEYS);
     const names: NamedConfig['names'] = [];
     const nameList = r.array(config.name, ['methodConfig', i, 'name'], 'a list of names') ?? [];
     nameList.forEach((n, j) => {
-      const name = r.object(n, ['methodConfig', i, 'name', j], 'an object with "service" and "method"');
-      if (name === undefined) return;
-      r.knownKeys(name, ['methodConfig', i, 'name', j], ['service', 'method']);
+      const writtenName = r.object(n, ['methodConfig', i, 'name', j], 'an object with "service" and "method"');
+      if (writtenName === undefined) return;
+      const name = canonicalKeys(writtenName, NAME_KEYS, renamed);
+      r.knownKeys(name, ['methodConfig', i, 'name', j], NAME_KEYS);
       const service = r.string(name.service, ['methodConfig', i, 'name', j, 'service']) ?? '';
       const method = r.string(name.method, ['methodConfig', i, 'name', j, 'method']) ?? '';
       if (service === '' && method !== '') r.fail(['methodConfig', i, 'name', j, 'method'], 'needs a service (gRPC A6)');
@@ -203,16 +244,27 @@ export function importGrpcServiceConfig(text: string, source: string, options: G
     if (c.retryPolicy !== undefined && c.hedgingPolicy !== undefined) {
       r.fail([...base, 'hedgingPolicy'], 'cannot be combined with retryPolicy (gRPC A6: a method has one or the other)');
     }
-    const rp = r.object(c.retryPolicy, [...base, 'retryPolicy']);
-    const hp = r.object(c.hedgingPolicy, [...base, 'hedgingPolicy']);
-    if (rp !== undefined) readRetryPolicy(r, rp, [...base, 'retryPolicy'], policy, notes);
+    const rpWritten = r.object(c.retryPolicy, [...base, 'retryPolicy']);
+    const hpWritten = r.object(c.hedgingPolicy, [...base, 'hedgingPolicy']);
+    const rp = rpWritten === undefined ? undefined : canonicalKeys(rpWritten, RETRY_POLICY_KEYS, renamed);
+    const hp = hpWritten === undefined ? undefined : canonicalKeys(hpWritten, HEDGING_POLICY_KEYS, renamed);
+    if (c.waitForReady !== undefined) {
+      const ready = r.jsonBoolean(c.waitForReady, [...base, 'waitForReady']);
+      if (ready === true) {
+        notes.push(
+          `${base.join('.')}.waitForReady true: a call waits for a ready connection instead of failing at once with UNAVAILABLE; the model has no connections, so those waits (bounded by the timeout) are not modelled.`,
+        );
+      }
+    }
+    if (rp !== undefined) readRetryPolicy(r, rp, [...base, 'retryPolicy'], policy, notes, options.impl);
     else if (hp !== undefined) readHedgingPolicy(r, hp, [...base, 'hedgingPolicy'], policy, notes);
     else {
       policy.maxAttempts = 1;
       notes.push(`${base.join('.')} has no retryPolicy: gRPC does not retry this method.`);
     }
   }
-  const throttling = r.object(root.retryThrottling, ['retryThrottling']);
+  const throttlingWritten = r.object(root.retryThrottling, ['retryThrottling']);
+  const throttling = throttlingWritten === undefined ? undefined : canonicalKeys(throttlingWritten, THROTTLING_KEYS, renamed);
   if (throttling !== undefined) {
     r.knownKeys(throttling, ['retryThrottling'], THROTTLING_KEYS);
     const maxTokens = r.number(throttling.maxTokens, ['retryThrottling', 'maxTokens'], (n) => n > 0 && n <= 1000, 'a number > 0 and <= 1000');
@@ -225,11 +277,16 @@ export function importGrpcServiceConfig(text: string, source: string, options: G
     }
   }
   r.throwIfAny();
+  if (renamed.length > 0) {
+    notes.push(
+      `Field names matched regardless of case, as grpc-go reads them (${[...new Set(renamed)].join(', ')}); other implementations may want the exact names of gRPC A6.`,
+    );
+  }
   notes.push('gRPC has no notion of idempotency: every listed status is retried whatever the method (idempotency "always").');
   return { policy, origin, notes, defaultName: 'grpc' };
 }
 
-function readRetryPolicy(r: FieldReader, rp: JsonObject, path: Segment[], policy: PolicyInput, notes: string[]): void {
+function readRetryPolicy(r: FieldReader, rp: JsonObject, path: Segment[], policy: PolicyInput, notes: string[], impl: GrpcImpl | undefined): void {
   r.knownKeys(rp, path, RETRY_POLICY_KEYS);
   const need = (key: string) => {
     if (rp[key] === undefined) r.fail([...path, key], 'is required (gRPC A6: every field of a retryPolicy is)');
@@ -251,14 +308,23 @@ function readRetryPolicy(r: FieldReader, rp: JsonObject, path: Segment[], policy
     }
   }
   if (initialMs !== undefined && maxMs !== undefined && multiplier !== undefined && multiplier >= 1) {
+    const original = impl === 'js';
+    const draw = original ? 'random(0, interval)' : 'interval x U(0.8, 1.2)';
     let baseMs = initialMs;
     if (maxMs < initialMs) {
       notes.push(
-        `${path.join('.')}.maxBackoff ${protoDuration(maxMs)} is below initialBackoff ${protoDuration(initialMs)}: every retry waits random(0, ${protoDuration(maxMs)}).`,
+        `${path.join('.')}.maxBackoff ${protoDuration(maxMs)} is below initialBackoff ${protoDuration(initialMs)}: every retry's interval is ${protoDuration(maxMs)}, and it waits ${draw}.`,
       );
       baseMs = maxMs;
     }
-    policy.backoff = { kind: 'full-jitter', baseMs, capMs: maxMs, multiplier, exponentOffset: 0 };
+    policy.backoff = original
+      ? { kind: 'full-jitter', baseMs, capMs: maxMs, multiplier, exponentOffset: 0 }
+      : { kind: 'randomized', baseMs, capMs: maxMs, multiplier, exponentOffset: 0, randomizationFactor: GRPC_JITTER_2024 };
+    notes.push(
+      original
+        ? 'Delay of grpc-js (--grpc-impl js), the original A6 formula: the n-th retry waits random(0, min(initialBackoff x multiplier^(n - 1), maxBackoff)).'
+        : `Delay of gRPC A6 as amended in August 2024 (grpc/proposal#452), which ${impl === undefined ? 'grpc-go and grpc-java' : `grpc-${impl}`} implement: the n-th retry waits min(initialBackoff x multiplier^(n - 1), maxBackoff) x U(0.8, 1.2), up to 1.2 x maxBackoff${impl === undefined ? '; --grpc-impl js for the original random(0, ...) of grpc-js' : ''}.`,
+    );
   }
   if (classes !== undefined) policy.retryOn = classes;
   if (perAttemptMs !== undefined) policy.perAttemptTimeoutMs = perAttemptMs;

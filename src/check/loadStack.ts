@@ -14,8 +14,8 @@ import { isObject, type JsonObject } from './FieldReader.js';
 import { AWS_SDKS, importAwsConfig, type AwsSdk } from './importAwsConfig.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { importAwsEnv } from './importAwsEnv.js';
-import { importEnvoyRoute } from './importEnvoyRoute.js';
-import { importGrpcServiceConfig } from './importGrpcServiceConfig.js';
+import { holdsEnvoyRetryPolicy, importEnvoyRoute } from './importEnvoyRoute.js';
+import { GRPC_IMPLS, importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl } from './importGrpcServiceConfig.js';
 import { detectMeshImport, MESH_FORMATS, MESH_IMPORT_SCHEMAS, runMeshImport } from './meshImports.js';
 import { readDocument } from './readDocument.js';
 
@@ -75,6 +75,8 @@ export interface LoadStackOptions {
   instance?: string;
   /** `KEY=value` environment variables (AWS_RETRY_MODE, AWS_MAX_ATTEMPTS) over an AWS config on its own. */
   env?: string[];
+  /** The gRPC implementation whose delay formula a gRPC service config on its own gets (default: the 2024 formula). */
+  grpcImpl?: GrpcImpl;
 }
 
 // The stack file -----------------------------------------------------------------------------
@@ -87,6 +89,7 @@ const importSchema = f.choice('format', IMPORT_FORMATS, [
     file: fileField,
     service: f.nonEmptyString().optional(),
     method: f.nonEmptyString().optional(),
+    impl: f.oneOf(GRPC_IMPLS).optional(),
   }),
   f.object({ format: z.literal('envoy-route'), file: fileField, route: f.nonEmptyString().optional() }),
   f.object({
@@ -136,6 +139,7 @@ function runImport(spec: ImportSpec, read: ImportReader, where: string): Importe
       return importGrpcServiceConfig(text, source, {
         ...(spec.service !== undefined ? { service: spec.service } : {}),
         ...(spec.method !== undefined ? { method: spec.method } : {}),
+        ...(spec.impl !== undefined ? { impl: spec.impl } : {}),
       });
     case 'envoy-route':
       return importEnvoyRoute(text, source, spec.route !== undefined ? { route: spec.route } : {});
@@ -291,13 +295,6 @@ function looksLikeIni(text: string, source: string): boolean {
   return first !== undefined && /^\[[^\]]+\]$/.test(first) && !/^\[\s*[\d"{[\]-]/.test(first);
 }
 
-function containsKey(value: unknown, key: string, depth = 0): boolean {
-  if (depth > 12) return false;
-  if (Array.isArray(value)) return value.some((v) => containsKey(v, key, depth + 1));
-  if (!isObject(value)) return false;
-  return key in value || Object.values(value).some((v) => containsKey(v, key, depth + 1));
-}
-
 function bareStack(imported: ImportedLayer, source: string, options: LoadStackOptions): CheckStack {
   const layers = resolveLayers([{ raw: { name: imported.defaultName, policy: imported.policy }, origin: imported.origin, notes: imported.notes }], source, []);
   return {
@@ -320,8 +317,8 @@ function baseName(source: string): string {
  * - a stack file (JSON or YAML, with `layers`): see docs/check.md;
  * - an experiment file (with `scenario`, or `parts`: one stack per part, or `options.part`);
  * - a real configuration on its own, as a one-layer stack: an AWS shared config (INI), a gRPC
- *   service config (`methodConfig`), or an Envoy route, virtual host or route configuration
- *   (anything holding a `retry_policy`).
+ *   service config (`methodConfig`), or an Envoy route, list of routes, virtual host, route
+ *   configuration, bootstrap or config_dump (anything holding a `retry_policy` or `retryPolicy`).
  * Every problem throws a CheckInputError naming the file and the field.
  */
 export function loadStacks(text: string, source: string, options: LoadStackOptions = {}): CheckStack[] {
@@ -339,27 +336,28 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
     return [bareStack(importAwsConfig(text, source, { ...(options.profile !== undefined ? { profile: options.profile } : {}), ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
   }
   const root = readDocument(text, source);
+  const envoy = () => [bareStack(importEnvoyRoute(text, source, options.route !== undefined ? { route: options.route } : {}), source, options)];
+  if (Array.isArray(root) && holdsEnvoyRetryPolicy(root)) return envoy();
   if (!isObject(root)) {
     throw new CheckInputError([`${source}: must be a stack file (an object with "layers"), an experiment file, or a configuration to import (got ${Array.isArray(root) ? 'a list' : JSON.stringify(root)})`]);
   }
   if (root.layers !== undefined) return [loadStackFile(root, source, options)];
   if (root.scenario !== undefined || root.parts !== undefined) return loadExperimentStacks(text, root, source, options);
-  if (root.methodConfig !== undefined || root.retryThrottling !== undefined) {
+  if (isGrpcServiceConfig(root)) {
     const [service, method] = (options.service ?? '').split('/');
     return [
       bareStack(
         importGrpcServiceConfig(text, source, {
           ...(service !== undefined && service !== '' ? { service } : {}),
           ...(method !== undefined && method !== '' ? { method } : {}),
+          ...(options.grpcImpl !== undefined ? { impl: options.grpcImpl } : {}),
         }),
         source,
         options,
       ),
     ];
   }
-  if (containsKey(root, 'retry_policy')) {
-    return [bareStack(importEnvoyRoute(text, source, options.route !== undefined ? { route: options.route } : {}), source, options)];
-  }
+  if (holdsEnvoyRetryPolicy(root)) return envoy();
   throw new CheckInputError([
     `${source}: is not a stack file (no "layers"), an experiment file (no "scenario" or "parts"), a gRPC service config (no "methodConfig") or an Envoy route (no "retry_policy")`,
   ]);

@@ -6,6 +6,7 @@ import {
   checkExitCode,
   checkStack,
   FAILURE_CLASSES,
+  GRPC_IMPLS,
   formatCheckReport,
   formatStormReport,
   loadStacks,
@@ -13,6 +14,7 @@ import {
   type AwsSdk,
   type CheckReport,
   type FailureClass,
+  type GrpcImpl,
   type LoadStackOptions,
   type StormReport,
 } from '../check/index.js';
@@ -44,6 +46,7 @@ export interface CheckFlags {
   service?: string;
   instance?: string;
   env?: string[];
+  grpcImpl?: string;
 }
 
 /** What `check --json` prints. */
@@ -104,6 +107,10 @@ function parseFlags(flags: CheckFlags): { problems: string[]; load: LoadStackOpt
   if (flags.sdk !== undefined) {
     if ((AWS_SDKS as readonly string[]).includes(flags.sdk)) load.sdk = flags.sdk as AwsSdk;
     else problems.push(`--sdk must be one of ${AWS_SDKS.join(', ')} (got ${JSON.stringify(flags.sdk)})`);
+  }
+  if (flags.grpcImpl !== undefined) {
+    if ((GRPC_IMPLS as readonly string[]).includes(flags.grpcImpl)) load.grpcImpl = flags.grpcImpl as GrpcImpl;
+    else problems.push(`--grpc-impl must be one of ${GRPC_IMPLS.join(', ')} (got ${JSON.stringify(flags.grpcImpl)})`);
   }
   if (flags.part !== undefined) load.part = flags.part;
   if (flags.profile !== undefined) load.profile = flags.profile;

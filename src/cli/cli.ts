@@ -128,6 +128,15 @@ function fmtCount(n: number): string {
   return String(Math.round(n));
 }
 
+/** The experiment file's JSON (already validated), or null. */
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
 }
@@ -228,7 +237,7 @@ async function runLoaded(
     if (opts.json) io.stdout(JSON.stringify(res.single ? { experiment: plan.name, ...res.single } : res.summary, null, 2) + '\n');
     else if (!opts.quiet) {
       io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
-      io.stdout(printRunSummary(res) + '\n');
+      io.stdout(printRunSummary(res, parseJsonOrNull(text)) + '\n');
       io.stdout(`written to ${where}\n`);
     }
     if (res.errored.length > 0) {
@@ -318,6 +327,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--quiet', 'print nothing but errors', false)
     .action(async (opts: { dir: string; full: boolean; out?: string; workers?: number; quiet: boolean }) => {
       const all = findExperimentFiles(resolve(io.cwd, opts.dir));
+      if (all.length === 0) throw new UsageError([`${opts.dir}: no experiment files (*.json) in this directory`]);
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
       const { files, tunes } = runAllTunes.split(all);
@@ -451,6 +461,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--service <name>', 'a gRPC service config on its own: pkg.Service or pkg.Service/Method')
     .option('--instance <name>', 'a resilience4j configuration or an appsettings.json on its own: the retry instance or section')
     .option('--env <KEY=value>', 'an AWS config on its own: AWS_RETRY_MODE or AWS_MAX_ATTEMPTS over the profile (repeatable)', collect, [])
+    .option('--grpc-impl <impl>', 'a gRPC service config on its own: go, java or js, whose retry delay to model (default: the 2024 formula of go and java)')
     .action((stack: string, opts: CheckFlags) => {
       code = checkCommand(io, resolve(io.cwd, stack), opts);
     });

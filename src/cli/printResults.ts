@@ -1,4 +1,6 @@
 import type { SimulationResults } from '../model/results.js';
+import { paramEntries } from '../report/format.js';
+import { buildReportModel } from '../report/reportModel.js';
 import type { SweepResult } from '../sweep/runSweep.js';
 import { fmt, table } from './format.js';
 
@@ -69,14 +71,20 @@ export function formatSingleResults(r: SimulationResults): string {
   return lines.join('\n');
 }
 
-/** A readable summary of a plan's run: the single results, or one row per cell. */
-export function printRunSummary(run: SweepResult): string {
+/**
+ * A readable summary of a plan's run: the single results, or one row per cell, in the order of the
+ * report (parts and variants in file order, swept values ascending, others in file order; the
+ * summary files keep their cell-key order). `source` is the experiment file's JSON, for those orders.
+ */
+export function printRunSummary(run: SweepResult, source: unknown = null): string {
   if (run.single) return formatSingleResults(run.single);
   if (!run.summary) return `interrupted after ${run.done} of ${run.total} replications`;
-  const rows = run.summary.cells.map((c) => {
-    const m = (k: string) => c.metrics[k]?.mean;
-    const params = Object.entries(c.params)
-      .map(([k, v]) => `${k.split('.').pop()}=${JSON.stringify(v)}`)
+  const model = buildReportModel(run.summary, { source, quick: false, set: [], date: null, runTimeMs: null, reportVersion: '' });
+  const cells = model.parts.flatMap((p) => p.cells);
+  const rows = cells.map((c) => {
+    const m = (k: string) => c.metrics[k]?.mean ?? undefined;
+    const params = paramEntries(c.params, true)
+      .map((e) => `${e.name}=${e.value}`)
       .join(' ');
     return [
       [c.part !== 'main' ? c.part : '', c.variant !== 'default' ? c.variant : '', params].filter((s) => s).join(' ') || 'default',

@@ -4,6 +4,17 @@ import type { SweepProgress } from '../sweep/runSweep.js';
 import type { CliIO } from './cli.js';
 
 /**
+ * The rate and time left of a sweep as printed: `–` for both until a replication of this run has
+ * finished (no rate is known before; a bar that said `0/s`, `ETA 0 s` or `ETA INF` would mislead).
+ */
+export function progressText(p: SweepProgress, elapsedMs: number): { rate: string; eta: string } {
+  const ran = p.done - p.resumed;
+  if (ran <= 0 || elapsedMs <= 0) return { rate: '–', eta: '–' };
+  const perSec = ran / (elapsedMs / 1000);
+  return { rate: `${perSec.toFixed(1)}/s`, eta: formatDuration(((p.total - p.done) / perSec) * 1000) };
+}
+
+/**
  * Sweep progress on stderr: a bar (replications done/total, rate, ETA) on a terminal; otherwise
  * a plain line every few seconds and one at the end.
  */
@@ -26,7 +37,7 @@ export class ProgressReporter {
       if (!this.bar) {
         this.bar = new cliProgress.SingleBar(
           {
-            format: `${this.name} [{bar}] {value}/{total} replications | {rate}/s | ETA {eta_formatted} | errored {errored}`,
+            format: `${this.name} [{bar}] {value}/{total} replications | {rate} | ETA {eta} | errored {errored}`,
             stream: process.stderr,
             hideCursor: true,
             clearOnComplete: false,
@@ -34,9 +45,9 @@ export class ProgressReporter {
           },
           cliProgress.Presets.shades_classic,
         );
-        this.bar.start(p.total, p.done, { rate: '0', errored: p.errored });
+        this.bar.start(p.total, p.done, { ...progressText(p, 0), errored: p.errored });
       }
-      this.bar.update(p.done, { rate: this.rate(p).toFixed(1), errored: p.errored });
+      this.bar.update(p.done, { ...progressText(p, Date.now() - this.started), errored: p.errored });
       return;
     }
     const now = Date.now();
@@ -46,16 +57,10 @@ export class ProgressReporter {
     }
   }
 
-  private rate(p: SweepProgress): number {
-    const sec = (Date.now() - this.started) / 1000;
-    return sec > 0 ? (p.done - p.resumed) / sec : 0;
-  }
-
   private line(p: SweepProgress): string {
-    const rate = this.rate(p);
-    const eta = rate > 0 ? (p.total - p.done) / rate : Infinity;
+    const { rate, eta } = progressText(p, Date.now() - this.started);
     const pct = ((100 * p.done) / p.total).toFixed(1);
-    return `${this.name}: ${p.done}/${p.total} replications (${pct}%), ${rate.toFixed(1)}/s, ETA ${Number.isFinite(eta) ? formatDuration(eta * 1000) : '?'}${p.errored ? `, ${p.errored} errored` : ''}`;
+    return `${this.name}: ${p.done}/${p.total} replications (${pct}%), ${rate}, ETA ${eta}${p.errored ? `, ${p.errored} errored` : ''}`;
   }
 
   stop(): void {

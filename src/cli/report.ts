@@ -192,7 +192,8 @@ function summaryFromResults(results: SimulationResults & { experiment?: string }
       if (expanded.ok) scenario = expanded.plan.parts[0]?.cells[0]?.scenario ?? null;
     }
   }
-  const metrics = Object.fromEntries(Object.entries(flattenMetrics(results)).map(([k, v]) => [k, metricStats([v])]));
+  const flat = flattenMetrics(results);
+  const metrics = Object.fromEntries(Object.entries(flat).map(([k, v]) => [k, metricStats([v])]));
   const params = {};
   return {
     experiment: results.experiment ?? run?.experiment ?? 'experiment',
@@ -211,6 +212,7 @@ function summaryFromResults(results: SimulationResults & { experiment?: string }
         metrics,
         scenario,
         timeSeries: { typical: results.timeSeries, mean: null },
+        samples: { replications: [0], values: Object.fromEntries(Object.entries(flat).map(([k, v]) => [k, [v]])) },
       },
     ],
   };

@@ -117,14 +117,15 @@ export function exponentialCeilingMs(b: BackoffSpec, retry: number, throttled = 
 }
 
 /**
- * Envoy's retry number N in effect for retry `retry`: the source's `current_retry_` grows only
- * while (2^N - 1) * base <= max_interval, so it stops at the first N whose range exceeds the cap
- * (envoyproxy/envoy:source/common/common/backoff_strategy.cc, JitteredBackOffStrategy).
+ * Envoy's back-off interval for retry `retry`: min(base * 2^(retry - 1), cap). The source starts
+ * `next_interval_` at base_interval and doubles it after each retry until doubling would pass
+ * max_interval, then holds it at max_interval (envoyproxy/envoy:source/common/common/
+ * backoff_strategy.cc, `JitteredExponentialBackOffStrategy::nextBackOffMs`, the code since 2020;
+ * the 2018-2020 code, envoy#3791 and #10417, drew from [0, (2^N - 1) * base), the formula
+ * router_filter.rst still documents).
  */
-function envoyRetryNumber(baseMs: number, capMs: number, retry: number): number {
-  let n = 1;
-  while (n < retry && n < 64 && (Math.pow(2, n) - 1) * baseMs <= capMs) n++;
-  return n;
+function envoyIntervalMs(baseMs: number, capMs: number, retry: number): number {
+  return Math.min(capMs, grown(baseMs, 2, retry - 1));
 }
 
 /** Polly's `next` for retry `retry` and draw `u`: t = (retry - 1) + u, next = 2^t * tanh(sqrt(4t)). */
@@ -163,10 +164,8 @@ function ceilingOfCode(code: BackoffCodeValue, b: BackoffSpec, retry: number, pr
       return Math.min(b.capMs, 3 * prevSleepMs);
     case BackoffCode.linear:
       return Math.min(b.capMs, base * Math.max(1, retry));
-    case BackoffCode.envoy: {
-      const n = envoyRetryNumber(base, b.capMs, retry);
-      return Math.min(b.capMs, (Math.pow(2, n) - 1) * base);
-    }
+    case BackoffCode.envoy:
+      return envoyIntervalMs(base, b.capMs, retry);
     case BackoffCode['polly-decorrelated-v2']:
       if (base === 0) return 0;
       return Math.min(b.capMs, (pollyNext(retry, 1) - prevSleepMs) * POLLY_RP_SCALING * base);
@@ -254,10 +253,11 @@ function sampleFromExponentialMs(code: ExponentialCode, e: number, u: number, fa
  *   jitter (smithy-lang/smithy-typescript:packages/util-retry/src/defaultRetryBackoffStrategy.ts,
  *   `computeNextBackoffDelay(retryCount)` with retryCount 0 for the first retry; base 100 ms,
  *   MAXIMUM_RETRY_DELAY 20 s in constants.ts);
- * - `envoy`: min(cap, floor(u * (2^N - 1) * base)) for retry number N, N no longer growing once
- *   (2^N - 1) * base exceeds the cap (envoyproxy/envoy:source/common/common/backoff_strategy.cc,
- *   `JitteredBackOffStrategy::nextBackOffMs`: random % ((2^N - 1) * base), min with max_interval;
- *   router_filter.rst: "[0, (2^N-1)B)", base 25 ms, max 10 x base). `multiplier` and
+ * - `envoy`: floor(u * min(base * 2^(r - 1), cap)), an integer uniform on [0, interval) ms
+ *   (envoyproxy/envoy:source/common/common/backoff_strategy.cc,
+ *   `JitteredExponentialBackOffStrategy::nextBackOffMs`: random % next_interval_, the interval
+ *   doubling from base_interval until it reaches max_interval; base 25 ms, max 10 x base). The
+ *   [0, (2^N - 1) * base) of router_filter.rst is the 2018-2020 code. `multiplier` and
  *   `exponentOffset` are not used;
  * - `polly-decorrelated-v2`: Polly v8's DecorrelatedJitterBackoffV2: t = (r - 1) + u,
  *   next = 2^t * tanh(sqrt(4t)), delay = min(cap, (next - prev) * base / 1.4), then prev = next
@@ -305,10 +305,8 @@ function delayOfCode(code: BackoffCodeValue, b: BackoffSpec, retry: number, prev
       const range = grown(base, b.multiplier, retry - 1 + b.exponentOffset);
       return u === 0 ? 0 : Math.floor(Math.min(b.capMs, u * range));
     }
-    case BackoffCode.envoy: {
-      const n = envoyRetryNumber(base, b.capMs, retry);
-      return Math.min(b.capMs, Math.floor(u * (Math.pow(2, n) - 1) * base));
-    }
+    case BackoffCode.envoy:
+      return Math.floor(u * envoyIntervalMs(base, b.capMs, retry));
     case BackoffCode['polly-decorrelated-v2']:
       if (base === 0) return 0;
       return Math.min(b.capMs, (pollyNext(retry, u) - prevSleepMs) * POLLY_RP_SCALING * base);

@@ -64,6 +64,12 @@ export interface Preset {
   notes: string;
 }
 
+/**
+ * The jitter of gRPC A6 as amended in August 2024 (grpc/proposal#452, A6-client-retries.md): the
+ * wait is the interval x U(0.8, 1.2), a randomization factor of 0.2.
+ */
+export const GRPC_JITTER_2024 = 0.2;
+
 /** Every retryable class: generic retry libraries retry whatever the wrapped call throws. */
 const EVERY_FAILURE: RetryOnClass[] = [...RETRY_ON_CLASSES];
 /** What the AWS SDKs retry: timeouts, 500/502/503/504 (TRANSIENT) and throttling errors. */
@@ -82,49 +88,94 @@ const AWS_JS_QUOTA: BudgetInput = {
   noRetryIncrement: 1,
 };
 
+/**
+ * The quota of @smithy/util-retry before 4.3.0: a success set the quota to
+ * Math.max(500, tokens + refund), so the first-try success that follows any run of retries fills
+ * it again (a refund of 500 here).
+ */
+const AWS_JS_QUOTA_BEFORE_4_3: BudgetInput = { ...AWS_JS_QUOTA, noRetryIncrement: 500 };
+
+/**
+ * botocore's connect and read timeouts: DEFAULT_TIMEOUT = 60 s (boto/botocore:botocore/endpoint.py,
+ * config.py). The read timeout bounds each socket read, not the whole answer; 60 s per attempt
+ * approximates it.
+ */
+const BOTOCORE_TIMEOUT_MS = 60_000;
+const BOTOCORE_TIMEOUT_NOTE =
+  'connect_timeout and read_timeout default to 60 s (botocore/endpoint.py DEFAULT_TIMEOUT, config.py), taken as a 60 s bound per attempt; the read timeout bounds each socket read, so an answer that keeps trickling can last longer.';
+const BOTOCORE_429_NOTE =
+  'Standard mode retries a 429 only when its error code is a throttling code (Throttling, ThrottlingException, TooManyRequestsException, ... in retries/standard.py); the model\'s 429 always carries one, so a bare 429 without a code, which botocore does not retry, is not modelled.';
+
 const PRESET_TABLE = {
   'aws-sdk-js-standard': {
+    policy: {
+      maxAttempts: 3,
+      backoff: { kind: 'aws-sdk-js', baseMs: 100, capMs: 20_000, multiplier: 2, exponentOffset: 0, throttledBaseMs: 500 },
+      retryAfter: 'clamp',
+      retryOn: AWS_RETRY_ON,
+      idempotency: 'always',
+      budget: AWS_JS_QUOTA,
+    },
+    description: 'AWS SDK for JavaScript v3, standard retry mode, @smithy/util-retry 4.3.0 (April 2026) and later: the current code',
+    source: 'smithy-lang/smithy-typescript:packages/core/src/submodules/retry/util-retry/StandardRetryStrategy.ts',
+    notes:
+      'From @smithy/util-retry 4.3.0 (commit cffd868, 2026-04-06): wait t = floor(u * min(2^retries * 100 ms, 20 s)) (500 ms base after a throttling error), a Retry-After clamped to [t, t + 5 s] (max(t, min(hint, t + 5 s))), and a success refills the retry quota to at most 500 tokens: a retry costs 5 after a throttling error and 10 after a TRANSIENT one (timeouts, 5xx), a first-try success refunds 1. The aws-sdk-js kind applies the 20 s cap after the jitter (floor(min(20 s, u * 2^retries * 100 ms)), the older code); the two agree until 2^retries * base passes 20 s, which 3 attempts never reach. Releases before 4.3.0: aws-sdk-js-standard-pre-4.3.',
+  },
+  'aws-sdk-js-standard-pre-4.3': {
     policy: {
       maxAttempts: 3,
       backoff: { kind: 'aws-sdk-js', baseMs: 100, capMs: 20_000, multiplier: 2, exponentOffset: 0, throttledBaseMs: 500 },
       retryAfter: 'honor',
       retryOn: AWS_RETRY_ON,
       idempotency: 'always',
-      budget: AWS_JS_QUOTA,
+      budget: AWS_JS_QUOTA_BEFORE_4_3,
     },
-    description: 'AWS SDK for JavaScript v3, standard retry mode',
+    description: 'AWS SDK for JavaScript v3, standard retry mode, @smithy/util-retry before 4.3.0',
     source: 'smithy-lang/smithy-typescript:packages/util-retry/src/StandardRetryStrategy.ts',
     notes:
-      'Wait floor(min(20 s, u * 2^retries * 100 ms)) (500 ms base after a throttling error), Retry-After as a floor (max(hint, wait)); retry quota of 500 tokens: a retry costs 5 after a throttling error and 10 after a TRANSIENT one (timeouts, 5xx), a first-try success refunds 1. The newest smithy-typescript applies the cap before the jitter and clamps Retry-After to [wait, wait + 5 s]; with 3 attempts the cap is never reached.',
+      'Before @smithy/util-retry 4.3.0 (April 2026): wait floor(min(20 s, u * 2^retries * 100 ms)) (500 ms base after a throttling error), a Retry-After as an unbounded floor (max(hint, wait)); retry quota of 500 tokens, a retry costing 5 after a throttling error and 10 after a TRANSIENT one, but recordSuccess set the quota to Math.max(500, tokens + refund): any success fills it again. Here a first-try success refunds 500 (the quota is full again); a successful retry refunds only its cost, and the quota never grows past 500, where the SDK\'s grew by each refund (so after a long healthy spell it allowed more retries than 500 tokens). Current releases: aws-sdk-js-standard.',
   },
   'botocore-standard': {
     policy: {
       maxAttempts: 3,
+      perAttemptTimeoutMs: BOTOCORE_TIMEOUT_MS,
       backoff: { kind: 'full-jitter', baseMs: 1000, capMs: 20_000, multiplier: 2, exponentOffset: 0 },
       retryAfter: 'ignore',
       retryOn: AWS_RETRY_ON,
       idempotency: 'always',
       budget: { kind: 'token-bucket', capacity: 500, retryCost: 5, timeoutCost: 10, serverErrorCost: 5, throttlingCost: 5, noRetryIncrement: 1 },
     },
-    description: 'botocore (boto3, AWS CLI) standard retry mode',
+    description: 'botocore (boto3, AWS CLI) standard retry mode (retry_mode = standard)',
     source: 'boto/botocore:botocore/retries/standard.py',
-    notes:
-      'Wait rand * min(2^(attempt - 1) s, 20 s): the cap before the jitter, which is full jitter with a 1 s base. Retry quota of 500 tokens (quota.py): 5 per retry, 10 after a connect or read timeout, a first-try success refunds 1. Mode 2.0 does not read x-amz-retry-after.',
+    notes: `Wait rand * min(2^(attempt - 1) s, 20 s): the cap before the jitter, which is full jitter with a 1 s base. Retry quota of 500 tokens (quota.py): 5 per retry, 10 after a connect or read timeout, a first-try success refunds 1. Mode 2.0 does not read x-amz-retry-after. ${BOTOCORE_429_NOTE} ${BOTOCORE_TIMEOUT_NOTE} Without retry_mode botocore runs legacy mode (botocore-legacy).`,
+  },
+  'botocore-legacy': {
+    policy: {
+      maxAttempts: 5,
+      perAttemptTimeoutMs: BOTOCORE_TIMEOUT_MS,
+      backoff: { kind: 'full-jitter', baseMs: 1000, capMs: 'none', multiplier: 2, exponentOffset: 0 },
+      retryAfter: 'ignore',
+      retryOn: AWS_RETRY_ON,
+      idempotency: 'always',
+    },
+    description: 'botocore (boto3, AWS CLI) legacy retry mode: the default when no retry_mode is set',
+    source: 'boto/botocore:botocore/data/_retry.json',
+    notes: `The default mode unless AWS_NEW_RETRIES_2026 is set (configprovider.py): max_attempts 5, a delay of rand * 2^(attempt - 1) s with no cap (_retry.json "base": "rand", "growth_factor": 2), no retry quota; retries throttling errors and 429, 500, 502, 503, 504 and 509 (509 has no class here) and connection errors. ${BOTOCORE_TIMEOUT_NOTE}`,
   },
   'aws-sdk-adaptive': {
     policy: {
       maxAttempts: 3,
       backoff: { kind: 'aws-sdk-js', baseMs: 100, capMs: 20_000, multiplier: 2, exponentOffset: 0, throttledBaseMs: 500 },
-      retryAfter: 'honor',
+      retryAfter: 'clamp',
       retryOn: AWS_RETRY_ON,
       idempotency: 'always',
       budget: AWS_JS_QUOTA,
       admission: { kind: 'aws-adaptive', ...AWS_ADAPTIVE_DEFAULTS },
     },
-    description: 'AWS SDK adaptive retry mode: standard plus a CUBIC client-side rate limiter',
+    description: 'AWS SDK adaptive retry mode: standard (current @smithy/util-retry) plus a CUBIC client-side rate limiter',
     source: 'smithy-lang/smithy-typescript:packages/util-retry/src/DefaultRateLimiter.ts',
     notes:
-      'The standard mode of aws-sdk-js-standard plus a sending token bucket that turns on at the first throttling answer; from then on every attempt takes a token (waiting when none is left) and the rate follows CUBIC (decrease to 0.7 x the measured rate, cubic recovery), at most 2 x the measured rate and at least 0.5/s. botocore adaptive.py is the same limiter.',
+      'The standard mode of aws-sdk-js-standard (Retry-After clamped to [wait, wait + 5 s], as from 4.3.0) plus a sending token bucket that turns on at the first throttling answer; from then on every attempt takes a token (waiting when none is left) and the rate follows CUBIC (decrease to 0.7 x the measured rate, cubic recovery), at most 2 x the measured rate and at least 0.5/s. botocore adaptive.py is the same limiter.',
   },
   'aws-sdk-js-standard-2026': {
     policy: {
@@ -138,11 +189,12 @@ const PRESET_TABLE = {
     description: 'AWS SDK for JavaScript v3, standard mode with the opt-in 2026 retry values',
     source: 'smithy-lang/smithy-typescript:packages/util-retry/src/retries-2026-config.ts',
     notes:
-      'SMITHY_NEW_RETRIES_2026=true: base 50 ms (1 s after a throttling error), a retry costs 14 tokens (5 after a throttling error), Retry-After clamped to [wait, wait + 5 s]. DynamoDB gets 4 attempts and a 25 ms base (not part of this preset).',
+      'SMITHY_NEW_RETRIES_2026=true (from @smithy/util-retry 4.3.0): base 50 ms (1 s after a throttling error), a retry costs 14 tokens (5 after a throttling error), Retry-After clamped to [wait, wait + 5 s]. DynamoDB gets 4 attempts and a 25 ms base (not part of this preset).',
   },
   'botocore-standard-2026': {
     policy: {
       maxAttempts: 3,
+      perAttemptTimeoutMs: BOTOCORE_TIMEOUT_MS,
       backoff: { kind: 'full-jitter', baseMs: 50, capMs: 20_000, multiplier: 2, exponentOffset: 0, throttledBaseMs: 1000 },
       retryAfter: 'clamp',
       retryOn: AWS_RETRY_ON,
@@ -151,10 +203,23 @@ const PRESET_TABLE = {
     },
     description: 'botocore standard retry mode 2.1 (the opt-in 2026 values)',
     source: 'boto/botocore:botocore/retries/standard.py',
-    notes:
-      'STANDARD_RETRY_MODE_VERSION 2.1: rand * min(base * 2^(attempt - 1), 20 s) with base 50 ms (1 s after a throttling error), x-amz-retry-after clamped to [t, t + 5 s], a retry costs 14 tokens (5 after a throttling error). DynamoDB gets 4 attempts and a 25 ms base (not part of this preset).',
+    notes: `STANDARD_RETRY_MODE_VERSION 2.1: rand * min(base * 2^(attempt - 1), 20 s) with base 50 ms (1 s after a throttling error), x-amz-retry-after clamped to [t, t + 5 s], a retry costs 14 tokens (5 after a throttling error). DynamoDB gets 4 attempts and a 25 ms base (not part of this preset). ${BOTOCORE_429_NOTE} ${BOTOCORE_TIMEOUT_NOTE}`,
   },
   grpc: {
+    policy: {
+      maxAttempts: 4,
+      backoff: { kind: 'randomized', baseMs: 100, capMs: 1000, multiplier: 2, exponentOffset: 0, randomizationFactor: GRPC_JITTER_2024 },
+      retryAfter: 'pushback',
+      retryOn: ['503'],
+      idempotency: 'always',
+      budget: { kind: 'grpc-throttle', ...GRPC_THROTTLE_DEFAULTS },
+    },
+    description: 'gRPC retry policy, A6 as amended in August 2024 (grpc-go, grpc-java): the A6 example with retry throttling',
+    source: 'grpc/proposal:A6-client-retries.md',
+    notes:
+      'maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s, backoffMultiplier 2, retryableStatusCodes [UNAVAILABLE] (503 here); since the August 2024 amendment (grpc/proposal#452) the n-th retry waits min(0.1 s * 2^(n - 1), 1 s) * U(0.8, 1.2), the first retry included, so a wait can reach 1.2 s: the randomized kind with factor 0.2. grpc-go (#7869) and grpc-java (#11858, #12639) implement it; grpc-js still draws random(0, ...): grpc-js. retryThrottling maxTokens 10, tokenRatio 0.1. Server pushback (grpc-retry-pushback-ms) waits exactly that long and restarts the backoff; a negative value stops retrying. gRPC has no notion of idempotency: the service owner picks codes that are safe. The call deadline spans all attempts (use the operation deadline).',
+  },
+  'grpc-js': {
     policy: {
       maxAttempts: 4,
       backoff: { kind: 'full-jitter', baseMs: 100, capMs: 1000, multiplier: 2, exponentOffset: 0 },
@@ -163,10 +228,10 @@ const PRESET_TABLE = {
       idempotency: 'always',
       budget: { kind: 'grpc-throttle', ...GRPC_THROTTLE_DEFAULTS },
     },
-    description: 'gRPC retry policy: the A6 example with retry throttling',
-    source: 'grpc/proposal:A6-client-retries.md',
+    description: 'gRPC retry policy as grpc-js (grpc-node) implements it: A6 before the 2024 amendment',
+    source: 'grpc/grpc-node:packages/grpc-js/src/retrying-call.ts',
     notes:
-      'maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s, backoffMultiplier 2, retryableStatusCodes [UNAVAILABLE] (503 here); the n-th retry waits random(0, min(0.1 s * 2^(n - 1), 1 s)). retryThrottling maxTokens 10, tokenRatio 0.1. Server pushback (grpc-retry-pushback-ms) waits exactly that long and restarts the backoff; a negative value stops retrying. gRPC has no notion of idempotency: the service owner picks codes that are safe. The call deadline spans all attempts (use the operation deadline).',
+      'The A6 example (4 attempts, 0.1 s to 1 s, x2, [UNAVAILABLE], retryThrottling 10 / 0.1) with the original A6 delay, which grpc-js still draws (grpc-node#2959): the n-th retry waits random(0, min(0.1 s * 2^(n - 1), 1 s)), full jitter. Pushback as in grpc. grpc-go and grpc-java follow the 2024 amendment: grpc.',
   },
   envoy: {
     policy: {
@@ -178,10 +243,10 @@ const PRESET_TABLE = {
       totalTimeoutMs: 15_000,
       budget: { kind: 'envoy-max-retries', ...ENVOY_MAX_RETRIES_DEFAULTS },
     },
-    description: 'Envoy route retry policy with retry_on 5xx and the cluster defaults',
+    description: 'Envoy route retry policy with retry_on 5xx and the cluster defaults (the back-off of Envoy since 2020)',
     source: 'envoyproxy/envoy:docs/root/configuration/http/http_filters/router_filter.rst',
     notes:
-      'num_retries 1; back-off U[0, (2^N - 1) x 25 ms) capped at 250 ms (10 x base; source/common/common/backoff_strategy.cc); the route timeout (15 s) covers all retries (totalTimeoutMs), no per-try timeout; retry_on 5xx also retries resets and read timeouts; Envoy retries any method. Every cluster has the max_retries 3 circuit breaker; a retry_budget replaces it. Retry-After is read only with rate_limited_retry_back_off. Newer Envoy (JitteredExponentialBackOffStrategy) draws U[0, min(25 ms * 2^(N - 1), 250 ms)) instead: full-jitter with base 25 and cap 250.',
+      'num_retries 1; back-off an integer uniform on [0, min(25 ms * 2^(N - 1), 250 ms)) ms for retry N (JitteredExponentialBackOffStrategy, source/common/common/backoff_strategy.cc: random % next_interval_, the interval doubling from base_interval until it reaches max_interval = 10 x base). The [0, (2^N - 1) x 25 ms) of router_filter.rst is the 2018-2020 code. The route timeout (15 s) covers all retries (totalTimeoutMs), no per-try timeout; retry_on 5xx also retries resets and read timeouts; Envoy retries any method. Every cluster has the max_retries 3 circuit breaker; a retry_budget replaces it. Retry-After and rate-limit reset headers are read only with rate_limited_retry_back_off, which this preset does not set.',
   },
   finagle: {
     policy: {
@@ -362,7 +427,7 @@ const BACKOFF_TEXT: { [K in BackoffKind]: (b: BackoffInputOf<K>) => string } = {
   'decorrelated-jitter': (b) => exponentialText(b),
   linear: (b) => `linear ${ms(b.baseMs)} x r (cap ${ms(b.capMs)})`,
   'aws-sdk-js': (b) => `min(${ms(b.capMs)}, U x ${ms(b.baseMs)} x 2^(r-1))${throttledText(b)}`,
-  envoy: (b) => `U[0, (2^N - 1) x ${ms(b.baseMs)}), cap ${ms(b.capMs)}`,
+  envoy: (b) => `U[0, min(${ms(b.baseMs)} x 2^(r-1), ${ms(b.capMs)})) whole ms`,
   'polly-decorrelated-v2': (b) => `decorrelated jitter V2, median ${ms(b.baseMs)}`,
   randomized: (b) =>
     `${ms(b.baseMs)} x ${b.multiplier}^(r-1) +/-${(b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR) * 100}%, interval cap ${ms(b.capMs)}`,

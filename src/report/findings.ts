@@ -1,6 +1,8 @@
-import { formatNumber, formatParams } from './format.js';
+import { evaluateAllClaims } from './claims.js';
+import { difference, higherIsBetter, verdict, type Difference } from './compare.js';
+import { formatEstimate, formatNumber, formatParams, formatRange } from './format.js';
 import { metricInfo } from './metrics.js';
-import { cellLabel, focusCells, hasMetric, metricMean, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
+import { cellLabel, focusCells, hasMetric, metricMean, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
 import { clusteringMetric, defaultX, isClusteringAxis, keyMetrics, workAndTime } from './selectCharts.js';
 import { allNumbers } from './specs/common.js';
 import type { ReportCell, ReportMetricStats } from './types.js';
@@ -57,74 +59,197 @@ export function findingsTable(part: ReportPart): FindingsTable {
 }
 
 /** A value and its unit in a sentence; a ratio's explanation (`largest bin / mean bin`) is left to the axis. */
-function withUnit(v: number, unit: string): string {
-  return unit && !unit.includes(' / ') ? `${formatNumber(v)} ${unit}` : formatNumber(v);
+function withUnit(v: string, unit: string): string {
+  return unit && !unit.includes(' / ') ? `${v} ${unit}` : v;
+}
+
+/** A cell's mean of a metric with its interval, as a sentence shows it (`796 ± 1.5 calls`). */
+export function estimateText(cell: ReportCell, metric: string): string {
+  const s = cell.metrics[metric];
+  const mean = s?.mean ?? null;
+  const [lo, hi] = s?.ci95 ?? [null, null];
+  const half = typeof lo === 'number' && typeof hi === 'number' && (s?.n ?? 0) > 1 ? (hi - lo) / 2 : null;
+  return withUnit(formatEstimate(mean, half), metricInfo(metric).unit);
+}
+
+function intervalText(d: Difference): string {
+  if (!d.ci95) return '';
+  return formatRange(d.ci95[0], d.ci95[1]);
+}
+
+/** The replications behind a part's intervals, when they cannot tell noise from a difference. */
+function noIntervalText(part: ReportPart): string {
+  return part.replications <= 1 ? ' With one replication per cell there is no interval, so nothing here can be called within or beyond noise.' : '';
+}
+
+/** Cells ranked on a metric, best first (lowest, or highest where more is better); cells without it left out. */
+export function rankCells(cells: readonly ReportCell[], metric: string): ReportCell[] {
+  const up = higherIsBetter(metric);
+  return cells
+    .filter((c) => metricMean(c, metric) !== null)
+    .sort((a, b) => ((metricMean(a, metric) as number) - (metricMean(b, metric) as number)) * (up ? -1 : 1));
+}
+
+/** The metric a comparison of these cells is told on: the first key metric whose best and worst differ beyond noise, else the first. */
+function headlineMetric(key: readonly string[], cells: readonly ReportCell[]): string | undefined {
+  const differs = key.find((m) => {
+    const r = rankCells(cells, m);
+    const best = r[0];
+    const worst = r[r.length - 1];
+    if (!best || !worst || best === worst) return false;
+    const v = verdict(difference(best, worst, m), metricMean(worst, m) ?? 0);
+    return v === 'lower' || v === 'higher';
+  });
+  return differs ?? key.find((m) => rankCells(cells, m).length > 0);
 }
 
 /**
- * The one-line finding of a report: the hint's, else a sentence computed from the first part's
- * first key metric: with several variants, the lowest and the highest variant at the focus point;
- * with one variant and a numeric sweep, the values at both ends of the sweep; with a single cell,
- * its first key metrics.
+ * The best and worst of several cells (the variants at one sweep point) on a metric, with their
+ * intervals, whether their difference is beyond noise, and which cells are within noise of the best.
  */
-export function findingLine(model: ReportModel): string {
-  if (model.hints.finding) return model.hints.finding;
-  const part = model.parts[0];
-  if (!part) return 'No results.';
-  if (part.hints.finding) return part.hints.finding;
+export function comparisonText(part: ReportPart, cells: readonly ReportCell[], metric: string): string {
+  const ranked = rankCells(cells, metric);
+  const best = ranked[0];
+  const worst = ranked[ranked.length - 1];
+  if (!best || !worst) return '';
+  const first = cells[0] as ReportCell;
+  const samePoint = Object.keys(first.params).length > 0 && cells.every((c) => sameValue(c.params, first.params));
+  const at = samePoint ? `At ${formatParams(first.params)}, ` : '';
+  const info = metricInfo(metric);
+  const title = at ? info.title.charAt(0).toLowerCase() + info.title.slice(1) : info.title;
+  const label = (c: ReportCell) => cellLabel(c, cells);
+  const [goodWord, badWord] = higherIsBetter(metric) ? ['highest', 'lowest'] : ['lowest', 'highest'];
+  if (best === worst || formatNumber(metricMean(best, metric)) === formatNumber(metricMean(worst, metric))) {
+    return `${at}${title}: ${estimateText(best, metric)} with every ${part.variants.length >= 2 ? 'variant' : 'cell'}.`;
+  }
+  const d = difference(worst, best, metric) as Difference;
+  const v = verdict(d, metricMean(best, metric) ?? 0);
+  const how = d.paired ? 'paired 95% interval of the difference' : '95% interval of the difference';
+  const noise =
+    v === 'unknown'
+      ? ''
+      : v === 'noise'
+        ? `; the difference is within noise (${how} ${intervalText(d)} includes 0)`
+        : `; the difference is beyond noise (${how} ${intervalText(d)})`;
+  const close = ranked.slice(1, -1).filter((c) => verdict(difference(c, best, metric), metricMean(best, metric) ?? 0) === 'noise');
+  const closeText = close.length > 0 && v !== 'noise' ? ` ${close.map(label).join(', ')} ${close.length === 1 ? 'is' : 'are'} within noise of ${label(best)}.` : '';
+  return `${at}${title}: ${estimateText(best, metric)} with ${label(best)} (${goodWord}) against ${estimateText(worst, metric)} with ${label(worst)} (${badWord})${noise}.${closeText}`;
+}
+
+/** Where two variants' lines cross along a numeric axis: one is beyond noise below the other, then beyond noise above it. */
+export interface Crossing {
+  a: string;
+  b: string;
+  /** The last x where a was on one side, and the first where it was on the other. */
+  before: number;
+  after: number;
+  /** a's side before the crossing. */
+  aBefore: 'lower' | 'higher';
+}
+
+/** The crossings of every pair of variants on a metric along a numeric axis (at the focus cells' other parameters). */
+export function crossings(part: ReportPart, metric: string, x: string): Crossing[] {
+  const values = part.axisValues[x] ?? [];
+  if (!allNumbers(values) || part.variants.length < 2) return [];
+  const focus = focusCells(part)[0];
+  const along = (variant: string) =>
+    part.cells.filter((c) => c.variant === variant && Object.keys(c.params).every((k) => k === x || !focus || sameValue(c.params[k], focus.params[k])));
+  const out: Crossing[] = [];
+  for (let i = 0; i < part.variants.length; i++) {
+    for (let j = i + 1; j < part.variants.length; j++) {
+      const a = part.variants[i] as string;
+      const b = part.variants[j] as string;
+      const bs = along(b);
+      let last: { x: number; side: 'lower' | 'higher' } | null = null;
+      for (const ca of along(a).sort((p, q) => (p.params[x] as number) - (q.params[x] as number))) {
+        const cb = bs.find((c) => sameValue(c.params, ca.params));
+        if (!cb) continue;
+        const v = verdict(difference(ca, cb, metric), metricMean(cb, metric) ?? 0);
+        if (v !== 'lower' && v !== 'higher') continue;
+        const xv = ca.params[x] as number;
+        if (last && last.side !== v) out.push({ a, b, before: last.x, after: xv, aBefore: last.side });
+        last = { x: xv, side: v };
+      }
+    }
+  }
+  return out;
+}
+
+/** A sentence on the crossings of a metric along a numeric axis ('' without any). */
+export function crossingText(part: ReportPart, metric: string, x: string): string {
+  const found = crossings(part, metric, x);
+  if (found.length === 0) return '';
+  const title = metricInfo(metric).title.toLowerCase();
+  const shown = found.slice(0, 3).map(
+    (c) => `${c.a} has ${c.aBefore === 'lower' ? 'lower' : 'higher'} ${title} than ${c.b} up to ${x} = ${formatNumber(c.before)} and ${c.aBefore === 'lower' ? 'higher' : 'lower'} from ${formatNumber(c.after)}`,
+  );
+  return `Lines cross (beyond noise on both sides): ${shown.join('; ')}${found.length > 3 ? `; and ${found.length - 3} more` : ''}.`;
+}
+
+/** How one variant's metric changes from the first to the last value of a numeric axis. */
+export function trendText(part: ReportPart, metric: string, x: string): string {
+  const values = part.axisValues[x] ?? [];
+  if (!allNumbers(values) || values.length < 2) return '';
+  const focus = focusCells(part)[0];
+  const at = (xv: number) =>
+    part.cells.find((c) => c.params[x] === xv && (!focus || c.variant === focus.variant) && Object.keys(c.params).every((k) => k === x || !focus || sameValue(c.params[k], focus.params[k])) && metricMean(c, metric) !== null);
+  const first = at(values[0] as number);
+  const last = at(values[values.length - 1] as number);
+  if (!first || !last) return '';
+  const d = difference(last, first, metric) as Difference;
+  const v = verdict(d, metricMean(first, metric) ?? 0);
+  const dir = (metricMean(last, metric) as number) >= (metricMean(first, metric) as number) ? 'rises' : 'falls';
+  const same = formatNumber(metricMean(last, metric)) === formatNumber(metricMean(first, metric));
+  const noise = v === 'noise' ? ' (within noise)' : v === 'unknown' ? '' : ' (beyond noise)';
+  const info = metricInfo(metric);
+  if (same) return `${info.title} stays at ${estimateText(first, metric)} from ${x} = ${formatNumber(values[0])} to ${formatNumber(values[values.length - 1])}.`;
+  return `${info.title} ${dir} from ${estimateText(first, metric)} at ${x} = ${formatNumber(values[0])} to ${estimateText(last, metric)} at ${formatNumber(values[values.length - 1])}${noise}.`;
+}
+
+/**
+ * The one-line finding computed from a part's data: with several variants, the best and the worst
+ * at the focus point on the first key metric that tells them apart beyond noise (with intervals,
+ * and the variants within noise of the best), and where lines cross along a numeric axis; with one
+ * variant and a numeric sweep, how the metric changes from one end to the other; with a single
+ * cell, its key metrics. Without replications to give intervals, it says so.
+ */
+export function generatedFinding(part: ReportPart): string {
   // A swept timer tick or seeding mode is judged by the clustering of leaf arrivals too.
   const cm = part.axes.some(isClusteringAxis) ? clusteringMetric(part) : null;
   const key = [...keyMetrics(part), ...(cm ? [cm] : [])];
-  const first = key[0];
   const focus = focusCells(part).filter((c) => Object.keys(c.metrics).length > 0);
-  if (first === undefined || focus.length === 0) return `${model.parts.reduce((n, p) => n + p.cells.length, 0)} cells; no key metric was measured.`;
+  if (key.length === 0 || focus.length === 0) return `${part.cells.length} cells; no key metric was measured.`;
   const f0 = focus[0] as ReportCell;
-  const samePoint = Object.keys(f0.params).length > 0 && focus.every((c) => formatParams(c.params) === formatParams(f0.params));
+  const samePoint = Object.keys(f0.params).length > 0 && focus.every((c) => sameValue(c.params, f0.params));
   const at = samePoint ? `At ${formatParams(f0.params)}, ` : '';
-  if (focus.length >= 2) {
-    const rank = (m: string) =>
-      focus
-        .map((c) => ({ c, v: metricMean(c, m) }))
-        .filter((r): r is { c: ReportCell; v: number } => r.v !== null)
-        .sort((a, b) => a.v - b.v);
-    // The first key metric on which the cells differ (as printed); else the first, the same for all.
-    const differs = key.find((m) => {
-      const r = rank(m);
-      return r.length >= 2 && formatNumber((r[0] as { v: number }).v) !== formatNumber((r[r.length - 1] as { v: number }).v);
-    });
-    const m = differs ?? first;
-    const info = metricInfo(m);
-    const name = at ? info.title.toLowerCase() : info.title;
-    const ranked = rank(m);
-    const lo = ranked[0];
-    const hi = ranked[ranked.length - 1];
-    if (lo && hi && differs) {
-      return `${at}${name}: ${withUnit(lo.v, info.unit)} with ${cellLabel(lo.c, focus)} (lowest), ${withUnit(hi.v, info.unit)} with ${cellLabel(hi.c, focus)} (highest).`;
-    }
-    if (lo) return `${at}${name}: ${withUnit(lo.v, info.unit)} with every ${part.variants.length >= 2 ? 'variant' : 'cell'}.`;
-  }
   const x = defaultX(part);
-  const values = x !== undefined ? (part.axisValues[x] ?? []) : [];
-  if (part.variants.length === 1 && x !== undefined && values.length >= 2 && allNumbers(values)) {
-    const endsOf = (m: string) =>
-      [values[0], values[values.length - 1]].map((xv) => {
-        const cell = part.cells.find((c) => c.params[x] === xv && metricMean(c, m) !== null);
-        return cell ? { xv: xv as number, v: metricMean(cell, m) as number } : null;
-      });
-    // The first key metric that changes along the sweep (as printed); else the first.
-    const m = key.find((k) => {
-      const [a, b] = endsOf(k);
-      return a && b && formatNumber(a.v) !== formatNumber(b.v);
-    }) ?? first;
-    const info = metricInfo(m);
-    const ends = endsOf(m);
-    if (ends[0] && ends[1]) return `${info.title}: ${ends.map((e) => `${withUnit((e as { v: number }).v, info.unit)} at ${x} = ${formatNumber((e as { xv: number }).xv)}`).join(', ')}.`;
+  if (focus.length >= 2) {
+    const m = headlineMetric(key, focus) as string;
+    const cross = x !== undefined ? crossingText(part, m, x) : '';
+    return `${comparisonText(part, focus, m)}${cross ? ` ${cross}` : ''}${noIntervalText(part)}`;
   }
-  const text = key.slice(0, 3).flatMap((m) => {
-    const v = metricMean(f0, m);
-    if (v === null) return [];
-    const i = metricInfo(m);
-    return [`${i.title.toLowerCase()} ${withUnit(v, i.unit)}`];
-  }).join(', ');
-  return `${at}${at ? text : text.charAt(0).toUpperCase() + text.slice(1)}.`;
+  if (part.variants.length === 1 && x !== undefined) {
+    const m = key.find((k) => trendText(part, k, x) !== '' && !trendText(part, k, x).includes(' stays at ')) ?? key[0];
+    const t = m !== undefined ? trendText(part, m, x) : '';
+    if (t) return `${t}${noIntervalText(part)}`;
+  }
+  const text = key
+    .slice(0, 3)
+    .filter((m) => metricMean(f0, m) !== null)
+    .map((m) => `${metricInfo(m).title.toLowerCase()} ${estimateText(f0, m)}`)
+    .join(', ');
+  const sentence = `${at}${at ? text : text.charAt(0).toUpperCase() + text.slice(1)}.`;
+  return `${sentence}${noIntervalText(part)}`;
+}
+
+/** The one-line finding of a report: the file's finding (unless its claims are contradicted by this run's data), else the first part's generated finding. */
+export function findingLine(model: ReportModel): string {
+  const part = model.parts[0];
+  const authored = model.hints.finding ?? part?.hints.finding;
+  const contradicted = evaluateAllClaims(model).filter((c) => c.status === 'contradicted');
+  if (authored && contradicted.length === 0) return authored;
+  if (!part) return 'No results.';
+  const generated = generatedFinding(part);
+  if (!authored) return generated;
+  return `${generated} (The file's finding is not shown: this run's data contradicts ${contradicted.length === 1 ? 'a claim' : `${contradicted.length} claims`} it rests on; see Claims.)`;
 }

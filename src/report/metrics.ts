@@ -151,8 +151,61 @@ export function paramUnit(path: string): string {
   return words[last] ?? '';
 }
 
-/** Axis title of a swept parameter: its dotted path and unit, e.g. `workload.clients (clients)`. */
+/** Names of scenario fields as their documentation (README, "Experiment files") calls them, without unit. */
+const FIELD_TITLES: Record<string, string> = {
+  clients: 'Clients',
+  rate: 'Arrival rate',
+  durationMs: 'Duration',
+  thinkMs: 'Think time',
+  deadlineMs: 'Deadline',
+  maxAttempts: 'Attempts',
+  perAttemptTimeoutMs: 'Per-attempt timeout',
+  tickMs: 'Timer tick',
+  baseMs: 'Backoff base',
+  capMs: 'Backoff cap',
+  multiplier: 'Backoff multiplier',
+  exponentOffset: 'Backoff exponent offset',
+  concurrency: 'Workers',
+  queueLimit: 'Queue limit',
+  instances: 'Instances',
+  probability: 'Fault probability',
+  permanentErrorFraction: 'Bad-input fraction',
+  hopMs: 'Network hop',
+  serviceMs: 'Service time',
+  retryAfter: 'Retry-After handling',
+  deadlineMode: 'Deadline mode',
+  seeding: 'Seeding mode',
+  method: 'Method',
+  discipline: 'Queue discipline',
+  warmupMs: 'Warm-up',
+};
+
+/** `baseMs` -> `Base`, `peakRatePerSec` -> `Peak rate`: a field name as words, its unit suffix dropped. */
+function words(name: string): string {
+  const bare = name.replace(/(Ms|PerSec)$/, '');
+  const w = bare.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return w.charAt(0).toUpperCase() + w.slice(1);
+}
+
+/**
+ * A swept parameter in words: the field's name as the documentation calls it, where it is
+ * (`Timer tick at layer 0`, `Backoff kind at layer 1`, `Server workers`), without the raw path.
+ */
+export function paramLabel(path: string): string {
+  const segs = path.split('.');
+  const last = segs[segs.length - 1] ?? path;
+  const parent = segs[segs.length - 2];
+  let name = FIELD_TITLES[last] ?? words(last);
+  if ((last === 'kind' || last === 'mode') && parent) name = `${words(parent)} ${last}`;
+  if (last === 'dist' && parent) name = `${FIELD_TITLES[parent] ?? words(parent)} distribution`;
+  const layer = segs[0] === 'stack' && /^\d+$/.test(segs[1] ?? '') ? ` at layer ${segs[1]}` : '';
+  const where = segs[0] === 'leaf' && !layer && !/^(Server|Fault|Queue)/.test(name) ? 'Server ' : '';
+  return `${where}${where ? name.charAt(0).toLowerCase() + name.slice(1) : name}${layer}`;
+}
+
+/** Axis title of a swept parameter: its name in words and its unit, e.g. `Clients (clients)` becomes `Clients`, `Timer tick at layer 0 (ms)`. */
 export function paramTitle(path: string): string {
   const unit = paramUnit(path);
-  return unit ? `${path} (${unit})` : path;
+  const label = paramLabel(path);
+  return unit && !label.toLowerCase().includes(unit.toLowerCase()) ? `${label} (${unit})` : label;
 }

@@ -1,7 +1,8 @@
+import { evaluateAllClaims, type ClaimResult, type ClaimStatus } from './claims.js';
 import { escapeHtml, inlineScript, jsonForScript } from './escape.js';
 import { findingLine, findingsTable, type FindingsTable } from './findings.js';
 import { formatDuration } from '../policy/formatDuration.js';
-import { formatNumber, formatValue } from './format.js';
+import { formatEstimate, formatNumber, formatRange, formatValue } from './format.js';
 import type { ReportModel, ReportPart } from './reportModel.js';
 import type { ReportChart, ReportMetricStats } from './types.js';
 import type { Scenario } from '../model/scenario.js';
@@ -38,12 +39,17 @@ h3 { margin: 0 0 6px; font-size: 16px; }
 .finding { font-size: 17px; margin: 6px 0 12px; padding: 8px 12px; background: #eef6ee; border-left: 4px solid #54a24b; }
 .description { color: var(--ink); max-width: 80ch; white-space: pre-wrap; overflow-wrap: anywhere; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
-th, td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th, td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; vertical-align: top; overflow-wrap: normal; word-break: normal; hyphens: none; }
+.table-wrap { max-width: 100%; overflow-x: auto; }
 th { background: var(--bg); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.num .ci { color: var(--muted); font-size: 12px; }
 table.meta th { width: 11em; }
 .swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
+.claim-ok { color: #1a7f37; font-weight: 600; white-space: nowrap; }
+.claim-bad { color: #cf222e; font-weight: 600; white-space: nowrap; }
+.claim-unknown { color: var(--muted); white-space: nowrap; }
+.evidence { color: var(--muted); font-size: 12px; }
 .notice { border: 1px solid #e5c07b; background: #fff8e6; padding: 8px 12px; margin: 12px 0; }
 .notice ul { margin: 4px 0 0 18px; padding: 0; }
 details { margin: 6px 0 14px; }
@@ -90,6 +96,11 @@ const BOOT = `
   });
 })();
 `;
+
+/** Escaped text that may wrap after `.`, `,` and `/` (dotted paths, JSON) but never inside a word or a number. */
+function breakable(text: string): string {
+  return escapeHtml(text).replace(/(?<=[^\d\s])[.,/]|[.,/](?=[^\d\s])/g, '$&<wbr>');
+}
 
 function esc(v: unknown): string {
   return escapeHtml(formatValue(v));
@@ -149,14 +160,14 @@ function parametersSection(model: ReportModel): string {
     rows.push(`<tr><th scope="row">Replications</th><td>${escapeHtml(String(part.replications))} per cell</td></tr>`);
     rows.push(`<tr><th scope="row">Cells</th><td>${part.cells.length}</td></tr>`);
     for (const a of part.axes) {
-      rows.push(`<tr><th scope="row">Swept: <code>${escapeHtml(a)}</code></th><td>${(part.axisValues[a] ?? []).map(esc).join(', ')}</td></tr>`);
+      rows.push(`<tr><th scope="row">Swept: <code>${breakable(a)}</code></th><td>${(part.axisValues[a] ?? []).map(esc).join(', ')}</td></tr>`);
     }
     for (const v of part.variants) {
       if (part.variants.length === 1 && part.variantOverrides[v] === undefined) continue;
       const ov = part.variantOverrides[v];
       const text =
         ov !== null && typeof ov === 'object'
-          ? Object.entries(ov as Record<string, unknown>).map(([p, x]) => `<code>${escapeHtml(p)}</code> = ${escapeHtml(JSON.stringify(x) ?? '')}`).join('<br>')
+          ? Object.entries(ov as Record<string, unknown>).map(([p, x]) => `<code>${breakable(p)}</code> = ${breakable(JSON.stringify(x) ?? '')}`).join('<br>')
           : part.variants.length === 1
             ? '(the scenario as written)'
             : '';
@@ -167,7 +178,7 @@ function parametersSection(model: ReportModel): string {
     const scenarioRows = first?.scenario
       ? flattenForTable(first.scenario)
           .filter(([p]) => !axisPaths.has(p))
-          .map(([p, v]) => `<tr><th scope="row"><code>${escapeHtml(p)}</code></th><td>${escapeHtml(v)}</td></tr>`)
+          .map(([p, v]) => `<tr><th scope="row"><code>${breakable(p)}</code></th><td>${escapeHtml(v)}</td></tr>`)
           .join('')
       : '';
     const scenario = scenarioRows
@@ -192,13 +203,36 @@ function findingsHtml(model: ReportModel, table: FindingsTable, part: ReportPart
           const hi = s.ci95[1];
           const half = typeof lo === 'number' && typeof hi === 'number' && s.n > 1 ? (hi - lo) / 2 : null;
           const title = `mean ${s.mean}${typeof lo === 'number' && typeof hi === 'number' ? `, 95% interval [${lo}, ${hi}]` : ''}, n = ${s.n}`;
-          return `<td class="num" title="${escapeHtml(title)}">${escapeHtml(formatNumber(s.mean))}${half !== null ? ` <span class="ci">± ${escapeHtml(formatNumber(half))}</span>` : ''}</td>`;
+          const [mean, pm] = formatEstimate(s.mean, half).split(' ± ');
+          return `<td class="num" title="${escapeHtml(title)}">${escapeHtml(mean ?? '')}${pm !== undefined ? ` <span class="ci">± ${escapeHtml(pm)}</span>` : ''}</td>`;
         })
         .join('');
-      return `<tr><th scope="row">${swatch(model, r.variant)}${escapeHtml(r.label)}${r.state === 'errored' ? ' (errored replications)' : ''}</th>${cells}</tr>`;
+      return `<tr><th scope="row">${swatch(model, r.variant)}${breakable(r.label)}${r.state === 'errored' ? ' (errored replications)' : ''}</th>${cells}</tr>`;
     })
     .join('');
-  return `<table class="findings">${head}${body}</table>`;
+  return `<div class="table-wrap"><table class="findings">${head}${body}</table></div>`;
+}
+
+const STATUS_CLASS: Record<ClaimStatus, string> = { supported: 'ok', contradicted: 'bad', 'not shown': 'unknown' };
+
+/** The claims of the experiment, each with what this run's data says of it and the differences behind it. */
+function claimsHtml(results: readonly ClaimResult[], multi: boolean): string {
+  if (results.length === 0) return '';
+  const rows = results
+    .map((r) => {
+      const ev = r.evidence
+        .slice(0, 6)
+        .map((e) => {
+          const d = e.difference;
+          const diff = d ? `${formatNumber(d.mean)}${d.ci95 ? ` ${formatRange(d.ci95[0], d.ci95[1])}` : ' (no interval)'}` : '–';
+          return `${e.where ? `${breakable(e.where)}: ` : ''}${breakable(e.a)} − ${breakable(e.b)} = ${escapeHtml(diff)}`;
+        })
+        .join('<br>');
+      const more = r.evidence.length > 6 ? `<br>and ${r.evidence.length - 6} more points` : '';
+      return `<tr><td>${breakable(r.text)}</td>${multi ? `<td>${escapeHtml(r.part)}</td>` : ''}<td class="claim-${STATUS_CLASS[r.status]}">${escapeHtml(r.status)}</td><td>${escapeHtml(r.reason)}${ev ? `<br><span class="evidence">${ev}${more}</span>` : ''}</td></tr>`;
+    })
+    .join('');
+  return `<section id="claims"><h2>Claims</h2><p class="hint">Each claim of the experiment file, checked against this run's own data: a difference counts when its 95% interval (paired where the cells share their random numbers) excludes 0.</p><div class="table-wrap"><table class="claims"><tr><th scope="col">Claim</th>${multi ? '<th scope="col">Part</th>' : ''}<th scope="col">This run</th><th scope="col">Why (difference and 95% interval)</th></tr>${rows}</table></div></section>`;
 }
 
 function chartFigure(c: ReportChart): string {
@@ -294,6 +328,7 @@ ${metaTable(model)}
 </header>
 ${notices}${truncatedNotice}
 <section id="findings"><h2>Findings</h2>${findings}</section>
+${claimsHtml(evaluateAllClaims(model), multi)}
 ${parametersSection(model)}
 <section id="charts"><h2>Charts</h2>
 <p class="hint">Hover a mark for its exact values; click a legend entry to keep only that variant (shift-click for several; double-click the chart to show them all again).</p>

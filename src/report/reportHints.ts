@@ -9,6 +9,9 @@ import { CHART_KINDS, type ChartKind } from './types.js';
  * ```jsonc
  * "report": {
  *   "finding": "one line shown under the title and in reports/index.html",
+ *   "claims": [                            // checked against the run's own data: supported, contradicted, not shown
+ *     { "metric": "writes", "variants": ["full-jitter", "exponential"], "relation": "less", "params": { "workload.clients": 100 } }
+ *   ],
  *   "cells": [{ "variant": "none", "params": { "workload.clients": 30 } }],  // default cells of the
  *                                          // series, clustering, amplification, give-ups, Pareto charts
  *   "findings": { "metrics": ["writes", "completionTimeMs"], "cells": [...] }, // the findings table
@@ -24,9 +27,31 @@ import { CHART_KINDS, type ChartKind } from './types.js';
  */
 export interface ReportHints {
   finding?: string;
+  /** Claims the report checks against its own data (see {@link ClaimHint}). */
+  claims?: ClaimHint[];
   cells?: CellSelector[];
   findings?: { metrics?: string[]; cells?: CellSelector[] };
   charts?: ChartHint[];
+}
+
+/**
+ * A claim a report checks against its own data, quick runs included: `metric` of variant a is
+ * `less` than, `greater` than or `similar` to variant b (at every sweep point, or those matching
+ * `params`), or of the first selected cell against the second (`cells`).
+ */
+export interface ClaimHint {
+  /** The claim as a sentence (default: made from the fields). */
+  text?: string;
+  metric: string;
+  variants?: [string, string];
+  cells?: [CellSelector, CellSelector];
+  /** Only the sweep points with these parameters. */
+  params?: Record<string, unknown>;
+  relation: 'less' | 'greater' | 'similar';
+  /** `similar`: the largest difference that counts as similar, as a fraction of the second cell's mean (default: the interval includes 0). */
+  tolerance?: number;
+  /** The part it is about (a claim of the experiment's `report`; default: every part it matches). */
+  part?: string;
 }
 
 /** Selects the cells whose part, variant and parameters match (parameters by value, any not listed). */
@@ -139,9 +164,31 @@ const chartHint = object({
   }
 });
 
+const pair = <T extends z.core.SomeType>(item: T) =>
+  z.tuple([item, item], { error: (iss: Iss) => `must be a list of two (got ${describe(iss.input)})` });
+
+const claim = object({
+  text: oneLine().optional(),
+  metric: metric(),
+  variants: pair(text()).optional(),
+  cells: pair(cellSelector).optional(),
+  params: z.record(z.string(), z.unknown(), { error: (iss: Iss) => `must be an object of swept paths and values (got ${describe(iss.input)})` }).optional(),
+  relation: z.enum(['less', 'greater', 'similar'], { error: (iss: Iss) => `must be one of less, greater, similar (got ${describe(iss.input)})` }),
+  tolerance: z.number({ error: (iss: Iss) => `must be a number (got ${describe(iss.input)})` }).min(0, { error: 'must be >= 0' }).optional(),
+  part: text().optional(),
+}).superRefine((c, ctx) => {
+  if ((c.variants === undefined) === (c.cells === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['variants'], message: 'a claim compares either two variants or two cells (give variants or cells, not both or neither)' });
+  }
+  if (c.tolerance !== undefined && c.relation !== 'similar') {
+    ctx.addIssue({ code: 'custom', path: ['tolerance'], message: `applies only to relation "similar" (got "${c.relation}")` });
+  }
+});
+
 /** The zod schema of report hints (see {@link ReportHints}). */
 export const reportHintsSchema = object({
   finding: oneLine().optional(),
+  claims: list(claim).optional(),
   cells: list(cellSelector).optional(),
   findings: object({
     metrics: list(metric()).min(1, { error: 'must list at least one metric' }).optional(),

@@ -91,6 +91,7 @@ function mergeHints(top: ReportHints, part: ReportHints | undefined, partName: s
   const merged: ReportHints = {};
   const finding = part?.finding;
   if (finding !== undefined) merged.finding = finding;
+  if (part?.claims !== undefined) merged.claims = part.claims;
   const cells = part?.cells ?? forPart(top.cells);
   if (cells !== undefined && cells.length > 0) merged.cells = cells;
   const findings = part?.findings ?? top.findings;

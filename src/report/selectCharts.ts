@@ -1,5 +1,6 @@
+import { comparisonText, crossingText, trendText } from './findings.js';
 import { formatParams } from './format.js';
-import { metricInfo } from './metrics.js';
+import { metricInfo, paramLabel } from './metrics.js';
 import type { ChartHint } from './reportHints.js';
 import { cellLabel, focusCells, hasMetric, metricMean, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
 import { amplificationSpec, layerAttemptsRows } from './specs/amplification.js';
@@ -188,6 +189,33 @@ function where(cells: readonly ReportCell[]): string {
   return cells.every((c) => sameValue(c.params, first.params)) ? ` at ${formatParams(first.params)}` : '';
 }
 
+/**
+ * The caption of a metric-against-parameter chart: what its marks are (lines over a numeric axis,
+ * points over a categorical one; one per variant or a single series), then what the data shows:
+ * where lines cross beyond noise, or the best and worst variant at the focus point, or how the one
+ * series changes from end to end.
+ */
+export function metricCaption(part: ReportPart, metric: string, x: string, repText: string): string {
+  const numeric = allNumbers(part.axisValues[x] ?? []);
+  const several = part.variants.length >= 2;
+  const what = numeric
+    ? several
+      ? `Each line is a variant, its band the 95% confidence interval of the mean over ${repText}.`
+      : `The line is the mean over ${repText}, its band the 95% confidence interval.`
+    : several
+      ? `Each point is a variant's mean at one value of ${paramLabel(x)} over ${repText}, its bar the 95% confidence interval.`
+      : `Each point is the mean at one value of ${paramLabel(x)} over ${repText}, its bar the 95% confidence interval.`;
+  let data = '';
+  if (several) {
+    data = numeric ? crossingText(part, metric, x) : '';
+    if (!data) {
+      const focus = focusCells(part);
+      if (focus.length >= 2) data = comparisonText(part, focus, metric);
+    }
+  } else if (numeric) data = trendText(part, metric, x);
+  return data ? `${what} ${data}` : what;
+}
+
 /** Build one chart: its spec, title and the sentence saying what to look at. */
 export function buildChart(model: ReportModel, part: ReportPart, req: ChartRequest, id: string): Omit<ReportChart, 'id'> & { id: string } {
   const colors = model.colors;
@@ -205,10 +233,8 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
       const info = metricInfo(metric);
       return {
         ...base,
-        title: req.title ?? `${info.title} against ${x}`,
-        caption:
-          req.caption ??
-          `Each line is a variant and its band the 95% confidence interval of the mean over ${repText}: look for where the lines part as ${x} grows, and whether their bands overlap there.`,
+        title: req.title ?? `${info.title} against ${paramLabel(x)}`,
+        caption: req.caption ?? metricCaption(part, metric, x, repText),
         spec: metricVsParamSpec({ cells: part.cells, metric, x, colors, ...(xOrder ? { xOrder } : {}), ...log }),
       };
     }

@@ -1,40 +1,31 @@
-import type { SimulationResults } from '../model/results.js';
-import type { Scenario } from '../model/scenario.js';
+import type { MetricStats } from '../sweep/aggregate.js';
+import type { CellSummary, SweepSummary } from '../sweep/runPlan.js';
 
-/** Mean, standard deviation and 95% interval of one metric across replications (as in summary.json). */
-export interface ReportMetricStats {
-  n: number;
-  /** Null when no replication measured it (JSON has no NaN). */
+/**
+ * Mean, standard deviation and 95% interval of one metric across replications, as summary.json
+ * holds them once read back: the sweep's {@link MetricStats}, with null where a number was not
+ * finite (JSON has no NaN).
+ */
+export interface ReportMetricStats extends Omit<MetricStats, 'mean' | 'sd' | 'ci95'> {
   mean: number | null;
   sd: number | null;
   ci95: [number | null, number | null];
 }
 
-/** One cell of summary.json, as a report reads it. */
-export interface ReportCell {
-  key: string;
-  part: string;
-  variant: string;
-  params: Record<string, unknown>;
-  state: 'ok' | 'errored';
-  replications: number;
-  errors: string[];
+/**
+ * One cell of summary.json, as a report reads it: the sweep's {@link CellSummary} read back from
+ * JSON. Numbers that were infinite in the resolved scenario (an open-ended fault window, an
+ * uncapped backoff) are missing; the scenario is null when unknown (a results.json without its run.json).
+ */
+export interface ReportCell extends Omit<CellSummary, 'metrics' | 'scenario' | 'samples'> {
   metrics: Record<string, ReportMetricStats>;
-  /**
-   * The cell's resolved scenario. Read back from JSON, numbers that were infinite (an open-ended
-   * fault window, an uncapped backoff) are missing. Null when unknown (a results.json without its run.json).
-   */
-  scenario: Scenario | null;
-  /** The series of replication 0 (a typical run) and the mean across replications. */
-  timeSeries: { typical: SimulationResults['timeSeries'] | null; mean: Record<string, number[]> | null };
+  scenario: CellSummary['scenario'] | null;
+  /** Missing in summaries written before replications were kept (their differences have no paired interval). */
+  samples?: CellSummary['samples'];
 }
 
-/** summary.json, as a report reads it. */
-export interface ReportSummary {
-  experiment: string;
-  description: string;
-  seed: number;
-  version: string;
+/** summary.json, as a report reads it (the sweep's {@link SweepSummary} read back from JSON). */
+export interface ReportSummary extends Omit<SweepSummary, 'cells'> {
   cells: ReportCell[];
 }
 

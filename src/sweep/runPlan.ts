@@ -42,6 +42,12 @@ export interface CellSummary {
   scenario: Cell['scenario'];
   /** The series of replication 0 (a typical run) and the mean across replications. */
   timeSeries: { typical: SimulationResults['timeSeries'] | null; mean: Record<string, number[]> | null };
+  /**
+   * Every metric of every finished replication, in replication order (null where a replication did
+   * not measure it), so that two cells of the same sweep point, which share their common random
+   * numbers replication by replication, can be compared pair by pair.
+   */
+  samples: { replications: number[]; values: Record<string, Array<number | null>> };
 }
 
 /** summary.json. */
@@ -95,6 +101,7 @@ export function summarizeCell(cell: Cell, records: ReplicationRecord[]): CellSum
       if (s.length > 0) mean[k] = meanSeries(s);
     }
   }
+  const metrics = aggregateMetrics(ok.map((r) => r.metrics));
   return {
     key: cell.key,
     part: cell.part,
@@ -103,9 +110,13 @@ export function summarizeCell(cell: Cell, records: ReplicationRecord[]): CellSum
     state: errors.length > 0 ? 'errored' : 'ok',
     replications: ok.length,
     errors,
-    metrics: aggregateMetrics(ok.map((r) => r.metrics)),
+    metrics,
     scenario: cell.scenario,
     timeSeries: { typical, mean },
+    samples: {
+      replications: ok.map((r) => r.replication),
+      values: Object.fromEntries(Object.keys(metrics).map((k) => [k, ok.map((r) => r.metrics[k] ?? null)])),
+    },
   };
 }
 

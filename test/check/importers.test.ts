@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { importAwsConfig, importEnvoyRoute, importGrpcServiceConfig, loadStacks } from '../../src/check/index.js';
+import { checkStack, formatCheckReport, importAwsConfig, importEnvoyRoute, importGrpcServiceConfig, loadStacks } from '../../src/check/index.js';
+import { presetPolicy } from '../../src/policy/presets.js';
 import { fixture, loadProblems } from './helpers.js';
 
 /** An imported layer's policy, resolved with every default as the simulator would run it. */
@@ -16,7 +17,7 @@ describe('gRPC service config (gRPC A6)', () => {
       retryAfter: 'pushback',
       totalTimeoutMs: 2000,
       maxAttempts: 4,
-      backoff: { kind: 'full-jitter', baseMs: 100, capMs: 1000, multiplier: 2, exponentOffset: 0 },
+      backoff: { kind: 'randomized', baseMs: 100, capMs: 1000, multiplier: 2, exponentOffset: 0, randomizationFactor: 0.2 },
       retryOn: ['503', '429'],
       budget: { kind: 'grpc-throttle', maxTokens: 10, tokenRatio: 0.1 },
     });
@@ -29,7 +30,7 @@ describe('gRPC service config (gRPC A6)', () => {
     expect(layer.policy).toEqual({
       maxAttempts: 4,
       deadlineMode: 'propagate',
-      backoff: { kind: 'full-jitter', baseMs: 100, capMs: 1000, multiplier: 2, exponentOffset: 0 },
+      backoff: { kind: 'randomized', baseMs: 100, capMs: 1000, multiplier: 2, exponentOffset: 0, randomizationFactor: 0.2 },
       tickMs: 0,
       retryOn: ['503', '429'],
       idempotency: 'always',
@@ -64,7 +65,14 @@ describe('gRPC service config (gRPC A6)', () => {
     expect(layer.policy.maxAttempts).toBe(5);
     expect(layer.policy.retryOn).toEqual(['503', 'timeout', '500']);
     expect(layer.policy.perAttemptTimeoutMs).toBe(1500);
-    expect(layer.policy.backoff).toEqual({ kind: 'full-jitter', baseMs: 500, capMs: 30_000, multiplier: 1.5, exponentOffset: 0 });
+    expect(layer.policy.backoff).toEqual({ kind: 'randomized', baseMs: 500, capMs: 30_000, multiplier: 1.5, exponentOffset: 0, randomizationFactor: 0.2 });
+    expect(importGrpcServiceConfig(text, 'sc.json', { impl: 'js' }).policy.backoff).toEqual({
+      kind: 'full-jitter',
+      baseMs: 500,
+      capMs: 30_000,
+      multiplier: 1.5,
+      exponentOffset: 0,
+    });
     expect(layer.policy.budget).toBeUndefined();
     expect(layer.notes).toContain('methodConfig.0.retryPolicy.maxAttempts 7 is clamped to 5, as gRPC clients do (gRPC A6).');
     expect(layer.notes).toContain('methodConfig.0.retryPolicy.retryableStatusCodes: CANCELLED has no counterpart in the model and is left out.');
@@ -75,6 +83,57 @@ describe('gRPC service config (gRPC A6)', () => {
       methodConfig: [{ name: [{ service: 's' }], hedgingPolicy: { maxAttempts: 3, hedgingDelay: '0.05s', nonFatalStatusCodes: ['UNAVAILABLE'] } }],
     });
     expect(importGrpcServiceConfig(text, 'sc.json').policy.hedging).toEqual({ maxAttempts: 3, hedgingDelayMs: 50, nonFatal: ['503'] });
+  });
+
+  it('reads Go-style field names and durations without an integer part, as grpc-go accepts them', () => {
+    const layer = importGrpcServiceConfig(fixture('grpc-go-style.json'), 'grpc-go-style.json');
+    expect(layer.policy).toEqual({
+      idempotency: 'always',
+      retryAfter: 'pushback',
+      totalTimeoutMs: 1500,
+      maxAttempts: 3,
+      backoff: { kind: 'randomized', baseMs: 10, capMs: 500, multiplier: 3, exponentOffset: 0, randomizationFactor: 0.2 },
+      retryOn: ['503'],
+      budget: { kind: 'grpc-throttle', maxTokens: 20, tokenRatio: 0.5 },
+    });
+    expect(layer.origin).toBe('grpc-go-style.json: methodConfig.0 (shop.v1.Inventory)');
+    expect(layer.notes).toEqual([
+      'methodConfig.0.waitForReady true: a call waits for a ready connection instead of failing at once with UNAVAILABLE; the model has no connections, so those waits (bounded by the timeout) are not modelled.',
+      'Delay of gRPC A6 as amended in August 2024 (grpc/proposal#452), which grpc-go and grpc-java implement: the n-th retry waits min(initialBackoff x multiplier^(n - 1), maxBackoff) x U(0.8, 1.2), up to 1.2 x maxBackoff; --grpc-impl js for the original random(0, ...) of grpc-js.',
+      'Field names matched regardless of case, as grpc-go reads them (MethodConfig, RetryThrottling, Name, WaitForReady, Timeout, RetryPolicy, Service, MaxAttempts, InitialBackoff, MaxBackoff, BackoffMultiplier, RetryableStatusCodes, MaxTokens, TokenRatio); other implementations may want the exact names of gRPC A6.',
+      'gRPC has no notion of idempotency: every listed status is retried whatever the method (idempotency "always").',
+    ]);
+    expect(loadStacks(fixture('grpc-go-style.json'), 'grpc-go-style.json')[0]!.layers[0]!.policy.maxAttempts).toBe(3);
+  });
+
+  it('takes the delay of the implementation it is told: grpc-js draws random(0, interval), grpc-go and grpc-java interval x U(0.8, 1.2)', () => {
+    const js = importGrpcServiceConfig(fixture('grpc-service-config.json'), 'sc.json', { impl: 'js' });
+    expect(js.policy.backoff).toEqual({ kind: 'full-jitter', baseMs: 100, capMs: 1000, multiplier: 2, exponentOffset: 0 });
+    expect(js.notes).toContain(
+      'Delay of grpc-js (--grpc-impl js), the original A6 formula: the n-th retry waits random(0, min(initialBackoff x multiplier^(n - 1), maxBackoff)).',
+    );
+    const java = importGrpcServiceConfig(fixture('grpc-service-config.json'), 'sc.json', { impl: 'java' });
+    expect(java.policy.backoff).toEqual({ kind: 'randomized', baseMs: 100, capMs: 1000, multiplier: 2, exponentOffset: 0, randomizationFactor: 0.2 });
+    expect(java.notes).toContain(
+      'Delay of gRPC A6 as amended in August 2024 (grpc/proposal#452), which grpc-java implement: the n-th retry waits min(initialBackoff x multiplier^(n - 1), maxBackoff) x U(0.8, 1.2), up to 1.2 x maxBackoff.',
+    );
+    const stack = loadStacks(fixture('grpc-service-config.json'), 'sc.json', { grpcImpl: 'js' })[0]!;
+    expect(stack.layers[0]!.policy.backoff.kind).toBe('full-jitter');
+  });
+
+  it('a mixed-case key still meets the rules of its field, named as gRPC A6 spells it', () => {
+    const text = JSON.stringify({ methodConfig: [{ name: [{}], retryPolicy: { MaxAttempts: 1, InitialBackoff: '-1s', maxbackoff: '1s', BackoffMultiplier: 2, RetryableStatusCodes: ['UNAVAILABLE'], Jitter: 0.2 } }] });
+    expect(loadProblems(() => importGrpcServiceConfig(text, 'sc.json'))).toEqual([
+      'sc.json: methodConfig.0.retryPolicy.Jitter is not a known field',
+      'sc.json: methodConfig.0.retryPolicy.maxAttempts must be an integer >= 2 (got 1)',
+      'sc.json: methodConfig.0.retryPolicy.initialBackoff must be a duration > 0 like "0.25s" (got "-1s")',
+    ]);
+    expect(loadProblems(() => importGrpcServiceConfig(JSON.stringify({ methodConfig: [{ name: [{}], waitForReady: 'yes' }] }), 'sc.json'))).toEqual([
+      'sc.json: methodConfig.0.waitForReady must be true or false (got "yes")',
+    ]);
+    expect(loadProblems(() => importGrpcServiceConfig(JSON.stringify({ methodConfig: [{ name: [{}], timeout: '.s' }] }), 'sc.json'))).toEqual([
+      'sc.json: methodConfig.0.timeout must be a duration > 0 like "0.25s" (got ".s")',
+    ]);
   });
 
   it('a malformed config gives one message per problem, naming the file and the field', () => {
@@ -142,9 +201,10 @@ describe('Envoy route retry_policy', () => {
     expect(layer.policy.perAttemptTimeoutMs).toBeUndefined();
   });
 
-  it('retriable-status-codes, rate-limited back-off and a cluster retry budget in the same file', () => {
+  it('retriable-status-codes, rate-limited back-off and the route cluster\'s retry budget in the same file', () => {
     const yaml = [
       'route:',
+      '  cluster: payments',
       '  timeout: 0s',
       '  retry_policy:',
       '    retry_on: retriable-status-codes,envoy-ratelimited',
@@ -154,6 +214,8 @@ describe('Envoy route retry_policy', () => {
       '      reset_headers: [{ name: Retry-After, format: SECONDS }]',
       '      max_interval: 60s',
       'cluster:',
+      '  name: payments',
+      '  connect_timeout: 1s',
       '  circuit_breakers:',
       '    thresholds:',
       '      - priority: DEFAULT',
@@ -197,7 +259,7 @@ describe('AWS SDK shared config profile', () => {
     expect(layer.policy).toEqual({
       maxAttempts: 3,
       backoff: { kind: 'aws-sdk-js', baseMs: 100, capMs: 20_000, multiplier: 2, exponentOffset: 0, throttledBaseMs: 500 },
-      retryAfter: 'honor',
+      retryAfter: 'clamp',
       retryOn: ['timeout', '500', '503', '429'],
       idempotency: 'always',
       budget: { kind: 'token-bucket', capacity: 500, retryCost: 5, timeoutCost: 10, serverErrorCost: 10, throttlingCost: 5, noRetryIncrement: 1 },
@@ -212,26 +274,33 @@ describe('AWS SDK shared config profile', () => {
     expect(layer.policy.budget).toMatchObject({ kind: 'token-bucket', capacity: 500 });
   });
 
-  it('botocore: standard is botocore-standard; legacy is 5 attempts, uncapped, no quota', () => {
+  it('botocore: standard is botocore-standard; legacy is botocore-legacy: 5 attempts, uncapped, no quota; each attempt 60 s at most', () => {
     const standard = importAwsConfig(fixture('aws-config.ini'), 'aws-config.ini', { sdk: 'python' });
     expect(standard.policy.backoff).toEqual({ kind: 'full-jitter', baseMs: 1000, capMs: 20_000, multiplier: 2, exponentOffset: 0 });
+    expect(standard.policy.perAttemptTimeoutMs).toBe(60_000);
     const legacy = importAwsConfig(fixture('aws-config.ini'), 'aws-config.ini', { profile: 'legacy-tool', sdk: 'python' });
     expect(legacy.policy).toEqual({
       maxAttempts: 5,
+      perAttemptTimeoutMs: 60_000,
       backoff: { kind: 'full-jitter', baseMs: 1000, capMs: 'none', multiplier: 2, exponentOffset: 0 },
       retryAfter: 'ignore',
       retryOn: ['timeout', '500', '503', '429'],
       idempotency: 'always',
     });
+    expect(legacy.policy).toEqual(presetPolicy('botocore-legacy'));
     const adaptive = importAwsConfig(fixture('aws-config.ini'), 'aws-config.ini', { profile: 'batch', sdk: 'python' });
     expect(adaptive.policy.admission?.kind).toBe('aws-adaptive');
     expect(adaptive.policy.backoff?.kind).toBe('full-jitter');
   });
 
-  it('without retry_mode the SDK default applies, with a note', () => {
+  it('without retry_mode the SDK default applies, with a note: standard for JS v3, botocore-legacy for botocore', () => {
     const layer = importAwsConfig('[profile p]\nregion = eu-west-1\n', 'config', { profile: 'p' });
     expect(layer.policy.maxAttempts).toBe(3);
     expect(layer.notes[0]).toBe('[profile p] sets no retry_mode: the AWS SDK for JavaScript v3 default is standard.');
+    const python = importAwsConfig('[profile p]\nregion = eu-west-1\n', 'config', { profile: 'p', sdk: 'python' });
+    expect(python.policy).toEqual(presetPolicy('botocore-legacy'));
+    expect(python.origin).toBe('config: [profile p] retry_mode legacy, max_attempts 5 (botocore (boto3))');
+    expect(python.notes[0]).toBe('[profile p] sets no retry_mode: the botocore (boto3) default is legacy.');
   });
 
   it('a malformed profile gives one message per setting, naming the file, the section and the setting', () => {
@@ -245,5 +314,17 @@ describe('AWS SDK shared config profile', () => {
     expect(loadProblems(() => importAwsConfig('[default]\nthis is not a setting\n', 'config'))).toEqual([
       'config: line 2 must be a [section] or a "key = value" setting (got "this is not a setting")',
     ]);
+  });
+});
+
+describe('a gRPC hedging layer in the report', () => {
+  it('is described as hedging, with no backoff, in the layer table and the first waits', () => {
+    const [stack] = loadStacks(fixture('grpc-hedging.json'), 'grpc-hedging.json');
+    expect(stack!.layers[0]!.policy.hedging).toEqual({ maxAttempts: 3, hedgingDelayMs: 50, nonFatal: ['503'] });
+    const text = formatCheckReport(checkStack(stack!));
+    const row = text.split('\n').find((l) => l.startsWith('grpc '))!;
+    expect(row).toMatch(/^grpc +3 hedged +.* hedging every 50 ms +pushback +always +none$/);
+    expect(text).not.toContain('full-jitter');
+    expect(text).toContain('  grpc: hedges every 50 ms');
   });
 });

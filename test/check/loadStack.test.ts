@@ -38,6 +38,22 @@ describe('stack files', () => {
     expect(stack.layers.map((l) => l.name)).toEqual(['grpc', 'envoy']);
   });
 
+  it('a gRPC import may name the implementation whose delay it models', () => {
+    const stack = stackOf({
+      layers: [
+        { name: 'js', import: { format: 'grpc-service-config', file: 'grpc-service-config.json', impl: 'js' } },
+        { name: 'go', import: { format: 'grpc-service-config', file: 'grpc-service-config.json', impl: 'go' } },
+      ],
+    });
+    expect(stack.layers.map((l) => [l.policy.backoff.kind, l.policy.backoff.randomizationFactor])).toEqual([
+      ['full-jitter', undefined],
+      ['randomized', 0.2],
+    ]);
+    expect(loadProblems(() => stackOf({ layers: [{ import: { format: 'grpc-service-config', file: 'grpc-service-config.json', impl: 'cpp' } }] }))).toEqual([
+      'stack.json: layers.0.import.impl must be one of go, java, js (got "cpp")',
+    ]);
+  });
+
   it('problems name the stack file and the field, all at once', () => {
     const yaml = [
       'name: x',

@@ -54,18 +54,36 @@ describe('botocore standard = full jitter with a 1 s base: rand * min(2^(attempt
   });
 });
 
-describe('Envoy: U[0, (2^N - 1) x base) with max 10 x base', () => {
-  const b = spec('envoy', { baseMs: 25, capMs: 250 });
-  it('draws from [0, 25), [0, 75), [0, 175) ms for the first three retries (whole ms)', () => {
-    expect(waits(b, 0.5, 3)).toEqual([12, 37, 87]);
-    expect(waits(b, 0.999, 3)).toEqual([24, 74, 174]);
-    expect([1, 2, 3].map((r) => backoffCeilingMs(b, r, 0))).toEqual([25, 75, 175]);
+/**
+ * The intervals of Envoy's JitteredExponentialBackOffStrategy as its source writes them
+ * (envoyproxy/envoy:source/common/common/backoff_strategy.cc): next_interval_ starts at
+ * base_interval; each retry draws random % next_interval_, then next_interval_ doubles while it is
+ * below max_interval / 2, else becomes max_interval.
+ */
+function envoyIntervals(baseMs: number, maxMs: number, retries: number): number[] {
+  let next = baseMs;
+  return Array.from({ length: retries }, () => {
+    const backoff = next;
+    next = next < Math.floor(maxMs / 2) ? next * 2 : maxMs;
+    return backoff;
   });
-  it('stops growing the range at the first N whose range passes the cap, and caps the draw', () => {
-    // N stays 4: the range is [0, 375) and draws above 250 ms become 250 ms.
-    expect(backoffDelayMs(b, 4, 0, 0.5)).toBe(187);
-    expect(backoffDelayMs(b, 9, 0, 0.5)).toBe(187);
-    expect(backoffDelayMs(b, 4, 0, 0.9)).toBe(250);
+}
+
+describe('Envoy (JitteredExponentialBackOffStrategy): an integer uniform on [0, min(base x 2^(N - 1), max)) ms', () => {
+  const b = spec('envoy', { baseMs: 25, capMs: 250 });
+  it('draws from [0, 25), [0, 50), [0, 100), [0, 200), then [0, 250) ms: the interval doubles until it reaches max', () => {
+    expect([1, 2, 3, 4, 5, 6, 9].map((r) => backoffCeilingMs(b, r, 0))).toEqual([25, 50, 100, 200, 250, 250, 250]);
+    expect(waits(b, 0, 6)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(waits(b, 0.5, 6)).toEqual([12, 25, 50, 100, 125, 125]);
+    expect(waits(b, 0.9999, 6)).toEqual([24, 49, 99, 199, 249, 249]);
+  });
+  it('has the intervals of the cited code, the largest wait interval - 1 ms', () => {
+    for (const [baseMs, maxMs] of [[25, 250], [25, 300], [10, 1000], [100, 100], [1, 7]] as const) {
+      const c = spec('envoy', { baseMs, capMs: maxMs });
+      const intervals = envoyIntervals(baseMs, maxMs, 12);
+      expect(intervals.map((_, i) => backoffCeilingMs(c, i + 1, 0)), `${baseMs}/${maxMs}`).toEqual(intervals);
+      expect(intervals.map((_, i) => backoffDelayMs(c, i + 1, 0, 1 - 2 ** -40))).toEqual(intervals.map((x) => x - 1));
+    }
   });
 });
 

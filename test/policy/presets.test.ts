@@ -4,6 +4,8 @@ import type { Policy } from '../../src/model/scenario.js';
 import { initialPrevSleepMs } from '../../src/policy/backoff.js';
 import { compilePolicy, planRetry, RetryPlan } from '../../src/policy/decision.js';
 import { Outcome } from '../../src/policy/outcome.js';
+import { metricStats } from '../../src/metrics/metricStats.js';
+import { simulate } from '../../src/simulate.js';
 import { describePresetPolicy, describePresets, PRESET_NAMES, PRESETS, type PresetName } from '../../src/policy/presets.js';
 
 /** A preset resolved as an experiment file would resolve `"policy": { "preset": name, ...over }`. */
@@ -45,15 +47,20 @@ function pollyV2(u: number, retries: number): number[] {
 const EXPECTED: Record<PresetName, Array<[u: number, waits: number[]]>> = {
   // floor(min(20 s, u x 2^retries x 100 ms))
   'aws-sdk-js-standard': [[0.5, [50, 100]], [0.999, [99, 199]]],
+  'aws-sdk-js-standard-pre-4.3': [[0.5, [50, 100]], [0.999, [99, 199]]],
   // rand x min(2^(attempt - 1) s, 20 s)
   'botocore-standard': [[0.5, [500, 1000]], [0.25, [250, 500]]],
+  // rand x 2^(attempt - 1) s, no cap
+  'botocore-legacy': [[0.5, [500, 1000, 2000, 4000]], [0.999, [999, 1998, 3996, 7992]]],
   'aws-sdk-adaptive': [[0.5, [50, 100]]],
   // base 50 ms
   'aws-sdk-js-standard-2026': [[0.5, [25, 50]]],
   'botocore-standard-2026': [[0.5, [25, 50]]],
+  // min(0.1 s x 2^(n - 1), 1 s) x U(0.8, 1.2)
+  grpc: [[0.5, [100, 200, 400]], [0, [80, 160, 320]], [1, [120, 240, 480]]],
   // random(0, min(0.1 s x 2^(n - 1), 1 s))
-  grpc: [[0.5, [50, 100, 200]], [1, [100, 200, 400]]],
-  // U[0, (2^N - 1) x 25 ms), whole ms
+  'grpc-js': [[0.5, [50, 100, 200]], [1, [100, 200, 400]]],
+  // floor(u x min(25 ms x 2^(N - 1), 250 ms))
   envoy: [[0.5, [12]], [0.999, [24]]],
   finagle: [[0.5, Array.from({ length: 20 }, () => 0)]],
   'polly-v8': [[0.5, [2000, 2000, 2000]]],
@@ -94,8 +101,12 @@ describe('presets', () => {
     expect(firstWaits('botocore-standard', 0.5, 2, Outcome.S429)).toEqual([500, 1000]);
   });
 
-  it('Retry-After: JS honors it as a floor, botocore 2.0 ignores it, the 2026 values clamp it, .NET replaces the delay', () => {
+  it('Retry-After: JS clamps it to [wait, wait + 5 s] from util-retry 4.3.0 and took it as an unbounded floor before, botocore 2.0 ignores it, the 2026 values clamp it, .NET replaces the delay', () => {
     expect(firstWaits('aws-sdk-js-standard', 0.5, 1, Outcome.S503, 3000)).toEqual([3000]);
+    expect(firstWaits('aws-sdk-js-standard', 0.5, 1, Outcome.S503, 60_000)).toEqual([5050]);
+    expect(firstWaits('aws-sdk-js-standard', 0.5, 1, Outcome.S503, 10)).toEqual([50]);
+    expect(firstWaits('aws-sdk-js-standard-pre-4.3', 0.5, 1, Outcome.S503, 60_000)).toEqual([60_000]);
+    expect(firstWaits('aws-sdk-js-standard-pre-4.3', 0.5, 1, Outcome.S503, 10)).toEqual([50]);
     expect(firstWaits('botocore-standard', 0.5, 1, Outcome.S503, 3000)).toEqual([500]);
     expect(firstWaits('botocore-standard-2026', 0.5, 1, Outcome.S503, 60_000)).toEqual([5025]);
     expect(firstWaits('dotnet-http-resilience', 0.5, 1, Outcome.S503, 300)).toEqual([300]);
@@ -137,7 +148,7 @@ describe('presets', () => {
       tickMs: 10,
       retryOn: ['timeout', '500', '503', '429'],
       idempotency: 'always',
-      retryAfter: 'honor',
+      retryAfter: 'clamp',
       budget: [{ kind: 'token-bucket', capacity: 500, retryCost: 5, timeoutCost: 10, serverErrorCost: 10, throttlingCost: 5, noRetryIncrement: 1 }],
     });
     expect(Object.keys(p)).not.toContain('preset');
@@ -173,7 +184,7 @@ describe('presets', () => {
     }
     expect(rows.find((r) => r.name === 'grpc')).toEqual({
       name: 'grpc',
-      parameters: '4 attempts; full-jitter 100 ms..1 s; retry on 503; Retry-After: pushback; retry throttling maxTokens 10, tokenRatio 0.1',
+      parameters: '4 attempts; 100 ms x 2^(r-1) +/-20%, interval cap 1 s; retry on 503; Retry-After: pushback; retry throttling maxTokens 10, tokenRatio 0.1',
       source: 'grpc/proposal:A6-client-retries.md',
     });
   });
@@ -199,5 +210,38 @@ describe('the parameters text of a preset', () => {
     expect(describePresetPolicy({ backoff: { kind: 'randomized', baseMs: 500, capMs: 60_000, multiplier: 1.5 } })).toBe(
       '500 ms x 1.5^(r-1) +/-50%, interval cap 1 min',
     );
+  });
+});
+
+/**
+ * The presets whose delay follows a library's current code, simulated: 200 operations start
+ * together against a leaf that answers 503 to the first attempt and 200 to the second, with no
+ * network delay, so an operation's latency is its first wait. Budgets are removed so that every
+ * operation retries. Ten runs (seeds 1..10); the 95% interval of their mean latencies must hold
+ * the formula's mean first wait.
+ */
+describe('simulated, the mean first wait of a preset is its formula\'s mean', () => {
+  const cases: Array<[PresetName, number, string]> = [
+    ['grpc', 100, '0.1 s x U(0.8, 1.2)'],
+    ['grpc-js', 50, 'U(0, 0.1 s)'],
+    ['envoy', 12, 'an integer uniform on [0, 25) ms'],
+    ['aws-sdk-js-standard', 49.5, 'floor(U x 100 ms)'],
+    ['aws-sdk-js-standard-pre-4.3', 49.5, 'floor(U x 100 ms)'],
+    ['botocore-legacy', 500, 'U x 1 s'],
+    ['botocore-standard', 500, 'U x min(1 s, 20 s)'],
+  ];
+  it.each(cases)('%s: %s ms (%s)', (name, meanMs) => {
+    const scenario = {
+      workload: { kind: 'burst', clients: 200 },
+      stack: [{ policy: { preset: name, budget: [] } }],
+      leaf: { kind: 'script', script: [{ status: 503, durationMs: 0 }, { status: 200, durationMs: 0 }] },
+    };
+    const means = Array.from({ length: 10 }, (_, i) => {
+      const r = simulate(scenario, { seed: i + 1 });
+      expect(r.operations.succeeded).toBe(200);
+      return r.latencyMs.mean as number;
+    });
+    const m = metricStats(means);
+    expect(m.ci95[0] <= meanMs && meanMs <= m.ci95[1], `${meanMs} in [${m.ci95.join(', ')}]`).toBe(true);
   });
 });

@@ -67,8 +67,8 @@ describe('renderReportHtml', () => {
     expect(html).toContain('<th scope="row">retrystorm</th><td>0.1.0</td>');
     expect(html).toContain('<th scope="row">Date</th><td>2025-01-02 03:04 UTC</td>');
     expect(html).toContain('<th scope="row">Run time</th><td>1.23 s</td>');
-    expect(html).toContain('<th scope="row">Swept: <code>workload.clients</code></th><td>10, 20, 40, 1000</td>');
-    expect(html).toContain('<code>stack.0.policy.backoff.kind</code> = &#34;none&#34;');
+    expect(html).toContain('<th scope="row">Swept: <code>workload.<wbr>clients</code></th><td>10, 20, 40, 1000</td>');
+    expect(html).toContain('<code>stack.<wbr>0.<wbr>policy.<wbr>backoff.<wbr>kind</code> = &#34;none&#34;');
     expect(html).toMatch(/<table class="findings"><tr><th scope="col">Variant<\/th><th scope="col">Writes <span class="unit">\(calls\)<\/span><\/th>/);
     expect(html.match(/<figure class="chart"/g)).toHaveLength(built.charts.length);
     expect(html.match(/<figcaption>[^<]+<\/figcaption>/g)).toHaveLength(built.charts.length);

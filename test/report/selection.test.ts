@@ -205,7 +205,7 @@ describe('findings', () => {
   it('a finding names the first key metric on which the variants differ, or says they agree', () => {
     const burst = (variant: string, completionTimeMs: number) => cell({ variant, metrics: { leafCalls: 500, completionTimeMs, amplification: 5 } });
     expect(findingLine(buildReportModel(summary([burst('a', 10), burst('b', 30)]), runInfo({ variants: { a: {}, b: {} } })))).toBe(
-      'Completion time: 10 ms with a (lowest), 30 ms with b (highest).',
+      'Completion time: 10 ms with a (lowest) against 30 ms with b (highest); the difference is beyond noise (95% interval of the difference [20, 20]).',
     );
     expect(findingLine(buildReportModel(summary([burst('a', 10), burst('b', 10)]), runInfo({ variants: { a: {}, b: {} } })))).toBe('Leaf calls: 500 calls with every variant.');
   });
@@ -213,10 +213,10 @@ describe('findings', () => {
     it('a one-line finding: the hint, or the lowest and highest variant, or both ends of a sweep, or a single run\'s numbers', () => {
     expect(findingLine(buildReportModel(summary(sweepCells()), runInfo({ ...occSource, report: { finding: 'Jitter halves the work.' } })))).toBe('Jitter halves the work.');
     expect(findingLine(buildReportModel(summary(sweepCells()), runInfo(occSource)))).toBe(
-      'At workload.clients = 1000, writes: 2000 calls with full-jitter (lowest), 6000 calls with none (highest).',
+      'At workload.clients = 1000, writes: 2000 ± 200 calls with full-jitter (lowest) against 6000 ± 600 calls with none (highest); the difference is beyond noise (95% interval of the difference [3600, 4400]).',
     );
     const tick = [0, 50].map((t) => cell({ params: { 'stack.0.policy.tickMs': t }, metrics: { leafCalls: 100 + t } }));
-    expect(findingLine(buildReportModel(summary(tick), runInfo(null)))).toBe('Leaf calls: 100 calls at stack.0.policy.tickMs = 0, 150 calls at stack.0.policy.tickMs = 50.');
+    expect(findingLine(buildReportModel(summary(tick), runInfo(null)))).toBe('Leaf calls rises from 100 calls at stack.0.policy.tickMs = 0 to 150 calls at 50 (beyond noise).');
     const one = cell({ scenario: scenario({ workload: { kind: 'open' } }), metrics: { amplification: 1, 'latencyMs.p99': 188.5, goodputPerSec: 80.25 } });
     expect(findingLine(buildReportModel(summary([one]), runInfo(null)))).toBe(
       'Amplification 1 leaf calls per operation, p99 latency of successes 188.5 ms, goodput 80.25 operations/s.',
@@ -272,9 +272,11 @@ describe('units and trigger windows', () => {
     expect(metricTitle('latencyMs.p999')).toBe('p99.9 latency of successes (ms)');
     expect(metricTitle('attempts.sdk.retries')).toBe('Retries at sdk (attempts)');
     expect(metricTitle('clustering.10ms.dispersionIndex')).toBe('Index of dispersion of leaf arrivals in 10 ms bins (variance / mean)');
-    expect(paramTitle('stack.0.policy.backoff.capMs')).toBe('stack.0.policy.backoff.capMs (ms)');
-    expect(paramTitle('workload.clients')).toBe('workload.clients (clients)');
-    expect(paramTitle('stack.0.policy.backoff.kind')).toBe('stack.0.policy.backoff.kind');
+    expect(paramTitle('stack.0.policy.backoff.capMs')).toBe('Backoff cap at layer 0 (ms)');
+    expect(paramTitle('workload.clients')).toBe('Clients');
+    expect(paramTitle('stack.0.policy.backoff.kind')).toBe('Backoff kind at layer 0');
+    expect(paramTitle('leaf.concurrency')).toBe('Server workers');
+    expect(paramTitle('stack.1.policy.maxAttempts')).toBe('Attempts at layer 1');
   });
 
   it('shades spikes, ramps, steps, capacity dips, outages and fault windows', () => {

@@ -42,7 +42,7 @@ describe('metricVsParamSpec: a metric against a swept parameter', () => {
 
   it('titles the axes with their units and goes logarithmic when the values span two decades', () => {
     const [, line] = layers(spec);
-    expect(line?.encoding.x).toMatchObject({ field: 'x', type: 'quantitative', title: 'workload.clients (clients)', scale: { type: 'log' } });
+    expect(line?.encoding.x).toMatchObject({ field: 'x', type: 'quantitative', title: 'Clients', scale: { type: 'log' } });
     expect(line?.encoding.y?.scale).toEqual({ type: 'log' });
     const small = metricVsParamSpec({ cells: sweepCells().filter((c) => c.params['workload.clients'] !== 1000), metric: 'writes', x: 'workload.clients', colors });
     expect(layers(small)[1]?.encoding.x?.scale).toEqual({ zero: false });
@@ -221,7 +221,7 @@ describe('clusteringSpec: leaf arrivals per bin and peak-to-mean', () => {
     const r = tick.map((c) => ({ label: `tick ${String(c.params['stack.0.policy.tickMs'])}`, variant: 'default', series: series(30, 5), cell: c }));
     const s = clusteringSpec({ runs: r, cells: tick, metric: 'clustering.1ms.peakToMean', x: 'stack.0.policy.tickMs', colors: variantColors(['default']) });
     const lower = (s.vconcat as Array<{ layer?: Layer[] }>)[1] as { layer: Layer[] };
-    expect(lower.layer[1]?.encoding.x).toMatchObject({ title: 'stack.0.policy.tickMs (ms)' });
+    expect(lower.layer[1]?.encoding.x).toMatchObject({ title: 'Timer tick at layer 0 (ms)' });
     expect(lower.layer[1]?.params).toEqual([{ name: 'legend_filter_metric', select: { type: 'point', fields: ['variant'] }, bind: 'legend' }]);
     expect(s.resolve).toEqual({ scale: { color: 'independent' } });
     expect(compileLog(s)).toEqual([]);

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateAllClaims, evaluateClaim } from '../../src/report/claims.js';
+import { difference, verdict } from '../../src/report/compare.js';
+import { findingLine, generatedFinding } from '../../src/report/findings.js';
+import { metricCaption } from '../../src/report/selectCharts.js';
+import { buildReportModel } from '../../src/report/reportModel.js';
+import type { ReportCell } from '../../src/report/types.js';
+import { metricStats } from '../../src/sweep/aggregate.js';
+import { runInfo, scenario, summary } from './helpers.js';
+
+/** A cell whose metrics are computed, as a sweep computes them, from per-replication values. */
+function cellOf(variant: string, params: Record<string, unknown>, values: Record<string, number[]>): ReportCell {
+  const n = Math.max(...Object.values(values).map((v) => v.length));
+  return {
+    key: JSON.stringify({ params, part: 'main', variant }),
+    part: 'main',
+    variant,
+    params,
+    state: 'ok',
+    replications: n,
+    errors: [],
+    metrics: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, metricStats(v)])),
+    scenario: scenario({ workload: { kind: 'burst', clients: 10 } }),
+    timeSeries: { typical: null, mean: null },
+    samples: { replications: Array.from({ length: n }, (_, i) => i), values },
+  };
+}
+
+const variants = (...names: string[]) => ({ variants: Object.fromEntries(names.map((n) => [n, {}])) });
+const model = (cells: ReportCell[], source: unknown) => buildReportModel(summary(cells), runInfo(source));
+
+describe('paired differences', () => {
+  it('pairs replications of one sweep point by index, so a shared random offset cancels out', () => {
+    // Each replication moves both variants alike; b is always 2 above a.
+    const a = cellOf('a', {}, { leafCalls: [10, 20, 30, 40] });
+    const b = cellOf('b', {}, { leafCalls: [12, 22, 32, 42] });
+    const d = difference(a, b, 'leafCalls');
+    expect(d).toEqual({ mean: -2, ci95: [-2, -2], n: 4, paired: true });
+    expect(verdict(d, 22)).toBe('lower');
+  });
+
+  it('compares cells of different sweep points as independent means', () => {
+    const a = cellOf('a', { x: 1 }, { leafCalls: [10, 20, 30, 40] });
+    const b = cellOf('a', { x: 2 }, { leafCalls: [12, 22, 32, 42] });
+    const d = difference(a, b, 'leafCalls');
+    expect(d?.paired).toBe(false);
+    expect(verdict(d, 27)).toBe('noise');
+  });
+
+  it('has no interval with one replication', () => {
+    const d = difference(cellOf('a', {}, { leafCalls: [1] }), cellOf('b', {}, { leafCalls: [3] }), 'leafCalls');
+    expect(d).toEqual({ mean: -2, ci95: null, n: 1, paired: true });
+    expect(verdict(d)).toBe('unknown');
+  });
+});
+
+describe('findings computed from the data', () => {
+  it('a clear winner: the best and the worst variant with their intervals, and the difference beyond noise', () => {
+    const cells = [
+      cellOf('none', {}, { leafCalls: [240, 250, 260], completionTimeMs: [5, 5, 5] }),
+      cellOf('jitter', {}, { leafCalls: [100, 101, 102], completionTimeMs: [5, 5, 5] }),
+    ];
+    expect(findingLine(model(cells, variants('none', 'jitter')))).toBe(
+      'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]).',
+    );
+  });
+
+  it('a tie within noise says so, with the interval that includes 0', () => {
+    const cells = [cellOf('a', {}, { leafCalls: [100, 104, 98, 102] }), cellOf('b', {}, { leafCalls: [100, 102, 98, 101] })];
+    expect(findingLine(model(cells, variants('a', 'b')))).toBe(
+      'Leaf calls: 100 ± 3 calls with b (lowest) against 101 ± 4 calls with a (highest); the difference is within noise (paired 95% interval of the difference [-0.8, 2.3] includes 0).',
+    );
+  });
+
+  it('a crossing: where one variant goes from beyond noise below the other to beyond noise above it', () => {
+    const cells = [1, 2, 3].flatMap((x) => [
+      cellOf('a', { 'workload.clients': x }, { leafCalls: [10 * x, 10 * x + 1, 10 * x + 2] }),
+      cellOf('b', { 'workload.clients': x }, { leafCalls: [21, 22, 23] }),
+    ]);
+    const m = model(cells, variants('a', 'b'));
+    const part = m.parts[0] as (typeof m.parts)[number];
+    expect(generatedFinding(part)).toBe(
+      'At workload.clients = 3, leaf calls: 22 ± 2 calls with b (lowest) against 31 ± 2 calls with a (highest); the difference is beyond noise (paired 95% interval of the difference [9, 9]). Lines cross (beyond noise on both sides): a has lower leaf calls than b up to workload.clients = 2 and higher from 3.',
+    );
+    expect(metricCaption(part, 'leafCalls', 'workload.clients', '3 replications')).toBe(
+      'Each line is a variant, its band the 95% confidence interval of the mean over 3 replications. Lines cross (beyond noise on both sides): a has lower leaf calls than b up to workload.clients = 2 and higher from 3.',
+    );
+  });
+
+  it('one variant over a numeric axis: how the metric changes from end to end, and one line in the caption', () => {
+    const cells = [10, 20, 40].map((x) => cellOf('default', { 'workload.clients': x }, { leafCalls: [x * 10, x * 10 + 2, x * 10 + 4] }));
+    const m = model(cells, {});
+    const part = m.parts[0] as (typeof m.parts)[number];
+    expect(generatedFinding(part)).toBe('Leaf calls rises from 102 ± 5 calls at workload.clients = 10 to 402 ± 5 calls at 40 (beyond noise).');
+    expect(metricCaption(part, 'leafCalls', 'workload.clients', '3 replications')).toBe(
+      'The line is the mean over 3 replications, its band the 95% confidence interval. Leaf calls rises from 102 ± 5 calls at workload.clients = 10 to 402 ± 5 calls at 40 (beyond noise).',
+    );
+  });
+
+  it('a categorical axis with one variant gets points, not lines', () => {
+    const cells = ['none', 'full-jitter'].map((k, i) => cellOf('default', { 'stack.1.policy.backoff.kind': k }, { leafCalls: [10 + i, 11 + i] }));
+    const m = model(cells, { sweep: { grid: { 'stack.1.policy.backoff.kind': ['none', 'full-jitter'] } } });
+    const part = m.parts[0] as (typeof m.parts)[number];
+    expect(metricCaption(part, 'leafCalls', 'stack.1.policy.backoff.kind', '2 replications')).toBe(
+      'Each point is the mean at one value of Backoff kind at layer 1 over 2 replications, its bar the 95% confidence interval.',
+    );
+  });
+
+  it('one replication: no interval, and the text says nothing can be called within or beyond noise', () => {
+    const cells = [cellOf('a', {}, { leafCalls: [10] }), cellOf('b', {}, { leafCalls: [30] })];
+    expect(findingLine(model(cells, variants('a', 'b')))).toBe(
+      'Leaf calls: 10 calls with a (lowest) against 30 calls with b (highest). With one replication per cell there is no interval, so nothing here can be called within or beyond noise.',
+    );
+  });
+});
+
+describe('claims', () => {
+  const cells = [
+    cellOf('jitter', {}, { leafCalls: [100, 101, 102], completionTimeMs: [50, 52, 48] }),
+    cellOf('none', {}, { leafCalls: [240, 250, 260], completionTimeMs: [49, 51, 50] }),
+  ];
+  const part = () => model(cells, variants('jitter', 'none')).parts[0] as ReturnType<typeof model>['parts'][number];
+
+  it('supported: the paired interval lies on the claimed side of 0', () => {
+    const r = evaluateClaim({ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'less' }, part());
+    expect([r.text, r.status, r.reason]).toEqual(['Leaf calls: jitter lower than none', 'supported', 'holds beyond noise at the one point compared']);
+    expect(r.evidence[0]?.difference?.ci95).toEqual([-171.4, -126.6].map((v) => expect.closeTo(v, 1)));
+  });
+
+  it('contradicted: the interval lies on the other side', () => {
+    const r = evaluateClaim({ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'greater', text: 'Jitter does more work.' }, part());
+    expect([r.text, r.status, r.reason]).toEqual(['Jitter does more work.', 'contradicted', 'contradicted at 1 of 1 point compared']);
+  });
+
+  it('not shown: within noise, one replication, or no matching cells', () => {
+    expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).status).toBe('not shown');
+    expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).reason).toBe('not beyond noise at 1 of 1 point compared');
+    expect(evaluateClaim({ metric: 'leafCalls', variants: ['jitter', 'exponential'], relation: 'less' }, part())).toMatchObject({ status: 'not shown', reason: 'no cells of this run match it' });
+    const single = model([cellOf('a', {}, { leafCalls: [1] }), cellOf('b', {}, { leafCalls: [3] })], variants('a', 'b')).parts[0] as ReturnType<typeof model>['parts'][number];
+    expect(evaluateClaim({ metric: 'leafCalls', variants: ['a', 'b'], relation: 'less' }, single)).toMatchObject({ status: 'not shown', reason: 'one replication per cell: no interval to tell' });
+  });
+
+  it('similar: the interval includes 0, or lies within the tolerance', () => {
+    expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'similar' }, part()).status).toBe('supported');
+    expect(evaluateClaim({ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'similar' }, part()).status).toBe('contradicted');
+    expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'similar', tolerance: 0.2 }, part()).status).toBe('supported');
+    expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'similar', tolerance: 0.001 }, part()).status).toBe('not shown');
+  });
+
+  it('a contradicted claim keeps the file\'s finding out of the headline, which is then computed from the data', () => {
+    const source = { ...variants('jitter', 'none'), report: { finding: 'Jitter does more work.', claims: [{ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'greater' }] } };
+    const m = model(cells, source);
+    expect(evaluateAllClaims(m).map((c) => c.status)).toEqual(['contradicted']);
+    expect(findingLine(m)).toBe(
+      'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]). (The file\'s finding is not shown: this run\'s data contradicts a claim it rests on; see Claims.)',
+    );
+    const agreeing = { ...source, report: { ...source.report, finding: 'Jitter does less work.', claims: [{ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'less' }] } };
+    expect(findingLine(model(cells, agreeing))).toBe('Jitter does less work.');
+  });
+});
+
+describe('intervals in tables and sentences', () => {
+  it('print to the precision the interval supports, and rounding noise of equal values as no interval', async () => {
+    const { formatEstimate, formatRange } = await import('../../src/report/format.js');
+    expect(formatEstimate(1002, 1.137e-13)).toBe('1002');
+    expect(formatEstimate(1863.2, 13.4)).toBe('1863 ± 13');
+    expect(formatEstimate(796.5, 1.5)).toBe('796.5 ± 1.5');
+    expect(formatEstimate(0.94051, 0.0012)).toBe('0.9405 ± 0.0012');
+    expect(formatEstimate(123456, 1234)).toBe('123,500 ± 1,200');
+    expect(formatRange(-0.7735, 2.273)).toBe('[-0.8, 2.3]');
+  });
+});
+
+describe('claims in the report hints', () => {
+  it('accept two variants or two cells, and reject a claim that gives both, neither, or a tolerance not for similar', async () => {
+    const { parseReportHints } = await import('../../src/report/reportHints.js');
+    expect(parseReportHints({ claims: [{ metric: 'writes', variants: ['a', 'b'], relation: 'less' }] }, 'report').ok).toBe(true);
+    expect(parseReportHints({ claims: [{ metric: 'writes', relation: 'less' }, { metric: 'writes', variants: ['a', 'b'], relation: 'less', tolerance: 0.1 }, { metric: 'writes', variants: ['a'], relation: 'bigger' }] }, 'report')).toEqual({
+      ok: false,
+      errors: [
+        'report.claims.0.variants a claim compares either two variants or two cells (give variants or cells, not both or neither)',
+        'report.claims.1.tolerance applies only to relation "similar" (got "less")',
+        'report.claims.2.variants must be a list of two (got ["a"])',
+        'report.claims.2.relation must be one of less, greater, similar (got "bigger")',
+      ],
+    });
+  });
+});
