@@ -231,7 +231,7 @@ async function runLoaded(
     }
     const where = relative(io.cwd, outDir) || '.';
     if (res.interrupted) {
-      io.stderr(`interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`);
+      io.stderr(interruptedMessage(res, where));
       return 130;
     }
     if (opts.json) io.stdout(JSON.stringify(res.single ? { experiment: plan.name, ...res.single } : res.summary, null, 2) + '\n');
@@ -252,6 +252,14 @@ async function runLoaded(
     }
   }
   return status;
+}
+
+/** What an interrupted run left, and how to finish it. */
+function interruptedMessage(res: { single: unknown; done: number; total: number }, where: string): string {
+  if (res.single !== null) {
+    return `interrupted: the partial run (truncated: "interrupted") is in ${join(where, 'results.json')}; run again to get the whole run\n`;
+  }
+  return `interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`;
 }
 
 function parsePositiveInt(flag: string) {
@@ -330,7 +338,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       if (all.length === 0) throw new UsageError([`${opts.dir}: no experiment files (*.json) in this directory`]);
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
-      const { files, tunes } = runAllTunes.split(all);
+      const { files, tunes } = runAllTunes.split(all, !opts.full);
       code = await runFiles(io, files, {
         quick: !opts.full,
         out,
@@ -342,7 +350,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         sharedAssets: true,
         reportIndex,
       });
-      code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex }));
+      // An interrupted run-all (exit 130) starts no search.
+      if (code !== 130) code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex }));
       if (reportIndex.length > 0) {
         writeSharedAssets(resolve(io.cwd, out));
         const index = writeReportIndex(resolve(io.cwd, out), reportIndex);
