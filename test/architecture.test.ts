@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -10,18 +10,34 @@ function files(dir: string): string[] {
   });
 }
 
+/** A file's code without its comments (what the rules below look at). */
+function code(file: string): string {
+  return readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+}
+
+/** Every module a file imports or re-exports: static (`from '...'`, `import '...'`) and dynamic (`import('...')`). */
+function importedModules(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(/\bfrom\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/gm)) {
+    found.push((m[1] ?? m[2] ?? m[3]) as string);
+  }
+  return found;
+}
+
 /** The src/ areas a file imports from (relative imports only), e.g. ['policy', 'engine']. */
 function importedAreas(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
   const areas = new Set<string>();
-  for (const m of text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'(\.[^']+)'/gm)) {
-    const target = relative('src', join(file, '..', m[1] as string));
-    areas.add(target.includes('/') ? (target.split('/')[0] as string) : target.replace(/\.js$/, ''));
+  for (const target of importedModules(readFileSync(file, 'utf8')).filter((m) => m.startsWith('.'))) {
+    const path = relative('src', join(file, '..', target));
+    areas.add(path.includes('/') ? (path.split('/')[0] as string) : path.replace(/\.js$/, ''));
   }
   return [...areas];
 }
 
-/** README.md, "Layout": imports point one way; `version` (the package version) is importable by all. */
+/**
+ * README.md, "Layout": imports point one way; `version` (the package version) is importable by all.
+ * The engine and the policies import nothing else from src.
+ */
 const ALLOWED: Record<string, string[]> = {
   engine: ['engine'],
   policy: ['policy'],
@@ -35,6 +51,13 @@ const ALLOWED: Record<string, string[]> = {
   tune: ['tune', 'sweep', 'report', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version'],
 };
 
+/** Besides src/cli, the only modules that read or write files: the sweep's result files. */
+const FILE_MODULES = [join('src', 'sweep', 'ResultReader.ts'), join('src', 'sweep', 'ResultWriter.ts')];
+/** Besides src/cli, the only module that touches `process`: the worker thread's entry. */
+const PROCESS_MODULES = [join('src', 'sweep', 'worker.ts')];
+
+const inCli = (f: string) => f.startsWith(join('src', 'cli') + '/');
+
 describe('architecture (README.md, "Layout")', () => {
   for (const [area, allowed] of Object.entries(ALLOWED)) {
     it(`src/${area} imports only from ${allowed.join(', ')}`, () => {
@@ -47,8 +70,8 @@ describe('architecture (README.md, "Layout")', () => {
 
   it('the engine and the policies know nothing of retries or servers, and never read time or Math.random', () => {
     for (const f of [...files('src/engine'), ...files('src/policy')]) {
-      const code = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
-      expect({ file: f, random: /Math\.random\(/.test(code), clock: /Date\.now\(|performance\.now\(|new Date\(/.test(code) }).toEqual({
+      const c = code(f);
+      expect({ file: f, random: /Math\.random\(/.test(c), clock: /Date\.now\(|performance\.now\(|new Date\(/.test(c) }).toEqual({
         file: f,
         random: false,
         clock: false,
@@ -56,15 +79,42 @@ describe('architecture (README.md, "Layout")', () => {
     }
   });
 
-  it('only src/cli touches the console, and only src/cli and the sweep write files', () => {
+  it(`only src/cli and ${FILE_MODULES.join(' and ')} read or write files`, () => {
     for (const f of files('src')) {
-      if (f.startsWith(join('src', 'cli'))) continue;
-      const code = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
-      // The report's inline page script logs in the browser, not in Node.
-      const consoleUse = f.endsWith(join('report', 'renderReport.ts')) ? false : /\bconsole\./.test(code);
-      const fsWrite = /\b(writeFileSync|writeSync|renameSync|appendFileSync|mkdirSync|rmSync)\b/.test(code);
-      expect({ file: f, console: consoleUse }).toEqual({ file: f, console: false });
-      if (!f.startsWith(join('src', 'sweep'))) expect({ file: f, writesFiles: fsWrite }).toEqual({ file: f, writesFiles: false });
+      if (inCli(f) || FILE_MODULES.includes(f)) continue;
+      const fs = importedModules(code(f)).filter((m) => /^(node:)?fs(\/promises)?$/.test(m));
+      expect({ file: f, fs }).toEqual({ file: f, fs: [] });
     }
+  });
+
+  it(`only src/cli and ${PROCESS_MODULES.join(', ')} touch process`, () => {
+    for (const f of files('src')) {
+      if (inCli(f) || PROCESS_MODULES.includes(f)) continue;
+      const c = code(f);
+      const usesProcess = /\bprocess\s*[.[]|\bglobalThis\.process\b/.test(c) || importedModules(c).some((m) => /^(node:)?process$/.test(m));
+      expect({ file: f, process: usesProcess }).toEqual({ file: f, process: false });
+    }
+  });
+
+  it('only src/cli touches the console', () => {
+    for (const f of files('src')) {
+      if (inCli(f)) continue;
+      // The report's inline page script logs in the browser, not in Node.
+      const consoleUse = f.endsWith(join('report', 'renderReport.ts')) ? false : /\bconsole\./.test(code(f));
+      expect({ file: f, console: consoleUse }).toEqual({ file: f, console: false });
+    }
+  });
+
+  it('every document a source file cites by path is in the repository', () => {
+    const missing: string[] = [];
+    // src/model still cites the design notes it was written from; it joins this check when it cites README.md or docs/ instead.
+    for (const f of files('src').filter((f) => !f.startsWith(join('src', 'model') + '/'))) {
+      // This repository's documents: an upper-case `NAME.md` at the root or `docs/name.md`, not another
+      // repository's (`owner/repo:path.md`, `A6-client-retries.md`).
+      for (const m of readFileSync(f, 'utf8').matchAll(/(?<![\w:/.-])((?:docs\/[\w-]+|[A-Z][A-Z_]*)\.md)\b/g)) {
+        if (!existsSync(m[1] as string)) missing.push(`${f}: ${m[1]}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });

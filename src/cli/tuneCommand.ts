@@ -5,7 +5,8 @@ import { expandExperiment, parseExperimentText, parseSetArg, patchedRoot } from 
 import type { IndexEntry } from '../report/index.js';
 import { renderTuneReport, tuneCsv } from '../report/tuneReport.js';
 import type { ReplicationRecord } from '../sweep/runPlan.js';
-import { readRunDir, runSweep, SweepPool } from '../sweep/runSweep.js';
+import { readRunDir } from '../sweep/ResultReader.js';
+import { runSweep, SweepPool } from '../sweep/runSweep.js';
 import { formatStats, tuneAnswer, type TuneAnswer } from '../tune/tuneAnswer.js';
 import { roundName } from '../tune/roundExperiment.js';
 import { runTune, TuneInputError, type RoundOutcome, type RoundRequest } from '../tune/runTune.js';

@@ -1,5 +1,7 @@
+import { randomInt } from 'node:crypto';
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { RESULTS_FILE, RUN_FILE } from './ResultReader.js';
 
 /** An output directory that cannot be written (permissions, full disk...). */
 export class OutputError extends Error {}
@@ -44,9 +46,9 @@ export class ResultWriter {
     for (const f of ['summary.json', 'summary.csv', 'results.json']) {
       this.guard(join(this.dir, f), () => rmSync(join(this.dir, f), { force: true }));
     }
-    this.writeFile('run.json', manifestJson + '\n');
-    this.writeFile('results.jsonl', lines.map((l) => l + '\n').join(''));
-    this.fd = this.guard(join(this.dir, 'results.jsonl'), () => openSync(join(this.dir, 'results.jsonl'), 'a'));
+    this.writeFile(RUN_FILE, manifestJson + '\n');
+    this.writeFile(RESULTS_FILE, lines.map((l) => l + '\n').join(''));
+    this.fd = this.guard(join(this.dir, RESULTS_FILE), () => openSync(join(this.dir, RESULTS_FILE), 'a'));
   }
 
   /** Append one record as one line (a single write call). */
@@ -54,7 +56,7 @@ export class ResultWriter {
     const fd = this.fd;
     if (fd === null) throw new Error('ResultWriter.append before start');
     const bytes = Buffer.from(line + '\n');
-    this.guard(join(this.dir, 'results.jsonl'), () => {
+    this.guard(join(this.dir, RESULTS_FILE), () => {
       const before = fstatSync(fd).size;
       try {
         // A short write (a full disk) is continued, or undone, so the file never holds half a line.
@@ -71,10 +73,10 @@ export class ResultWriter {
     });
   }
 
-  /** Write a whole file atomically (temporary name, then rename). */
+  /** Write a whole file atomically (a temporary name with a random number, then rename). */
   writeFile(name: string, text: string): void {
     const path = join(this.dir, name);
-    const tmp = `${path}.tmp-${process.pid}`;
+    const tmp = `${path}.tmp-${randomInt(2 ** 47)}`;
     this.guard(path, () => {
       try {
         writeFileSync(tmp, text);

@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { expandExperiment, parseExperimentText, type ExperimentPlan } from '../experiment/index.js';
 import { toJson } from './json.js';
 import { ResultWriter } from './ResultWriter.js';
 import { planCells, type ReplicationRecord, type SweepSummary } from './runPlan.js';
-import { buildSummary, readRunDir, sameManifest, shardCells, type RunManifest } from './runSweep.js';
+import { isRunDir, readRunDir, RUN_FILE } from './ResultReader.js';
+import { buildSummary, sameManifest, shardCells, type RunManifest } from './runSweep.js';
 import { summaryCsv } from './csv.js';
 
 /** A merge that cannot be done: different experiments, missing or incomplete shards. */
@@ -17,7 +17,7 @@ export class MergeError extends Error {}
 export function mergeRunDirs(dirs: string[], outDir: string): { summary: SweepSummary; plan: ExperimentPlan } {
   if (dirs.length === 0) throw new MergeError('merge needs at least one directory');
   const runs = dirs.map((d) => {
-    if (!existsSync(`${d}/run.json`)) throw new MergeError(`${d}: not a retrystorm run directory (no run.json)`);
+    if (!isRunDir(d)) throw new MergeError(`${d}: not a retrystorm run directory (no ${RUN_FILE})`);
     return { dir: d, ...readRunDir(d) };
   });
   const first = runs[0] as (typeof runs)[number];

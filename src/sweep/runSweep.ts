@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -7,6 +6,7 @@ import type { SimulationResults } from '../model/results.js';
 import { VERSION } from '../version.js';
 import { summaryCsv } from './csv.js';
 import { toJson } from './json.js';
+import { isRunDir, readRunDir } from './ResultReader.js';
 import { ResultWriter } from './ResultWriter.js';
 import { planCells, runReplication, summarizeCell, type CellSummary, type ReplicationRecord, type SweepSummary } from './runPlan.js';
 import type { WorkerTask } from './worker.js';
@@ -110,8 +110,6 @@ export interface SweepResult {
   errored: Array<{ key: string; errors: string[] }>;
 }
 
-const RUN_FILE = 'run.json';
-const RESULTS_FILE = 'results.jsonl';
 
 /** Parse `k/n` (0 <= k < n). */
 export function parseShard(text: string): ShardSpec {
@@ -142,23 +140,6 @@ function sameManifest(a: RunManifest, b: RunManifest): string | null {
 }
 
 export { sameManifest };
-
-/** Read a run directory's manifest and its valid result records (a torn last line is ignored). */
-export function readRunDir(dir: string): { manifest: RunManifest; records: ReplicationRecord[] } {
-  const manifest = JSON.parse(readFileSync(`${dir}/${RUN_FILE}`, 'utf8')) as RunManifest;
-  const records: ReplicationRecord[] = [];
-  if (existsSync(`${dir}/${RESULTS_FILE}`)) {
-    for (const line of readFileSync(`${dir}/${RESULTS_FILE}`, 'utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        records.push(JSON.parse(line) as ReplicationRecord);
-      } catch {
-        /* a line cut short by a crash: that replication runs again */
-      }
-    }
-  }
-  return { manifest, records };
-}
 
 /** Build the summary of the given cells from their records (last record per replication wins). */
 export function buildSummary(
@@ -210,7 +191,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
   const writer = new ResultWriter(opts.outDir);
   const records = new Map<string, ReplicationRecord>();
   let resumed = 0;
-  if (opts.resume && existsSync(`${opts.outDir}/${RUN_FILE}`)) {
+  if (opts.resume && isRunDir(opts.outDir)) {
     const prior = readRunDir(opts.outDir);
     const why = sameManifest(prior.manifest, manifest);
     if (why) throw new ResumeError(`cannot resume ${opts.outDir}: ${why}`);

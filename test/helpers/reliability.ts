@@ -64,7 +64,7 @@ export function jsonlRecords(path: string): Array<Record<string, any>> {
     .map((l) => JSON.parse(l) as Record<string, any>);
 }
 
-/** Files in `dir` (recursively) whose name marks them as temporary (`<name>.tmp-<pid>`). */
+/** Files in `dir` (recursively) whose name marks them as temporary (`<name>.tmp-<number>`). */
 export function leftoverTempFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tmp-\d+$/.test(f));

@@ -45,7 +45,7 @@ async function watchWrites<T>(dir: string, action: () => Promise<T>): Promise<{ 
 }
 
 /**
- * Each file now in `dir` (or each of `only`) arrived last by a rename from `<name>.tmp-<pid>` (the
+ * Each file now in `dir` (or each of `only`) arrived last by a rename from `<name>.tmp-<number>` (the
  * two events are adjacent) and was never modified under its own name; files in `appended`
  * (results.jsonl) may grow afterwards.
  */

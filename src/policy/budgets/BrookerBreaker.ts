@@ -8,7 +8,10 @@ export interface BrookerBreakerSpec {
   threshold: number;
 }
 
-/** Default threshold 0.1 ("retry only below 10% failures", REFERENCES.md section 6). */
+/**
+ * Default threshold 0.1 ("retry only below 10% failures": Marc Brooker, "Fixing retries with token
+ * buckets and circuit breakers", 2022, mbrooker/mbrooker-blog:_posts/2022-02-28-retries.md).
+ */
 export const BROOKER_BREAKER_DEFAULTS = { threshold: 0.1 } as const;
 
 /**

@@ -19,7 +19,8 @@ export interface BrookerTokenBucketSpec {
 /**
  * Defaults of mbrooker/simulator_example:retry_sim (retry_strategy.py `AdaptiveRetryStrategy`, run
  * with fill rate 0.1 and size 5): "a success adds 0.1 token, a retry costs 1", the bucket capped at 5,
- * a retry only when more than 1 token is left (REFERENCES.md section 6).
+ * a retry only when more than 1 token is left (Marc Brooker, "Fixing retries with token buckets and
+ * circuit breakers", 2022: mbrooker/mbrooker-blog:_posts/2022-02-28-retries.md).
  */
 export const BROOKER_TOKEN_BUCKET_DEFAULTS = { capacity: 5, creditPerCall: 0.1, retryCost: 1, minToRetry: 1, creditOn: 'call-start' } as const;
 
