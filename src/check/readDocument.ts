@@ -1,5 +1,5 @@
 import { parseDocument } from 'yaml';
-import { parseJson } from '../experiment/parseJson.js';
+import { MAX_NESTING, parseJson, tooDeepMessage } from '../experiment/parseJson.js';
 import { CheckInputError } from './CheckInputError.js';
 
 /** Whether a file is read as JSON: by its name (`.json`), or, without a telling extension, by a leading `{` or `[`. */
@@ -10,9 +10,29 @@ export function looksLikeJson(text: string, source: string): boolean {
 }
 
 /**
+ * How many aliases (`*name`) a YAML document may use. Each alias copies what it names, so a few
+ * lines of nested aliases (a "billion laughs") expand to gigabytes; real retry configurations use
+ * a handful.
+ */
+export const MAX_YAML_ALIASES = 100;
+
+/** Whether a value nests arrays and objects deeper than MAX_NESTING levels (walked without recursion). */
+function nestsTooDeep(root: unknown): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop() as { value: unknown; depth: number };
+    if (value === null || typeof value !== 'object') continue;
+    if (depth + 1 > MAX_NESTING) return true;
+    for (const v of Object.values(value)) stack.push({ value: v, depth: depth + 1 });
+  }
+  return false;
+}
+
+/**
  * The value of a JSON or YAML document (JSON for `.json` files; YAML 1.2, a superset of JSON,
  * otherwise). Syntax errors throw a CheckInputError naming the file, the line and the column:
- * `route.yaml: invalid YAML at line 3, column 1: ...`.
+ * `route.yaml: invalid YAML at line 3, column 1: ...`. A document nested deeper than MAX_NESTING
+ * levels, or a YAML document with more than {@link MAX_YAML_ALIASES} aliases, is refused the same way.
  */
 export function readDocument(text: string, source: string): unknown {
   if (looksLikeJson(text, source)) {
@@ -20,13 +40,33 @@ export function readDocument(text: string, source: string): unknown {
     if (!json.ok) throw new CheckInputError([json.error]);
     return json.value;
   }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  let doc;
+  try {
+    doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  } catch (e) {
+    if (e instanceof RangeError) throw new CheckInputError([`${source}: nested too deep: the YAML reader runs out of stack`]);
+    throw e;
+  }
   const error = doc.errors[0];
   if (error !== undefined) {
     const pos = error.linePos?.[0];
     const where = pos === undefined ? '' : ` at line ${pos.line}, column ${pos.col}`;
     const reason = error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? error.message;
+    // The parser reports running out of stack on deep nesting (below MAX_NESTING levels of flow
+    // collections) as a syntax error of its own.
+    if (/Maximum call stack size exceeded/.test(reason)) throw new CheckInputError([`${source}: nested too deep${where}: the YAML reader runs out of stack there`]);
     throw new CheckInputError([`${source}: invalid YAML${where}: ${reason}`]);
   }
-  return doc.toJS({ maxAliasCount: 1000 }) as unknown;
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as unknown;
+  } catch (e) {
+    if (e instanceof RangeError) throw new CheckInputError([tooDeepMessage(source)]);
+    if (e instanceof ReferenceError && /alias/i.test(e.message)) {
+      throw new CheckInputError([`${source}: too many YAML aliases: a document may use at most ${MAX_YAML_ALIASES} (each alias copies what it names)`]);
+    }
+    throw e;
+  }
+  if (nestsTooDeep(value)) throw new CheckInputError([tooDeepMessage(source)]);
+  return value;
 }

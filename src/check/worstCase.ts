@@ -1,16 +1,7 @@
-import { backoffIsRandom, initialPrevSleepMs } from '../policy/backoff.js';
 import { isIdempotent, isRetryable, retryOnMask } from '../policy/classify.js';
-import {
-  attemptTimeoutMs,
-  compilePolicy,
-  CONTINUE,
-  effectiveDeadlineAtMs,
-  judgeOutcome,
-  planRetry,
-  RetryPlan,
-  type CompiledPolicy,
-} from '../policy/decision.js';
+import { compilePolicy, type CompiledPolicy } from '../policy/decision.js';
 import { Outcome } from '../policy/outcome.js';
+import { Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 
 /**
@@ -105,24 +96,30 @@ const MAX_STEPS = 2_000_000;
 
 class TooLarge extends Error {}
 
+/** Every backoff drawn at the bottom of its range. */
+const SHORTEST: UniformDraw = () => 0;
+/** Every backoff drawn at the top of its range. */
+const LONGEST: UniformDraw = () => 1;
+
 /**
  * One operation walked through the stack deterministically, with the leaf failing every attempt
  * and every backoff drawn at one end of its range: the shortest waits (draw 0, the most attempts
- * fit before the deadlines) or the longest (draw 1). It follows the retry decision of
- * src/policy/decision.ts step by step (deadlines, per-attempt timeouts, deadline modes, total
- * timeouts, maxElapsed, ticks) and, since a timeout is not a cancellation, keeps counting the
- * calls a layer below goes on making after its caller stopped waiting. Budgets are not asked:
- * they do not change the worst case of one operation. Network hops are taken as 0.
+ * fit before the deadlines) or the longest (draw 1). Each layer's decisions are those of its
+ * retry loop (src/policy/retryLoop.ts: deadlines, per-attempt timeouts, deadline modes, total
+ * timeouts, maxElapsed, ticks, hedging) and, since a timeout is not a cancellation, the walk keeps
+ * counting the calls a layer below goes on making after its caller stopped waiting. Budgets are
+ * not asked: they do not change the worst case of one operation. Network hops are taken as 0.
  */
 class Walker {
   private steps = 0;
   private readonly memo = new Map<string, CallResult>();
-  private readonly plan = new RetryPlan();
-  private readonly planShort = new RetryPlan();
-  private readonly compiled: CompiledPolicy[];
+  private readonly step = new RetryStep();
+  private readonly stepShort = new RetryStep();
+  private readonly loops: RetryLoop[];
   private readonly idempotent: boolean[];
   /** memoizable[k]: no layer at or below k rounds to a tick, so a call's result depends only on its time to the deadline. */
   private readonly memoizable: boolean[];
+  private readonly draw: UniformDraw;
 
   constructor(
     policies: readonly PolicySpec[],
@@ -130,13 +127,14 @@ class Walker {
     private readonly cls: FailureClass,
     private readonly longest: boolean,
   ) {
-    this.compiled = policies.map(compilePolicy);
+    this.loops = policies.map((p) => new RetryLoop(compilePolicy(p)));
     this.idempotent = policies.map((p) => isIdempotent(method, p.idempotency));
     this.memoizable = policies.map((_, k) => policies.slice(k).every((p) => p.tickMs === 0));
+    this.draw = longest ? LONGEST : SHORTEST;
   }
 
   get layers(): number {
-    return this.compiled.length;
+    return this.loops.length;
   }
 
   run(deadlineMs: number | undefined): CallResult {
@@ -154,8 +152,8 @@ class Walker {
       if (hit !== undefined) return hit;
     }
     if (++this.steps > MAX_STEPS) throw new TooLarge();
-    const p = this.compiled[k] as CompiledPolicy;
-    const result = p.spec.hedging !== undefined ? this.hedgedCall(k, p, t0, incomingDeadline) : this.retryingCall(k, p, t0, incomingDeadline);
+    const loop = this.loops[k] as RetryLoop;
+    const result = loop.policy.spec.hedging !== undefined ? this.hedgedCall(k, loop, t0, incomingDeadline) : this.retryingCall(k, loop, t0, incomingDeadline);
     if (key !== undefined) this.memo.set(key, result);
     return result;
   }
@@ -176,20 +174,24 @@ class Walker {
     return { endMs: attemptEnd, outcome: Outcome.TIMEOUT };
   }
 
-  private retryingCall(k: number, p: CompiledPolicy, t0: number, incomingDeadline: number): CallResult {
-    const deadline = effectiveDeadlineAtMs(p, incomingDeadline, t0);
+  private retryingCall(k: number, loop: RetryLoop, t0: number, incomingDeadline: number): CallResult {
+    const p = loop.policy;
+    const deadline = loop.deadlineAtMs(incomingDeadline, t0);
     const acc: CallResult = { durationMs: 0, outcome: Outcome.DEADLINE_EXCEEDED, leafCalls: 0, attempts: this.zero() };
     const done = (endMs: number, outcome: number): CallResult => {
       acc.durationMs = endMs - t0;
       acc.outcome = outcome;
       return acc;
     };
+    const step = this.step;
+    const idempotent = this.idempotent[k] as boolean;
     let t = t0;
     let attempts = 0;
-    let prevSleep = initialPrevSleepMs(p.backoff);
+    let backoffBase = 0;
+    let prevSleep = p.compiledBackoff.initialPrevSleepMs;
     let last: number = Outcome.DEADLINE_EXCEEDED;
     for (;;) {
-      if (deadline - t <= 0) return done(t, last);
+      if (loop.beforeAttempt(attempts, last, t, deadline, null, this.draw, step) === Next.END) return done(t, step.outcome);
       attempts++;
       acc.attempts[k] = (acc.attempts[k] as number) + 1;
       if (attempts > MAX_ATTEMPTS_PER_CALL) {
@@ -197,53 +199,63 @@ class Walker {
         acc.attempts[k] = Infinity;
         return done(this.longest ? Infinity : t, last);
       }
-      const attemptEnd = t + attemptTimeoutMs(p, t, deadline);
+      const attemptEnd = t + loop.startAttempt(attempts, t, deadline, null);
       const a = this.attempt(k, t, attemptEnd, acc);
       if (a.endMs === Infinity) return done(Infinity, a.outcome);
       last = a.outcome;
-      const verdict = judgeOutcome(p, attempts, a.outcome, this.idempotent[k] as boolean, a.endMs, deadline);
-      if (verdict !== CONTINUE) return done(a.endMs, last);
-      const ctx = { outcome: a.outcome, callStartMs: t0 };
-      const plan = planRetry(p, attempts, prevSleep, NaN, a.endMs, deadline, this.longest ? 1 : 0, this.plan, ctx);
-      if (plan.giveUp !== CONTINUE) {
-        if (!this.longest || !backoffIsRandom(p.backoff.kind, p.backoff)) return done(a.endMs, last);
-        // The longest wait does not fit; a shorter draw may, and then the call lasts to its limit.
-        const short = planRetry(p, attempts, prevSleep, NaN, a.endMs, deadline, 0, this.planShort, ctx);
-        if (short.giveUp !== CONTINUE) return done(a.endMs, last);
-        const elapsedLimit = t0 + p.maxElapsedMs;
-        if (elapsedLimit < deadline) {
-          t = Math.max(short.wakeAtMs, elapsedLimit);
-          prevSleep = short.nextPrevSleepMs;
-          continue;
-        }
-        return done(deadline, Outcome.TIMEOUT);
+      const next = loop.afterAttempt(attempts, a.outcome, NaN, idempotent, a.endMs, deadline, t0, backoffBase, prevSleep, null, null, this.draw, step);
+      if (next === Next.RETRY) {
+        t = step.wakeAtMs;
+        backoffBase = step.backoffBase;
+        prevSleep = step.nextPrevSleepMs;
+        continue;
       }
-      t = plan.wakeAtMs;
-      prevSleep = plan.nextPrevSleepMs;
+      if (!this.longest || !step.planned || !p.randomBackoff) return done(a.endMs, step.outcome);
+      // The longest wait does not fit; a shorter draw may, and then the call lasts to its limit.
+      const short = this.stepShort;
+      const shortNext = loop.afterAttempt(attempts, a.outcome, NaN, idempotent, a.endMs, deadline, t0, backoffBase, prevSleep, null, null, SHORTEST, short);
+      if (shortNext !== Next.RETRY) return done(a.endMs, short.outcome);
+      const elapsedLimit = t0 + p.maxElapsedMs;
+      if (elapsedLimit < deadline) {
+        t = Math.max(short.wakeAtMs, elapsedLimit);
+        backoffBase = short.backoffBase;
+        prevSleep = short.nextPrevSleepMs;
+        continue;
+      }
+      return done(deadline, Outcome.TIMEOUT);
     }
   }
 
   /**
-   * A hedging layer (gRPC A6), approximately: its copies are sent every hedgingDelayMs while no
-   * answer comes (a leaf that never answers), or one after another at once while they fail with a
-   * non-fatal class; a fatal class ends the call after one copy. Copies wait up to the deadline.
+   * A hedging layer (gRPC A6): a leaf that never answers gets a copy every hedgingDelayMs while
+   * the loop sends hedges; copies that fail at once are followed by the next copy while the loop
+   * says so (a non-fatal class), and a fatal class ends the call after one copy. Copies wait up to
+   * the deadline.
    */
-  private hedgedCall(k: number, p: CompiledPolicy, t0: number, incomingDeadline: number): CallResult {
-    const h = p.spec.hedging;
-    const deadline = effectiveDeadlineAtMs(p, incomingDeadline, t0);
+  private hedgedCall(k: number, loop: RetryLoop, t0: number, incomingDeadline: number): CallResult {
+    const deadline = loop.deadlineAtMs(incomingDeadline, t0);
     const acc: CallResult = { durationMs: 0, outcome: Outcome.DEADLINE_EXCEEDED, leafCalls: 0, attempts: this.zero() };
-    if (h === undefined || deadline - t0 <= 0) return acc;
+    const step = this.step;
+    if (loop.beforeAttempt(0, Outcome.DEADLINE_EXCEEDED, t0, deadline, null, this.draw, step) === Next.END) return acc;
     const hang = this.cls === 'timeout';
-    const copies = attemptsFor(p.spec, this.cls, 'GET');
+    let attempts = 0;
+    let start = t0;
     let end = t0;
     let outcome: number = Outcome.DEADLINE_EXCEEDED;
-    for (let i = 0; i < copies; i++) {
-      const start = hang ? t0 + i * h.hedgingDelayMs : t0;
-      if (start >= deadline) break;
+    for (;;) {
+      attempts++;
       acc.attempts[k] = (acc.attempts[k] as number) + 1;
-      const a = this.attempt(k, start, deadline, acc);
+      const a = this.attempt(k, start, start + loop.startAttempt(attempts, start, deadline, null), acc);
       end = Math.max(end, a.endMs);
       outcome = a.outcome;
+      if (hang) {
+        // No answer: the next copy when the hedging delay runs out, if the loop sends one.
+        const dueAt = loop.nextHedgeAtMs(attempts, start);
+        if (dueAt === Infinity || loop.hedgeDue(attempts, Outcome.DEADLINE_EXCEEDED, dueAt, deadline, null, null, this.draw, step) !== Next.HEDGE) break;
+        start = dueAt;
+      } else if (loop.hedgeAnswered(attempts, 0, a.outcome, start, deadline, null, null, this.draw, step) !== Next.HEDGE) {
+        break;
+      }
     }
     acc.durationMs = (hang ? deadline : end) - t0;
     acc.outcome = outcome;

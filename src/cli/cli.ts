@@ -230,7 +230,7 @@ async function runLoaded(
     }
     const where = relative(io.cwd, outDir) || '.';
     if (res.interrupted) {
-      io.stderr(`interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`);
+      io.stderr(interruptedMessage(res, where));
       return 130;
     }
     if (opts.json) io.stdout(JSON.stringify(res.single ? { experiment: plan.name, ...res.single } : res.summary, null, 2) + '\n');
@@ -251,6 +251,14 @@ async function runLoaded(
     }
   }
   return status;
+}
+
+/** What an interrupted run left, and how to finish it. */
+function interruptedMessage(res: { single: unknown; done: number; total: number }, where: string): string {
+  if (res.single !== null) {
+    return `interrupted: the partial run (truncated: "interrupted") is in ${join(where, 'results.json')}; run again to get the whole run\n`;
+  }
+  return `interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`;
 }
 
 function parsePositiveInt(flag: string) {

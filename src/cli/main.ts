@@ -1,5 +1,12 @@
 #!/usr/bin/env node
 import { runCli } from './cli.js';
+import { InterruptHandlers } from './interrupts.js';
+
+const interrupts = new InterruptHandlers(
+  process,
+  (code) => process.exit(code),
+  (text) => process.stderr.write(text),
+);
 
 // A reader that closes the pipe early (`retrystorm schema | head`) ends the output, not the program:
 // the rest of what would have been printed is dropped, and files being written are finished.
@@ -16,15 +23,7 @@ runCli(process.argv.slice(2), {
   stderr: (s) => process.stderr.write(s),
   cwd: process.cwd(),
   isTTY: process.stderr.isTTY === true,
-  onInterrupt(handler) {
-    const on = () => handler();
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-    return () => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-    };
-  },
+  onInterrupt: (handler) => interrupts.install(handler),
 }).then(
   (code) => {
     process.exitCode = code;

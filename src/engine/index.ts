@@ -9,6 +9,8 @@ export * from './eventQueue.js';
 export * from './timers.js';
 /** The discrete-event clock and run loop. */
 export * from './simulator.js';
+/** A flag another thread raises to stop the runs of this one. */
+export * from './interrupt.js';
 /** Named random streams, seed derivation and per-client generators. */
 export * from './random.js';
 /** Distribution specs, samplers, exact means and validation. */

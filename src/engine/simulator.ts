@@ -1,4 +1,5 @@
 import { EventQueue } from './eventQueue.js';
+import { INTERRUPT_CHECK_EVENTS, interruptFlag } from './interrupt.js';
 
 /** Why a run stopped early; `null` when it ran out of events. */
 export type TruncatedBy = null | 'horizon' | 'event-cap' | 'stopped';
@@ -73,7 +74,8 @@ export class Simulator {
 
   /**
    * Pop and dispatch events in (time, seq) order until none is left, the next one lies beyond
-   * the horizon, or the event cap is reached.
+   * the horizon, or the event cap is reached. A raised interrupt flag (see `watchInterrupt`) ends
+   * the run as {@link stop} does, leaving the rest pending.
    */
   run(handler: EventHandler, bounds: RunBounds): RunStats {
     const q = this.queue;
@@ -82,6 +84,8 @@ export class Simulator {
     this.stopRequested = false;
     let events = 0;
     let truncated: TruncatedBy = null;
+    const interrupt = interruptFlag();
+    const checkMask = INTERRUPT_CHECK_EVENTS - 1;
     // One pop per event: an event past the horizon is put back (it stays pending).
     while (q.pop()) {
       const t = q.lastTimeMs;
@@ -93,6 +97,12 @@ export class Simulator {
       if (events >= this.limit) {
         q.unpop();
         truncated = this.stopRequested ? 'stopped' : 'event-cap';
+        break;
+      }
+      if ((events & checkMask) === 0 && interrupt !== null && Atomics.load(interrupt, 0) !== 0) {
+        q.unpop();
+        this.stopRequested = true;
+        truncated = 'stopped';
         break;
       }
       this.nowMs = t;

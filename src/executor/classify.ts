@@ -101,6 +101,13 @@ function field(o: unknown, key: string): unknown {
   return o !== null && (typeof o === 'object' || typeof o === 'function') ? (o as Record<string, unknown>)[key] : undefined;
 }
 
+/** A header of an error's `headers`: a Headers-like `get`, or a plain object's field (lower-case or canonical name). */
+function headerValue(headers: unknown, lower: string, canonical: string): unknown {
+  const get = field(headers, 'get');
+  if (typeof get === 'function') return (get as (n: string) => unknown).call(headers, lower);
+  return field(headers, lower) ?? field(headers, canonical);
+}
+
 /** A Response-like value: a numeric `status` and `headers.get` (fetch's Response, or anything shaped like it). */
 export function isResponseLike(v: unknown): v is { status: number; headers: { get(name: string): string | null } } {
   const headers = field(v, 'headers');
@@ -133,12 +140,9 @@ export function classifyError(error: unknown): Classification {
     const hint = field(error, 'retryAfterMs');
     if (typeof hint === 'number') return { outcome: classifyStatus(status), retryAfterMs: hint };
     const headers = field(error, 'headers');
-    const get = field(headers, 'get');
-    const raw =
-      typeof get === 'function'
-        ? (get as (n: string) => unknown).call(headers, 'retry-after')
-        : (field(headers, 'retry-after') ?? field(headers, 'Retry-After'));
-    const ra = typeof raw === 'string' ? parseRetryAfterMs(raw) : NaN;
+    const raw = headerValue(headers, 'retry-after', 'Retry-After');
+    const date = headerValue(headers, 'date', 'Date');
+    const ra = typeof raw === 'string' ? parseRetryAfterMs(raw, Date.now(), typeof date === 'string' ? date : null) : NaN;
     return ra === ra ? { outcome: classifyStatus(status), retryAfterMs: ra } : { outcome: classifyStatus(status) };
   }
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; e = field(e, 'cause'), depth++) {

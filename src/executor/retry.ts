@@ -1,17 +1,6 @@
-import { backoffIsRandom } from '../policy/backoff.js';
-import { acceptedByBackend, isIdempotent } from '../policy/classify.js';
-import {
-  attemptTimeoutMs,
-  CONTINUE,
-  effectiveDeadlineAtMs,
-  initialPrevSleepMs,
-  judgeOutcome,
-  planRetry,
-  retryableForBudgets,
-  RetryPlan,
-  type PlanContext,
-} from '../policy/decision.js';
+import { isIdempotent } from '../policy/classify.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome } from '../policy/outcome.js';
+import { Next, RetryLoop, RetryStep } from '../policy/retryLoop.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { classifySettled, isResponseLike, outcomeCode, outcomeName, type Classification, type OutcomeName, type Settled } from './classify.js';
 import { RetryAbortedError, RetryGiveUpError, type GiveUpReason } from './errors.js';
@@ -172,8 +161,9 @@ type AttemptEnd<T> =
 const ABORTED = Symbol('aborted');
 
 /**
- * Runs `fn` under `policy` in real time, making exactly the decisions the simulator makes
- * (src/model/Model.ts, in the same order; README.md, "Concepts", "The retry decision"):
+ * Runs `fn` under `policy` in real time, driving the retry loop of src/policy/retryLoop.ts
+ * (`RetryLoop`: the decision order of README.md, "Concepts", "The retry decision"), so it makes
+ * the decisions the simulator makes on the same script (test/executor/equivalence.test.ts):
  *
  * before each attempt: a spent deadline (remaining <= 0) gives `deadline` without a call; the
  * admission control (if any) may refuse (`throttled`) or delay it. The attempt is given
@@ -222,17 +212,16 @@ export async function retry<T>(
   const classify = options.classify ?? (classifySettled as (s: Settled<T>, attempt: number) => Classification);
   const dispose = options.dispose ?? disposeDefault;
   const idem = options.idempotent ?? isIdempotent(policyMethod(options.method), p.spec.idempotency);
-  const needsDraw = backoffIsRandom(p.backoff.kind, p.backoff);
-  const budgets = state?.budgets;
+  const budgets = state?.budgets ?? null;
   const admission = state?.admission ?? null;
+  const loop = new RetryLoop(p);
+  const step = new RetryStep();
 
   const t0 = clock.now();
-  const deadlineAt = effectiveDeadlineAtMs(p, deadlineMs !== undefined ? t0 + deadlineMs : Infinity, t0);
-  const plan = new RetryPlan();
-  const ctx: PlanContext = { outcome: Outcome.SUCCESS, callStartMs: t0 };
+  const deadlineAt = loop.deadlineAtMs(deadlineMs !== undefined ? t0 + deadlineMs : Infinity, t0);
   let attempts = 0;
   let backoffBase = 0;
-  let prevSleep = initialPrevSleepMs(p.backoff);
+  let prevSleep = p.compiledBackoff.initialPrevSleepMs;
   let lastOutcome: number = Outcome.DEADLINE_EXCEEDED;
   let last: Settled<T> | undefined;
   let t = t0;
@@ -263,32 +252,25 @@ export async function retry<T>(
 
   if (signal?.aborted) abortedNow();
   for (;;) {
-    // Before an attempt (Model.startAttempt).
-    if (deadlineAt - t <= 0) throw giveUp(GiveUp.DEADLINE, lastOutcome, t);
-    if (admission) {
-      const d = admission.admit(t, random());
-      if (d < 0) throw giveUp(GiveUp.THROTTLED, attempts > 0 ? lastOutcome : Outcome.LOCAL_THROTTLED, t);
-      if (d > 0) {
-        if (t + d >= deadlineAt) throw giveUp(GiveUp.DEADLINE, lastOutcome, t);
-        t = await waitUntil(t + d);
-      }
-    }
-    // Send it (Model.sendAttempt).
+    // Before an attempt: the deadline and the admission control.
+    const before = loop.beforeAttempt(attempts, lastOutcome, t, deadlineAt, admission, random, step);
+    if (before === Next.END) throw giveUp(step.reason, step.outcome, t);
+    if (before === Next.SEND_LATER) t = await waitUntil(step.wakeAtMs);
+    // Send it.
     if (signal?.aborted) abortedNow();
     const n = ++attempts;
     if (last?.kind === 'value') dispose(last.value);
     last = undefined;
-    const timeout = attemptTimeoutMs(p, t, deadlineAt);
+    const timeout = loop.startAttempt(n, t, deadlineAt, budgets);
     const info: AttemptInfo = { attempt: n, isRetry: n > 1, atMs: t, timeoutMs: timeout };
     options.onAttempt?.(info);
-    budgets?.onAttempt(t, n > 1);
     const end = await runAttempt(fn, n, t, timeout, clock, sleep, signal, dispose);
     if (end.kind === 'aborted') {
       // The withdrawn attempt ends for the budgets too (as the simulator's cancellation does).
-      budgets?.onOutcome(end.atMs, Outcome.TIMEOUT, n > 1, false);
+      loop.withdrawAttempt(n, end.atMs, budgets);
       abortedNow();
     }
-    // The attempt ended (Model.attemptEnded).
+    // The attempt ended.
     t = end.atMs;
     let outcome: number = Outcome.TIMEOUT;
     let ra = NaN;
@@ -300,13 +282,11 @@ export async function retry<T>(
         if (typeof c.retryAfterMs === 'number') ra = c.retryAfterMs;
       } catch (e) {
         // A classifier that throws ends the call with its error; the attempt still ends for the budgets.
-        budgets?.onOutcome(t, Outcome.TIMEOUT, n > 1, false);
+        loop.withdrawAttempt(n, t, budgets);
         throw e;
       }
     }
     lastOutcome = outcome;
-    budgets?.onOutcome(t, outcome, n > 1, retryableForBudgets(p, outcome, idem, ra));
-    admission?.onOutcome(t, outcome, acceptedByBackend(outcome));
     options.onAttemptEnd?.({
       ...info,
       endMs: t,
@@ -314,24 +294,20 @@ export async function retry<T>(
       ...(ra === ra ? { retryAfterMs: ra } : {}),
       ...(end.kind === 'settled' ? { settled: end.settled } : {}),
     });
-    const g = judgeOutcome(p, n, outcome, idem, t, deadlineAt, ra);
-    if (g === GiveUp.SUCCESS) return last?.kind === 'value' ? last.value : (undefined as T);
-    if (g !== CONTINUE) throw giveUp(g, outcome, t);
-    if (budgets) {
-      const refusal = budgets.refuse(t, outcome);
-      if (refusal !== CONTINUE) throw giveUp(refusal, outcome, t);
+    // The retry decision: the budgets are told, then steps 1-9.
+    const next = loop.afterAttempt(n, outcome, ra, idem, t, deadlineAt, t0, backoffBase, prevSleep, budgets, admission, random, step);
+    const wait: WaitInfo | undefined = step.planned
+      ? { retry: n, ceilingMs: step.ceilingMs, backoffMs: step.backoffMs, waitMs: step.waitMs, wakeAtMs: step.wakeAtMs }
+      : undefined;
+    if (next === Next.END) {
+      if (step.reason === GiveUp.SUCCESS) return last?.kind === 'value' ? last.value : (undefined as T);
+      throw giveUp(step.reason, step.outcome, t, wait);
     }
-    const u = needsDraw ? random() : 0;
-    ctx.outcome = outcome;
-    planRetry(p, n - backoffBase, prevSleep, ra, t, deadlineAt, u, plan, ctx);
-    const wait: WaitInfo = { retry: n, ceilingMs: plan.ceilingMs, backoffMs: plan.backoffMs, waitMs: plan.waitMs, wakeAtMs: plan.wakeAtMs };
-    if (plan.giveUp !== CONTINUE) throw giveUp(plan.giveUp, outcome, t, wait);
-    budgets?.onRetryScheduled(t, outcome);
-    if (plan.resetBackoff) backoffBase = n;
-    prevSleep = plan.nextPrevSleepMs;
-    options.onRetry?.({ ...wait, atMs: t, outcome: outcomeName(outcome), ...(ra === ra ? { retryAfterMs: ra } : {}) });
+    backoffBase = step.backoffBase;
+    prevSleep = step.nextPrevSleepMs;
+    options.onRetry?.({ ...(wait as WaitInfo), atMs: t, outcome: outcomeName(outcome), ...(ra === ra ? { retryAfterMs: ra } : {}) });
     if (signal?.aborted) abortedNow();
-    t = await waitUntil(plan.wakeAtMs);
+    t = await waitUntil(step.wakeAtMs);
   }
 }
 

@@ -13,12 +13,36 @@ function hasQuickPatch(root: Record<string, unknown>): boolean {
 }
 
 /**
+ * The dotted paths of every `__proto__` key in a JSON value. JSON.parse keeps such a key as an
+ * ordinary field, but copying and schema parsing turn it into a prototype and lose it, so it is
+ * refused up front as the unknown field it is.
+ */
+function protoKeyPaths(root: unknown): string[] {
+  const found: string[] = [];
+  const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop() as { value: unknown; path: string };
+    if (value === null || typeof value !== 'object') continue;
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, v] = entries[i] as readonly [string, unknown];
+      const at = path === '' ? k : `${path}.${k}`;
+      if (k === '__proto__' && !Array.isArray(value)) found.push(at);
+      else stack.push({ value: v, path: at });
+    }
+  }
+  return found;
+}
+
+/**
  * Validates an experiment file's root value completely: its structure, and the scenario of every
  * cell in normal mode and, when the file has a quick patch, in quick mode too (README.md, "Experiment files").
  * Messages name dotted paths from the file's root; each appears once.
  */
 export function parseExperiment(root: unknown): ParseExperimentResult {
   const object = root as Record<string, unknown>;
+  const proto = protoKeyPaths(root);
+  if (proto.length > 0) return { ok: false, errors: proto.map((p) => `${p} is not a known field`) };
   const normal = expandExperiment({ root: object }, { quick: false });
   const errors = normal.ok ? [] : [...normal.errors];
   const quick = root !== null && typeof root === 'object' && !Array.isArray(root) && hasQuickPatch(object);

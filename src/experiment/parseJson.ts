@@ -172,13 +172,48 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
 }
 
 /**
+ * How deep arrays and objects may nest in any JSON or YAML document read from a file: far beyond any
+ * real configuration, and far below the depth at which recursive code runs out of stack.
+ */
+export const MAX_NESTING = 1000;
+
+/** The offset of the bracket that opens level MAX_NESTING + 1 of valid JSON text, or -1. */
+function tooDeepOffset(text: string): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_NESTING) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
+/** The message for a document nested deeper than {@link MAX_NESTING} levels (`at` says where, if known). */
+export function tooDeepMessage(source: string, at = ''): string {
+  return `${source}: nested too deep${at}: arrays and objects may nest at most ${MAX_NESTING} levels`;
+}
+
+/**
  * Parses strict JSON (a leading byte-order mark is ignored). On failure the error reads
- * `<source>: invalid JSON at line L, column C: <reason>`, with the position of the first error.
+ * `<source>: invalid JSON at line L, column C: <reason>`, with the position of the first error;
+ * a value nested deeper than {@link MAX_NESTING} levels is refused the same way.
  */
 export function parseJson(text: string, source: string): { ok: true; value: unknown } | { ok: false; error: string } {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
-    return { ok: true, value: JSON.parse(body) as unknown };
+    const value = JSON.parse(body) as unknown;
+    const deep = tooDeepOffset(body);
+    if (deep >= 0) {
+      const { line, column } = lineColumn(body, deep);
+      return { ok: false, error: tooDeepMessage(source, ` at line ${line}, column ${column}`) };
+    }
+    return { ok: true, value };
   } catch (e) {
     const fault = new JsonScanner(body).scan();
     if (fault === undefined) return { ok: false, error: `${source}: invalid JSON: ${(e as Error).message}` };

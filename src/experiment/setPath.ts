@@ -25,12 +25,19 @@ function describeType(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** A deep copy of a JSON value (objects and arrays are copied, everything else is shared). */
+/**
+ * A deep copy of a JSON value (objects and arrays are copied, everything else is shared). A key
+ * `__proto__` (which JSON.parse makes an ordinary field) stays an ordinary field, so validation
+ * sees it and refuses it as an unknown field instead of it silently becoming the copy's prototype.
+ */
 export function cloneJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v) => cloneJson(v) as unknown) as T;
   if (isObject(value)) {
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) out[k] = cloneJson(v);
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '__proto__') Object.defineProperty(out, k, { value: cloneJson(v), enumerable: true, writable: true, configurable: true });
+      else out[k] = cloneJson(v);
+    }
     return out as T;
   }
   return value;

@@ -8,5 +8,6 @@ export * from './classify.js';
 export * from './decision.js';
 export * from './outcome.js';
 export * from './presets.js';
+export * from './retryLoop.js';
 export * from './timer.js';
 export type * from './types.js';

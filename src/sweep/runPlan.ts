@@ -1,5 +1,6 @@
 import type { Cell, ExperimentPlan } from '../experiment/index.js';
 import { replicationSeed } from '../experiment/index.js';
+import { watchInterrupt } from '../engine/interrupt.js';
 import { Model } from '../model/Model.js';
 import type { SimulationResults } from '../model/results.js';
 import { aggregateMetrics, meanSeries, type MetricStats } from './aggregate.js';
@@ -59,12 +60,41 @@ export interface SweepSummary {
   cells: CellSummary[];
 }
 
-/** Run one replication of one cell: the unit of work a sweep schedules. A run that throws becomes an `errored` record. */
-export function runReplication(cell: Cell, replication: number, masterSeed: number, injectFault = false): ReplicationRecord {
+/**
+ * The `truncated` value of a run stopped by an interrupt (Ctrl-C, SIGTERM): its counts stop where
+ * the signal found it. A sweep keeps such a record only for a single run; `--resume` and `merge`
+ * treat it as missing.
+ */
+export const INTERRUPTED = 'interrupted';
+
+/** Whether a record holds a run cut short by an interrupt (see {@link INTERRUPTED}). */
+export function isInterruptedRecord(rec: ReplicationRecord): boolean {
+  return rec.state === 'ok' && (rec.results.truncated as string) === INTERRUPTED;
+}
+
+/**
+ * Run one replication of one cell: the unit of work a sweep schedules. A run that throws becomes an
+ * `errored` record. With `interrupt` (a shared flag, see src/engine/interrupt.ts), raising the flag
+ * stops the run within a few milliseconds; a run it stopped is returned with `truncated:
+ * "interrupted"` ({@link INTERRUPTED}).
+ */
+export function runReplication(cell: Cell, replication: number, masterSeed: number, injectFault = false, interrupt: Int32Array | null = null): ReplicationRecord {
   const seed = replicationSeed(masterSeed, cell.part, cell.params, replication);
   try {
     if (injectFault) throw new Error(`injected fault in ${cell.key} replication ${replication}`);
-    const raw = new Model(cell.scenario, { seed }).run();
+    watchInterrupt(interrupt);
+    let raw: SimulationResults;
+    try {
+      raw = new Model(cell.scenario, { seed }).run();
+    } finally {
+      watchInterrupt(null);
+    }
+    // The engine ends an interrupted run as a stop (which the model reports as its in-flight cap).
+    if (interrupt !== null && Atomics.load(interrupt, 0) !== 0 && raw.truncated === 'in-flight-cap') {
+      const unfinished = raw.operations.unfinished;
+      raw.truncated = INTERRUPTED as SimulationResults['truncated'];
+      raw.truncatedReason = `interrupted at ${raw.simulatedMs.toFixed(1)} ms with ${unfinished} operations unfinished`;
+    }
     // Version, master seed, replication and its seed first, then the run's fields in the run's order.
     // Spreading the whole run keeps version and seed in their places (the spread rewrites version with
     // the same value and seed with the derived one; the master seed is put back below), and costs half

@@ -8,7 +8,7 @@ import { summaryCsv } from './csv.js';
 import { toJson } from './json.js';
 import { isRunDir, readRunDir } from './ResultReader.js';
 import { ResultWriter } from './ResultWriter.js';
-import { planCells, runReplication, summarizeCell, type CellSummary, type ReplicationRecord, type SweepSummary } from './runPlan.js';
+import { isInterruptedRecord, planCells, summarizeCell, type CellSummary, type ReplicationRecord, type SweepSummary } from './runPlan.js';
 import type { WorkerTask } from './worker.js';
 
 /** What identifies a run, so that a resume or a merge never mixes different experiments. */
@@ -201,7 +201,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
     const wanted = new Set(cells.flatMap(({ cell, replications }) => Array.from({ length: replications }, (_, r) => recordId(cell.key, r))));
     for (const rec of prior.records) {
       const id = recordId(rec.key, rec.replication);
-      if (wanted.has(id)) records.set(id, rec);
+      if (wanted.has(id) && !isInterruptedRecord(rec)) records.set(id, rec);
     }
     // Rewrite the file with the records kept (valid lines only), then append.
     writer.start(toJson(manifest, 2), [...records.values()].map((r) => toJson(r)));
@@ -243,12 +243,14 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
   };
 
   const isSingle = allCells.length === 1 && allCells[0]?.replications === 1;
-  if (isSingle || tasks.length === 0) {
-    for (const t of tasks) {
-      if (opts.signal?.aborted) break;
-      record(runReplication(t.cell, t.replication, plan.seed));
-    }
-  } else {
+  // Every replication runs in a worker thread, so that the main thread stays free to receive a
+  // signal; aborting raises the flag the workers' run loops watch, and the runs in flight stop.
+  const interrupt = new Int32Array(new SharedArrayBuffer(4));
+  const raise = () => Atomics.store(interrupt, 0, 1);
+  if (opts.signal?.aborted) raise();
+  opts.signal?.addEventListener('abort', raise, { once: true });
+  let interruptedRun: ReplicationRecord | null = null;
+  if (tasks.length > 0 && !opts.signal?.aborted) {
     const own = opts.pool ? null : new SweepPool(Math.min(opts.workers ?? availableParallelism(), tasks.length));
     const pool = (opts.pool ?? own) as SweepPool;
     const threads = Math.min(pool.threads, tasks.length);
@@ -261,11 +263,12 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
         while (next < tasks.length && !opts.signal?.aborted && failure === null) {
           const t = tasks[next++] as { cell: Cell; replication: number };
           const fault = opts.faultInjection?.(t.cell.key, t.replication);
-          const task: WorkerTask = { cell: t.cell, replication: t.replication, masterSeed: plan.seed, ...(fault ? { fault } : {}) };
+          const task: WorkerTask = { cell: t.cell, replication: t.replication, masterSeed: plan.seed, interrupt, ...(fault ? { fault } : {}) };
           let rec: ReplicationRecord;
           try {
             rec = await pool.run(task);
           } catch (e) {
+            if (opts.signal?.aborted) continue;
             rec = {
               state: 'errored',
               key: t.cell.key,
@@ -278,8 +281,14 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
             };
           }
           if (failure !== null) continue;
+          // A run the interrupt cut short is kept only when it is the whole plan (a single run);
+          // in a sweep it runs again with --resume.
           try {
-            record(rec);
+            if (!isInterruptedRecord(rec)) record(rec);
+            else if (isSingle) {
+              interruptedRun = rec;
+              writer.append(toJson(rec));
+            }
           } catch (e) {
             failure = e;
           }
@@ -288,6 +297,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
       // Two tasks in flight per thread keeps every worker busy without queueing the whole sweep.
       await Promise.all(Array.from({ length: threads * 2 }, runOne));
     } finally {
+      opts.signal?.removeEventListener('abort', raise);
       await own?.destroy();
     }
     if (failure !== null) {
@@ -298,9 +308,14 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
 
   const interrupted = done < total && (opts.signal?.aborted ?? false);
   const errored: Array<{ key: string; errors: string[] }> = [];
-  if (interrupted) {
+  if (interrupted || interruptedRun !== null) {
+    let single: SimulationResults | null = null;
+    if (interruptedRun !== null) {
+      single = (interruptedRun as Extract<ReplicationRecord, { state: 'ok' }>).results;
+      writer.writeFile('results.json', toJson({ experiment: plan.name, ...single }, 2));
+    }
     writer.close();
-    return { summary: null, single: null, interrupted, total, done, errored };
+    return { summary: null, single, interrupted: true, total, done, errored };
   }
   const summary = buildSummary(plan, cells, records);
   for (const c of summary.cells) if (c.state === 'errored') errored.push({ key: c.key, errors: c.errors });

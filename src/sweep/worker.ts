@@ -8,10 +8,12 @@ export interface WorkerTask {
   masterSeed: number;
   /** Fault injection for tests of the pool's fault handling: throw in the task, or kill the worker. */
   fault?: 'throw' | 'exit';
+  /** The sweep's interrupt flag (shared memory): raised, it stops the run (src/engine/interrupt.ts). */
+  interrupt?: Int32Array;
 }
 
 /** Worker-thread entry point (piscina): run one replication of one cell. */
 export default function runTask(task: WorkerTask): ReplicationRecord {
   if (task.fault === 'exit') process.exit(3);
-  return runReplication(task.cell, task.replication, task.masterSeed, task.fault === 'throw');
+  return runReplication(task.cell, task.replication, task.masterSeed, task.fault === 'throw', task.interrupt ?? null);
 }

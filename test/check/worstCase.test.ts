@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { simulateStorm, stormScenario, worstCase, type CheckStack, type FailureClass } from '../../src/check/index.js';
 import { parseScenario } from '../../src/experiment/index.js';
 import { traceOperation } from '../../src/model/traceOperation.js';
+import { retry, RetryGiveUpError } from '../../src/executor/index.js';
 import { simulate } from '../../src/simulate.js';
+import { FakeTime } from '../executor/fakeTime.js';
 import { stackOf } from './helpers.js';
 
 /** L layers of A attempts, full jitter from 1 ms (cap 8 ms), no budgets. */
@@ -161,4 +163,95 @@ describe('the worst case of one operation equals the simulation at 100% failure'
     expect(w.leafCalls).toBe(3 ** 16);
     expect(w.exact).toBe(true);
   });
+});
+
+/** One operation through retry() on virtual time against a leaf that fails every attempt with `cls`, every draw `draw`. */
+async function executed(stack: CheckStack, cls: '503' | 'timeout', draw: number): Promise<{ attempts: number; elapsedMs: number; reason: string }> {
+  const time = new FakeTime();
+  const leaf = (): Promise<string> => (cls === 'timeout' ? new Promise<string>(() => undefined) : Promise.resolve('503'));
+  const call = retry(leaf, stack.layers[0]!.policy, {
+    clock: time.clock,
+    sleep: time.sleep,
+    random: () => draw,
+    method: stack.method,
+    classify: () => ({ outcome: '503' }),
+    ...(stack.deadlineMs !== undefined ? { deadlineMs: stack.deadlineMs } : {}),
+  });
+  try {
+    await time.run(call);
+  } catch (e) {
+    if (e instanceof RetryGiveUpError) return { attempts: e.attempts, elapsedMs: e.elapsedMs, reason: e.reason };
+    throw e;
+  }
+  throw new Error('the call succeeded against a leaf that always fails');
+}
+
+describe('check, the simulator and retry() make the same decisions against a leaf that always fails', () => {
+  const CASES: Array<{ name: string; doc: object; executor: boolean; lastsToLimit?: Partial<Record<'503' | 'timeout', number>> }> = [
+    {
+      name: 'full jitter under a deadline, attempts cut by it',
+      doc: { deadlineMs: 1500, layers: [{ policy: { maxAttempts: 6, perAttemptTimeoutMs: 200, backoff: { kind: 'full-jitter', baseMs: 100, capMs: 400 } } }] },
+      executor: true,
+      lastsToLimit: { '503': 1500 },
+    },
+    {
+      name: 'decorrelated jitter rounded up to a 40 ms tick',
+      doc: { deadlineMs: 3000, layers: [{ policy: { maxAttempts: 5, perAttemptTimeoutMs: 300, tickMs: 40, backoff: { kind: 'decorrelated-jitter', baseMs: 50, capMs: 1000 } } }] },
+      executor: true,
+      lastsToLimit: { timeout: 3000 },
+    },
+    {
+      name: 'a total timeout over all attempts',
+      doc: { layers: [{ policy: { maxAttempts: 5, perAttemptTimeoutMs: 300, totalTimeoutMs: 1000, backoff: { kind: 'equal-jitter', baseMs: 80, capMs: 500 } } }] },
+      executor: true,
+      lastsToLimit: { '503': 1000 },
+    },
+    {
+      name: 'maxElapsedMs stops the retries whose wake-up is too late',
+      doc: { layers: [{ policy: { maxAttempts: 'unlimited', perAttemptTimeoutMs: 250, maxElapsedMs: 2000, backoff: { kind: 'exponential', baseMs: 100, capMs: 800 } } }] },
+      executor: true,
+    },
+    {
+      name: 'hedging: a copy every hedging delay while no answer comes, one after another while they fail',
+      doc: { deadlineMs: 1000, layers: [{ policy: { hedging: { maxAttempts: 3, hedgingDelayMs: 100, nonFatal: ['503'] } } }] },
+      executor: false,
+    },
+    {
+      name: 'hedging under a retrying layer',
+      doc: {
+        deadlineMs: 2000,
+        layers: [
+          { name: 'app', policy: { maxAttempts: 3, perAttemptTimeoutMs: 500, backoff: { kind: 'constant', baseMs: 100 } } },
+          { name: 'proxy', policy: { hedging: { maxAttempts: 2, hedgingDelayMs: 150, nonFatal: ['timeout', '503'] } } },
+        ],
+      },
+      executor: false,
+    },
+  ];
+
+  for (const c of CASES) {
+    for (const cls of ['503', 'timeout'] as const) {
+      it(`${c.name} (${cls})`, async () => {
+        const stack = stackOf(c.doc);
+        const w = worst(stack, cls);
+        const shortest = traced(stack, cls, 0);
+        const longest = traced(stack, cls, 1);
+        expect(w.attemptsPerLayer).toEqual(shortest.layers.map((l) => l.attempts));
+        expect(w.leafCalls).toBe(shortest.layers[shortest.layers.length - 1]!.attempts);
+        if (c.lastsToLimit?.[cls] === undefined) {
+          expect(w.lifetimeMs).toBe(longest.endMs);
+        } else {
+          // The longest wait does not fit but a shorter one does, and the call can then last to
+          // its limit: no run of the model with one draw throughout lasts longer.
+          expect(w.lifetimeMs).toBe(c.lastsToLimit[cls]);
+          for (const draw of [0, 0.25, 0.5, 0.75, 0.999, 1]) expect(traced(stack, cls, draw).endMs).toBeLessThanOrEqual(w.lifetimeMs);
+        }
+        if (!c.executor) return;
+        const fewest = await executed(stack, cls, 0);
+        const longestRun = await executed(stack, cls, 1);
+        expect([fewest.attempts, fewest.reason]).toEqual([shortest.layers[0]!.attempts, shortest.outcome]);
+        expect([longestRun.elapsedMs, longestRun.reason]).toEqual([longest.endMs, longest.outcome]);
+      });
+    }
+  }
 });
