@@ -1,5 +1,5 @@
 import { isIdempotent, isRetryable, retryOnMask } from '../policy/classify.js';
-import { compilePolicy, type CompiledPolicy } from '../policy/decision.js';
+import { compilePolicy } from '../policy/decision.js';
 import { Outcome } from '../policy/outcome.js';
 import { Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
 import type { Method, PolicySpec } from '../policy/types.js';
@@ -241,7 +241,7 @@ class Walker {
     let attempts = 0;
     let start = t0;
     let end = t0;
-    let outcome: number = Outcome.DEADLINE_EXCEEDED;
+    let outcome: number;
     for (;;) {
       attempts++;
       acc.attempts[k] = (acc.attempts[k] as number) + 1;

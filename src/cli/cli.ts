@@ -337,7 +337,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       if (all.length === 0) throw new UsageError([`${opts.dir}: no experiment files (*.json) in this directory`]);
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
-      const { files, tunes } = runAllTunes.split(all);
+      const { files, tunes } = runAllTunes.split(all, !opts.full);
       code = await runFiles(io, files, {
         quick: !opts.full,
         out,

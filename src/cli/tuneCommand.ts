@@ -211,10 +211,14 @@ export function registerTune(program: Command, io: CliIO, setCode: (code: number
 
 /** How `run-all` treats experiment files with a `tune` section: searched (quick or full), not swept. */
 export const runAllTunes = {
-  /** The files to sweep and the files to search (each validated now, with every problem at once). */
-  split(files: string[]): { files: string[]; tunes: string[] } {
+  /**
+   * The files to sweep and the files to search; the searches are validated now (in quick mode or
+   * not), so that their problems are reported before anything runs, every one at once.
+   */
+  split(files: string[], quick: boolean): { files: string[]; tunes: string[] } {
     const sweeps: string[] = [];
     const tunes: string[] = [];
+    const problems: string[] = [];
     for (const f of files) {
       let tune = false;
       try {
@@ -222,8 +226,19 @@ export const runAllTunes = {
       } catch {
         /* an invalid file: the sweep's validation reports it */
       }
-      (tune ? tunes : sweeps).push(f);
+      if (!tune) {
+        sweeps.push(f);
+        continue;
+      }
+      tunes.push(f);
+      try {
+        loadTuneProblem(f, { quick, set: [] });
+      } catch (e) {
+        if (!(e instanceof UsageError)) throw e;
+        problems.push(...e.problems);
+      }
     }
+    if (problems.length > 0) throw new UsageError(problems);
     return { files: sweeps, tunes };
   },
 

@@ -221,7 +221,7 @@ export function indistinguishable(o: Objective, i: number, c: Candidate, leader:
  * Student-t intervals of the constraints; the leader is the best mean among the proven feasible;
  * a candidate is dropped when proven infeasible or when a paired one-sided 95% test finds it worse
  * than the leader (two objectives: dominated at 95% by a proven-feasible survivor), and then the
- * best ceil(n/2) of the n that entered are kept. After round 1, once, the neighbours of the best 3
+ * best ceil(n/2) of the n that entered are kept, the leader always among them. After round 1, once, the neighbours of the best 3
  * survivors in the space join. From round 2, the search stops when every other survivor is
  * indistinguishable from the leader (two one-sided tests at 5%; two objectives: when every
  * survivor is proven feasible), or before a round that would pass `maxRuns`. Candidates share
@@ -349,9 +349,12 @@ export async function runTune(problem: TuneProblem, evaluate: EvaluateRound): Pr
         }
       }
     }
+    // Halving keeps the best ceil(n/2) by mean, and never the leader out: a candidate of unknown
+    // feasibility with a better mean must not push out the best one proven feasible.
     const keep = Math.ceil(live.length / 2);
-    const left = bestFirst(objectives, live.filter((c) => c.alive), order);
-    for (const c of left.slice(keep)) drop(c, 'halved');
+    const ranked = bestFirst(objectives, live.filter((c) => c.alive), order);
+    const kept = leader?.alive ? [leader, ...ranked.filter((c) => c !== leader).slice(0, keep - 1)] : ranked.slice(0, keep);
+    for (const c of ranked) if (!kept.includes(c)) drop(c, 'halved');
     const now = feasible()[0] ?? null;
     log.leader = now?.id ?? null;
     rounds.push(log);

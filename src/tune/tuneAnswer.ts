@@ -116,7 +116,8 @@ export function formatStats(s: MetricStats): string {
 
 /** The answer of a finished search: the ranked table, the recommendation, the front, the presets' ranks. */
 export function tuneAnswer(problem: TuneProblem, outcome: TuneOutcome): TuneAnswer {
-  const cs = outcome.candidates;
+  // Candidates added by the refinement but never run (the run budget stopped the search first) are left out.
+  const cs = outcome.candidates.filter((c) => c.replications > 0);
   const order = new Map(cs.map((c, i) => [c.id, i]));
   const group = (c: Candidate): number => {
     if (c.alive) return c.feasibility === 'feasible' ? 0 : 1;

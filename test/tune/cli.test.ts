@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
@@ -88,5 +88,30 @@ describe('retrystorm tune: determinism', () => {
     // Every round is an experiment file that `retrystorm run` can run (and shard).
     const round = JSON.parse(readFileSync(join(dir, 'w1', 'known-optimum', 'rounds', 'round-1.json'), 'utf8'));
     expect([round.name, round.replications, Object.keys(round.variants)]).toEqual(['known-optimum-round-1', 8, ['c4']]);
+  });
+});
+
+describe('run-all with a file that has a tune section', () => {
+  it('searches it instead of sweeping it, and lists its report in the index', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'exp'));
+    writeExperiment(join(dir, 'exp'), 'opt.json', fixture('known-optimum.json'));
+    const r = await cli(['run-all', '--dir', join(dir, 'exp'), '--out', join(dir, 'out'), '--workers', '2', '--quiet']);
+    expect(r.code).toBe(0);
+    const answer = JSON.parse(readFileSync(join(dir, 'out', 'known-optimum', 'tune.json'), 'utf8'));
+    expect(answer.recommendation.overrides).toEqual({ main: { 'stack.0.policy.maxAttempts': 4 } });
+    expect(readFileSync(join(dir, 'out', 'index.html'), 'utf8')).toContain('known-optimum/index.html');
+    expect(readFileSync(join(dir, 'out', 'known-optimum', 'index.html'), 'utf8')).toContain('../assets/vega.min.js');
+  });
+
+  it('reports a bad tune section before anything runs', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'exp'));
+    writeExperiment(join(dir, 'exp'), 'bad.json', withTune({ space: {} }));
+    writeExperiment(join(dir, 'exp'), 'plain.json', { name: 'plain', scenario: (fixture('known-optimum.json') as { scenario: unknown }).scenario });
+    const r = await cli(['run-all', '--dir', join(dir, 'exp'), '--out', join(dir, 'out'), '--quiet']);
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toBe(`error: ${join(dir, 'exp', 'bad.json')}: tune.space must name at least one parameter (got an empty space)`);
+    expect(existsSync(join(dir, 'out', 'plain'))).toBe(false);
   });
 });

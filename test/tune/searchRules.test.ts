@@ -112,4 +112,13 @@ describe('search rules', () => {
     // The optimum the hypercube may have missed (x = 1) is found either way.
     expect(outcome.candidates.find((c) => c.id === outcome.recommended)?.point).toEqual([1]);
   });
+  it('keeps the leader when halving, whatever the means of candidates of unknown feasibility', async () => {
+    // x = 1: objective 1 but its constraint metric alternates 0.4, 0.6 (never decided); x = 2: objective 2, always feasible.
+    const problem = problemOf({ ...root({ constraints: [{ metric: 'successRate', min: 0.5 }] }), tune: { ...root({ constraints: [{ metric: 'successRate', min: 0.5 }] }).tune, space: { 'stack.0.policy.maxAttempts': { kind: 'int', min: 1, max: 2 } } } });
+    const run = scripted((x, r) => ({ amplification: x, successRate: x === 2 ? 1 : r % 2 === 0 ? 0.4 : 0.6 }));
+    const outcome = await runTune(problem, run.evaluate);
+    expect(outcome.rounds[0]?.leader).toBe('c2');
+    expect(outcome.rounds[0]?.dropped).toEqual([{ id: 'c1', reason: 'halved' }]);
+    expect(outcome.recommended).toBe('c2');
+  });
 });
