@@ -349,7 +349,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         sharedAssets: true,
         reportIndex,
       });
-      code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex }));
+      // An interrupted run-all (exit 130) starts no search.
+      if (code !== 130) code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex }));
       if (reportIndex.length > 0) {
         writeSharedAssets(resolve(io.cwd, out));
         const index = writeReportIndex(resolve(io.cwd, out), reportIndex);

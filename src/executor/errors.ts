@@ -8,8 +8,8 @@ import type { OutcomeName, Settled } from './classify.js';
 export type GiveUpReason = Exclude<GiveUpName, 'success'> | 'aborted';
 
 /**
- * A call that gave up (`deadline`, `not-retryable`, `attempt-limit`, `wait-exceeds-deadline`,
- * `budget-exhausted`, `circuit-open`, `throttled`). `outcome` is what the call returns upward, as a
+ * A call that gave up (`deadline`, `not-retryable`, `attempt-limit`, `retry-after-too-long`,
+ * `wait-exceeds-deadline`, `budget-exhausted`, `circuit-open`, `throttled`). `outcome` is what the call returns upward, as a
  * layer of the simulator does: the last attempt's outcome, or a local outcome (`throttled`) when no
  * call was made, or `deadline-exceeded` when the deadline was spent before the first attempt. A
  * retrying caller above classifies this error by that outcome (see `classifyError`), so nested

@@ -184,6 +184,7 @@ const POLICY_FIELDS = [
   'retryAfter',
   'totalTimeoutMs',
   'maxElapsedMs',
+  'maxRetryAfterMs',
   'seeding',
   'budget',
   'admission',
@@ -364,6 +365,8 @@ export function resolvePolicySpec(input: RetryPolicyInput | PolicySpec, path = '
   if (total !== undefined) spec.totalTimeoutMs = total;
   const elapsed = r.field<number | undefined>(o, path, 'maxElapsedMs', GT0, undefined);
   if (elapsed !== undefined) spec.maxElapsedMs = elapsed;
+  const maxRetryAfter = r.field<number | undefined>(o, path, 'maxRetryAfterMs', GT0, undefined);
+  if (maxRetryAfter !== undefined) spec.maxRetryAfterMs = maxRetryAfter;
   if (o.seeding !== undefined) {
     const s = readSeeding(r, o.seeding, `${path}.seeding`);
     if (s) spec.seeding = s;

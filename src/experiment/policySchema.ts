@@ -312,6 +312,10 @@ const policyObject = doc(
         f.number('> 0').optional(),
         'No retry whose wake-up falls later than arrival + maxElapsedMs (cenkalti/backoff, google-http-client MaxElapsedTime); attempts are not cut short.',
       ),
+      maxRetryAfterMs: doc(
+        f.number('> 0').optional(),
+        'The longest server-required wait (Retry-After, gRPC pushback) the layer accepts (default 300,000 = 5 minutes, the bound of Envoy\'s rate-limited retry back-off): a longer hint ends the call with retry-after-too-long instead of waiting, since a wait is never shortened. Applies in the modes where the hint is a floor of the wait (honor, honor-plus-jitter, replace, pushback).',
+      ),
       seeding: seedingSchema.optional(),
       budget: budgetSchema.optional(),
       admission: admissionSchema.optional(),

@@ -30,6 +30,7 @@ import { K_FAULT_ANSWER, K_SERVICE_DONE, NEEDS_SLOT, ServerFarm } from './Server
 import { buildResults, type ResultInput, type SimulationResults, type Truncation } from './results.js';
 import type { Dist, Method, Scenario, ScriptEntry, Status } from './scenario.js';
 import { ScenarioError } from './ScenarioError.js';
+import { MetricWindows } from '../metrics/MetricWindows.js';
 import type { TraceEvent } from './trace.js';
 
 /** Event kinds dispatched by the run loop (integers: no closure per event). */
@@ -271,6 +272,8 @@ export class Model {
   private readonly sArrFirst: BinnedSeries;
   private readonly sArrRetry: BinnedSeries;
   private readonly sSuccess: BinnedSeries;
+  /** The named metric windows, or null without any (the hot path then skips them). */
+  private readonly windows: MetricWindows | null;
   private readonly sFailure: BinnedSeries;
   /** OCC leaf only. */
   private readonly sWrites: BinnedSeries | null;
@@ -416,6 +419,7 @@ export class Model {
     this.sArrFirst = new BinnedSeries(m.timeSeriesBinMs);
     this.sArrRetry = new BinnedSeries(m.timeSeriesBinMs);
     this.sSuccess = new BinnedSeries(m.timeSeriesBinMs);
+    this.windows = m.windows && m.windows.length > 0 ? new MetricWindows(m.windows) : null;
     this.sFailure = new BinnedSeries(m.timeSeriesBinMs);
     this.sWrites = sc.leaf.kind === 'occ' ? new BinnedSeries(m.timeSeriesBinMs) : null;
     this.gInFlight = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
@@ -655,7 +659,10 @@ export class Model {
     this.gInFlight.set(t, this.inFlightOps);
     // Each operation in flight holds memory until it ends: past the cap the run stops (say so rather than run out of memory).
     if (this.inFlightOps > this.maxInFlight) this.sim.stop();
-    if (t >= 0) this.offered++;
+    if (t >= 0) {
+      this.offered++;
+      this.windows?.offered(t);
+    }
     this.beginCall(f, t);
   }
 
@@ -1207,6 +1214,7 @@ export class Model {
         this.succeeded++;
         this.latency.record(dur);
         this.sSuccess.add(t);
+        this.windows?.succeeded(start, t);
       } else {
         this.failed++;
         this.failedMs.record(dur);
@@ -1275,6 +1283,7 @@ export class Model {
   /** Count a leaf arrival at t >= 0 in the totals, the series and the clustering statistics (in time order). */
   private countArrival(chain: number, t: number): void {
     this.leafCalls++;
+    this.windows?.leafCall(t);
     if (chain === 1) {
       this.sArrRetry.add(t);
       const rc = this.retryClustering;
@@ -1472,6 +1481,7 @@ export class Model {
       latency: this.latency,
       operationMs,
       completionTimeMs: this.completionTimeMs,
+      windows: this.windows?.results() ?? null,
       server: {
         kind: sc.leaf.kind,
         concurrency: totals?.concurrency ?? Infinity,

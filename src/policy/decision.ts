@@ -1,6 +1,6 @@
 import { backoffIsRandom, compileBackoff, initialPrevSleepMs, type CompiledBackoff } from './backoff.js';
 import { isIdempotent, retryableTable, retryOnMask } from './classify.js';
-import { DeadlineModeCode, RetryAfterCode, type RetryAfterCodeValue } from './retryLoop.js';
+import { DeadlineModeCode, MAX_RETRY_AFTER_DEFAULT_MS, RetryAfterCode, type RetryAfterCodeValue } from './retryLoop.js';
 import type { BackoffSpec, Method, PolicySpec } from './types.js';
 
 // The steps of the retry decision and their order live in retryLoop.ts; they are re-exported here
@@ -13,6 +13,7 @@ export {
   effectiveDeadlineAtMs,
   isHedgeNonFatal,
   judgeOutcome,
+  MAX_RETRY_AFTER_DEFAULT_MS,
   planRetry,
   RETRY_AFTER_CLAMP_EXTRA_MS,
   RetryAfterCode,
@@ -39,6 +40,11 @@ export interface CompiledPolicy {
   readonly totalTimeoutMs: number;
   /** +Infinity when absent. */
   readonly maxElapsedMs: number;
+  /**
+   * The longest hint the policy waits for (`MAX_RETRY_AFTER_DEFAULT_MS` when absent); +Infinity
+   * where the mode does not make the hint a floor of the wait (`ignore`, `clamp`).
+   */
+  readonly maxRetryAfterMs: number;
   /** The hedging policy's non-fatal classes as a mask (0 without hedging). */
   readonly hedgeNonFatalMask: number;
   /** `isRetryable` under `retryOnMask` for every outcome and idempotency (`retryableTable`). */
@@ -71,6 +77,7 @@ export function compilePolicy(spec: PolicySpec): CompiledPolicy {
     retryAfter: RetryAfterCode[spec.retryAfter],
     totalTimeoutMs: spec.totalTimeoutMs ?? Infinity,
     maxElapsedMs,
+    maxRetryAfterMs: spec.retryAfter === 'ignore' || spec.retryAfter === 'clamp' ? Infinity : (spec.maxRetryAfterMs ?? MAX_RETRY_AFTER_DEFAULT_MS),
     hedgeNonFatalMask: hedgeMask,
     retryable: retryableTable(mask),
     hedgeNonFatal: retryableTable(hedgeMask),

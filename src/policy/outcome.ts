@@ -41,8 +41,9 @@ export const OUTCOME_NAMES: readonly string[] = [
 ];
 
 /**
- * Why an operation (or one layer's call) ended. Exactly these, in the order of the retry
- * decision (README.md, "Concepts").
+ * Why an operation (or one layer's call) ended. Exactly these; the order in which the retry
+ * decision (README.md, "Concepts") reaches them is RetryLoop's (retryLoop.ts), the codes only
+ * number them.
  */
 export const GiveUp = {
   SUCCESS: 0,
@@ -53,6 +54,8 @@ export const GiveUp = {
   BUDGET_EXHAUSTED: 5,
   CIRCUIT_OPEN: 6,
   THROTTLED: 7,
+  /** The server asked for a wait longer than the policy's `maxRetryAfterMs` (a wait is never shortened). */
+  RETRY_AFTER_TOO_LONG: 8,
 } as const;
 export type GiveUpCode = (typeof GiveUp)[keyof typeof GiveUp];
 
@@ -66,5 +69,6 @@ export const GIVE_UP_NAMES = [
   'budget-exhausted',
   'circuit-open',
   'throttled',
+  'retry-after-too-long',
 ] as const;
 export type GiveUpName = (typeof GIVE_UP_NAMES)[number];

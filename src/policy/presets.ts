@@ -47,6 +47,7 @@ export interface PolicyInput {
   retryAfter?: RetryAfterMode;
   totalTimeoutMs?: number;
   maxElapsedMs?: number;
+  maxRetryAfterMs?: number;
   seeding?: SeedingSpec;
   budget?: BudgetInput | BudgetInput[];
   admission?: AdmissionInput;

@@ -27,6 +27,8 @@ import { quantizeUpMs } from './timer.js';
  *   3. not retryable (a permanent error, a non-idempotent method after an unknown outcome or a 5xx,
  *      a gRPC pushback saying do not retry) -> `not-retryable`;
  *   4. attempt cap reached -> `attempt-limit`;
+ *   4a. the server's hint asks for a wait longer than the policy's `maxRetryAfterMs` ->
+ *      `retry-after-too-long` (a wait is never shortened; see {@link judgeOutcome});
  *   5. a budget or breaker refuses -> `budget-exhausted` / `circuit-open`;
  *   6. the backoff is drawn (one uniform draw, only for a random backoff); a server hint sets the
  *      delay according to the policy's Retry-After mode ({@link planRetry});
@@ -273,6 +275,15 @@ export type RetryAfterCodeValue = (typeof RetryAfterCode)[keyof typeof RetryAfte
 export const RETRY_AFTER_CLAMP_EXTRA_MS = 5000;
 
 /**
+ * The longest server-required wait a policy accepts by default (`maxRetryAfterMs`): 5 minutes,
+ * the bound Envoy puts on a rate-limit reset header (envoyproxy/envoy,
+ * api/envoy/config/route/v3/route_components.proto, `RetryPolicy.RateLimitedRetryBackOff.max_interval`:
+ * "Defaults to 300 seconds"). Envoy discards a longer hint; here a wait is never shortened, so the
+ * call gives up with `retry-after-too-long`.
+ */
+export const MAX_RETRY_AFTER_DEFAULT_MS = 300_000;
+
+/**
  * The deadline this layer works to: the incoming one (none, +Infinity, in `none` mode), and, when
  * the policy has a `totalTimeoutMs` and the call's arrival time `nowMs` is given, no later than
  * nowMs + totalTimeoutMs (a timeout over all of this layer's attempts, as Envoy's route timeout).
@@ -308,10 +319,16 @@ function isPushbackStop(p: CompiledPolicy, retryAfterMs: number): boolean {
 }
 
 /**
- * Steps 1-4 of the retry decision after attempt number `attemptsMade` ended with `outcome`:
+ * Steps 1-4a of the retry decision after attempt number `attemptsMade` ended with `outcome`:
  * 1. deadline passed (remaining <= 0) -> `deadline`; 2. success -> `success`;
  * 3. not retryable (including a gRPC pushback saying do not retry, a negative `retryAfterMs` under
- *    `retryAfter: 'pushback'`) -> `not-retryable`; 4. attempt cap reached -> `attempt-limit`.
+ *    `retryAfter: 'pushback'`) -> `not-retryable`; 4. attempt cap reached -> `attempt-limit`;
+ * 4a. a server hint longer than the policy's `maxRetryAfterMs` (in the modes where the hint is a
+ *    floor of the wait) -> `retry-after-too-long`. It comes after the attempt cap, so a call that
+ *    could not retry anyway says `attempt-limit`, and before the budgets (step 5) and the backoff
+ *    draw (step 6), so a retry that will not be made is neither asked of the budgets nor drawn
+ *    for; and before step 8, so a hint both too long and past the deadline says
+ *    `retry-after-too-long`: the server's answer, not the deadline, ruled the retry out.
  * Returns {@link CONTINUE} when a retry may follow (budgets are asked next, step 5).
  */
 export function judgeOutcome(
@@ -327,6 +344,7 @@ export function judgeOutcome(
   if (outcome === Outcome.SUCCESS) return GiveUp.SUCCESS;
   if (!retryableIn(p.retryable, outcome, idempotent) || isPushbackStop(p, retryAfterMs)) return GiveUp.NOT_RETRYABLE;
   if (attemptsMade >= p.maxAttempts) return GiveUp.ATTEMPT_LIMIT;
+  if (retryAfterMs > p.maxRetryAfterMs) return GiveUp.RETRY_AFTER_TOO_LONG;
   return CONTINUE;
 }
 

@@ -139,6 +139,13 @@ export interface PolicySpec {
    * whose wake-up would fall after arrival + maxElapsedMs is not made (`wait-exceeds-deadline`).
    */
   maxElapsedMs?: number;
+  /**
+   * The longest server-required wait (Retry-After, gRPC pushback) the layer accepts: a hint longer
+   * than this ends the call with `retry-after-too-long` instead of waiting (a wait is never
+   * shortened). Absent = `MAX_RETRY_AFTER_DEFAULT_MS` (5 minutes, retryLoop.ts). Applies where the
+   * hint is a floor of the wait (`honor`, `honor-plus-jitter`, `replace`, `pushback`).
+   */
+  maxRetryAfterMs?: number;
   /** How the layer's jitter streams are seeded; absent = `independent`. */
   seeding?: SeedingSpec;
   /** Retry budgets and breakers asked at step 5, each instance of the layer holding its own state. */

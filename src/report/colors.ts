@@ -35,6 +35,7 @@ export const REASON_COLORS: Readonly<Record<string, string>> = {
   'attempt-limit': '#f58518',
   'not-retryable': '#9d755d',
   'wait-exceeds-deadline': '#b279a2',
+  'retry-after-too-long': '#ff9da6',
   'budget-exhausted': '#eeca3b',
   'circuit-open': '#4c78a8',
   throttled: '#72b7b2',

@@ -134,6 +134,32 @@ const ROWS: Row[] = [
   },
   { name: 'maxElapsedMs refuses a late wake-up', script: '503:100', draw: 0.5, policy: { maxAttempts: 9, maxElapsedMs: 500, backoff: { kind: 'constant', baseMs: 200 } } },
   {
+    name: 'a Retry-After longer than the default 5 minutes gives up at once, without a draw or a wait',
+    script: '503:100:ra=300001',
+    draw: 0.5,
+    flags: { attempts: '5' },
+  },
+  { name: 'a Retry-After of exactly 5 minutes is waited out', script: '503:100:ra=300000,200:10', draw: 0.5, flags: { attempts: '5' } },
+  {
+    name: 'a Retry-After longer than maxRetryAfterMs gives up before the deadline is considered',
+    script: '503:100:ra=300,503:100:ra=2000',
+    draw: 0.5,
+    deadlineMs: 1000,
+    policy: { maxAttempts: 5, maxRetryAfterMs: 1500, backoff: { kind: 'constant', baseMs: 50 } },
+  },
+  {
+    name: 'a gRPC pushback longer than maxRetryAfterMs gives up',
+    script: '503:10:ra=200,503:10:ra=5000',
+    draw: 0.5,
+    policy: { preset: 'grpc', maxRetryAfterMs: 1000 },
+  },
+  {
+    name: 'clamp bounds the hint itself: maxRetryAfterMs does not apply',
+    script: '503:10:ra=9000000,200:10',
+    draw: 0.5,
+    policy: { maxAttempts: 3, retryAfter: 'clamp', maxRetryAfterMs: 1000, backoff: { kind: 'constant', baseMs: 100 } },
+  },
+  {
     name: 'a total timeout bounds every attempt',
     script: 'hang',
     draw: 0.5,
@@ -253,7 +279,7 @@ describe('retry makes the decisions retrystorm trace shows', () => {
   it('covers every give-up reason the table can reach', async () => {
     const reasons = new Set(ROWS.map((r) => simulated(r).outcome));
     expect([...reasons].sort()).toEqual(
-      ['attempt-limit', 'budget-exhausted', 'circuit-open', 'deadline', 'not-retryable', 'success', 'wait-exceeds-deadline'].sort(),
+      ['attempt-limit', 'budget-exhausted', 'circuit-open', 'deadline', 'not-retryable', 'retry-after-too-long', 'success', 'wait-exceeds-deadline'].sort(),
     );
   });
 });

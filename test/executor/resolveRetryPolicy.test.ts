@@ -57,7 +57,7 @@ describe('resolvePolicySpec reads a policy exactly as experiment files do', () =
       problems = (e as RetryPolicyError).problems;
     }
     expect(problems).toEqual([
-      'policy.retries is not a policy field (known: preset, maxAttempts, perAttemptTimeoutMs, deadlineMode, backoff, tickMs, retryOn, idempotency, retryAfter, totalTimeoutMs, maxElapsedMs, seeding, budget, admission, hedging)',
+      'policy.retries is not a policy field (known: preset, maxAttempts, perAttemptTimeoutMs, deadlineMode, backoff, tickMs, retryOn, idempotency, retryAfter, totalTimeoutMs, maxElapsedMs, maxRetryAfterMs, seeding, budget, admission, hedging)',
       'policy.maxAttempts must be a positive integer or "unlimited" (got 0)',
       'policy.backoff.kind must be one of none, constant, exponential, full-jitter, equal-jitter, decorrelated-jitter, linear, aws-sdk-js, envoy, polly-decorrelated-v2, randomized, node-retry, random-exponential (got "fibonacci")',
       'policy.backoff.capMs must be >= baseMs (got 10 < 50)',
@@ -71,6 +71,8 @@ describe('resolvePolicySpec reads a policy exactly as experiment files do', () =
     [{ preset: 'aws-sdk' }, 'policy.preset must be a known preset'],
     [{ hedging: { maxAttempts: 3, hedgingDelayMs: 5 }, maxAttempts: 3 }, 'policy.hedging cannot be combined with maxAttempts above 1'],
     [{ perAttemptTimeoutMs: 0 }, 'policy.perAttemptTimeoutMs must be > 0 (got 0)'],
+    [{ maxRetryAfterMs: 0 }, 'policy.maxRetryAfterMs must be > 0 (got 0)'],
+    [{ maxRetryAfterMs: '5m' }, 'policy.maxRetryAfterMs must be a finite number > 0 (got "5m")'],
     [{ budget: { kind: 'quota' } }, 'policy.budget.kind must be one of sre-ratio'],
     [{ seeding: { kind: 'time-seeded' } }, 'policy.seeding.resolutionMs is required'],
   ])('rejects %j', (input, message) => {

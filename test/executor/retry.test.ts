@@ -278,3 +278,38 @@ describe('retry: state, hooks and classification', () => {
     expect(await outcomes(new Error('a bug'))).toEqual(['500', '500']);
   });
 });
+
+describe('retry: a Retry-After longer than maxRetryAfterMs', () => {
+  /** A dependency answering 503 after 25 ms with the hint `retryAfterMs`, then 200. */
+  const hinting = (time: FakeTime, retryAfterMs: number) => {
+    const calls: number[] = [];
+    const fn = ({ attempt }: AttemptContext): Promise<Answer> => {
+      calls.push(time.nowMs);
+      return time.sleep(25, new AbortController().signal).then(() => (attempt === 1 ? { status: 503, retryAfterMs } : { status: 200 }));
+    };
+    return { fn, calls };
+  };
+
+  it('gives up with retry-after-too-long when the answer arrives, without waiting and without a draw', async () => {
+    const time = new FakeTime();
+    const dep = hinting(time, 300_001);
+    const draws: number[] = [];
+    const giveUps: GiveUpInfo[] = [];
+    const call = retry(dep.fn, { maxAttempts: 3 }, fake(time, { random: () => (draws.push(0.5), 0.5), onGiveUp: (g) => giveUps.push(g) }));
+    await expect(time.run(call)).rejects.toMatchObject({ reason: 'retry-after-too-long', attempts: 1, outcome: '503', elapsedMs: 25 });
+    expect(dep.calls).toEqual([0]);
+    expect(draws).toEqual([]);
+    expect(giveUps.map((g) => [g.reason, g.atMs, g.wait])).toEqual([['retry-after-too-long', 25, undefined]]);
+  });
+
+  it('waits out a hint up to the policy limit, and gives up above it', async () => {
+    const time = new FakeTime();
+    const dep = hinting(time, 400_000);
+    const value = await time.run(retry(dep.fn, { maxAttempts: 3, maxRetryAfterMs: 400_000 }, fake(time)));
+    expect(value).toEqual({ status: 200 });
+    expect(dep.calls).toEqual([0, 400_025]);
+    const short = new FakeTime();
+    const call = retry(hinting(short, 400_000).fn, { maxAttempts: 3, maxRetryAfterMs: 399_999 }, fake(short));
+    await expect(short.run(call)).rejects.toMatchObject({ reason: 'retry-after-too-long', attempts: 1, elapsedMs: 25 });
+  });
+});

@@ -75,6 +75,19 @@ describe('retryingFetch against a real server', () => {
     expect(took).toBeLessThan(1000);
   });
 
+  it('gives up with retry-after-too-long, at once and without a deadline, when Retry-After is longer than 5 minutes', async () => {
+    const url = server.script('/ra-huge', { status: 503, headers: { 'retry-after': '1000000000000' } }, { status: 200 });
+    const o = observe();
+    const started = performance.now();
+    const res = await retryingFetch(url, {}, quick, { ...fixed, ...o.hooks });
+    const took = performance.now() - started;
+    expect(res.status).toBe(503);
+    expect(server.at('/ra-huge')).toHaveLength(1);
+    expect(o.retries).toEqual([]);
+    expect(o.giveUps.map((g) => [g.reason, g.attempts, g.outcome, g.wait])).toEqual([['retry-after-too-long', 1, '503', undefined]]);
+    expect(took).toBeLessThan(1000);
+  });
+
   it('retries a 429 even for a POST (refused before any processing)', async () => {
     const url = server.script('/throttle', { status: 429 }, { status: 429 }, { status: 201 });
     const o = observe();

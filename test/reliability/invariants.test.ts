@@ -35,7 +35,7 @@ interface Config {
   permanentErrorFraction: number;
 }
 
-const GIVE_UP_REASONS = ['success', 'deadline', 'not-retryable', 'attempt-limit', 'wait-exceeds-deadline', 'budget-exhausted', 'circuit-open', 'throttled'];
+const GIVE_UP_REASONS = ['success', 'deadline', 'not-retryable', 'attempt-limit', 'retry-after-too-long', 'wait-exceeds-deadline', 'budget-exhausted', 'circuit-open', 'throttled'];
 /** Server counters that are not counts of requests. */
 const NOT_REQUEST_COUNTS = new Set(['utilization', 'meanBusy', 'wastedWorkMs', 'maxQueue']);
 
