@@ -18,6 +18,11 @@ export { GATEWAY_API_DEFAULTS, importGatewayApi, type GatewayApiImportOptions } 
 export { importIstio, ISTIO_DEFAULTS, type IstioImportOptions } from './importIstio.js';
 export { importLinkerd, LINKERD_ANNOTATIONS, LINKERD_DEFAULTS, type LinkerdImportOptions } from './importLinkerd.js';
 export { detectMeshImport, importMesh, MESH_FORMATS, type MeshFormat, type MeshImportOptions } from './meshImports.js';
+export { AWS_RETRY_ENV, importAwsEnv, readEnvLines, type AwsEnvImportOptions } from './importAwsEnv.js';
+export { importIngressNginx, INGRESS_NGINX_DEFAULTS, type IngressNginxImportOptions } from './importIngressNginx.js';
+export { importPolly, POLLY_DEFAULTS, type PollyImportOptions } from './importPolly.js';
+export { importResilience4j, RESILIENCE4J_DEFAULTS, type Resilience4jImportOptions } from './importResilience4j.js';
+export { DEFAULT_EXPORT_NAME, EXPORT_FORMATS, exportPolicy, policyDifferences, readBack, type ExportFormat, type ExportOptions, type ExportResult } from './exportPolicy.js';
 export { IMPORT_FORMATS, loadStacks, type CheckLayer, type CheckStack, type ImportFormat, type ImportReader, type LoadStackOptions } from './loadStack.js';
 export { simulateStorm, stormScenario, type StormOptions, type StormReport, type StormRun } from './simulateStorm.js';
 export { attemptsFor, classOutcome, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';

@@ -26,6 +26,7 @@ import { parseReportHints } from '../report/reportHints.js';
 import { ProgressReporter } from './progress.js';
 import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
+import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
 
 /** Where the CLI writes: injected so tests can capture output. */
@@ -467,9 +468,27 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--sdk <sdk>', 'an AWS config on its own: js or python (default js)')
     .option('--route <name>', 'an Envoy configuration on its own: the route name')
     .option('--service <name>', 'a gRPC service config on its own: pkg.Service or pkg.Service/Method')
+    .option('--instance <name>', 'a resilience4j configuration or an appsettings.json on its own: the retry instance or section')
+    .option('--env <KEY=value>', 'an AWS config on its own: AWS_RETRY_MODE or AWS_MAX_ATTEMPTS over the profile (repeatable)', collect, [])
     .option('--grpc-impl <impl>', 'a gRPC service config on its own: go, java or js, whose retry delay to model (default: the 2024 formula of go and java)')
     .action((stack: string, opts: CheckFlags) => {
       code = checkCommand(io, resolve(io.cwd, stack), opts);
+    });
+
+  program
+    .command('export')
+    .description("write a layer's policy as an Envoy route, gRPC service config, Istio VirtualService, Linkerd annotations, Gateway API route, AWS config profile or resilience4j block")
+    .argument('<format>', 'envoy-route|grpc-service-config|istio|linkerd|gateway-api|aws-config|resilience4j')
+    .argument('[file]', 'experiment file, stack file, or a configuration check reads')
+    .option('--layer <name>', 'the layer to export (default: the only one)')
+    .option('--preset <name>', 'export a preset instead of a file')
+    .option('--part <name>', 'only this part of an experiment file with parts')
+    .option('--name <name>', 'the name of the route, service, profile or instance written (default: the layer name)')
+    .option('--sdk <sdk>', 'aws-config: js or python (default js)')
+    .option('--strict', 'a field the format cannot express is an error (exit 1)', false)
+    .option('--out <file>', 'write to a file instead of stdout')
+    .action((format: string, file: string | undefined, opts: ExportFlags) => {
+      code = exportCommand(io, format, file, opts);
     });
 
   program
