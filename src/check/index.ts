@@ -11,7 +11,7 @@ export { FIRST_WAITS, firstWaits, type WaitRange } from './firstWaits.js';
 export { describeBackoff, describeBudget, formatCheckReport, formatStormReport } from './formatReport.js';
 export { AWS_RETRY_MODES, AWS_SDKS, importAwsConfig, type AwsImportOptions, type AwsSdk } from './importAwsConfig.js';
 export type { ImportedLayer } from './ImportedLayer.js';
-export { ENVOY_DEFAULTS, ENVOY_MAX_DEPTH, holdsEnvoyRetryPolicy, importEnvoyRoute, type EnvoyImportOptions } from './importEnvoyRoute.js';
+export { ENVOY_DEFAULTS, holdsEnvoyRetryPolicy, importEnvoyRoute, type EnvoyImportOptions } from './importEnvoyRoute.js';
 export { GRPC_IMPLS, GRPC_MAX_ATTEMPTS, importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl, type GrpcImportOptions } from './importGrpcServiceConfig.js';
 export { ENVOY_GATEWAY_DEFAULTS, importEnvoyGateway, type EnvoyGatewayImportOptions } from './importEnvoyGateway.js';
 export { GATEWAY_API_DEFAULTS, importGatewayApi, type GatewayApiImportOptions } from './importGatewayApi.js';

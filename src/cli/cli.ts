@@ -507,7 +507,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .action((opts: { json: boolean }) => {
       const rows = describePresets();
       if (opts.json) io.stdout(JSON.stringify(rows, null, 2) + '\n');
-      else for (const r of rows) io.stdout(`${r.name}\n  ${r.parameters}\n  source: ${r.source}\n`);
+      else for (const r of rows) io.stdout(`${r.name}\n  ${r.parameters}\n  describes: ${r.version}\n  source: ${r.source}\n`);
     });
 
   program
