@@ -49,3 +49,13 @@ export function envoyRetryClasses(
 export function envoyBackoff(baseMs: number = ENVOY_DEFAULTS.baseIntervalMs, capMs: number = baseMs * ENVOY_DEFAULTS.maxIntervalFactor): NonNullable<PolicyInput['backoff']> {
   return { ...presetPolicy('envoy').backoff, baseMs, capMs };
 }
+
+/**
+ * The HTTP status an outcome class is written as in configurations that list status codes, the
+ * inverse of httpStatusClass (504 is the timeout class: a per-try timeout is answered 504); null for
+ * the local refusals of this model.
+ */
+export function statusOfClass(c: RetryOnClass): number | null {
+  const table: Partial<Record<RetryOnClass, number>> = { '500': 500, '503': 503, timeout: 504, '429': 429, '400': 400, '404': 404, conflict: 409 };
+  return table[c] ?? null;
+}

@@ -2,6 +2,7 @@ import type { BudgetInput, PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import { describeValue } from '../experiment/describeValue.js';
 import { nearestName } from '../experiment/nearestName.js';
+import { MAX_NESTING } from '../experiment/parseJson.js';
 import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { readDocument } from './readDocument.js';
@@ -83,18 +84,12 @@ function statusClass(code: number): RetryOnClass | null {
 }
 
 /**
- * Deepest nesting `check` follows into a document (the limit documents are read with): a full
- * bootstrap or a config_dump puts its routes a dozen or more levels down.
- */
-export const ENVOY_MAX_DEPTH = 1000;
-
-/**
  * Whether a document holds an Envoy `retry_policy` (or `retryPolicy`) at any depth up to
- * {@link ENVOY_MAX_DEPTH}: a route, a list of routes, a route configuration, a bootstrap, a
+ * {@link MAX_NESTING}: a route, a list of routes, a route configuration, a bootstrap, a
  * config_dump.
  */
 export function holdsEnvoyRetryPolicy(value: unknown, depth = 0): boolean {
-  if (depth > ENVOY_MAX_DEPTH) return false;
+  if (depth > MAX_NESTING) return false;
   if (Array.isArray(value)) return value.some((v) => holdsEnvoyRetryPolicy(v, depth + 1));
   if (!isObject(value)) return false;
   if (value.retry_policy !== undefined || value.retryPolicy !== undefined) return true;
@@ -114,20 +109,16 @@ function camelOf(key: string): string {
 /**
  * The document with every lowerCamelCase key renamed to its proto field name (`retryPolicy` ->
  * `retry_policy`), as Envoy's protobuf JSON parser accepts both spellings; `camel` says whether any
- * key was renamed. Nesting deeper than {@link ENVOY_MAX_DEPTH} is a problem.
+ * key was renamed. The document nests at most {@link MAX_NESTING} levels (readDocument refuses deeper ones).
  */
-function protoNames(value: unknown, depth: number, state: { camel: boolean; tooDeep: boolean }): unknown {
-  if (depth > ENVOY_MAX_DEPTH) {
-    state.tooDeep = true;
-    return undefined;
-  }
-  if (Array.isArray(value)) return value.map((v) => protoNames(v, depth + 1, state));
+function protoNames(value: unknown, state: { camel: boolean }): unknown {
+  if (Array.isArray(value)) return value.map((v) => protoNames(v, state));
   if (!isObject(value)) return value;
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(value)) {
     const proto = snakeOf(key);
     if (proto !== key) state.camel = true;
-    out[proto] = protoNames(v, depth + 1, state);
+    out[proto] = protoNames(v, state);
   }
   return out;
 }
@@ -151,7 +142,7 @@ interface Site {
 
 /** Every object holding a `retry_policy`, in document order, with the name that identifies it. */
 function findSites(value: unknown, path: Segment[], parent: JsonObject | undefined, out: Site[], depth = 0): void {
-  if (depth > ENVOY_MAX_DEPTH) return;
+  if (depth > MAX_NESTING) return;
   if (Array.isArray(value)) {
     value.forEach((v, i) => findSites(v, [...path, i], undefined, out, depth + 1));
     return;
@@ -181,7 +172,7 @@ const CLUSTER_FIELDS = ['circuit_breakers', 'connect_timeout', 'load_assignment'
 
 /** Every cluster in the document (a bootstrap's static_resources.clusters, a config_dump's clusters ...), in document order. */
 function findClusters(value: unknown, path: Segment[], out: ClusterSite[], depth = 0): void {
-  if (depth > ENVOY_MAX_DEPTH) return;
+  if (depth > MAX_NESTING) return;
   if (Array.isArray(value)) {
     value.forEach((v, i) => findClusters(v, [...path, i], out, depth + 1));
     return;
@@ -269,16 +260,14 @@ function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: str
  *   circuit breaker (3 at once).
  * Field names may be the proto names or protobuf JSON's lowerCamelCase (`retryPolicy`,
  * `numRetries`); the document may be a list of routes, a full bootstrap or `config_dump` output,
- * nested up to {@link ENVOY_MAX_DEPTH} levels.
+ * nested up to {@link MAX_NESTING} levels.
  * `retry_host_predicate` and `retry_priority` get notes (the model has one leaf). Every problem
  * names the file and the field.
  */
 export function importEnvoyRoute(text: string, source: string, options: EnvoyImportOptions = {}): ImportedLayer {
-  const state = { camel: false, tooDeep: false };
-  const root = protoNames(readDocument(text, source), 0, state);
+  const state = { camel: false };
+  const root = protoNames(readDocument(text, source), state);
   const r = state.camel ? new CamelFieldReader(source) : new FieldReader(source);
-  if (state.tooDeep) r.failFile(`is nested deeper than ${ENVOY_MAX_DEPTH} levels`);
-  r.throwIfAny();
   const sites: Site[] = [];
   findSites(root, [], undefined, sites);
   const site = chooseSite(r, sites, options);

@@ -13,6 +13,7 @@ import { CheckInputError } from './CheckInputError.js';
 import { isObject, type JsonObject } from './FieldReader.js';
 import { AWS_SDKS, importAwsConfig, type AwsSdk } from './importAwsConfig.js';
 import type { ImportedLayer } from './ImportedLayer.js';
+import { importAwsEnv } from './importAwsEnv.js';
 import { holdsEnvoyRetryPolicy, importEnvoyRoute } from './importEnvoyRoute.js';
 import { GRPC_IMPLS, importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl } from './importGrpcServiceConfig.js';
 import { detectMeshImport, MESH_FORMATS, MESH_IMPORT_SCHEMAS, runMeshImport } from './meshImports.js';
@@ -70,6 +71,10 @@ export interface LoadStackOptions {
   route?: string;
   /** `pkg.Service` or `pkg.Service/Method`. */
   service?: string;
+  /** A resilience4j instance or a Polly section, when the file is one of those on its own. */
+  instance?: string;
+  /** `KEY=value` environment variables (AWS_RETRY_MODE, AWS_MAX_ATTEMPTS) over an AWS config on its own. */
+  env?: string[];
   /** The gRPC implementation whose delay formula a gRPC service config on its own gets (default: the 2024 formula). */
   grpcImpl?: GrpcImpl;
 }
@@ -144,7 +149,7 @@ function runImport(spec: ImportSpec, read: ImportReader, where: string): Importe
         ...(spec.sdk !== undefined ? { sdk: spec.sdk } : {}),
       });
     default:
-      return runMeshImport(spec, text, source);
+      return runMeshImport(spec, text, source, read);
   }
 }
 
@@ -317,8 +322,16 @@ function baseName(source: string): string {
  * Every problem throws a CheckInputError naming the file and the field.
  */
 export function loadStacks(text: string, source: string, options: LoadStackOptions = {}): CheckStack[] {
-  const mesh = detectMeshImport(text, source, options.route !== undefined ? { route: options.route } : {});
+  const mesh = detectMeshImport(text, source, {
+    ...(options.route !== undefined ? { route: options.route } : {}),
+    ...(options.instance !== undefined ? { instance: options.instance } : {}),
+    ...(options.sdk !== undefined ? { sdk: options.sdk } : {}),
+  });
   if (mesh !== undefined) return [bareStack(mesh, source, options)];
+  if (looksLikeIni(text, source) && options.env !== undefined && options.env.length > 0) {
+    const config = { text, source, ...(options.profile !== undefined ? { profile: options.profile } : {}) };
+    return [bareStack(importAwsEnv(options.env.join('\n'), '--env', { config, ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
+  }
   if (looksLikeIni(text, source)) {
     return [bareStack(importAwsConfig(text, source, { ...(options.profile !== undefined ? { profile: options.profile } : {}), ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
   }

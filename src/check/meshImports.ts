@@ -5,19 +5,26 @@ import type { ImportedLayer } from './ImportedLayer.js';
 import { ENVOY_GATEWAY_GROUP, importEnvoyGateway } from './importEnvoyGateway.js';
 import { GATEWAY_API_GROUP, GATEWAY_API_X_GROUP, importGatewayApi } from './importGatewayApi.js';
 import { importIstio, ISTIO_GROUP } from './importIstio.js';
+import { AWS_SDKS, type AwsSdk } from './importAwsConfig.js';
+import { importAwsEnv } from './importAwsEnv.js';
+import { importIngressNginx, NGINX_KEYS } from './importIngressNginx.js';
 import { hasLinkerdRetries, importLinkerd } from './importLinkerd.js';
+import { hasPollyOptions, importPolly } from './importPolly.js';
+import { importResilience4j, looksLikeResilience4j } from './importResilience4j.js';
+import { readDocument } from './readDocument.js';
 import { apiGroup, readResources, type Resource } from './readResources.js';
 
 /**
  * The configuration formats of meshes, gateways and frameworks a layer can be imported from, as
  * `import.format` names them (beside grpc-service-config, envoy-route and aws-config).
  */
-export const MESH_FORMATS = ['istio', 'linkerd', 'gateway-api', 'envoy-gateway'] as const;
+export const MESH_FORMATS = ['istio', 'linkerd', 'gateway-api', 'envoy-gateway', 'ingress-nginx', 'resilience4j', 'polly', 'aws-env'] as const;
 /** One of {@link MESH_FORMATS}. */
 export type MeshFormat = (typeof MESH_FORMATS)[number];
 
 const file = f.nonEmptyString();
 const route = f.nonEmptyString().optional();
+const instance = f.nonEmptyString().optional();
 
 /** The `import` entries of a stack file for the mesh formats (one schema per format, told apart by `format`). */
 export const MESH_IMPORT_SCHEMAS = [
@@ -25,6 +32,16 @@ export const MESH_IMPORT_SCHEMAS = [
   f.object({ format: z.literal('linkerd'), file, route }),
   f.object({ format: z.literal('gateway-api'), file, route }),
   f.object({ format: z.literal('envoy-gateway'), file, route }),
+  f.object({ format: z.literal('ingress-nginx'), file, route }),
+  f.object({ format: z.literal('resilience4j'), file, instance }),
+  f.object({ format: z.literal('polly'), file, instance }),
+  f.object({
+    format: z.literal('aws-env'),
+    file,
+    sdk: f.oneOf(AWS_SDKS as [AwsSdk, ...AwsSdk[]]).optional(),
+    config: f.nonEmptyString().optional(),
+    profile: f.nonEmptyString().optional(),
+  }),
 ] as const;
 /** An `import` entry of a mesh format. */
 export type MeshImportSpec = z.output<(typeof MESH_IMPORT_SCHEMAS)[number]>;
@@ -32,6 +49,10 @@ export type MeshImportSpec = z.output<(typeof MESH_IMPORT_SCHEMAS)[number]>;
 /** What a mesh import may be told besides the file: which route, resource or instance to read. */
 export interface MeshImportOptions {
   route?: string;
+  /** A resilience4j instance or config, or a Polly section. */
+  instance?: string;
+  /** The SDK that reads AWS environment variables. */
+  sdk?: AwsSdk;
 }
 
 /** Import a file of a mesh format. */
@@ -46,12 +67,33 @@ export function importMesh(format: MeshFormat, text: string, source: string, opt
       return importGatewayApi(text, source, o);
     case 'envoy-gateway':
       return importEnvoyGateway(text, source, o);
+    case 'ingress-nginx':
+      return importIngressNginx(text, source, o);
+    case 'resilience4j':
+      return importResilience4j(text, source, options.instance !== undefined ? { instance: options.instance } : {});
+    case 'polly':
+      return importPolly(text, source, options.instance !== undefined ? { instance: options.instance } : {});
+    case 'aws-env':
+      return importAwsEnv(text, source, options.sdk !== undefined ? { sdk: options.sdk } : {});
   }
 }
 
-/** Run a stack file's `import` entry of a mesh format on the file's text. */
-export function runMeshImport(spec: MeshImportSpec, text: string, source: string): ImportedLayer {
-  return importMesh(spec.format, text, source, spec.route !== undefined ? { route: spec.route } : {});
+/**
+ * Run a stack file's `import` entry of a mesh format on the file's text; `read` reads the other
+ * files it names (the AWS config an `aws-env` import overrides).
+ */
+export function runMeshImport(spec: MeshImportSpec, text: string, source: string, read: (file: string) => { source: string; text: string }): ImportedLayer {
+  if (spec.format === 'aws-env') {
+    const config = spec.config === undefined ? undefined : read(spec.config);
+    return importAwsEnv(text, source, {
+      ...(spec.sdk !== undefined ? { sdk: spec.sdk } : {}),
+      ...(config !== undefined ? { config: { ...config, ...(spec.profile !== undefined ? { profile: spec.profile } : {}) } } : {}),
+    });
+  }
+  const options: MeshImportOptions = {};
+  if ('route' in spec && spec.route !== undefined) options.route = spec.route;
+  if ('instance' in spec && spec.instance !== undefined) options.instance = spec.instance;
+  return importMesh(spec.format, text, source, options);
 }
 
 const has = (resources: Resource[], kind: string, groups: string[]) => resources.some((d) => d.kind === kind && groups.includes(apiGroup(d.apiVersion)));
@@ -67,7 +109,17 @@ export function meshFormatOf(resources: Resource[]): MeshFormat | undefined {
   if (hasLinkerdRetries(resources)) return 'linkerd';
   if (has(resources, 'BackendTrafficPolicy', [ENVOY_GATEWAY_GROUP])) return 'envoy-gateway';
   if (has(resources, 'HTTPRoute', [GATEWAY_API_GROUP]) || has(resources, 'XBackendTrafficPolicy', [GATEWAY_API_X_GROUP])) return 'gateway-api';
+  if (has(resources, 'Ingress', ['networking.k8s.io', 'extensions'])) return 'ingress-nginx';
+  const nginxMap = resources.some((d) => d.kind === 'ConfigMap' && typeof d.value.data === 'object' && d.value.data !== null && NGINX_KEYS.some((k) => k in (d.value.data as object)));
+  if (nginxMap) return 'ingress-nginx';
   return undefined;
+}
+
+/** Whether a text is environment variables (a `.env` file, or only `KEY=value` lines, one of them `AWS_...`). */
+function looksLikeEnv(text: string, source: string): boolean {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  if (/(^|[\\/])\.env$|\.env$/i.test(source)) return true;
+  return lines.length > 0 && lines.every((l) => /^(?:export\s+)?[A-Z_][A-Z0-9_]*=/.test(l)) && lines.some((l) => /^(?:export\s+)?AWS_/.test(l));
 }
 
 /** Whether a text looks like Kubernetes resources (an `apiVersion` key at the start of a line). */
@@ -80,13 +132,20 @@ function looksLikeResources(text: string): boolean {
  * is in none of them (then the other readers of `check` try it).
  */
 export function detectMeshImport(text: string, source: string, options: MeshImportOptions = {}): ImportedLayer | undefined {
-  if (!looksLikeResources(text)) return undefined;
+  if (looksLikeEnv(text, source)) return importMesh('aws-env', text, source, options);
+  if (!looksLikeResources(text)) {
+    if (looksLikeResilience4j(text, source)) return importMesh('resilience4j', text, source, options);
+    if (/\.json$/i.test(source) && /"(MaxRetryAttempts|BackoffType|UseJitter|AttemptTimeout|TotalRequestTimeout)"/i.test(text) && hasPollyOptions(readDocument(text, source))) {
+      return importMesh('polly', text, source, options);
+    }
+    return undefined;
+  }
   const resources = readResources(text, source);
   const format = meshFormatOf(resources);
   if (format === undefined) {
     const kinds = [...new Set(resources.map((d) => `${d.apiVersion || '?'} ${d.kind || '?'}`))];
     throw new CheckInputError([
-      `${source}: holds no resource with retries that check reads (got ${kinds.join(', ')}; known: networking.istio.io VirtualService, linkerd.io ServiceProfile or retry.linkerd.io annotations, gateway.envoyproxy.io BackendTrafficPolicy, gateway.networking.k8s.io HTTPRoute)`,
+      `${source}: holds no resource with retries that check reads (got ${kinds.join(', ')}; known: networking.istio.io VirtualService, linkerd.io ServiceProfile or retry.linkerd.io annotations, gateway.envoyproxy.io BackendTrafficPolicy, gateway.networking.k8s.io HTTPRoute, networking.k8s.io Ingress or a ConfigMap with ${NGINX_KEYS[0]})`,
     ]);
   }
   return importMesh(format, text, source, options);

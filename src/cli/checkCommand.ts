@@ -44,6 +44,8 @@ export interface CheckFlags {
   sdk?: string;
   route?: string;
   service?: string;
+  instance?: string;
+  env?: string[];
   grpcImpl?: string;
 }
 
@@ -114,6 +116,8 @@ function parseFlags(flags: CheckFlags): { problems: string[]; load: LoadStackOpt
   if (flags.profile !== undefined) load.profile = flags.profile;
   if (flags.route !== undefined) load.route = flags.route;
   if (flags.service !== undefined) load.service = flags.service;
+  if (flags.instance !== undefined) load.instance = flags.instance;
+  if (flags.env !== undefined && flags.env.length > 0) load.env = flags.env;
   return { problems, load, failureRate, failureClass, seed, replications };
 }
 

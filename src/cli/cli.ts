@@ -16,6 +16,7 @@ import { describePresets } from '../policy/presets.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
+import { RunDirError } from '../sweep/ResultReader.js';
 import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { printRunSummary } from './printResults.js';
@@ -26,6 +27,7 @@ import { parseReportHints } from '../report/reportHints.js';
 import { ProgressReporter } from './progress.js';
 import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
+import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
 
 /** Where the CLI writes: injected so tests can capture output. */
@@ -169,6 +171,19 @@ interface RunOptions {
   reportIndex?: IndexEntry[];
 }
 
+/** Experiments of one run that share a name would write into one directory, one losing its results. */
+function sameNameProblems(io: CliIO, loaded: Array<{ file: string; plan: ExperimentPlan }>): string[] {
+  const first = new Map<string, string>();
+  const problems: string[] = [];
+  for (const { file, plan } of loaded) {
+    const other = first.get(plan.name);
+    const show = (f: string) => relative(io.cwd, f) || f;
+    if (other === undefined) first.set(plan.name, file);
+    else problems.push(`${show(other)} and ${show(file)} are both named "${plan.name}": their results would overwrite each other (give each experiment its own name)`);
+  }
+  return problems;
+}
+
 async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<number> {
   const problems: string[] = [];
   const loaded: Array<{ file: string } & ReturnType<typeof loadPlan>> = [];
@@ -180,6 +195,7 @@ async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<n
       problems.push(...e.problems);
     }
   }
+  problems.push(...sameNameProblems(io, loaded));
   // Every file's problems at once, before anything runs.
   if (problems.length > 0) throw new UsageError(problems);
   // Several experiments run one after another on the same worker threads (started and warmed up once).
@@ -222,6 +238,7 @@ async function runLoaded(
           set,
         },
         signal: ac.signal,
+        onWarning: (text: string) => io.stderr(`warning: ${text}\n`),
         ...(progress ? { onProgress: (p: Parameters<ProgressReporter['update']>[0]) => progress.update(p) } : {}),
       });
     } finally {
@@ -384,15 +401,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--json', 'print the merged summary', false)
     .action((dirs: string[], opts: { out: string; json: boolean }) => {
       const abs = dirs.map((d) => resolve(io.cwd, d));
-      const first = abs[0] as string;
-      let name: string;
-      try {
-        name = (JSON.parse(readFileSync(join(first, 'run.json'), 'utf8')) as { experiment: string }).experiment;
-      } catch {
-        throw new UsageError([`${dirs[0]}: not a retrystorm run directory (no readable run.json)`]);
-      }
-      const outDir = resolve(io.cwd, opts.out, name);
-      const { summary } = mergeRunDirs(abs, outDir);
+      const { summary, plan, outDir } = mergeRunDirs(abs, (experiment) => resolve(io.cwd, opts.out, experiment));
+      const name = plan.name;
       if (opts.json) io.stdout(JSON.stringify(summary, null, 2) + '\n');
       else io.stdout(`merged ${dirs.length} shard${dirs.length > 1 ? 's' : ''} of ${name}: ${summary.cells.length} cells, written to ${relative(io.cwd, outDir) || '.'}\n`);
     });
@@ -467,9 +477,27 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--sdk <sdk>', 'an AWS config on its own: js or python (default js)')
     .option('--route <name>', 'an Envoy configuration on its own: the route name')
     .option('--service <name>', 'a gRPC service config on its own: pkg.Service or pkg.Service/Method')
+    .option('--instance <name>', 'a resilience4j configuration or an appsettings.json on its own: the retry instance or section')
+    .option('--env <KEY=value>', 'an AWS config on its own: AWS_RETRY_MODE or AWS_MAX_ATTEMPTS over the profile (repeatable)', collect, [])
     .option('--grpc-impl <impl>', 'a gRPC service config on its own: go, java or js, whose retry delay to model (default: the 2024 formula of go and java)')
     .action((stack: string, opts: CheckFlags) => {
       code = checkCommand(io, resolve(io.cwd, stack), opts);
+    });
+
+  program
+    .command('export')
+    .description("write a layer's policy as an Envoy route, gRPC service config, Istio VirtualService, Linkerd annotations, Gateway API route, AWS config profile or resilience4j block")
+    .argument('<format>', 'envoy-route|grpc-service-config|istio|linkerd|gateway-api|aws-config|resilience4j')
+    .argument('[file]', 'experiment file, stack file, or a configuration check reads')
+    .option('--layer <name>', 'the layer to export (default: the only one)')
+    .option('--preset <name>', 'export a preset instead of a file')
+    .option('--part <name>', 'only this part of an experiment file with parts')
+    .option('--name <name>', 'the name of the route, service, profile or instance written (default: the layer name)')
+    .option('--sdk <sdk>', 'aws-config: js or python (default js)')
+    .option('--strict', 'a field the format cannot express is an error (exit 1)', false)
+    .option('--out <file>', 'write to a file instead of stdout')
+    .action((format: string, file: string | undefined, opts: ExportFlags) => {
+      code = exportCommand(io, format, file, opts);
     });
 
   program
@@ -479,7 +507,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .action((opts: { json: boolean }) => {
       const rows = describePresets();
       if (opts.json) io.stdout(JSON.stringify(rows, null, 2) + '\n');
-      else for (const r of rows) io.stdout(`${r.name}\n  ${r.parameters}\n  source: ${r.source}\n`);
+      else for (const r of rows) io.stdout(`${r.name}\n  ${r.parameters}\n  describes: ${r.version}\n  source: ${r.source}\n`);
     });
 
   program
@@ -504,7 +532,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       for (const p of e.problems) io.stderr(`error: ${p}\n`);
       return 2;
     }
-    if (e instanceof MergeError || e instanceof ResumeError || e instanceof OutputError) {
+    if (e instanceof MergeError || e instanceof ResumeError || e instanceof OutputError || e instanceof RunDirError) {
       io.stderr(`error: ${e.message}\n`);
       return 2;
     }

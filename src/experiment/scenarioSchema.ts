@@ -438,7 +438,32 @@ export const leafSchema = doc(
 
 // Scenario --------------------------------------------------------------------------------------
 
+/** One named metric window: `{ "name": "after", "fromMs": 90000, "toMs": 240000 }`. */
+const metricWindowSchema = f
+  .object({
+    name: doc(f.matching(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'a name of letters, digits, "_" and "-"'), 'Name of the window in the results (`windows.<name>.goodputPerSec`).'),
+    fromMs: doc(f.number('>= 0'), 'Start of the window (after the warm-up).'),
+    toMs: doc(f.number('> 0'), 'End of the window (excluded).'),
+  })
+  .superRefine((w, ctx) => {
+    if (w.toMs <= w.fromMs) between(ctx, ['toMs'], `must be > fromMs (got ${w.toMs} <= ${w.fromMs})`, w.toMs, [['fromMs']]);
+  });
+
 const metricsSchema = f.object({
+  windows: doc(
+    f
+      .array(metricWindowSchema, 'windows')
+      .superRefine((ws, ctx) => {
+        const seen = new Map<string, number>();
+        ws.forEach((w, i) => {
+          const first = seen.get(w.name);
+          if (first !== undefined) between(ctx, [i, 'name'], `must be unique (window ${first} is also called ${JSON.stringify(w.name)})`, w.name, [[first, 'name']]);
+          else seen.set(w.name, i);
+        });
+      })
+      .optional(),
+    'Named intervals measured on their own: amplification, success rate, goodput and whether the system recovered (goodput over the last 30 s >= 90% of the demand offered then).',
+  ),
   timeSeriesBinMs: doc(f.positiveAtLeast(0.001).default(1000), 'Bins of the time series (at least 1 µs; at most a million bins are kept).'),
   clusteringBinMs: doc(
     f.array(f.number('> 0'), 'bin widths', 1).default(() => [1, 10]),

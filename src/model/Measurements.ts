@@ -1,5 +1,6 @@
 import { EventQueue } from '../engine/eventQueue.js';
 import { BinnedSeries, LogHistogram, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
+import { MetricWindows } from '../metrics/MetricWindows.js';
 import { GIVE_UP_NAMES, GiveUp } from '../policy/outcome.js';
 import type { LayerGuards } from './layers/LayerGuards.js';
 import type { Leaf } from './leaves/Leaf.js';
@@ -54,6 +55,8 @@ export class Measurements {
   readonly sArrFirst: BinnedSeries;
   readonly sArrRetry: BinnedSeries;
   readonly sSuccess: BinnedSeries;
+  /** The named metric windows, or null without any (the hot path then skips them). */
+  readonly windows: MetricWindows | null;
   readonly sFailure: BinnedSeries;
   /** OCC leaf only. */
   readonly sWrites: BinnedSeries | null;
@@ -80,10 +83,17 @@ export class Measurements {
     this.sArrFirst = new BinnedSeries(m.timeSeriesBinMs);
     this.sArrRetry = new BinnedSeries(m.timeSeriesBinMs);
     this.sSuccess = new BinnedSeries(m.timeSeriesBinMs);
+    this.windows = m.windows && m.windows.length > 0 ? new MetricWindows(m.windows) : null;
     this.sFailure = new BinnedSeries(m.timeSeriesBinMs);
     this.sWrites = sc.leaf.kind === 'occ' ? new BinnedSeries(m.timeSeriesBinMs) : null;
     this.gInFlight = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
     this.deferred = deferReads ? new EventQueue(Math.min(1024, sc.workload.clients + 1)) : null;
+  }
+
+  /** An operation starts at t >= 0. */
+  operationStarted(t: number): void {
+    this.offered++;
+    this.windows?.offered(t);
   }
 
   /** A request reaches the leaf at t (`chain` 1: sent while some layer was retrying); the warm-up is not counted. */
@@ -96,6 +106,7 @@ export class Measurements {
   /** Count a leaf arrival at t >= 0 in the totals, the series and the clustering statistics (in time order). */
   private countArrival(chain: number, t: number): void {
     this.leafCalls++;
+    this.windows?.leafCall(t);
     if (chain === 1) {
       this.sArrRetry.add(t);
       const rc = this.retryClustering;
@@ -137,6 +148,7 @@ export class Measurements {
       this.succeeded++;
       this.latency.record(dur);
       this.sSuccess.add(t);
+      this.windows?.succeeded(startMs, t);
     } else {
       this.failed++;
       this.failedMs.record(dur);
@@ -194,6 +206,7 @@ export class Measurements {
       latency: this.latency,
       operationMs,
       completionTimeMs: this.completionTimeMs,
+      windows: this.windows?.results() ?? null,
       server: {
         kind: sc.leaf.kind,
         concurrency: totals?.concurrency ?? Infinity,

@@ -1,3 +1,4 @@
+import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
 import type { Scenario } from './scenario.js';
@@ -67,8 +68,10 @@ export interface SimulationResults {
   operationMs: LatencySummary;
   /** When the last operation ended. */
   completionTimeMs: number;
-  /** Successful operations per second over the measured time. */
+  /** Successful operations per second over the measured time (the drain included). */
   goodputPerSec: number;
+  /** What each named metric window measured (only with `metrics.windows`). */
+  windows?: MetricWindowResult[];
   server: {
     kind: 'server' | 'pool' | 'occ' | 'script';
     /** Mean busy workers / concurrency; null with unlimited concurrency or no server. */
@@ -151,6 +154,8 @@ export interface ResultInput {
   latency: LogHistogram;
   operationMs: LogHistogram;
   completionTimeMs: number;
+  /** The named metric windows' measures (null without any). */
+  windows: MetricWindowResult[] | null;
   server: Omit<SimulationResults['server'], 'utilization'> & { concurrency: number; hanging: number };
   backends: BackendStats[] | undefined;
   clustering: ClusteringResult[];
@@ -232,6 +237,7 @@ export function buildResults(i: ResultInput): SimulationResults {
     operationMs: i.operationMs.summary(),
     completionTimeMs: i.completionTimeMs,
     goodputPerSec: measuredSec > 0 ? i.succeeded / measuredSec : 0,
+    ...(i.windows ? { windows: i.windows } : {}),
     // The input's fields in their order, less `concurrency` and `hanging`, then the utilisation.
     server: {
       kind: sv.kind,

@@ -1,3 +1,4 @@
+import type { MetricWindowSpec } from '../metrics/MetricWindows.js';
 /**
  * The fully resolved description of one simulation (every default filled in). Experiment files
  * are parsed and validated into this shape by src/experiment; the model only ever sees this.
@@ -214,6 +215,8 @@ export interface MetricsSpec {
   timeSeriesBinMs: number;
   /** Bin widths for the clustering statistics of leaf arrivals, one result entry per width. */
   clusteringBinMs: number[];
+  /** Named intervals measured on their own (README, "What is measured"); none when missing. */
+  windows?: MetricWindowSpec[];
 }
 
 export interface Scenario {

@@ -59,6 +59,8 @@ export interface Preset {
   policy: PolicyInput;
   /** One line: what it is. */
   description: string;
+  /** Which release (or date) of the library the values describe. */
+  version: string;
   /** Where the values come from: `owner/repo:path` or a URL. */
   source: string;
   /** How the library's behaviour maps onto the model, and what it leaves out. */
@@ -118,6 +120,7 @@ const PRESET_TABLE = {
       budget: AWS_JS_QUOTA,
     },
     description: 'AWS SDK for JavaScript v3, standard retry mode, @smithy/util-retry 4.3.0 (April 2026) and later: the current code',
+    version: '@smithy/util-retry 4.3.0 (2026-04-06) and later',
     source: 'smithy-lang/smithy-typescript:packages/core/src/submodules/retry/util-retry/StandardRetryStrategy.ts',
     notes:
       'From @smithy/util-retry 4.3.0 (commit cffd868, 2026-04-06): wait t = floor(u * min(2^retries * 100 ms, 20 s)) (500 ms base after a throttling error), a Retry-After clamped to [t, t + 5 s] (max(t, min(hint, t + 5 s))), and a success refills the retry quota to at most 500 tokens: a retry costs 5 after a throttling error and 10 after a TRANSIENT one (timeouts, 5xx), a first-try success refunds 1. The aws-sdk-js kind applies the 20 s cap after the jitter (floor(min(20 s, u * 2^retries * 100 ms)), the older code); the two agree until 2^retries * base passes 20 s, which 3 attempts never reach. Releases before 4.3.0: aws-sdk-js-standard-pre-4.3.',
@@ -132,6 +135,7 @@ const PRESET_TABLE = {
       budget: AWS_JS_QUOTA_BEFORE_4_3,
     },
     description: 'AWS SDK for JavaScript v3, standard retry mode, @smithy/util-retry before 4.3.0',
+    version: '@smithy/util-retry releases before 4.3.0',
     source: 'smithy-lang/smithy-typescript:packages/util-retry/src/StandardRetryStrategy.ts',
     notes:
       'Before @smithy/util-retry 4.3.0 (April 2026): wait floor(min(20 s, u * 2^retries * 100 ms)) (500 ms base after a throttling error), a Retry-After as an unbounded floor (max(hint, wait)); retry quota of 500 tokens, a retry costing 5 after a throttling error and 10 after a TRANSIENT one, but recordSuccess set the quota to Math.max(500, tokens + refund): any success fills it again. Here a first-try success refunds 500 (the quota is full again); a successful retry refunds only its cost, and the quota never grows past 500, where the SDK\'s grew by each refund (so after a long healthy spell it allowed more retries than 500 tokens). Current releases: aws-sdk-js-standard.',
@@ -147,6 +151,7 @@ const PRESET_TABLE = {
       budget: { kind: 'token-bucket', capacity: 500, retryCost: 5, timeoutCost: 10, serverErrorCost: 5, throttlingCost: 5, noRetryIncrement: 1 },
     },
     description: 'botocore (boto3, AWS CLI) standard retry mode (retry_mode = standard)',
+    version: 'botocore standard retry mode 2.0, as of 2026',
     source: 'boto/botocore:botocore/retries/standard.py',
     notes: `Wait rand * min(2^(attempt - 1) s, 20 s): the cap before the jitter, which is full jitter with a 1 s base. Retry quota of 500 tokens (quota.py): 5 per retry, 10 after a connect or read timeout, a first-try success refunds 1. Mode 2.0 does not read x-amz-retry-after. ${BOTOCORE_429_NOTE} ${BOTOCORE_TIMEOUT_NOTE} Without retry_mode botocore runs legacy mode (botocore-legacy).`,
   },
@@ -160,6 +165,7 @@ const PRESET_TABLE = {
       idempotency: 'always',
     },
     description: 'botocore (boto3, AWS CLI) legacy retry mode: the default when no retry_mode is set',
+    version: 'botocore legacy retry mode, the default as of 2026',
     source: 'boto/botocore:botocore/data/_retry.json',
     notes: `The default mode unless AWS_NEW_RETRIES_2026 is set (configprovider.py): max_attempts 5, a delay of rand * 2^(attempt - 1) s with no cap (_retry.json "base": "rand", "growth_factor": 2), no retry quota; retries throttling errors and 429, 500, 502, 503, 504 and 509 (509 has no class here) and connection errors. ${BOTOCORE_TIMEOUT_NOTE}`,
   },
@@ -174,6 +180,7 @@ const PRESET_TABLE = {
       admission: { kind: 'aws-adaptive', ...AWS_ADAPTIVE_DEFAULTS },
     },
     description: 'AWS SDK adaptive retry mode: standard (current @smithy/util-retry) plus a CUBIC client-side rate limiter',
+    version: '@smithy/util-retry 4.3.0 and later (adaptive mode)',
     source: 'smithy-lang/smithy-typescript:packages/util-retry/src/DefaultRateLimiter.ts',
     notes:
       'The standard mode of aws-sdk-js-standard (Retry-After clamped to [wait, wait + 5 s], as from 4.3.0) plus a sending token bucket that turns on at the first throttling answer; from then on every attempt takes a token (waiting when none is left) and the rate follows CUBIC (decrease to 0.7 x the measured rate, cubic recovery), at most 2 x the measured rate and at least 0.5/s. botocore adaptive.py is the same limiter.',
@@ -188,6 +195,7 @@ const PRESET_TABLE = {
       budget: { kind: 'token-bucket', ...TOKEN_BUCKET_2026 },
     },
     description: 'AWS SDK for JavaScript v3, standard mode with the opt-in 2026 retry values',
+    version: '@smithy/util-retry with SMITHY_NEW_RETRIES_2026, as of 2026',
     source: 'smithy-lang/smithy-typescript:packages/util-retry/src/retries-2026-config.ts',
     notes:
       'SMITHY_NEW_RETRIES_2026=true (from @smithy/util-retry 4.3.0): base 50 ms (1 s after a throttling error), a retry costs 14 tokens (5 after a throttling error), Retry-After clamped to [wait, wait + 5 s]. DynamoDB gets 4 attempts and a 25 ms base (not part of this preset).',
@@ -203,6 +211,7 @@ const PRESET_TABLE = {
       budget: { kind: 'token-bucket', ...TOKEN_BUCKET_2026 },
     },
     description: 'botocore standard retry mode 2.1 (the opt-in 2026 values)',
+    version: 'botocore STANDARD_RETRY_MODE_VERSION 2.1, as of 2026',
     source: 'boto/botocore:botocore/retries/standard.py',
     notes: `STANDARD_RETRY_MODE_VERSION 2.1: rand * min(base * 2^(attempt - 1), 20 s) with base 50 ms (1 s after a throttling error), x-amz-retry-after clamped to [t, t + 5 s], a retry costs 14 tokens (5 after a throttling error). DynamoDB gets 4 attempts and a 25 ms base (not part of this preset). ${BOTOCORE_429_NOTE} ${BOTOCORE_TIMEOUT_NOTE}`,
   },
@@ -216,6 +225,7 @@ const PRESET_TABLE = {
       budget: { kind: 'grpc-throttle', ...GRPC_THROTTLE_DEFAULTS },
     },
     description: 'gRPC retry policy, A6 as amended in August 2024 (grpc-go, grpc-java): the A6 example with retry throttling',
+    version: 'gRPC A6 as amended in August 2024 (grpc/proposal#452): grpc-go from #7869, grpc-java from #11858',
     source: 'grpc/proposal:A6-client-retries.md',
     notes:
       'maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s, backoffMultiplier 2, retryableStatusCodes [UNAVAILABLE] (503 here); since the August 2024 amendment (grpc/proposal#452) the n-th retry waits min(0.1 s * 2^(n - 1), 1 s) * U(0.8, 1.2), the first retry included, so a wait can reach 1.2 s: the randomized kind with factor 0.2. grpc-go (#7869) and grpc-java (#11858, #12639) implement it; grpc-js still draws random(0, ...): grpc-js. retryThrottling maxTokens 10, tokenRatio 0.1. Server pushback (grpc-retry-pushback-ms) waits exactly that long and restarts the backoff; a negative value stops retrying. gRPC has no notion of idempotency: the service owner picks codes that are safe. The call deadline spans all attempts (use the operation deadline).',
@@ -230,6 +240,7 @@ const PRESET_TABLE = {
       budget: { kind: 'grpc-throttle', ...GRPC_THROTTLE_DEFAULTS },
     },
     description: 'gRPC retry policy as grpc-js (grpc-node) implements it: A6 before the 2024 amendment',
+    version: 'grpc-js (grpc-node) as of 2026, the original A6 delay',
     source: 'grpc/grpc-node:packages/grpc-js/src/retrying-call.ts',
     notes:
       'The A6 example (4 attempts, 0.1 s to 1 s, x2, [UNAVAILABLE], retryThrottling 10 / 0.1) with the original A6 delay, which grpc-js still draws (grpc-node#2959): the n-th retry waits random(0, min(0.1 s * 2^(n - 1), 1 s)), full jitter. Pushback as in grpc. grpc-go and grpc-java follow the 2024 amendment: grpc.',
@@ -245,6 +256,7 @@ const PRESET_TABLE = {
       budget: { kind: 'envoy-max-retries', ...ENVOY_MAX_RETRIES_DEFAULTS },
     },
     description: 'Envoy route retry policy with retry_on 5xx and the cluster defaults (the back-off of Envoy since 2020)',
+    version: 'Envoy since 2020 (JitteredExponentialBackOffStrategy)',
     source: 'envoyproxy/envoy:docs/root/configuration/http/http_filters/router_filter.rst',
     notes:
       'num_retries 1; back-off an integer uniform on [0, min(25 ms * 2^(N - 1), 250 ms)) ms for retry N (JitteredExponentialBackOffStrategy, source/common/common/backoff_strategy.cc: random % next_interval_, the interval doubling from base_interval until it reaches max_interval = 10 x base). The [0, (2^N - 1) x 25 ms) of router_filter.rst is the 2018-2020 code. The route timeout (15 s) covers all retries (totalTimeoutMs), no per-try timeout; retry_on 5xx also retries resets and read timeouts; Envoy retries any method. Every cluster has the max_retries 3 circuit breaker; a retry_budget replaces it. Retry-After and rate-limit reset headers are read only with rate_limited_retry_back_off, which this preset does not set.',
@@ -259,6 +271,7 @@ const PRESET_TABLE = {
       budget: { kind: 'finagle', ...FINAGLE_DEFAULTS },
     },
     description: 'Finagle client requeues with the default RetryBudget',
+    version: 'Finagle as of 2026',
     source: 'twitter/finagle:finagle-core/src/main/scala/com/twitter/finagle/service/Retries.scala',
     notes:
       'Retries.Budget.default: RetryBudget() (ttl 10 s, 10 retries/s reserve, 20% of requests) and a backoff of zero; RequeueFilter allows ceil(0.2 x balance) requeues per request, 20 with the reserve alone (maxAttempts 21). Finagle requeues only failures that surely never reached the server (RetryableWriteException); 503 and 429, refusals before processing, are the closest outcomes here. Application-level retries need a RetryPolicy.',
@@ -272,6 +285,7 @@ const PRESET_TABLE = {
       idempotency: 'always',
     },
     description: 'Polly v8 retry strategy defaults',
+    version: 'Polly v8',
     source: 'App-vNext/Polly:src/Polly.Core/Retry/RetryConstants.cs',
     notes: `DefaultRetryCount 3 (4 attempts), DefaultBaseDelay 2 s, DelayBackoffType.Constant, no jitter, no MaxDelay. Polly's default ShouldHandle retries every exception. ${GENERIC_NOTES}`,
   },
@@ -284,6 +298,7 @@ const PRESET_TABLE = {
       idempotency: 'always',
     },
     description: 'Polly v8 with BackoffType Exponential and UseJitter: DecorrelatedJitterBackoffV2',
+    version: 'Polly v8',
     source: 'App-vNext/Polly:src/Polly.Core/Retry/RetryHelper.cs',
     notes: `t = n + U, next = 2^t * tanh(sqrt(4t)), delay = (next - prev) * 2 s / 1.4 (prev carried between retries, from 0); median delays near 2, 4, 8 s. ${GENERIC_NOTES}`,
   },
@@ -296,6 +311,7 @@ const PRESET_TABLE = {
       idempotency: 'always',
     },
     description: 'Microsoft.Extensions.Http.Resilience HttpRetryStrategyOptions',
+    version: 'Microsoft.Extensions.Http.Resilience (dotnet/extensions) as of 2026',
     source: 'dotnet/extensions:src/Libraries/Microsoft.Extensions.Http.Resilience/Polly/HttpRetryStrategyOptions.cs',
     notes:
       'BackoffType Exponential with UseJitter (Polly DecorrelatedJitterBackoffV2, 3 retries, 2 s), ShouldRetryAfterHeader true: a Retry-After replaces the computed delay. Handles transient outcomes (5xx, 408, 429, HttpRequestException, timeouts) for every method unless DisableForUnsafeHttpMethods is called. The standard resilience handler adds an attempt timeout (10 s) and a total timeout (30 s) in front: set perAttemptTimeoutMs and totalTimeoutMs to include them.',
@@ -309,6 +325,7 @@ const PRESET_TABLE = {
       idempotency: 'always',
     },
     description: 'resilience4j Retry defaults',
+    version: 'resilience4j as of 2026',
     source: 'resilience4j/resilience4j:resilience4j-retry/src/main/java/io/github/resilience4j/retry/RetryConfig.java',
     notes: `RetryConfig: maxAttempts 3, waitDuration 500 ms fixed (IntervalFunction.ofDefaults). Its randomized variant (ofRandomized: U[x/2, 3x/2)) is backoff.kind "randomized" with multiplier 1; ofExponentialBackoff grows by 1.5. ${GENERIC_NOTES}`,
   },
@@ -322,6 +339,7 @@ const PRESET_TABLE = {
       maxElapsedMs: 900_000,
     },
     description: 'cenkalti/backoff (Go) ExponentialBackOff defaults with Retry',
+    version: 'cenkalti/backoff as of 2026 (v5)',
     source: 'cenkalti/backoff:exponential.go',
     notes: `InitialInterval 500 ms, RandomizationFactor 0.5, Multiplier 1.5, MaxInterval 60 s (caps the interval before randomizing), MaxElapsedTime 15 min: Retry stops when the next wait would end past 15 min from the start (maxElapsedMs; the attempt in flight is not cut short). v5's RetryAfter(d) waits d and resets the backoff, which is retryAfter "pushback" when your code returns it. ${GENERIC_NOTES}`,
   },
@@ -335,6 +353,7 @@ const PRESET_TABLE = {
       maxElapsedMs: 900_000,
     },
     description: 'google-http-client ExponentialBackOff with HttpBackOffUnsuccessfulResponseHandler',
+    version: 'google-http-java-client as of 2026',
     source: 'googleapis/google-http-java-client:google-http-client/src/main/java/com/google/api/client/util/ExponentialBackOff.java',
     notes:
       'Same defaults as cenkalti/backoff (500 ms, 0.5, 1.5, 60 s, 15 min); HttpRequest allows 10 retries (DEFAULT_NUMBER_OF_RETRIES) and the unsuccessful-response handler backs off on 5xx by default. Max elapsed time is maxElapsedMs, checked on the wake-up time; the library checks only the time already elapsed when it computes the wait, so its last wait may end up to one interval (<= 90 s) after 15 min. Intervals are whole milliseconds there (truncated as they grow).',
@@ -348,6 +367,7 @@ const PRESET_TABLE = {
       idempotency: 'always',
     },
     description: 'npm retry (node-retry) defaults',
+    version: 'npm retry (node-retry) as of 2026',
     source: 'tim-kos/node-retry:lib/retry.js',
     notes: `retries 10, factor 2, minTimeout 1 s, maxTimeout Infinity, randomize false: the i-th retry waits round(1 s * 2^(i - 1)). ${GENERIC_NOTES}`,
   },
@@ -360,6 +380,7 @@ const PRESET_TABLE = {
       idempotency: 'always',
     },
     description: 'p-retry defaults',
+    version: 'p-retry as of 2026',
     source: 'sindresorhus/p-retry:index.js',
     notes: `retries 10 over node-retry's defaults (factor 2, 1 s, no cap, no randomization); AbortError and non-network TypeErrors stop it. ${GENERIC_NOTES}`,
   },
@@ -372,6 +393,7 @@ const PRESET_TABLE = {
       idempotency: 'always',
     },
     description: 'async-retry defaults',
+    version: 'async-retry as of 2026',
     source: 'vercel/async-retry:lib/index.js',
     notes: `node-retry's defaults (10 retries, factor 2, 1 s, no cap) with randomize defaulting to true: round(R * 1 s * 2^(i - 1)), R ~ U[1, 2). bail() stops it. ${GENERIC_NOTES}`,
   },
@@ -384,6 +406,7 @@ const PRESET_TABLE = {
       idempotency: 'always',
     },
     description: 'tenacity @retry(wait=wait_random_exponential()) with the default stop (never)',
+    version: 'tenacity as of 2026',
     source: 'jd/tenacity:tenacity/wait.py',
     notes: `wait_random_exponential(multiplier=1, max=MAX_WAIT, exp_base=2, min=0): U(0, 1 s * 2^(n - 1)), never stopping (stop_never). Pass stop_after_attempt(n) as maxAttempts. ${GENERIC_NOTES}`,
   },
@@ -518,10 +541,17 @@ export function describePresetPolicy(policy: PolicyInput): string {
 export interface PresetRow {
   name: PresetName;
   parameters: string;
+  /** The library version the preset describes. */
+  version: string;
   source: string;
 }
 
-/** The presets as rows for `retrystorm presets`: name, a short text of the parameters, the source. */
+/** The presets as rows for `retrystorm presets`: name, a short text of the parameters, the version described, the source. */
 export function describePresets(): PresetRow[] {
-  return PRESET_NAMES.map((name) => ({ name, parameters: describePresetPolicy(PRESETS[name].policy), source: PRESETS[name].source }));
+  return PRESET_NAMES.map((name) => ({
+    name,
+    parameters: describePresetPolicy(PRESETS[name].policy),
+    version: PRESETS[name].version,
+    source: PRESETS[name].source,
+  }));
 }

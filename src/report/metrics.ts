@@ -71,6 +71,16 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo }> 
     info: (m) => ({ title: `Peak-to-mean of retry arrivals in ${m[1]} ms bins`, unit: 'largest bin / mean bin' }),
   },
   { re: /^retryClustering\.([0-9.e+-]+)ms\.maxBin$/, info: (m) => ({ title: `Largest ${m[1]} ms bin of retry arrivals`, unit: 'calls' }) },
+  {
+    re: /^windows\.(.+)\.(amplification|successRate|goodputPerSec|recovered)$/,
+    info: (m) =>
+      ({
+        amplification: { title: `Amplification in window ${m[1]}`, unit: 'leaf calls per operation' },
+        successRate: { title: `Success rate in window ${m[1]}`, unit: 'fraction of operations' },
+        goodputPerSec: { title: `Goodput in window ${m[1]}`, unit: 'operations/s' },
+        recovered: { title: `Recovered by the end of window ${m[1]}`, unit: 'fraction of replications' },
+      })[m[2] as string] as MetricInfo,
+  },
   { re: /^fleet\.(.+)\.crashes$/, info: (m) => ({ title: `Backend crashes in cluster ${m[1]}`, unit: 'crashes' }) },
   { re: /^fleet\.(.+)\.served$/, info: (m) => ({ title: `Requests served by cluster ${m[1]}`, unit: 'requests' }) },
 ];
@@ -88,6 +98,7 @@ export const METRIC_NAMES_TEXT = [
   'clustering.<binMs>ms.maxBin',
   'retryClustering.<binMs>ms.peakToMean',
   'retryClustering.<binMs>ms.maxBin',
+  'windows.<name>.<amplification|successRate|goodputPerSec|recovered>',
   'fleet.<cluster>.crashes',
   'fleet.<cluster>.served',
 ].join(', ');

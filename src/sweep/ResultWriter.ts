@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, readdirSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { RESULTS_FILE, RUN_FILE } from './ResultReader.js';
 
@@ -45,6 +45,10 @@ export class ResultWriter {
     // Files of an earlier run that this one would not overwrite must not be mistaken for its output.
     for (const f of ['summary.json', 'summary.csv', 'results.json']) {
       this.guard(join(this.dir, f), () => rmSync(join(this.dir, f), { force: true }));
+    }
+    // Temporary files a killed run left behind (`<name>.tmp-<n>`, see writeFile) are nobody's.
+    for (const f of this.guard(this.dir, () => readdirSync(this.dir))) {
+      if (/\.tmp-\d+$/.test(f)) this.guard(join(this.dir, f), () => rmSync(join(this.dir, f), { force: true }));
     }
     this.writeFile(RUN_FILE, manifestJson + '\n');
     this.writeFile(RESULTS_FILE, lines.map((l) => l + '\n').join(''));

@@ -117,6 +117,12 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, peakToMean, c.peakToMean);
     put(out, maxBin, c.maxBin);
   }
+  for (const w of r.windows ?? []) {
+    put(out, `windows.${w.name}.amplification`, w.amplification);
+    put(out, `windows.${w.name}.successRate`, w.successRate);
+    put(out, `windows.${w.name}.goodputPerSec`, w.goodputPerSec);
+    put(out, `windows.${w.name}.recovered`, w.recovered ? 1 : 0);
+  }
   put(out, 'simulatedMs', r.simulatedMs);
   put(out, 'successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
   put(out, 'truncated', r.truncated === null ? 0 : 1);

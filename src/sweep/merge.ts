@@ -1,7 +1,7 @@
-import { expandExperiment, parseExperimentText, type ExperimentPlan } from '../experiment/index.js';
+import { expandExperiment, parseExperimentText, SLUG, type ExperimentPlan } from '../experiment/index.js';
 import { toJson } from './json.js';
 import { ResultWriter } from './ResultWriter.js';
-import { planCells, type ReplicationRecord, type SweepSummary } from './runPlan.js';
+import { isInterruptedRecord, planCells, type ReplicationRecord, type SweepSummary } from './runPlan.js';
 import { isRunDir, readRunDir, RUN_FILE } from './ResultReader.js';
 import { buildSummary, sameManifest, shardCells, type RunManifest } from './runSweep.js';
 import { summaryCsv } from './csv.js';
@@ -14,7 +14,10 @@ export class MergeError extends Error {}
  * summary of an unsharded run. Refuses shards of a different experiment file, seed, version or
  * overrides, a missing or repeated shard, and a shard whose replications are not all done.
  */
-export function mergeRunDirs(dirs: string[], outDir: string): { summary: SweepSummary; plan: ExperimentPlan } {
+export function mergeRunDirs(
+  dirs: string[],
+  out: string | ((experiment: string) => string),
+): { summary: SweepSummary; plan: ExperimentPlan; outDir: string } {
   if (dirs.length === 0) throw new MergeError('merge needs at least one directory');
   const runs = dirs.map((d) => {
     if (!isRunDir(d)) throw new MergeError(`${d}: not a retrystorm run directory (no ${RUN_FILE})`);
@@ -37,8 +40,16 @@ export function mergeRunDirs(dirs: string[], outDir: string): { summary: SweepSu
   const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !seen.has(i));
   if (missing.length > 0) throw new MergeError(`missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')}`);
 
-  const parsed = parseExperimentText(first.manifest.source, first.manifest.experiment);
+  const named = first.manifest.experiment;
+  if (typeof named !== 'string' || !SLUG.test(named)) {
+    throw new MergeError(`${first.dir}/${RUN_FILE}: experiment must be an experiment name (lowercase letters, digits, ".", "_", "-"; got ${JSON.stringify(named)})`);
+  }
+  if (typeof first.manifest.source !== 'string') throw new MergeError(`${first.dir}/${RUN_FILE}: source must be the experiment file's text`);
+  const parsed = parseExperimentText(first.manifest.source, `${first.dir}/${RUN_FILE} source`);
   if (!parsed.ok) throw new MergeError(parsed.errors.join('\n'));
+  if (parsed.experiment.name !== named) {
+    throw new MergeError(`${first.dir}/${RUN_FILE}: experiment ${JSON.stringify(named)} is not the name in its source (${JSON.stringify(parsed.experiment.name)})`);
+  }
   const expanded = expandExperiment(parsed.experiment, { quick: first.manifest.quick, set: first.manifest.set });
   if (!expanded.ok) throw new MergeError(expanded.errors.join('\n'));
   const plan = expanded.plan;
@@ -48,7 +59,7 @@ export function mergeRunDirs(dirs: string[], outDir: string): { summary: SweepSu
     const s = r.manifest.shard ?? { index: 0, count: 1 };
     const mine = shardCells(planCells(plan), count > 1 ? s : undefined);
     const have = new Map<string, ReplicationRecord>();
-    for (const rec of r.records) have.set(`${rec.replication}\u0000${rec.key}`, rec);
+    for (const rec of r.records) if (!isInterruptedRecord(rec)) have.set(`${rec.replication}\u0000${rec.key}`, rec);
     let done = 0;
     let want = 0;
     for (const { cell, replications } of mine) {
@@ -61,10 +72,15 @@ export function mergeRunDirs(dirs: string[], outDir: string): { summary: SweepSu
         }
       }
     }
-    if (done < want) throw new MergeError(`${r.dir} is incomplete: ${done} of ${want} replications (finish it with --resume)`);
+    if (done < want) {
+      const bad = r.problems.map((p) => `\n  ${r.dir}/${p}`).join('');
+      throw new MergeError(`${r.dir} is incomplete: ${done} of ${want} replications (finish it with --resume)${bad}`);
+    }
   }
   const summary = buildSummary(plan, cells, records);
   const manifest: RunManifest = { ...first.manifest, shard: null };
+  // The output directory is named only after the name checked above.
+  const outDir = typeof out === 'string' ? out : out(plan.name);
   const writer = new ResultWriter(outDir);
   const lines = cells.flatMap(({ cell, replications }) =>
     Array.from({ length: replications }, (_, i) => records.get(`${i}\u0000${cell.key}`)).filter((x): x is ReplicationRecord => !!x).map((x) => toJson(x)),
@@ -73,5 +89,5 @@ export function mergeRunDirs(dirs: string[], outDir: string): { summary: SweepSu
   writer.writeFile('summary.json', toJson(summary, 2));
   writer.writeFile('summary.csv', summaryCsv(summary));
   writer.close();
-  return { summary, plan };
+  return { summary, plan, outDir };
 }

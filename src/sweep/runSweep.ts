@@ -60,6 +60,8 @@ export interface SweepOptions {
    * sweep starts its own and stops them when it ends.
    */
   pool?: SweepPool;
+  /** Told of each line of an earlier results.jsonl that is not a valid record (with --resume); that replication runs again. */
+  onWarning?: (text: string) => void;
   /**
    * Records of some of these cells' replications made elsewhere (an earlier round of a search over
    * the same cells and seeds): taken as done, written to results.jsonl, not run again.
@@ -193,6 +195,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
   let resumed = 0;
   if (opts.resume && isRunDir(opts.outDir)) {
     const prior = readRunDir(opts.outDir);
+    for (const p of prior.problems) opts.onWarning?.(`${opts.outDir}/${p}; that replication runs again`);
     const why = sameManifest(prior.manifest, manifest);
     if (why) throw new ResumeError(`cannot resume ${opts.outDir}: ${why}`);
     if (JSON.stringify(prior.manifest.shard) !== JSON.stringify(manifest.shard)) {

@@ -99,10 +99,15 @@ describe('Envoy files in the forms Envoy accepts', () => {
     expect(c.notes).toContain('Cluster "gamma" (clusters.2) sets no circuit_breakers: the default max_retries 3 applies (at most 3 retries in flight at once).');
   });
 
-  it('a document nested deeper than the limit is refused with its reason', () => {
-    let doc: unknown = { route: { retry_policy: { retry_on: '5xx' } } };
-    for (let i = 0; i < 1001; i++) doc = { nested: doc };
-    expect(loadProblems(() => importEnvoyRoute(JSON.stringify(doc), 'deep.json'))).toEqual(['deep.json: is nested deeper than 1000 levels']);
+  it('a document nested deeper than the limit is refused with its reason; one just within it is read', () => {
+    let deep: unknown = { route: { retry_policy: { retry_on: '5xx' } } };
+    for (let i = 0; i < 1000; i++) deep = { nested: deep };
+    expect(loadProblems(() => importEnvoyRoute(JSON.stringify(deep), 'deep.json'))).toEqual([
+      'deep.json: nested too deep at line 1, column 10001: arrays and objects may nest at most 1000 levels',
+    ]);
+    let within: unknown = { route: { retry_policy: { retry_on: '5xx' } } };
+    for (let i = 0; i < 990; i++) within = { nested: within };
+    expect(layerOf(JSON.stringify(within), 'within.json').policy.maxAttempts).toBe(2);
   });
 });
 

@@ -67,7 +67,7 @@ describe('stack files', () => {
       '    preset: envoy',
     ].join('\n');
     expect(loadProblems(() => loadStacks(yaml, 'stack.yaml', { readImport: fixtureReader }))).toEqual([
-      'stack.yaml: layers.2.import.format must be one of grpc-service-config, envoy-route, aws-config, istio, linkerd, gateway-api, envoy-gateway (got "envoy")',
+      'stack.yaml: layers.2.import.format must be one of grpc-service-config, envoy-route, aws-config, istio, linkerd, gateway-api, envoy-gateway, ingress-nginx, resilience4j, polly, aws-env (got "envoy")',
       'stack.yaml: methd is not a known field (did you mean "method"?)',
     ]);
     const fixed = yaml.replace('methd', 'method').replace('  - import: { format: envoy, file: x.yaml }\n', '');

@@ -6,7 +6,7 @@ describe('retrystorm presets', () => {
   it('lists every preset with its parameters and source', async () => {
     const r = await cli(['presets']);
     expect(r.code).toBe(0);
-    for (const name of PRESET_NAMES) expect(r.out).toMatch(new RegExp(`^${name}\\n  .+\\n  source: .+$`, 'm'));
+    for (const name of PRESET_NAMES) expect(r.out).toMatch(new RegExp(`^${name}\\n  .+\\n  describes: .+\\n  source: .+$`, 'm'));
     const json = JSON.parse((await cli(['presets', '--json'])).out) as Array<{ name: string }>;
     expect(json.map((p) => p.name)).toEqual([...PRESET_NAMES]);
   });

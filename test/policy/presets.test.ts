@@ -180,11 +180,13 @@ describe('presets', () => {
     expect(rows.map((r) => r.name)).toEqual(PRESET_NAMES);
     for (const row of rows) {
       expect(row.parameters).not.toBe('');
+      expect(row.version).not.toBe('');
       expect(row.source).toMatch(/^[\w.-]+\/[\w.-]+:\S+$|^https:\/\//);
     }
     expect(rows.find((r) => r.name === 'grpc')).toEqual({
       name: 'grpc',
       parameters: '4 attempts; 100 ms x 2^(r-1) +/-20%, interval cap 1 s; retry on 503; Retry-After: pushback; retry throttling maxTokens 10, tokenRatio 0.1',
+      version: 'gRPC A6 as amended in August 2024 (grpc/proposal#452): grpc-go from #7869, grpc-java from #11858',
       source: 'grpc/proposal:A6-client-retries.md',
     });
   });

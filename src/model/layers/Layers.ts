@@ -145,7 +145,7 @@ export class Layers extends LeafLink implements OperationStarter {
     this.m.gInFlight.set(t, this.inFlightOps);
     // Each operation in flight holds memory until it ends: past the cap the run stops (say so rather than run out of memory).
     if (this.inFlightOps > this.maxInFlight) this.sim.stop();
-    if (t >= 0) this.m.offered++;
+    if (t >= 0) this.m.operationStarted(t);
     this.beginCall(f, t);
   }
 

@@ -1,0 +1,44 @@
+import { stringify } from 'yaml';
+import { presetPolicy } from '../policy/presets.js';
+import type { PolicySpec, RetryOnClass } from '../policy/types.js';
+import type { ExportedText } from './exportPolicy.js';
+
+/** The exception each class is written as (Spring's RestTemplate exceptions, java.util.concurrent's timeout). */
+const EXCEPTION_OF: Partial<Record<RetryOnClass, string>> = {
+  '500': 'org.springframework.web.client.HttpServerErrorException$InternalServerError',
+  '503': 'org.springframework.web.client.HttpServerErrorException$ServiceUnavailable',
+  timeout: 'java.util.concurrent.TimeoutException',
+  '429': 'org.springframework.web.client.HttpClientErrorException$TooManyRequests',
+  '404': 'org.springframework.web.client.HttpClientErrorException$NotFound',
+  '400': 'org.springframework.web.client.HttpClientErrorException$BadRequest',
+  conflict: 'org.springframework.web.client.HttpClientErrorException$Conflict',
+};
+
+const ms = (v: number) => `${v}ms`;
+
+/**
+ * A policy as a resilience4j retry instance in a Spring Boot `application.yml`
+ * (`resilience4j.retry.instances.<name>`): maxAttempts, waitDuration = the back-off base,
+ * enableExponentialBackoff with its multiplier and exponentialMaxWaitDuration = the cap,
+ * enableRandomizedWait with randomizedWaitFactor (IntervalFunction.java), and retryExceptions for
+ * the retried classes (omitted when every failure is retried, resilience4j's default).
+ */
+export function exportResilience4j(policy: PolicySpec, name: string): ExportedText {
+  const b = policy.backoff;
+  const props: Record<string, unknown> = { maxAttempts: policy.maxAttempts === 'unlimited' ? 2 ** 31 - 1 : policy.maxAttempts, waitDuration: ms(b.baseMs) };
+  const exponential = (b.kind === 'exponential' || b.kind === 'randomized') && b.multiplier !== 1;
+  if (exponential) {
+    props.enableExponentialBackoff = true;
+    props.exponentialBackoffMultiplier = b.multiplier;
+    if (Number.isFinite(b.capMs)) props.exponentialMaxWaitDuration = ms(b.capMs);
+  }
+  if (b.kind === 'randomized') {
+    props.enableRandomizedWait = true;
+    props.randomizedWaitFactor = b.randomizationFactor ?? 0.5;
+  }
+  const every = presetPolicy('resilience4j').retryOn ?? [];
+  const all = every.every((c) => policy.retryOn.includes(c)) && policy.retryOn.length === every.length;
+  if (!all) props.retryExceptions = policy.retryOn.flatMap((c) => EXCEPTION_OF[c] ?? []);
+  const doc = { resilience4j: { retry: { instances: { [name]: props } } } };
+  return { text: stringify(doc), extension: 'yml', hints: [] };
+}

@@ -1,0 +1,273 @@
+import { describeValue } from '../experiment/describeValue.js';
+import { nearestName } from '../experiment/nearestName.js';
+import { presetPolicy, type PolicyInput } from '../policy/presets.js';
+import type { RetryOnClass } from '../policy/types.js';
+import { CheckInputError } from './CheckInputError.js';
+import { isObject, type Segment } from './FieldReader.js';
+import type { ImportedLayer } from './ImportedLayer.js';
+import { MeshReader } from './MeshReader.js';
+import { readDocument } from './readDocument.js';
+
+/** Which retry instance of a Spring Boot configuration to import. */
+export interface Resilience4jImportOptions {
+  /** A name under `resilience4j.retry.instances` (or `configs`). */
+  instance?: string;
+}
+
+/**
+ * resilience4j's retry defaults (resilience4j/resilience4j:resilience4j-retry/src/main/java/io/
+ * github/resilience4j/retry/RetryConfig.java and resilience4j-core/.../IntervalFunction.java, 2.2.0):
+ * maxAttempts 3 (attempts, the first included), waitDuration 500 ms, exponentialBackoffMultiplier
+ * 1.5 (DEFAULT_MULTIPLIER), randomizedWaitFactor 0.5 (DEFAULT_RANDOMIZATION_FACTOR), no
+ * exponentialMaxWaitDuration; every exception is retried unless retryExceptions narrows it.
+ */
+export const RESILIENCE4J_DEFAULTS = {
+  maxAttempts: 3,
+  waitDurationMs: 500,
+  multiplier: 1.5,
+  randomizedWaitFactor: 0.5,
+} as const;
+
+/** The properties of a retry instance or config, by their canonical (camelCase) name. */
+const PROPERTIES = [
+  'maxAttempts',
+  'waitDuration',
+  'enableExponentialBackoff',
+  'exponentialBackoffMultiplier',
+  'exponentialMaxWaitDuration',
+  'enableRandomizedWait',
+  'randomizedWaitFactor',
+  'retryExceptions',
+  'ignoreExceptions',
+  'baseConfig',
+  'failAfterMaxAttempts',
+  'eventConsumerBufferSize',
+  'retryExceptionPredicate',
+  'resultPredicate',
+  'writableStackTraceEnabled',
+];
+
+/** Spring's relaxed binding: `max-attempts`, `max_attempts` and `maxAttempts` name one property. */
+const canonical = (key: string) => PROPERTIES.find((p) => p.toLowerCase() === key.replace(/[-_]/g, '').toLowerCase());
+
+/**
+ * Exception classes and the outcome classes they stand for, matched on the simple name (after the
+ * last `.` or `$`); Spring's RestTemplate and WebClient exceptions name the HTTP status.
+ */
+const EXCEPTIONS: Array<{ test: RegExp; classes: RetryOnClass[] }> = [
+  { test: /^InternalServerError$/, classes: ['500'] },
+  { test: /^(ServiceUnavailable|BadGateway)$/, classes: ['503'] },
+  { test: /^GatewayTimeout$/, classes: ['timeout'] },
+  { test: /^TooManyRequests$/, classes: ['429'] },
+  { test: /^NotFound$/, classes: ['404'] },
+  { test: /^BadRequest$/, classes: ['400'] },
+  { test: /^Conflict$/, classes: ['conflict'] },
+  { test: /^(HttpServerErrorException|ServerErrorException|WebClientResponseException)$/, classes: ['500', '503', 'timeout'] },
+  { test: /^HttpClientErrorException$/, classes: ['400', '404', '429', 'conflict'] },
+  { test: /Timeout/, classes: ['timeout'] },
+  { test: /^(IOException|ConnectException|SocketException|ResourceAccessException|WebClientRequestException|UncheckedIOException)$/, classes: ['timeout'] },
+];
+
+function exceptionClasses(name: string): RetryOnClass[] | undefined {
+  const simple = name.split(/[.$]/).pop() ?? name;
+  return EXCEPTIONS.find((e) => e.test.test(simple))?.classes;
+}
+
+/**
+ * A Spring Boot duration in ms (Spring's DurationStyle): `500ms`, `2s`, `1m`, `1h`, `1d`, ISO-8601
+ * (`PT0.5S`), or a bare number of milliseconds.
+ */
+export function springDurationMs(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  const t = value.trim();
+  const simple = /^(\d+(?:\.\d+)?)(ns|us|ms|s|m|h|d)?$/i.exec(t);
+  if (simple !== null) {
+    const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+    return Number(simple[1]) * (unit[(simple[2] ?? 'ms').toLowerCase()] as number);
+  }
+  const iso = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(t);
+  if (iso !== null && t.length > 1 && !/T$/i.test(t)) {
+    return Math.round((Number(iso[1] ?? 0) * 86_400_000 + Number(iso[2] ?? 0) * 3_600_000 + Number(iso[3] ?? 0) * 60_000 + Number(iso[4] ?? 0) * 1000) * 1e6) / 1e6;
+  }
+  return undefined;
+}
+
+/** A flat map of dotted keys to values (lists kept as lists), from a `.properties` file or a YAML/JSON tree. */
+type Flat = Map<string, { value: unknown; where: string }>;
+
+function readProperties(text: string, source: string): Flat {
+  const out: Flat = new Map();
+  const problems: string[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith('!')) return;
+    const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(line);
+    if (m === null) {
+      problems.push(`${source}: line ${i + 1} must be a "key=value" property (got ${JSON.stringify(line)})`);
+      return;
+    }
+    const key = m[1] as string;
+    const value = (m[2] as string).trim();
+    const indexed = /^(.*)\[(\d+)\]$/.exec(key);
+    if (indexed !== null) {
+      const base = indexed[1] as string;
+      const prev = out.get(base)?.value;
+      const list = Array.isArray(prev) ? prev : [];
+      list[Number(indexed[2])] = value;
+      out.set(base, { value: list, where: `line ${i + 1}` });
+    } else out.set(key, { value, where: `line ${i + 1}` });
+  });
+  if (problems.length > 0) throw new CheckInputError(problems);
+  return out;
+}
+
+function flatten(value: unknown, prefix: string, out: Flat): void {
+  if (isObject(value)) {
+    for (const [k, v] of Object.entries(value)) flatten(v, prefix === '' ? k : `${prefix}.${k}`, out);
+  } else out.set(prefix, { value, where: prefix });
+}
+
+/** Whether a text is a resilience4j Spring Boot configuration (a `.properties` file or YAML/JSON with `resilience4j.retry`). */
+export function looksLikeResilience4j(text: string, source: string): boolean {
+  if (/\.properties$/i.test(source)) return /^\s*resilience4j\.retry\./m.test(text);
+  return /^\s*resilience4j\.retry\./m.test(text) || (/^\s*"?resilience4j"?\s*:/m.test(text) && /\bretry\b/.test(text));
+}
+
+interface Block {
+  kind: 'instances' | 'configs';
+  name: string;
+  props: Map<string, { value: unknown; key: string }>;
+}
+
+/**
+ * A resilience4j retry from a Spring Boot configuration (`application.yml`, `application.properties`
+ * or JSON: `resilience4j.retry.instances.<name>` and `configs.<name>`, with `baseConfig`, and
+ * `configs.default` for instances that name no base) as one layer. Property names follow Spring's
+ * relaxed binding (`max-attempts`). Mapping (IntervalFunction.java):
+ * - `maxAttempts` (attempts, the first included) -> maxAttempts;
+ * - a fixed `waitDuration` -> constant; `enableExponentialBackoff` -> exponential with
+ *   `exponentialBackoffMultiplier`, capped at `exponentialMaxWaitDuration`; `enableRandomizedWait`
+ *   -> randomized, uniform on [w(1 - f), w(1 + f)] with f = `randomizedWaitFactor`, around the fixed
+ *   or exponential (capped) wait w;
+ * - `retryExceptions` / `ignoreExceptions` -> retryOn, from the exception names where they tell the
+ *   failure (Spring's HttpServerErrorException, ...$TooManyRequests, timeouts, I/O errors); other
+ *   names are noted. Without retryExceptions every failure is retried, whatever the method.
+ * See {@link RESILIENCE4J_DEFAULTS}.
+ */
+export function importResilience4j(text: string, source: string, options: Resilience4jImportOptions = {}): ImportedLayer {
+  let flat: Flat;
+  if (/\.properties$/i.test(source) || (!/^\s*[{[]/.test(text) && /^\s*resilience4j\.retry\.[^:\s]*\s*=/m.test(text))) flat = readProperties(text, source);
+  else {
+    flat = new Map();
+    flatten(readDocument(text, source), '', flat);
+  }
+  const r = new MeshReader(source);
+  const blocks = new Map<string, Block>();
+  for (const [key, entry] of flat) {
+    const m = /^resilience4j\.retry\.(instances|backends|configs)\.([^.]+)\.(.+)$/.exec(key);
+    if (m === null) continue;
+    const kind = m[1] === 'configs' ? 'configs' : 'instances';
+    const name = m[2] as string;
+    const id = `${kind}.${name}`;
+    const block = blocks.get(id) ?? { kind, name, props: new Map() };
+    blocks.set(id, block);
+    const prop = canonical(m[3] as string);
+    if (prop === undefined) {
+      const near = nearestName(m[3] as string, PROPERTIES);
+      r.fail([key], `is not a known retry property${near !== undefined ? ` (did you mean "${near}"?)` : ''}`);
+      continue;
+    }
+    block.props.set(prop, { value: entry.value, key });
+  }
+  const instances = [...blocks.values()].filter((b) => b.kind === 'instances');
+  const configs = [...blocks.values()].filter((b) => b.kind === 'configs');
+  let chosen: Block | undefined;
+  if (blocks.size === 0) r.failFile('has no resilience4j.retry.instances or resilience4j.retry.configs');
+  else if (options.instance !== undefined) {
+    chosen = instances.find((b) => b.name === options.instance) ?? configs.find((b) => b.name === options.instance);
+    if (chosen === undefined) {
+      const names = [...instances, ...configs].map((b) => b.name);
+      const near = nearestName(options.instance, names);
+      r.failFile(`has no retry instance or config named ${JSON.stringify(options.instance)} (named: ${names.join(', ')}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
+    }
+  } else if (instances.length === 1) chosen = instances[0];
+  else if (instances.length === 0 && configs.length === 1) chosen = configs[0];
+  else r.failFile(`has ${instances.length || configs.length} retry ${instances.length > 0 ? 'instances' : 'configs'}; choose one by name: ${(instances.length > 0 ? instances : configs).map((b) => b.name).join(', ')}`);
+  if (chosen === undefined) {
+    r.throwIfAny();
+    throw new Error('unreachable');
+  }
+  const notes: string[] = [];
+  // The instance's own properties over its base config's (baseConfig, else configs.default).
+  const baseName = chosen.props.get('baseConfig')?.value;
+  let base: Block | undefined;
+  if (chosen.kind === 'instances') {
+    if (baseName !== undefined) {
+      base = configs.find((b) => b.name === baseName);
+      if (base === undefined) r.fail([chosen.props.get('baseConfig')?.key ?? ''], `names no config (configs: ${configs.map((b) => b.name).join(', ') || 'none'}; got ${describeValue(baseName)})`);
+    } else {
+      base = configs.find((b) => b.name === 'default');
+      if (base !== undefined) notes.push('The instance names no baseConfig: it inherits configs.default.');
+    }
+  }
+  const props = new Map([...(base?.props ?? []), ...chosen.props]);
+  const at = (p: string): Segment[] => [props.get(p)?.key ?? p];
+  const get = (p: string) => props.get(p)?.value;
+  const duration = (p: string): number | undefined => {
+    const v = get(p);
+    if (v === undefined) return undefined;
+    const ms = springDurationMs(v);
+    if (ms === undefined) return r.fail(at(p), `must be a duration like "500ms", "2s" or "PT0.5S" (got ${describeValue(v)})`);
+    return ms;
+  };
+  const maxAttempts = get('maxAttempts') === undefined ? RESILIENCE4J_DEFAULTS.maxAttempts : r.integer(get('maxAttempts'), at('maxAttempts'), 1, 'a positive integer (attempts, the first included)');
+  const waitMs = duration('waitDuration') ?? RESILIENCE4J_DEFAULTS.waitDurationMs;
+  const exponential = r.boolean(get('enableExponentialBackoff'), at('enableExponentialBackoff')) ?? false;
+  const randomized = r.boolean(get('enableRandomizedWait'), at('enableRandomizedWait')) ?? false;
+  const multiplier = get('exponentialBackoffMultiplier') === undefined ? RESILIENCE4J_DEFAULTS.multiplier : r.number(get('exponentialBackoffMultiplier'), at('exponentialBackoffMultiplier'), (n) => n >= 1, 'a number >= 1');
+  const capMs = duration('exponentialMaxWaitDuration');
+  const factor = get('randomizedWaitFactor') === undefined ? RESILIENCE4J_DEFAULTS.randomizedWaitFactor : r.number(get('randomizedWaitFactor'), at('randomizedWaitFactor'), (n) => n >= 0 && n < 1, 'a number >= 0 and < 1');
+  const list = (p: string): string[] => {
+    const v = get(p);
+    if (v === undefined) return [];
+    const items = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : undefined;
+    if (items === undefined) {
+      r.fail(at(p), `must be a list of exception class names (got ${describeValue(v)})`);
+      return [];
+    }
+    return items.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter((x) => x !== '');
+  };
+  const retryExceptions = list('retryExceptions');
+  const ignoreExceptions = list('ignoreExceptions');
+  r.throwIfAny();
+
+  const policy: PolicyInput = presetPolicy('resilience4j');
+  policy.maxAttempts = maxAttempts ?? RESILIENCE4J_DEFAULTS.maxAttempts;
+  const m = exponential ? (multiplier ?? RESILIENCE4J_DEFAULTS.multiplier) : 1;
+  const cap = exponential && capMs !== undefined ? capMs : 'none';
+  if (randomized) policy.backoff = { kind: 'randomized', baseMs: waitMs, capMs: cap, multiplier: m, exponentOffset: 0, randomizationFactor: factor ?? RESILIENCE4J_DEFAULTS.randomizedWaitFactor };
+  else if (exponential) policy.backoff = { kind: 'exponential', baseMs: waitMs, capMs: cap, multiplier: m, exponentOffset: 0 };
+  else policy.backoff = { kind: 'constant', baseMs: waitMs, capMs: 'none' };
+  if (!exponential && capMs !== undefined) notes.push('exponentialMaxWaitDuration applies only with enableExponentialBackoff; it is ignored here.');
+  if (retryExceptions.length > 0) {
+    const classes: RetryOnClass[] = [];
+    for (const name of retryExceptions) {
+      const cs = exceptionClasses(name);
+      if (cs === undefined) notes.push(`retryExceptions: ${name} does not say which failure it is; map it with retryOn in the layer's policy.`);
+      else cs.forEach((c) => classes.includes(c) || classes.push(c));
+    }
+    if (classes.length > 0) policy.retryOn = classes;
+    else notes.push('No retryExceptions entry names a failure the model knows: every failure is kept retryable.');
+  }
+  for (const name of ignoreExceptions) {
+    const cs = exceptionClasses(name);
+    if (cs === undefined) notes.push(`ignoreExceptions: ${name} does not say which failure it is and is not applied.`);
+    else policy.retryOn = (policy.retryOn ?? []).filter((c) => !cs.includes(c));
+  }
+  if (get('maxAttempts') === undefined) notes.push(`maxAttempts is not set: resilience4j's default is ${RESILIENCE4J_DEFAULTS.maxAttempts} attempts.`);
+  if (get('waitDuration') === undefined) notes.push(`waitDuration is not set: resilience4j's default is ${RESILIENCE4J_DEFAULTS.waitDurationMs} ms.`);
+  notes.push('resilience4j retries whatever the wrapped call throws, whatever the method (idempotency "always"), and does not read Retry-After.');
+  const baseText = base !== undefined ? ` (base configs.${base.name})` : '';
+  return { policy, origin: `${source}: resilience4j.retry.${chosen.kind}.${chosen.name}${baseText}`, notes, defaultName: 'resilience4j' };
+}
