@@ -107,8 +107,7 @@ describe('architecture (README.md, "Layout")', () => {
 
   it('every document a source file cites by path is in the repository', () => {
     const missing: string[] = [];
-    // src/model still cites the design notes it was written from; it joins this check when it cites README.md or docs/ instead.
-    for (const f of files('src').filter((f) => !f.startsWith(join('src', 'model') + '/'))) {
+    for (const f of files('src')) {
       // This repository's documents: an upper-case `NAME.md` at the root or `docs/name.md`, not another
       // repository's (`owner/repo:path.md`, `A6-client-retries.md`).
       for (const m of readFileSync(f, 'utf8').matchAll(/(?<![\w:/.-])((?:docs\/[\w-]+|[A-Z][A-Z_]*)\.md)\b/g)) {
