@@ -51,23 +51,26 @@ function describe(field: keyof PolicySpec, v: unknown): string {
   return String(v);
 }
 
-const FIELDS: Array<keyof PolicySpec> = [
-  'maxAttempts',
-  'perAttemptTimeoutMs',
-  'deadlineMode',
-  'backoff',
-  'tickMs',
-  'retryOn',
-  'idempotency',
-  'retryAfter',
-  'totalTimeoutMs',
-  'maxElapsedMs',
-  'seeding',
-  'budget',
-  'admission',
-  'hedging',
-  'retryHostPredicate',
-];
+/** Every field of a resolved policy, each compared on the way back (a Record, so a new field cannot be forgotten). */
+const FIELD_SET: Record<keyof PolicySpec, true> = {
+  maxAttempts: true,
+  perAttemptTimeoutMs: true,
+  deadlineMode: true,
+  backoff: true,
+  tickMs: true,
+  retryOn: true,
+  idempotency: true,
+  retryAfter: true,
+  totalTimeoutMs: true,
+  maxElapsedMs: true,
+  seeding: true,
+  budget: true,
+  admission: true,
+  hedging: true,
+  retryHostPredicate: true,
+  maxRetryAfterMs: true,
+};
+const FIELDS = Object.keys(FIELD_SET) as Array<keyof PolicySpec>;
 
 function canonicalValue(field: keyof PolicySpec, v: unknown): string {
   if (field === 'retryOn') return JSON.stringify([...((v as string[] | undefined) ?? [])].sort());

@@ -126,4 +126,12 @@ describe('what a format cannot express is a warning', () => {
     expect(warnings.some((w) => w.startsWith('totalTimeoutMs: 1000 cannot be expressed in resilience4j'))).toBe(true);
     expect(warnings.some((w) => w.startsWith('budget: '))).toBe(true);
   });
+
+  it('a longest Retry-After other than the default, which no format writes, is a warning in every format', () => {
+    const policy = resolve({ maxAttempts: 2, maxRetryAfterMs: 600_000, idempotency: 'always' });
+    for (const format of Object.keys(EXPRESSIBLE) as ExportFormat[]) {
+      const warnings = exportPolicy(policy, format, { name: 'svc' }).warnings;
+      expect({ format, warned: warnings.some((w) => w.startsWith('maxRetryAfterMs: 600000 cannot be expressed in ' + format)) }).toEqual({ format, warned: true });
+    }
+  });
 });
