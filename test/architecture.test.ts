@@ -68,6 +68,14 @@ describe('architecture (README.md, "Layout")', () => {
     });
   }
 
+  it('the decision code of src/policy imports no package; only its one validator (src/policy/schema) uses zod', () => {
+    for (const f of files('src/policy')) {
+      const packages = importedModules(code(f)).filter((m) => !m.startsWith('.'));
+      const allowed = f.startsWith(join('src', 'policy', 'schema') + '/') ? ['zod'] : [];
+      expect({ file: f, packages: packages.filter((m) => !allowed.includes(m)) }).toEqual({ file: f, packages: [] });
+    }
+  });
+
   it('the engine and the policies know nothing of retries or servers, and never read time or Math.random', () => {
     for (const f of [...files('src/engine'), ...files('src/policy')]) {
       const c = code(f);

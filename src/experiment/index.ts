@@ -28,6 +28,7 @@ export {
   BUDGET_KIND_NAMES,
   budgetSchema,
   DEFAULT_HEDGE_NON_FATAL,
+  POLICY_FIELD_NAMES,
 } from './policySchema.js';
 export { formatPath, problemMessage, type PathSegment, type Problem } from './Problem.js';
 export { replicationSeed } from './replicationSeed.js';

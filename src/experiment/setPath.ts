@@ -1,18 +1,13 @@
+import { cloneJson, FORBIDDEN_KEYS as FORBIDDEN, mergeJson } from '../policy/schema/mergeJson.js';
 import type { PathSegment } from './Problem.js';
 import { ValidationError } from './ValidationError.js';
+
+export { cloneJson };
 
 /** A path into a JSON document: dotted (`stack.0.policy.backoff.kind`) or already split. */
 export type PathInput = string | readonly PathSegment[];
 
 const INDEX = /^(0|[1-9]\d*)$/;
-/** Keys that would reach an object's prototype instead of a field. */
-const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
-/**
- * Fields that tell apart the shapes of a discriminated object (`kind` of workloads, leaves,
- * schedules; `dist` of distributions).
- */
-const DISCRIMINATORS = ['kind', 'dist'] as const;
-
 type JsonObject = Record<string, unknown>;
 
 function isObject(value: unknown): value is JsonObject {
@@ -23,24 +18,6 @@ function describeType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value}`;
-}
-
-/**
- * A deep copy of a JSON value (objects and arrays are copied, everything else is shared). A key
- * `__proto__` (which JSON.parse makes an ordinary field) stays an ordinary field, so validation
- * sees it and refuses it as an unknown field instead of it silently becoming the copy's prototype.
- */
-export function cloneJson<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v) => cloneJson(v) as unknown) as T;
-  if (isObject(value)) {
-    const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (k === '__proto__') Object.defineProperty(out, k, { value: cloneJson(v), enumerable: true, writable: true, configurable: true });
-      else out[k] = cloneJson(v);
-    }
-    return out as T;
-  }
-  return value;
 }
 
 /**
@@ -78,26 +55,16 @@ export function scenarioRelative(segments: readonly PathSegment[]): PathSegment[
   return segments[0] === 'scenario' ? segments.slice(1) : [...segments];
 }
 
-/** True when both are objects of different shapes (`kind` or `dist` differ): the new one replaces the old. */
-function differentShapes(target: JsonObject, patch: JsonObject): boolean {
-  return DISCRIMINATORS.some(
-    (d) => typeof target[d] === 'string' && typeof patch[d] === 'string' && target[d] !== patch[d],
-  );
-}
-
 /**
- * Merges `patch` into `target` and returns the result: when both are objects, each key of the
- * patch is merged into the target's (recursively; the target is modified); otherwise (arrays,
- * scalars, or objects of different shapes, i.e. a different `kind` or `dist`) a copy of the patch
- * replaces the target.
+ * Merges `patch` into `target` and returns the result, as overrides and presets merge
+ * (`mergeJson`: objects merge key by key, the target modified; arrays, scalars and objects of
+ * another `kind` or `dist` are replaced by a copy of the patch). A `__proto__`-like key throws a
+ * ValidationError.
  */
 export function mergeValue(target: unknown, patch: unknown): unknown {
-  if (!isObject(target) || !isObject(patch) || differentShapes(target, patch)) return cloneJson(patch);
-  for (const [key, value] of Object.entries(patch)) {
-    if (FORBIDDEN.has(key)) throw new ValidationError([`${JSON.stringify(key)} is not allowed as a key`]);
-    target[key] = mergeValue(target[key], value);
-  }
-  return target;
+  return mergeJson(target, patch, (key) => {
+    throw new ValidationError([`${JSON.stringify(key)} is not allowed as a key`]);
+  });
 }
 
 /**
