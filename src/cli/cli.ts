@@ -12,7 +12,7 @@ import {
   type ExperimentPlan,
 } from '../experiment/index.js';
 import { ScenarioError } from '../model/ScenarioError.js';
-import { describePresets } from '../policy/presets.js';
+import { describePresets } from '../policy/describePresets.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';

@@ -11,3 +11,4 @@ export * from './presets.js';
 export * from './retryLoop.js';
 export * from './timer.js';
 export type * from './types.js';
+export * from './describePresets.js';

@@ -6,7 +6,8 @@ import { compilePolicy, planRetry, RetryPlan } from '../../src/policy/decision.j
 import { Outcome } from '../../src/policy/outcome.js';
 import { metricStats } from '../../src/metrics/metricStats.js';
 import { simulate } from '../../src/simulate.js';
-import { describePresetPolicy, describePresets, PRESET_NAMES, PRESETS, type PresetName } from '../../src/policy/presets.js';
+import { describePresetPolicy, describePresets } from '../../src/policy/describePresets.js';
+import { PRESET_NAMES, PRESETS, type PresetName } from '../../src/policy/presets.js';
 
 /** A preset resolved as an experiment file would resolve `"policy": { "preset": name, ...over }`. */
 function resolved(name: string, over: Record<string, unknown> = {}): Policy {
@@ -204,13 +205,13 @@ describe('the parameters text of a preset', () => {
       'RetryBudget ttl 10 s, 10 retries/s reserve, 20% of requests; retry_budget 25% of active requests, at least 3',
     );
     expect(describePresetPolicy({ budget: { kind: 'sre-ratio' }, admission: { kind: 'aws-adaptive' } })).toBe(
-      'retry ratio 10% over 1 min; CUBIC client-side rate limiter',
+      'retry ratio 10% over 60 s; CUBIC client-side rate limiter',
     );
   });
 
   it('shows randomized jitter at its default factor when the preset gives none', () => {
     expect(describePresetPolicy({ backoff: { kind: 'randomized', baseMs: 500, capMs: 60_000, multiplier: 1.5 } })).toBe(
-      '500 ms x 1.5^(r-1) +/-50%, interval cap 1 min',
+      '500 ms x 1.5^(r-1) +/-50%, interval cap 60 s',
     );
   });
 });
