@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { DEFAULT_RANDOMIZATION_FACTOR } from '../policy/backoff.js';
 import { presetPolicy } from '../policy/presets.js';
 import type { PolicySpec, RetryOnClass } from '../policy/types.js';
 import type { ExportedText } from './exportPolicy.js';
@@ -34,7 +35,7 @@ export function exportResilience4j(policy: PolicySpec, name: string): ExportedTe
   }
   if (b.kind === 'randomized') {
     props.enableRandomizedWait = true;
-    props.randomizedWaitFactor = b.randomizationFactor ?? 0.5;
+    props.randomizedWaitFactor = b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR;
   }
   const every = presetPolicy('resilience4j').retryOn ?? [];
   const all = every.every((c) => policy.retryOn.includes(c)) && policy.retryOn.length === every.length;

@@ -1,3 +1,4 @@
+import { ENVOY_RETRY_BUDGET_DEFAULTS } from '../policy/budgets/EnvoyRetryBudget.js';
 import type { BudgetInput, PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import { describeValue } from '../experiment/describeValue.js';
@@ -435,10 +436,10 @@ function readCircuitBreakers(r: FieldReader, value: unknown, path: Segment[], no
   const rb = r.object(t.retry_budget, [...tp, 'retry_budget']);
   if (rb !== undefined) {
     const pctValue = isObject(rb.budget_percent) ? rb.budget_percent.value : rb.budget_percent;
-    const pct = pctValue === undefined ? 20 : r.number(pctValue, [...tp, 'retry_budget', 'budget_percent'], (n) => n >= 0 && n <= 100, 'a percentage between 0 and 100');
+    const pct = pctValue === undefined ? ENVOY_RETRY_BUDGET_DEFAULTS.budgetPercent : r.number(pctValue, [...tp, 'retry_budget', 'budget_percent'], (n) => n >= 0 && n <= 100, 'a percentage between 0 and 100');
     const minValue = isObject(rb.min_retry_concurrency) ? rb.min_retry_concurrency.value : rb.min_retry_concurrency;
-    const min = minValue === undefined ? 3 : r.integer(minValue, [...tp, 'retry_budget', 'min_retry_concurrency'], 0, 'a non-negative integer');
-    notes.push(`${r.name([...tp, 'retry_budget'])}: concurrent retries <= ${pct ?? 20}% of active requests, at least ${min ?? 3} (it replaces max_retries).`);
+    const min = minValue === undefined ? ENVOY_RETRY_BUDGET_DEFAULTS.minRetryConcurrency : r.integer(minValue, [...tp, 'retry_budget', 'min_retry_concurrency'], 0, 'a non-negative integer');
+    notes.push(`${r.name([...tp, 'retry_budget'])}: concurrent retries <= ${pct ?? ENVOY_RETRY_BUDGET_DEFAULTS.budgetPercent}% of active requests, at least ${min ?? ENVOY_RETRY_BUDGET_DEFAULTS.minRetryConcurrency} (it replaces max_retries).`);
     if (pct === undefined || min === undefined) return undefined;
     return { kind: 'envoy-retry-budget', budgetPercent: pct, minRetryConcurrency: min };
   }

@@ -1,5 +1,5 @@
 import type { SimulationResults } from '../model/results.js';
-import type { PolicySpec } from '../policy/types.js';
+import { policyAsJson } from '../policy/schema/policyAsJson.js';
 import { simulate } from '../simulate.js';
 import { CheckInputError } from './CheckInputError.js';
 import { expectedMultiple } from './expectedMultiple.js';
@@ -57,6 +57,9 @@ export interface StormReport {
   runs: StormRun[];
 }
 
+/** The standard storm's defaults: 50 operations per second for 10 s, spread over 100 clients. */
+export const STORM_DEFAULTS = { ratePerSec: 50, durationMs: 10_000, clients: 100 } as const;
+
 /** A failing leaf that never answers in time: its answer comes after 50 min (the horizon is 1 h). */
 const HANG_MS = 3_000_000;
 /** Default bound on the events of one storm run. */
@@ -74,10 +77,6 @@ function goodput(r: SimulationResults, durationMs: number): number {
   return ms > 0 ? (r.operations.succeeded * 1000) / ms : 0;
 }
 
-/** A resolved policy back in experiment-file form (`capMs: "none"` for no cap). */
-function policyInput(p: PolicySpec): unknown {
-  return JSON.parse(JSON.stringify(p, (key, value: unknown) => (key === 'capMs' && value === Infinity ? 'none' : value)));
-}
 
 /**
  * The scenario of the standard storm: open-loop arrivals (`ratePerSec` for `durationMs`) through
@@ -90,9 +89,9 @@ export function stormScenario(stack: CheckStack, failureClass: FailureClass, fai
   return {
     workload: {
       kind: 'open',
-      rate: options.ratePerSec ?? 50,
-      durationMs: options.durationMs ?? 10_000,
-      clients: options.clients ?? 100,
+      rate: options.ratePerSec ?? STORM_DEFAULTS.ratePerSec,
+      durationMs: options.durationMs ?? STORM_DEFAULTS.durationMs,
+      clients: options.clients ?? STORM_DEFAULTS.clients,
       method: stack.method,
       ...(stack.deadlineMs !== undefined ? { deadlineMs: stack.deadlineMs } : {}),
     },
@@ -100,7 +99,7 @@ export function stormScenario(stack: CheckStack, failureClass: FailureClass, fai
       name: l.name,
       instances: l.instances,
       ...(l.hopMs !== undefined ? { hopMs: l.hopMs } : {}),
-      policy: policyInput(l.policy),
+      policy: policyAsJson(l.policy),
     })),
     leaf: {
       kind: 'server',
@@ -135,7 +134,7 @@ export function simulateStorm(stack: CheckStack, options: StormOptions = {}): St
     return {
       failureRate: p,
       amplification: metricStats(results.map((r) => r.amplification)),
-      goodputPerSec: clamp(metricStats(results.map((r) => goodput(r, options.durationMs ?? 10_000))), 0, Infinity),
+      goodputPerSec: clamp(metricStats(results.map((r) => goodput(r, options.durationMs ?? STORM_DEFAULTS.durationMs))), 0, Infinity),
       successFraction: clamp(metricStats(results.map((r) => (r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : 0))), 0, 1),
       truncated: results.filter((r) => r.truncated !== null).length,
       closedForm: {
@@ -147,9 +146,9 @@ export function simulateStorm(stack: CheckStack, options: StormOptions = {}): St
   });
   return {
     failureClass,
-    ratePerSec: options.ratePerSec ?? 50,
-    durationMs: options.durationMs ?? 10_000,
-    clients: options.clients ?? 100,
+    ratePerSec: options.ratePerSec ?? STORM_DEFAULTS.ratePerSec,
+    durationMs: options.durationMs ?? STORM_DEFAULTS.durationMs,
+    clients: options.clients ?? STORM_DEFAULTS.clients,
     replications,
     seed,
     runs,

@@ -1,5 +1,6 @@
 import { compilePolicy, type CompiledPolicy } from '../policy/decision.js';
 import type { PolicyInput, PresetName } from '../policy/presets.js';
+import { policyAsJson } from '../policy/schema/policyAsJson.js';
 import { policySchema } from '../policy/schema/policySchema.js';
 import { zodProblems } from '../policy/schema/zodProblems.js';
 import type { PolicySpec } from '../policy/types.js';
@@ -44,22 +45,6 @@ function isObject(v: unknown): v is Json {
 }
 
 /**
- * Where a policy written for `retry()` may be spelled otherwise than in an experiment file (JSON),
- * mapped before the one policy schema reads it:
- * - a key whose value is `undefined` is absent (`{ perAttemptTimeoutMs: slow ? 5000 : undefined }`),
- *   at any depth, so it neither fails as an unknown field nor overrides a preset's value;
- * - `backoff.capMs: Infinity` (how a resolved PolicySpec writes "no cap") is `"none"`.
- */
-function fromCodeSpelling(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(fromCodeSpelling);
-  if (!isObject(v)) return v;
-  const out: Json = {};
-  for (const [k, value] of Object.entries(v)) if (value !== undefined) out[k] = fromCodeSpelling(value);
-  if (isObject(out.backoff) && out.backoff.capMs === Infinity) out.backoff = { ...out.backoff, capMs: 'none' };
-  return out;
-}
-
-/**
  * Fields of the policy schema that `retry()` and `retryingFetch` refuse, and why: the rule each
  * problem states. Envoy's previous_hosts predicate needs a pool of backends to choose from, and
  * they call the one target the caller gave them.
@@ -73,13 +58,14 @@ const NOT_FOR_CODE: Readonly<Partial<Record<keyof PolicySpec, string>>> = {
  * with the experiment files' own policy schema (src/policy/schema/policySchema.ts): a known
  * `preset` is the base and the other fields deep-merge over it, a policy with `hedging` and no
  * `maxAttempts` gets 1, then the defaults fill the rest. The spelling of code differs from JSON's
- * only as {@link fromCodeSpelling} says (`undefined` is absent, `capMs: Infinity` is `"none"`), so a
- * resolved PolicySpec resolves to itself; `retryHostPredicate` is refused. Throws a
+ * only as `policyAsJson` (src/policy/schema/policyAsJson.ts) says (`undefined` is absent,
+ * `capMs: Infinity` is `"none"`), so a resolved PolicySpec resolves to itself; the fields of
+ * `NOT_FOR_CODE` (`retryHostPredicate`) are refused. Throws a
  * {@link RetryPolicyError} listing every problem, each naming its field from `path` and the rule
  * (`policy.backoff.capMs must be >= baseMs (got 10 < 50)`).
  */
 export function resolvePolicySpec(input: RetryPolicyInput | PolicySpec, path = 'policy'): PolicySpec {
-  const written = fromCodeSpelling(input);
+  const written = policyAsJson(input);
   const problems: string[] = [];
   if (isObject(written)) {
     for (const [field, rule] of Object.entries(NOT_FOR_CODE)) if (written[field] !== undefined) problems.push(`${path}.${field} ${rule}`);
