@@ -44,8 +44,12 @@ import { quantizeUpMs } from './timer.js';
  */
 export class RetryLoop {
   private readonly ctx: PlanContext = { outcome: Outcome.SUCCESS, callStartMs: NaN };
+  /** The policy hedges (gRPC A6): its calls are driven by the hedging methods. */
+  readonly hedged: boolean;
 
-  constructor(readonly policy: CompiledPolicy) {}
+  constructor(readonly policy: CompiledPolicy) {
+    this.hedged = policy.spec.hedging !== undefined;
+  }
 
   /** The deadline a call arriving at `nowMs` with `incomingDeadlineAtMs` works to (see {@link effectiveDeadlineAtMs}). */
   deadlineAtMs(incomingDeadlineAtMs: number, nowMs: number): number {
@@ -91,7 +95,17 @@ export class RetryLoop {
    */
   startAttempt(attemptNumber: number, nowMs: number, deadlineAtMs: number, chain: BudgetChain | null): number {
     if (chain !== null) chain.onAttempt(nowMs, attemptNumber > 1);
-    return this.policy.spec.hedging !== undefined ? deadlineAtMs - nowMs : attemptTimeoutMs(this.policy, nowMs, deadlineAtMs);
+    return this.hedged ? deadlineAtMs - nowMs : attemptTimeoutMs(this.policy, nowMs, deadlineAtMs);
+  }
+
+  /**
+   * {@link startAttempt} for a caller that keeps absolute times (the simulator's layers): the
+   * budgets count the attempt, and the time it stops waiting is returned (+Infinity: never),
+   * `nowMs` + {@link attemptTimeoutMs}, or for a hedged copy the call's deadline itself.
+   */
+  startAttemptUntilMs(attemptNumber: number, nowMs: number, deadlineAtMs: number, chain: BudgetChain | null): number {
+    if (chain !== null) chain.onAttempt(nowMs, attemptNumber > 1);
+    return this.hedged ? deadlineAtMs : nowMs + attemptTimeoutMs(this.policy, nowMs, deadlineAtMs);
   }
 
   /**
