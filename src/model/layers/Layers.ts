@@ -46,7 +46,6 @@ export interface LayersOptions {
  */
 export class Layers extends LeafLink implements OperationStarter {
   private readonly sc: Scenario;
-  readonly policies: CompiledPolicy[];
   /** Per layer: the retry loop of its policy, and the step its answers are written into. */
   readonly loops: RetryLoop[];
   readonly step = new RetryStep();
@@ -93,7 +92,6 @@ export class Layers extends LeafLink implements OperationStarter {
     const seed = o.seed;
     const L = sc.stack.length;
     const clients = sc.workload.clients;
-    this.policies = o.policies;
     this.loops = o.policies.map((p) => new RetryLoop(p));
     this.idempotent = new Uint8Array(L * 5);
     sc.stack.forEach((l, k) => {
