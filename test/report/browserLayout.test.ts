@@ -80,7 +80,7 @@ describe.skipIf(!HAVE_CHROMIUM)('chart layout in headless Chromium', () => {
     for (const file of shippedReports()) pages.push({ label: relative(process.cwd(), file), file });
     const src = tempDir();
     const out = tempDir();
-    for (const e of generatedExperiments(12, 18)) writeExperiment(src, `${String(e.name)}.json`, e);
+    for (const e of generatedExperiments(12, 32)) writeExperiment(src, `${String(e.name)}.json`, e);
     const run = await cli(['run', src, '--out', out, '--quiet', '--workers', '2']);
     expect(run.err).toBe('');
     expect(run.code).toBe(0);

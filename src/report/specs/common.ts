@@ -102,9 +102,10 @@ export function numericScale(values: readonly number[], log?: boolean): { scale:
   const scale = kind === 'linear' ? { zero: false } : { type: kind, domain: [kind === 'log' ? (positive[0] ?? 1) : min, max], nice: false };
   const axis: Record<string, unknown> =
     distinct.length <= MAX_VALUE_TICKS
-      ? { values: kind === 'log' ? positive : distinct, format: integers ? 'd' : '~g', labelOverlap: 'greedy', labelSeparation: 4 }
+      ? // Each value as written (15.6, not 20 or 1.56e+1), with thousands separated.
+        { values: kind === 'log' ? positive : distinct, labelExpr: "format(datum.value, ',')", labelOverlap: 'greedy', labelSeparation: 4 }
       : integers
-        ? { tickMinStep: 1, format: 'd' }
+        ? { tickMinStep: 1, format: ',d' }
         : {};
   return { scale, axis, kind };
 }

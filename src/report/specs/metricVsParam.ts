@@ -1,6 +1,6 @@
 import { colorScale, PALETTE, type VariantColors } from '../colors.js';
 import { formatValue } from '../format.js';
-import { axisTitle, metricInfo, metricTitle, paramLabel, paramTitle } from '../metrics.js';
+import { axisTitle, metricInfo, metricTitle, paramLabel, paramTitle, paramUnit } from '../metrics.js';
 import type { ReportCell, VlSpec } from '../types.js';
 import { allNumbers, categoryLayout, HEIGHT, isFraction, LEGEND_PARAM, legendOpacity, legendParam, MAX_SERIES, numericScale, spansDecades, topLevel, valueScale, WIDTH } from './common.js';
 
@@ -112,6 +112,14 @@ function othersText(params: Record<string, unknown>, x: string): string {
     .join(', ');
 }
 
+/** The other swept parameters as the documentation names them, with units (`Spike rate = 100 /s`); the value and unit alone when there is one (the legend's title names it). */
+function othersLabel(params: Record<string, unknown>, x: string): string {
+  const rest = Object.entries(params).filter(([k]) => k !== x);
+  const value = (k: string, v: unknown) => `${formatValue(v)}${paramUnit(k) ? ` ${paramUnit(k)}` : ''}`;
+  if (rest.length === 1) return value(...(rest[0] as [string, unknown]));
+  return rest.map(([k, v]) => `${paramLabel(k)} = ${value(k, v)}`).join(', ');
+}
+
 function seriesName(variant: string, others: string): string {
   return others ? `${variant} (${others})` : variant;
 }
@@ -159,14 +167,19 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
   const hasOthers = points.some((p) => p.others !== '');
   // One variant with several values of other parameters: each value its own colour, in numeric order.
   const bySeries = hasOthers && variants.length === 1 && !input.scale;
+  // With one variant, the legend names the other parameters as their documentation does (title `Spike rate`, entries `100 /s`).
+  const keyOf = new Map(input.cells.map((c) => [othersText(c.params, input.x), othersLabel(c.params, input.x)]));
+  const key = (p: MetricPoint) => (bySeries ? (keyOf.get(p.others) ?? p.others) : p.variant);
+  const keys = bySeries ? order.map((s) => key(points.find((p) => p.series === s) as MetricPoint)) : [];
   const scale = bySeries
-    ? { domain: [...order], range: order.map((_, i) => PALETTE[i % PALETTE.length] as string) }
+    ? { domain: keys, range: keys.map((_, i) => PALETTE[i % PALETTE.length] as string) }
     : (input.scale ?? colorScale(input.colors, variants));
-  const colorField = bySeries ? 'series' : 'variant';
-  const color = { field: colorField, type: 'nominal', title: bySeries ? 'Series' : 'Variant', scale };
-  const colored = points.map((p) => ({ ...p, color: scale.range[scale.domain.indexOf(bySeries ? p.series : p.variant)] ?? '#888888' }));
-  const othersOrder = [...new Set(order.map((s) => points.find((p) => p.series === s)?.others ?? ''))];
-  const dashes = hasOthers && !bySeries ? { field: 'others', type: 'nominal', title: 'Other parameters', sort: othersOrder } : null;
+  const colorField = bySeries ? 'key' : 'variant';
+  const otherAxes = [...new Set(input.cells.flatMap((c) => Object.keys(c.params).filter((k) => k !== input.x)))];
+  const color = { field: colorField, type: 'nominal', title: bySeries ? otherAxes.map(paramLabel).join(', ') : 'Variant', scale };
+  const colored = points.map((p) => ({ ...p, key: key(p), othersLabel: keyOf.get(p.others) ?? p.others, color: scale.range[scale.domain.indexOf(key(p))] ?? '#888888' }));
+  const othersOrder = [...new Set(order.map((s) => keyOf.get(points.find((p) => p.series === s)?.others ?? '') ?? ''))];
+  const dashes = hasOthers && !bySeries ? { field: 'othersLabel', type: 'nominal', title: otherAxes.length === 1 ? paramTitle(otherAxes[0] as string) : 'Other parameters', sort: othersOrder } : null;
   const yValues = points.flatMap((p) => [p.mean, p.loDraw, p.hiDraw]);
   const logY = input.logY ?? spansDecades(yValues);
   const { title: mTitle, unit } = metricInfo(input.metric);
