@@ -150,7 +150,7 @@ export function readJsonFile(path: string, oneString = ONE_STRING_BYTES): unknow
     try {
       return parser.parse();
     } catch (e) {
-      if (e instanceof JsonChunkError) throw new SyntaxError(`${e.why} (at byte ${e.offset})`);
+      if (e instanceof JsonChunkError) throw new SyntaxError(`${e.why} (at byte ${e.offset})`, { cause: e });
       throw e;
     }
   } finally {

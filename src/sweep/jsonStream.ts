@@ -20,7 +20,7 @@ function replacer(_k: string, v: unknown): unknown {
   return saved(v);
 }
 
-/** A subtree with fewer values than this is written by `JSON.stringify` in one piece. */
+/** A subtree with fewer values than this (see isSmall) is written by `JSON.stringify` in one piece. */
 const SMALL_VALUES = 100_000;
 /** Numbers of a long array joined in one piece. */
 const SLICE = 16_384;
@@ -53,8 +53,9 @@ export function writeJsonChunks(value: unknown, emit: (chunk: string) => void, o
       out = '';
     }
   };
-  /** Fewer than `budget` values in v (counting stops once it is reached). */
+  /** What is left of `budget` after the values of v (a string weighs 1 per 16 characters more; counting stops at 0). */
   const isSmall = (v: unknown, budget: number): number => {
+    if (typeof v === 'string') return budget - 1 - (v.length >> 4);
     if (v === null || typeof v !== 'object') return budget - 1;
     let left = budget - 1;
     if (Array.isArray(v)) {
