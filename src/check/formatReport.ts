@@ -2,7 +2,7 @@ import { backoffIsRandom, DEFAULT_RANDOMIZATION_FACTOR } from '../policy/backoff
 import type { BudgetKind, BudgetSpec } from '../policy/budgets/RetryBudget.js';
 import type { BackoffKind, BackoffSpec, PolicySpec } from '../policy/types.js';
 import type { CheckReport, LayerReport } from './checkStack.js';
-import type { StormReport } from './simulateStorm.js';
+import { STORM_LIMITS, type StormLimit, type StormReport } from './simulateStorm.js';
 import { fmtMs, fmtNum, fmtPct, fmtProduct, fmtX, table } from './text.js';
 import { FAILURE_CLASS_LABELS, FAILURE_CLASSES } from './worstCase.js';
 
@@ -182,6 +182,22 @@ function ci(m: { mean: number; ci95: [number, number]; n: number }, f: (x: numbe
   return `${f(m.mean)} [${f(m.ci95[0])}, ${f(m.ci95[1])}]`;
 }
 
+/** Which limit stopped a storm run, and what usually makes a run reach it. */
+function stormLimitText(limit: StormLimit, l: StormReport['limits']): [string, string] {
+  switch (limit) {
+    case 'horizon':
+      return [`the horizon (${fmtMs(l.horizonMs)})`, 'a leaf that never answers and no timeout'];
+    case 'event-cap':
+      return [`the event cap (${fmtNum(l.maxEvents)} events)`, 'more retries than one run can follow'];
+    case 'in-flight-cap':
+      return [`the in-flight cap (${fmtNum(l.maxInFlight)} operations)`, 'operations pile up faster than they end'];
+    default: {
+      const never: never = limit;
+      throw new Error(`unknown limit ${String(never)}`);
+    }
+  }
+}
+
 /** The `--simulate` table: the storm's amplification and goodput beside the closed form. */
 export function formatStormReport(s: StormReport): string {
   const out: string[] = [];
@@ -190,7 +206,8 @@ export function formatStormReport(s: StormReport): string {
   );
   const rows = s.runs.map((run) => [
     fmtPct(run.failureRate),
-    ci(run.amplification, fmtX),
+    // A run stopped at a limit had not made all its calls yet: its multiple is a lower bound.
+    (run.truncated > 0 ? '>= ' : '') + ci(run.amplification, fmtX),
     run.closedForm.worstCase === null ? '' : fmtX(run.closedForm.worstCase),
     fmtX(run.closedForm.withoutBudgets),
     fmtX(run.closedForm.withBudgets),
@@ -198,7 +215,12 @@ export function formatStormReport(s: StormReport): string {
     ci(run.successFraction, fmtPct),
   ]);
   out.push(table(rows, ['failing', 'simulated', 'worst case', 'closed form', 'with budgets', 'goodput', 'succeeded'], [1, 2, 3, 4, 5, 6]));
-  const truncated = s.runs.reduce((a, r) => a + r.truncated, 0);
-  if (truncated > 0) out.push(`  ${truncated} run${truncated === 1 ? '' : 's'} stopped at the horizon with operations unfinished (a leaf that never answers and no timeout).`);
+  for (const limit of STORM_LIMITS) {
+    const n = s.runs.reduce((a, r) => a + r.truncatedBy[limit], 0);
+    if (n > 0) {
+      const [where, why] = stormLimitText(limit, s.limits);
+      out.push(`  ${n} run${n === 1 ? '' : 's'} stopped at ${where} with operations unfinished (${why}); where marked >=, the simulated multiple is a lower bound.`);
+    }
+  }
   return out.join('\n');
 }

@@ -1,5 +1,6 @@
 import type { SimulationResults } from '../model/results.js';
 import { policyAsJson } from '../policy/schema/policyAsJson.js';
+import { parseScenario } from '../experiment/index.js';
 import { simulate } from '../simulate.js';
 import { CheckInputError } from './CheckInputError.js';
 import { expectedMultiple } from './expectedMultiple.js';
@@ -40,11 +41,18 @@ export interface StormRun {
   goodputPerSec: MetricStats;
   /** Fraction of operations that succeeded. */
   successFraction: MetricStats;
-  /** Replications that stopped at the horizon or the event cap with operations unfinished. */
+  /** Replications that stopped at a limit (horizon, event cap, in-flight cap) with operations unfinished. */
   truncated: number;
+  /** Those replications by the limit that stopped them (src/model/results.ts `truncated`). */
+  truncatedBy: Record<StormLimit, number>;
   /** Closed form at the same rate: without budgets, with their steady-state caps, and the worst case at 100%. */
   closedForm: { withoutBudgets: number; withBudgets: number; worstCase: number | null };
 }
+
+/** The limits that can stop a storm run before it drains. */
+export type StormLimit = 'horizon' | 'event-cap' | 'in-flight-cap';
+/** Every {@link StormLimit}, in the order a report names them. */
+export const STORM_LIMITS: readonly StormLimit[] = ['horizon', 'event-cap', 'in-flight-cap'];
 
 /** What `check --simulate` ran and measured. */
 export interface StormReport {
@@ -54,6 +62,8 @@ export interface StormReport {
   clients: number;
   replications: number;
   seed: number;
+  /** The limits of each run (src/model/scenario.ts), named when a run stopped at one. */
+  limits: { horizonMs: number; maxEvents: number; maxInFlight: number };
   runs: StormRun[];
 }
 
@@ -127,8 +137,10 @@ export function simulateStorm(stack: CheckStack, options: StormOptions = {}): St
   const seed = options.seed ?? 1;
   const rates = rate === 1 ? [1] : options.fullFailure === false ? [rate] : [1, rate];
   const worst = worstCase(stack.layers.map((l) => l.policy), failureClass, stack.method, stack.deadlineMs);
+  let limits: StormReport['limits'] | null = null;
   const runs = rates.map((p): StormRun => {
     const scenario = stormScenario(stack, failureClass, p, options);
+    limits ??= resolvedLimits(scenario);
     const results: SimulationResults[] = [];
     for (let i = 0; i < replications; i++) results.push(simulate(scenario, { seed: seed + i }));
     return {
@@ -137,6 +149,7 @@ export function simulateStorm(stack: CheckStack, options: StormOptions = {}): St
       goodputPerSec: clamp(metricStats(results.map((r) => goodput(r, options.durationMs ?? STORM_DEFAULTS.durationMs))), 0, Infinity),
       successFraction: clamp(metricStats(results.map((r) => (r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : 0))), 0, 1),
       truncated: results.filter((r) => r.truncated !== null).length,
+      truncatedBy: Object.fromEntries(STORM_LIMITS.map((k) => [k, results.filter((r) => r.truncated === k).length])) as Record<StormLimit, number>,
       closedForm: {
         withoutBudgets: expectedMultiple(stack.layers, failureClass, p, stack.method, false).multiple,
         withBudgets: expectedMultiple(stack.layers, failureClass, p, stack.method, true).multiple,
@@ -151,6 +164,13 @@ export function simulateStorm(stack: CheckStack, options: StormOptions = {}): St
     clients: options.clients ?? STORM_DEFAULTS.clients,
     replications,
     seed,
+    limits: limits ?? resolvedLimits(stormScenario(stack, failureClass, rate, options)),
     runs,
   };
+}
+
+/** The horizon, event cap and in-flight cap a storm scenario runs with (its defaults filled in). */
+function resolvedLimits(scenario: Record<string, unknown>): StormReport['limits'] {
+  const sc = parseScenario(scenario, ['scenario']);
+  return { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents, maxInFlight: sc.maxInFlight };
 }

@@ -19,6 +19,7 @@ import { OutputError } from '../sweep/ResultWriter.js';
 import { RunDirError } from '../sweep/ResultReader.js';
 import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
 import { estimateWork } from '../sweep/estimateWork.js';
+import { terminalText } from './format.js';
 import { printRunSummary } from './printResults.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { reportCommand, ReportInputError, writeReportIndex, writeRunReport, writeSharedAssets } from './report.js';
@@ -298,7 +299,10 @@ function parseShardArg(v: string): ShardSpec {
  * The retrystorm command line. Returns the exit code: 0 success, 1 a run failed, 2 bad input
  * (one clear message per problem, no stack trace).
  */
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
+export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
+  // Names read from files reach the terminal in many messages (results, errors, check, trace):
+  // their control characters are escaped here, once, for everything printed.
+  const io: CliIO = { ...terminal, stdout: (s) => terminal.stdout(terminalText(s)), stderr: (s) => terminal.stderr(terminalText(s)) };
   const program = new Command();
   let code = 0;
   program

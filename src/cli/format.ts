@@ -23,3 +23,16 @@ export function table(rows: string[][], header?: string[]): string {
   if (header) out.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
   return out.join('\n');
 }
+
+/**
+ * Control characters a terminal acts on: C0 but tab and newline (escape, carriage return,
+ * backspace, bell...), DEL and C1. An ANSI escape in a name read from a file would recolour, move
+ * or clear the screen, or hide what follows it.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** `text` with every terminal control character written as its escape (`\u001b`), so it prints as text. */
+export function terminalText(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

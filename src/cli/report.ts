@@ -16,7 +16,8 @@ import {
 import { metricStats } from '../sweep/aggregate.js';
 import { flattenMetrics } from '../sweep/flattenMetrics.js';
 import type { SimulationResults } from '../model/results.js';
-import { toJson } from '../sweep/json.js';
+import { jsonClone } from '../sweep/jsonStream.js';
+import { readJsonFile } from '../sweep/ResultReader.js';
 import { VERSION } from '../version.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 
@@ -122,7 +123,7 @@ export function writeRunReport(
   try {
     const { print, ...rest } = opts;
     // Built from the summary as saved (infinite values left out), so `retrystorm report` rebuilds the same page.
-    const saved = JSON.parse(toJson(rest.summary)) as typeof rest.summary;
+    const saved = jsonClone(rest.summary) as typeof rest.summary;
     const written = writeReport({ ...rest, summary: saved, date: new Date().toISOString() });
     for (const w of written.warnings) io.stderr(`warning: ${name}: ${w}\n`);
     if (print) io.stdout(`report: ${relative(io.cwd, written.path) || written.path}\n`);
@@ -169,7 +170,7 @@ interface RunJson {
 
 function readJson<T>(path: string): T {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
+    return readJsonFile(path) as T;
   } catch (e) {
     throw new ReportInputError(`${path}: cannot read (${(e as Error).message})`);
   }

@@ -1,6 +1,9 @@
 import { innerEndWidth, innerStartWidth } from './binBounds.js';
 import { checkBinning } from './checkBinning.js';
 
+/** The most bins a series keeps (a run's time series stop there; `timeSeries.cutAtMs` says where). */
+export const MAX_SERIES_BINS = 1_000_000;
+
 /** Initial capacity, in bins, of the growable series. */
 const INITIAL_BINS = 16;
 
@@ -28,7 +31,7 @@ export class BinnedSeries {
   private readonly binDownMs: number;
 
   /** `binMs` must be finite and > 0, `maxBins` a positive integer. */
-  constructor(binMs: number, maxBins = 1_000_000) {
+  constructor(binMs: number, maxBins = MAX_SERIES_BINS) {
     checkBinning('BinnedSeries', binMs, maxBins);
     this.binMs = binMs;
     this.maxBins = maxBins;

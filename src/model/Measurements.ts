@@ -1,5 +1,6 @@
 import { EventQueue } from '../engine/eventQueue.js';
 import { BinnedSeries, LogHistogram, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
+import { MAX_SERIES_BINS } from '../metrics/BinnedSeries.js';
 import { MetricWindows } from '../metrics/MetricWindows.js';
 import { GIVE_UP_NAMES, GiveUp } from '../policy/outcome.js';
 import type { LayerGuards } from './layers/LayerGuards.js';
@@ -163,7 +164,8 @@ export class Measurements {
     const endMs = i.endMs;
     const binMs = sc.metrics.timeSeriesBinMs;
     // The bin holding endMs is included (an event exactly at the end belongs to it).
-    const bins = Math.min(1_000_000, Math.floor(endMs / binMs) + 1);
+    const wanted = Math.floor(endMs / binMs) + 1;
+    const bins = Math.min(MAX_SERIES_BINS, wanted);
     const giveUps = (arr: Float64Array, offset: number) => {
       const o: Record<string, number> = {};
       GIVE_UP_NAMES.forEach((n, k) => (o[n] = arr[offset + k] as number));
@@ -250,6 +252,7 @@ export class Measurements {
               }
             : undefined,
         budgets: i.guards.series(sc, bins),
+        cutAtMs: wanted > bins ? bins * binMs : undefined,
       },
     };
   }

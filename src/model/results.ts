@@ -31,10 +31,11 @@ export interface LayerAttempts {
 export type { BackendStats };
 
 /**
- * Why a run stopped before the system drained: its horizon, its event cap, or its cap on the
- * operations in flight at once (`maxInFlight`); null when it drained.
+ * Why a run stopped before the system drained: its horizon, its event cap, its cap on the
+ * operations in flight at once (`maxInFlight`), or an interrupt (Ctrl-C, SIGTERM: a sweep sets it,
+ * src/sweep/runPlan.ts); null when it drained.
  */
-export type Truncation = null | 'horizon' | 'event-cap' | 'in-flight-cap';
+export type Truncation = null | 'horizon' | 'event-cap' | 'in-flight-cap' | 'interrupted';
 
 /** Everything one run measured (README "What is measured"). Times in ms, rates per second. */
 export interface SimulationResults {
@@ -44,7 +45,7 @@ export interface SimulationResults {
   /** In a sweep: the replication index and the seed its run actually used (derived from the master seed). */
   replication?: number;
   replicationSeed?: number;
-  /** Why the run stopped before the system drained: `horizon`, `event-cap` or `in-flight-cap`; null when it drained. */
+  /** Why the run stopped before the system drained: `horizon`, `event-cap`, `in-flight-cap` or `interrupted`; null when it drained. */
   truncated: Truncation;
   /** A sentence explaining the truncation, when there is one. */
   truncatedReason: string | null;
@@ -123,6 +124,11 @@ export interface SimulationResults {
     writes?: number[];
     /** Pools only: healthy, down ("dead") and ejected backends per bin, and each backend's busy workers and queue (up to 64 backends). */
     fleet?: FleetSeries;
+    /**
+     * Only when the run outlasted the most bins kept (1,000,000, src/metrics/BinnedSeries.ts): where
+     * the series stop. Later events are in the run's totals but in no bin.
+     */
+    cutAtMs?: number;
   };
 }
 
@@ -173,6 +179,7 @@ export interface ResultInput {
     busy: number[];
     budgets: Array<{ layer: string; kind: string; values: number[] }>;
     fleet: FleetSeries | undefined;
+    cutAtMs: number | undefined;
   };
 }
 
@@ -274,6 +281,7 @@ export function buildResults(i: ResultInput): SimulationResults {
       budgets: s.budgets,
       ...(s.fleet ? { fleet: s.fleet } : {}),
       ...(s.writes ? { writes: s.writes } : {}),
+      ...(s.cutAtMs !== undefined ? { cutAtMs: s.cutAtMs } : {}),
     },
   };
 }

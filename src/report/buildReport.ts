@@ -1,3 +1,4 @@
+import { MAX_SERIES_BINS } from '../metrics/BinnedSeries.js';
 import { findingLine } from './findings.js';
 import { renderReportHtml, type ReportAssets } from './renderReport.js';
 import { buildReportModel } from './reportModel.js';
@@ -20,6 +21,20 @@ export function buildReport(summary: ReportSummary, run: ReportRunInfo, assets: 
   const model = buildReportModel(summary, run);
   const warnings: string[] = [];
   const charts = buildCharts(model, (m) => warnings.push(m));
+  const cut = seriesCutNote(summary);
+  if (cut !== null) warnings.push(cut);
   const html = renderReportHtml({ model, charts, assets, warnings });
   return { html, charts, finding: findingLine(model), warnings: [...model.hintErrors.map((e) => `report hint ignored: ${e}`), ...warnings] };
+}
+
+/**
+ * A note when the time series of some cells stop before their runs ended (`timeSeries.cutAtMs`:
+ * a run keeps at most MAX_SERIES_BINS bins), or null.
+ */
+export function seriesCutNote(summary: ReportSummary): string | null {
+  const cut = summary.cells.filter((c) => typeof c.timeSeries?.typical?.cutAtMs === 'number');
+  if (cut.length === 0) return null;
+  const at = [...new Set(cut.map((c) => c.timeSeries.typical?.cutAtMs as number))].sort((a, b) => a - b);
+  const binMs = cut[0]?.timeSeries.typical?.binMs;
+  return `the time series of ${cut.length} of ${summary.cells.length} cells stop at ${at.map((ms) => `${ms} ms`).join(', ')} (at most ${MAX_SERIES_BINS} bins${binMs !== undefined ? ` of ${binMs} ms` : ''} are kept; metrics.timeSeriesBinMs sets their width): the charts over time end there, while the totals cover the whole run`;
 }

@@ -1,5 +1,5 @@
 import { evaluateAllClaims, type ClaimResult, type ClaimStatus } from './claims.js';
-import { escapeHtml, inlineScript, jsonForScript } from './escape.js';
+import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { findingLine, findingsTable, type FindingsTable } from './findings.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { formatEstimate, formatNumber, formatRange, formatValue } from './format.js';
@@ -336,7 +336,7 @@ ${chartSections}
 </section>
 <footer>Written by retrystorm ${escapeHtml(model.run.reportVersion)}. Charts drawn with vega, vega-lite and vega-embed.</footer>
 </main>
-<script type="application/json" id="retrystorm-charts">${jsonForScript(chartData)}</script>
+<script type="application/json" id="retrystorm-charts">${chartsForScript(chartData)}</script>
 <script>${BOOT}</script>
 </body>
 </html>

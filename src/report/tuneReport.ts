@@ -1,5 +1,5 @@
 import { csvCell } from '../sweep/csv.js';
-import { escapeHtml, inlineScript, jsonForScript } from './escape.js';
+import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { formatNumber, formatValue } from './format.js';
 import type { ReportAssets } from './renderReport.js';
@@ -267,7 +267,7 @@ ${rounds}
 </tbody></table>
 <footer>retrystorm ${escapeHtml(opts.version)} tune, seed ${a.seed}, ${escapeHtml(opts.date.slice(0, 10))}, ${escapeHtml(formatDuration(opts.runTimeMs))}.</footer>
 </main>
-<script type="application/json" id="tune-charts">${jsonForScript(charts)}</script>
+<script type="application/json" id="tune-charts">${chartsForScript(charts)}</script>
 ${scripts(opts.assets)}
 <script>${inlineScript(BOOT)}</script>
 </body>

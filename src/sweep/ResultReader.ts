@@ -2,7 +2,8 @@
  * Reads a sweep's result files back, to resume a run or merge shards. With ResultWriter.ts (which
  * writes them) and src/cli, the only code that touches files.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { JsonChunkError, JsonChunkParser } from './jsonStream.js';
 import type { ReplicationRecord } from './runPlan.js';
 import type { RunManifest } from './runSweep.js';
 
@@ -61,21 +62,98 @@ export function readRunDir(dir: string): { manifest: RunManifest; records: Repli
   const records: ReplicationRecord[] = [];
   const problems: string[] = [];
   if (existsSync(`${dir}/${RESULTS_FILE}`)) {
-    const lines = readFileSync(`${dir}/${RESULTS_FILE}`, 'utf8').split('\n');
-    lines.forEach((line, i) => {
-      if (line.trim() === '') return;
+    forEachJsonLine(`${dir}/${RESULTS_FILE}`, (parse, lineNo, last) => {
       let value: unknown;
       try {
-        value = JSON.parse(line);
+        value = parse();
       } catch {
         // The last line cut short by a crash is expected; it runs again without a word.
-        if (i < lines.length - 1) problems.push(`${RESULTS_FILE} line ${i + 1}: not valid JSON`);
+        if (!last) problems.push(`${RESULTS_FILE} line ${lineNo}: not valid JSON`);
         return;
       }
+      if (value === BLANK) return;
       const why = recordProblem(value);
       if (why === null) records.push(value as ReplicationRecord);
-      else problems.push(`${RESULTS_FILE} line ${i + 1}: ${why}`);
+      else problems.push(`${RESULTS_FILE} line ${lineNo}: ${why}`);
     });
   }
   return { manifest, records, problems };
+}
+
+/** Texts up to this many bytes are decoded into one string and given to JSON.parse; longer ones are parsed in chunks. */
+const ONE_STRING_BYTES = 256 * 1024 * 1024;
+/** Bytes read at a time. */
+const READ_BYTES = 16 * 1024 * 1024;
+/** What a line of only whitespace parses to (it is skipped). */
+export const BLANK: unique symbol = Symbol('blank line');
+
+/** Parse the bytes of `parts` (in order) as one JSON value, in one string when short enough. */
+function parseBytes(parts: Buffer[], total: number, oneString: number): unknown {
+  if (total <= oneString) {
+    const text = (parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, total)).toString('utf8');
+    if (text.trim() === '') return BLANK;
+    return JSON.parse(text) as unknown;
+  }
+  let i = 0;
+  return new JsonChunkParser(() => (i < parts.length ? (parts[i++] as Buffer) : null)).parse();
+}
+
+/**
+ * Call `each` for every line of a file (lines of any length, read in chunks): `parse()` gives the
+ * line's JSON value (or {@link BLANK}) and throws on invalid JSON; `last` is true for text after
+ * the final newline.
+ */
+export function forEachJsonLine(path: string, each: (parse: () => unknown, lineNo: number, last: boolean) => void, oneString = ONE_STRING_BYTES): void {
+  const fd = openSync(path, 'r');
+  try {
+    let parts: Buffer[] = [];
+    let total = 0;
+    let lineNo = 1;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(READ_BYTES);
+      const n = readSync(fd, buf, 0, READ_BYTES, null);
+      if (n === 0) break;
+      let start = 0;
+      for (;;) {
+        const nl = buf.indexOf(0x0a, start);
+        if (nl < 0 || nl >= n) break;
+        const piece = buf.subarray(start, nl);
+        const line = [...parts, piece];
+        const size = total + piece.length;
+        each(() => parseBytes(line, size, oneString), lineNo++, false);
+        parts = [];
+        total = 0;
+        start = nl + 1;
+      }
+      if (start < n) {
+        parts.push(buf.subarray(start, n));
+        total += n - start;
+      }
+    }
+    if (total > 0) each(() => parseBytes(parts, total, oneString), lineNo, true);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A JSON file of any size: one string and JSON.parse when it is short enough, parsed in chunks when not. */
+export function readJsonFile(path: string, oneString = ONE_STRING_BYTES): unknown {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size <= oneString) return JSON.parse(readFileSync(fd, 'utf8')) as unknown;
+    const parser = new JsonChunkParser(() => {
+      const buf = Buffer.allocUnsafe(READ_BYTES);
+      const n = readSync(fd, buf, 0, READ_BYTES, null);
+      return n === 0 ? null : buf.subarray(0, n);
+    });
+    try {
+      return parser.parse();
+    } catch (e) {
+      if (e instanceof JsonChunkError) throw new SyntaxError(`${e.why} (at byte ${e.offset})`, { cause: e });
+      throw e;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { closeSync, readdirSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, readdirSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeJsonChunks } from './jsonStream.js';
 import { RESULTS_FILE, RUN_FILE } from './ResultReader.js';
 
 /** An output directory that cannot be written (permissions, full disk...). */
@@ -24,7 +25,8 @@ function describe(e: unknown): string {
 /**
  * The sweep's result files in one directory. Whole files (run.json, summary.json, summary.csv,
  * results.json) are written to a temporary name and renamed, so no reader ever sees half a file;
- * results.jsonl grows one complete line per write as replications finish.
+ * results.jsonl grows one complete line at a time as replications finish. JSON values are written
+ * in pieces ({@link writeJsonChunks}), so a file or a line may be longer than any string.
  */
 export class ResultWriter {
   private fd: number | null = null;
@@ -39,8 +41,8 @@ export class ResultWriter {
     }
   }
 
-  /** Create the directory, write the manifest, and start results.jsonl with the given lines. */
-  start(manifestJson: string, lines: string[]): void {
+  /** Create the directory, write the manifest, and start results.jsonl with the given records (one line each). */
+  start(manifestJson: string, records: readonly unknown[]): void {
     this.guard(this.dir, () => mkdirSync(this.dir, { recursive: true }));
     // Files of an earlier run that this one would not overwrite must not be mistaken for its output.
     for (const f of ['summary.json', 'summary.csv', 'results.json']) {
@@ -51,21 +53,40 @@ export class ResultWriter {
       if (/\.tmp-\d+$/.test(f)) this.guard(join(this.dir, f), () => rmSync(join(this.dir, f), { force: true }));
     }
     this.writeFile(RUN_FILE, manifestJson + '\n');
-    this.writeFile(RESULTS_FILE, lines.map((l) => l + '\n').join(''));
+    this.writeFileChunks(RESULTS_FILE, (emit) => {
+      for (const r of records) {
+        writeJsonChunks(r, emit);
+        emit('\n');
+      }
+    });
     this.fd = this.guard(join(this.dir, RESULTS_FILE), () => openSync(join(this.dir, RESULTS_FILE), 'a'));
   }
 
   /** Append one record as one line (a single write call). */
   append(line: string): void {
+    this.appendChunks([line + '\n']);
+  }
+
+  /** Append `value` as one line of JSON (`toJson(value)`), in pieces when it is long. */
+  appendJson(value: unknown): void {
+    const chunks: string[] = [];
+    writeJsonChunks(value, (c) => chunks.push(c));
+    chunks.push('\n');
+    this.appendChunks(chunks.length <= 2 ? [chunks.join('')] : chunks);
+  }
+
+  private appendChunks(chunks: string[]): void {
     const fd = this.fd;
     if (fd === null) throw new Error('ResultWriter.append before start');
-    const bytes = Buffer.from(line + '\n');
     this.guard(join(this.dir, RESULTS_FILE), () => {
       const before = fstatSync(fd).size;
       try {
         // A short write (a full disk) is continued, or undone, so the file never holds half a line.
-        let off = 0;
-        while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+        for (const chunk of chunks) {
+          const bytes = Buffer.from(chunk);
+          let off = 0;
+          while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+        }
       } catch (e) {
         try {
           ftruncateSync(fd, before);
@@ -79,13 +100,32 @@ export class ResultWriter {
 
   /** Write a whole file atomically (a temporary name with a random number, then rename). */
   writeFile(name: string, text: string): void {
+    this.writeFileChunks(name, (emit) => emit(text));
+  }
+
+  /** Write `toJson(value, indent)` as a whole file, atomically, in pieces (any size). */
+  writeJsonFile(name: string, value: unknown, indent?: number): void {
+    this.writeFileChunks(name, (emit) => writeJsonChunks(value, emit, indent === undefined ? {} : { indent }));
+  }
+
+  private writeFileChunks(name: string, produce: (emit: (chunk: string) => void) => void): void {
     const path = join(this.dir, name);
     const tmp = `${path}.tmp-${randomInt(2 ** 47)}`;
     this.guard(path, () => {
+      let fd: number | null = null;
       try {
-        writeFileSync(tmp, text);
+        fd = openSync(tmp, 'w');
+        const out = fd;
+        produce((chunk) => {
+          const bytes = Buffer.from(chunk);
+          let off = 0;
+          while (off < bytes.length) off += writeSync(out, bytes, off, bytes.length - off);
+        });
+        closeSync(fd);
+        fd = null;
         renameSync(tmp, path);
       } catch (e) {
+        if (fd !== null) closeSync(fd);
         rmSync(tmp, { force: true });
         throw e;
       }

@@ -83,10 +83,10 @@ export function mergeRunDirs(
   const outDir = typeof out === 'string' ? out : out(plan.name);
   const writer = new ResultWriter(outDir);
   const lines = cells.flatMap(({ cell, replications }) =>
-    Array.from({ length: replications }, (_, i) => records.get(`${i}\u0000${cell.key}`)).filter((x): x is ReplicationRecord => !!x).map((x) => toJson(x)),
+    Array.from({ length: replications }, (_, i) => records.get(`${i}\u0000${cell.key}`)).filter((x): x is ReplicationRecord => !!x),
   );
   writer.start(toJson(manifest, 2), lines);
-  writer.writeFile('summary.json', toJson(summary, 2));
+  writer.writeJsonFile('summary.json', summary, 2);
   writer.writeFile('summary.csv', summaryCsv(summary));
   writer.close();
   return { summary, plan, outDir };

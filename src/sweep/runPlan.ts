@@ -2,7 +2,7 @@ import type { Cell, ExperimentPlan } from '../experiment/index.js';
 import { replicationSeed } from '../experiment/index.js';
 import { watchInterrupt } from '../engine/interrupt.js';
 import { Model } from '../model/Model.js';
-import type { SimulationResults } from '../model/results.js';
+import type { SimulationResults, Truncation } from '../model/results.js';
 import { aggregateMetrics, meanSeries, type MetricStats } from './aggregate.js';
 import { flattenMetrics } from './flattenMetrics.js';
 
@@ -65,11 +65,11 @@ export interface SweepSummary {
  * the signal found it. A sweep keeps such a record only for a single run; `--resume` and `merge`
  * treat it as missing.
  */
-export const INTERRUPTED = 'interrupted';
+export const INTERRUPTED: Truncation = 'interrupted';
 
 /** Whether a record holds a run cut short by an interrupt (see {@link INTERRUPTED}). */
 export function isInterruptedRecord(rec: ReplicationRecord): boolean {
-  return rec.state === 'ok' && (rec.results.truncated as string) === INTERRUPTED;
+  return rec.state === 'ok' && rec.results.truncated === INTERRUPTED;
 }
 
 /**
@@ -92,7 +92,7 @@ export function runReplication(cell: Cell, replication: number, masterSeed: numb
     // The engine ends an interrupted run as a stop (which the model reports as its in-flight cap).
     if (interrupt !== null && Atomics.load(interrupt, 0) !== 0 && raw.truncated === 'in-flight-cap') {
       const unfinished = raw.operations.unfinished;
-      raw.truncated = INTERRUPTED as SimulationResults['truncated'];
+      raw.truncated = INTERRUPTED;
       raw.truncatedReason = `interrupted at ${raw.simulatedMs.toFixed(1)} ms with ${unfinished} operations unfinished`;
     }
     // Version, master seed, replication and its seed first, then the run's fields in the run's order.

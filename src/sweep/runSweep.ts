@@ -207,7 +207,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
       if (wanted.has(id) && !isInterruptedRecord(rec)) records.set(id, rec);
     }
     // Rewrite the file with the records kept (valid lines only), then append.
-    writer.start(toJson(manifest, 2), [...records.values()].map((r) => toJson(r)));
+    writer.start(toJson(manifest, 2), [...records.values()]);
     for (const rec of records.values()) if (rec.state === 'ok') resumed++;
   } else {
     writer.start(toJson(manifest, 2), []);
@@ -218,7 +218,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
       const id = recordId(rec.key, rec.replication);
       if (rec.state !== 'ok' || !wanted.has(id) || records.get(id)?.state === 'ok') continue;
       records.set(id, rec);
-      writer.append(toJson(rec));
+      writer.appendJson(rec);
       resumed++;
     }
   }
@@ -239,7 +239,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
 
   const record = (rec: ReplicationRecord) => {
     records.set(recordId(rec.key, rec.replication), rec);
-    writer.append(toJson(rec));
+    writer.appendJson(rec);
     done++;
     if (rec.state === 'errored') erroredCount++;
     progress();
@@ -290,7 +290,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
             if (!isInterruptedRecord(rec)) record(rec);
             else if (isSingle) {
               interruptedRun = rec;
-              writer.append(toJson(rec));
+              writer.appendJson(rec);
             }
           } catch (e) {
             failure = e;
@@ -315,14 +315,14 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
     let single: SimulationResults | null = null;
     if (interruptedRun !== null) {
       single = (interruptedRun as Extract<ReplicationRecord, { state: 'ok' }>).results;
-      writer.writeFile('results.json', toJson({ experiment: plan.name, ...single }, 2));
+      writer.writeJsonFile('results.json', { experiment: plan.name, ...single }, 2);
     }
     writer.close();
     return { summary: null, single, interrupted: true, total, done, errored };
   }
   const summary = buildSummary(plan, cells, records);
   for (const c of summary.cells) if (c.state === 'errored') errored.push({ key: c.key, errors: c.errors });
-  writer.writeFile('summary.json', toJson(summary, 2));
+  writer.writeJsonFile('summary.json', summary, 2);
   writer.writeFile('summary.csv', summaryCsv(summary));
   let single: SimulationResults | null = null;
   if (isSingle && cells.length === 1) {
@@ -330,7 +330,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
     const rec = records.get(recordId(only.cell.key, 0));
     if (rec && rec.state === 'ok') {
       single = rec.results;
-      writer.writeFile('results.json', toJson({ experiment: plan.name, ...single }, 2));
+      writer.writeJsonFile('results.json', { experiment: plan.name, ...single }, 2);
     }
   }
   writer.close();

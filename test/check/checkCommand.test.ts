@@ -74,6 +74,24 @@ describe('retrystorm check', () => {
     expect(json.stacks[0]!.simulation!.runs.map((x) => x.failureRate)).toEqual([1, 0.1]);
   });
 
+  it('--simulate on a stack that stops at the event cap says so and marks the simulated multiple as a lower bound', () => {
+    const dir = workdir();
+    const layers = Array.from({ length: 10 }, (_, i) => ({ name: `l${i}`, policy: { maxAttempts: 10, backoff: { kind: 'none' } } }));
+    writeFileSync(join(dir, 'deep.json'), JSON.stringify({ layers }));
+    const r = run(dir, 'deep.json', { simulate: true, replications: '1' });
+    expect(r.out).toMatch(/^100% +>= 2000000x +10000000000x /m);
+    expect(r.out).toMatch(/^10% +1\.\d+x /m);
+    expect(r.out).toContain(
+      '  1 run stopped at the event cap (2000000 events) with operations unfinished (more retries than one run can follow); where marked >=, the simulated multiple is a lower bound.',
+    );
+    expect(r.out).not.toContain('horizon');
+    const json = JSON.parse(run(dir, 'deep.json', { simulate: true, replications: '1', json: true }).out) as CheckJson;
+    expect(json.stacks[0]!.simulation!.runs.map((x) => x.truncatedBy)).toEqual([
+      { horizon: 0, 'event-cap': 1, 'in-flight-cap': 0 },
+      { horizon: 0, 'event-cap': 0, 'in-flight-cap': 0 },
+    ]);
+  });
+
   it('bad input: one error line per problem naming the file and the field, exit 2', () => {
     const dir = workdir();
     writeFileSync(join(dir, 'stack.yaml'), 'layers:\n  - import: { format: envoy-route, file: envoy-route-bad.yaml }\n');

@@ -1,0 +1,351 @@
+/**
+ * JSON of any size, both ways, without one string of the whole text: a summary of a sweep with a
+ * million bins per series is larger than the longest string V8 can make (2^29 - 24 characters in
+ * Node 20), so `JSON.stringify` and `readFileSync(..., 'utf8')` cannot hold it.
+ *
+ * - {@link writeJsonChunks} emits exactly the text of `toJson(value, indent)` (src/sweep/json.ts) in
+ *   pieces: small subtrees go through `JSON.stringify` itself, large ones are walked.
+ * - {@link JsonChunkParser} parses a value from a sequence of byte chunks, giving what `JSON.parse`
+ *   gives for the same text (an own `__proto__` key included), nested at most {@link MAX_NESTING}
+ *   levels.
+ */
+import { MAX_NESTING } from '../experiment/parseJson.js';
+
+/** toJson's replacer: an infinite number means "none" and is left out (src/sweep/json.ts). */
+function saved(v: unknown): unknown {
+  return typeof v === 'number' && (v === Infinity || v === -Infinity) ? undefined : v;
+}
+
+function replacer(_k: string, v: unknown): unknown {
+  return saved(v);
+}
+
+/** A subtree with fewer values than this (see isSmall) is written by `JSON.stringify` in one piece. */
+const SMALL_VALUES = 100_000;
+/** Numbers of a long array joined in one piece. */
+const SLICE = 16_384;
+/** Pieces are gathered up to about this many characters before they are emitted. */
+const CHUNK_CHARS = 1 << 20;
+
+/** Options of {@link writeJsonChunks}; `smallValues` only for tests (to walk small values too). */
+export interface JsonChunkOptions {
+  indent?: number;
+  smallValues?: number;
+}
+
+/**
+ * Emit the text of `toJson(value, indent)` in pieces of about a megabyte (the last one may be
+ * shorter; nothing is emitted for a value JSON leaves out, such as `undefined`).
+ */
+export function writeJsonChunks(value: unknown, emit: (chunk: string) => void, opts: JsonChunkOptions = {}): void {
+  const indent = opts.indent ?? 0;
+  const small = opts.smallValues ?? SMALL_VALUES;
+  const pads: string[] = [''];
+  const pad = (depth: number): string => {
+    while (pads.length <= depth) pads.push(' '.repeat(indent * pads.length));
+    return pads[depth] as string;
+  };
+  let out = '';
+  const put = (s: string) => {
+    out += s;
+    if (out.length >= CHUNK_CHARS) {
+      emit(out);
+      out = '';
+    }
+  };
+  /** What is left of `budget` after the values of v (a string weighs 1 per 16 characters more; counting stops at 0). */
+  const isSmall = (v: unknown, budget: number): number => {
+    if (typeof v === 'string') return budget - 1 - (v.length >> 4);
+    if (v === null || typeof v !== 'object') return budget - 1;
+    let left = budget - 1;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length && left > 0; i++) left = isSmall(v[i], left);
+    } else {
+      for (const k in v) {
+        if (left <= 0) break;
+        if (Object.prototype.hasOwnProperty.call(v, k)) left = isSmall((v as Record<string, unknown>)[k], left);
+      }
+    }
+    return left;
+  };
+  const prepare = (v: unknown, key: string): unknown => {
+    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+      v = (v as { toJSON: (k: string) => unknown }).toJSON(key);
+    }
+    return saved(v);
+  };
+  const omitted = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+  const nl = (depth: number) => (indent > 0 ? '\n' + pad(depth) : '');
+  /** Write v (already prepared, not omitted) at nesting depth `depth`. */
+  const write = (v: unknown, depth: number): void => {
+    if (typeof v === 'number') return put(Number.isFinite(v) ? String(v) : 'null');
+    if (v === null || typeof v !== 'object' || isSmall(v, small) > 0) {
+      const text = JSON.stringify(v, replacer, indent) as string;
+      put(indent > 0 && depth > 0 ? text.replace(/\n/g, '\n' + pad(depth)) : text);
+      return;
+    }
+    if (Array.isArray(v)) {
+      if (v.length === 0) return put('[]');
+      const first = '[' + nl(depth + 1);
+      const next = ',' + nl(depth + 1);
+      if (v.every((e) => typeof e === 'number')) {
+        // A series: slices joined natively (a finite number's text is its String; others are null).
+        for (let i = 0; i < v.length; i += SLICE) {
+          const slice = (v as number[]).slice(i, i + SLICE);
+          put((i > 0 ? next : first) + (slice.every(Number.isFinite) ? slice : slice.map((e) => (Number.isFinite(e) ? e : 'null'))).join(next));
+        }
+        put(nl(depth) + ']');
+        return;
+      }
+      for (let i = 0; i < v.length; i++) {
+        const e: unknown = v[i];
+        // Numbers (the long series) take the short way: toJSON and the replacer leave finite ones alone.
+        if (typeof e === 'number') {
+          put((i > 0 ? next : first) + (Number.isFinite(e) ? String(e) : 'null'));
+          continue;
+        }
+        const x = prepare(e, String(i));
+        put(i > 0 ? next : first);
+        if (omitted(x)) put('null');
+        else write(x, depth + 1);
+      }
+      put(nl(depth) + ']');
+      return;
+    }
+    let first = true;
+    put('{');
+    for (const k of Object.keys(v)) {
+      const x = prepare((v as Record<string, unknown>)[k], k);
+      if (omitted(x)) continue;
+      put((first ? '' : ',') + nl(depth + 1) + JSON.stringify(k) + (indent > 0 ? ': ' : ':'));
+      first = false;
+      write(x, depth + 1);
+    }
+    put(first ? '}' : nl(depth) + '}');
+  };
+  const top = prepare(value, '');
+  if (omitted(top)) return;
+  write(top, 0);
+  if (out.length > 0) emit(out);
+}
+
+/**
+ * The value `JSON.parse(toJson(value))` gives, without the text: infinite numbers and `undefined`
+ * left out of objects (null in arrays), NaN as null, -0 as 0, `toJSON` applied.
+ */
+export function jsonClone(value: unknown): unknown {
+  const one = (v: unknown, key: string): unknown => {
+    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+      v = (v as { toJSON: (k: string) => unknown }).toJSON(key);
+    }
+    v = saved(v);
+    if (typeof v === 'number') return Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return undefined;
+    if (v === null || typeof v !== 'object') return v;
+    if (v instanceof Number || v instanceof String || v instanceof Boolean) return one(v.valueOf(), key);
+    if (Array.isArray(v)) {
+      const out = new Array<unknown>(v.length);
+      for (let i = 0; i < v.length; i++) {
+        const x = one(v[i], String(i));
+        out[i] = x === undefined ? null : x;
+      }
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) {
+      const x = one((v as Record<string, unknown>)[k], k);
+      if (x !== undefined) setOwn(out, k, x);
+    }
+    return out;
+  };
+  return one(value, '');
+}
+
+/** `o[k] = v` as JSON.parse does it: `__proto__` becomes an own property, not the prototype. */
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}
+
+/** Text that is not one valid JSON value; `offset` counts bytes from the start of the input. */
+export class JsonChunkError extends Error {
+  constructor(
+    readonly why: string,
+    readonly offset: number,
+  ) {
+    super(`${why} at byte ${offset}`);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A JSON parser over byte chunks (`pull` returns the next chunk, or null at the end), for texts too
+ * long for one string. {@link parse} reads one value and checks that only whitespace follows.
+ */
+export class JsonChunkParser {
+  private buf: Buffer = EMPTY;
+  private pos = 0;
+  /** Bytes of the chunks before `buf`. */
+  private base = 0;
+
+  constructor(private readonly pull: () => Buffer | null) {}
+
+  /** The one value of the input. */
+  parse(): unknown {
+    const v = this.value(0);
+    if (this.skipWs() !== -1) this.fail('unexpected text after the value');
+    return v;
+  }
+
+  private fail(why: string): never {
+    throw new JsonChunkError(why, this.base + this.pos);
+  }
+
+  private fill(): boolean {
+    while (this.pos >= this.buf.length) {
+      const next = this.pull();
+      if (next === null) return false;
+      this.base += this.buf.length;
+      this.buf = next;
+      this.pos = 0;
+    }
+    return true;
+  }
+
+  /** The next byte that is not whitespace (not consumed), or -1 at the end. */
+  private skipWs(): number {
+    for (;;) {
+      const b = this.buf;
+      const n = b.length;
+      let p = this.pos;
+      while (p < n) {
+        const c = b[p] as number;
+        if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) {
+          this.pos = p;
+          return c;
+        }
+        p++;
+      }
+      this.pos = p;
+      if (!this.fill()) return -1;
+    }
+  }
+
+  private value(depth: number): unknown {
+    const c = this.skipWs();
+    if (c === 0x7b || c === 0x5b) {
+      if (depth >= MAX_NESTING) this.fail(`nested too deep: arrays and objects may nest at most ${MAX_NESTING} levels`);
+      this.pos++;
+      return c === 0x7b ? this.object(depth + 1) : this.array(depth + 1);
+    }
+    if (c === 0x22) return this.string();
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number();
+    if (c === 0x74) return this.literal('true', true);
+    if (c === 0x66) return this.literal('false', false);
+    if (c === 0x6e) return this.literal('null', null);
+    return this.fail(c === -1 ? 'unexpected end of input' : `unexpected character ${JSON.stringify(String.fromCharCode(c))}`);
+  }
+
+  private object(depth: number): Record<string, unknown> {
+    const o: Record<string, unknown> = {};
+    if (this.skipWs() === 0x7d) {
+      this.pos++;
+      return o;
+    }
+    for (;;) {
+      if (this.skipWs() !== 0x22) this.fail('expected a property name');
+      const k = this.string();
+      if (this.skipWs() !== 0x3a) this.fail('expected ":"');
+      this.pos++;
+      setOwn(o, k, this.value(depth));
+      const c = this.skipWs();
+      if (c === 0x7d || c === 0x2c) this.pos++;
+      if (c === 0x7d) return o;
+      if (c !== 0x2c) this.fail(c === -1 ? 'unexpected end of input' : 'expected "," or "}"');
+    }
+  }
+
+  private array(depth: number): unknown[] {
+    const a: unknown[] = [];
+    if (this.skipWs() === 0x5d) {
+      this.pos++;
+      return a;
+    }
+    for (;;) {
+      a.push(this.value(depth));
+      const c = this.skipWs();
+      if (c === 0x5d || c === 0x2c) this.pos++;
+      if (c === 0x5d) return a;
+      if (c !== 0x2c) this.fail(c === -1 ? 'unexpected end of input' : 'expected "," or "]"');
+    }
+  }
+
+  private literal(word: string, v: unknown): unknown {
+    for (let i = 0; i < word.length; i++) {
+      if (!this.fill() || this.buf[this.pos] !== word.charCodeAt(i)) this.fail(`expected ${word}`);
+      this.pos++;
+    }
+    return v;
+  }
+
+  private number(): number {
+    let text = '';
+    for (;;) {
+      const b = this.buf;
+      const start = this.pos;
+      let p = start;
+      while (p < b.length) {
+        const c = b[p] as number;
+        if (!((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45)) break;
+        p++;
+      }
+      text += b.toString('latin1', start, p);
+      this.pos = p;
+      if (p < b.length || !this.fill()) break;
+    }
+    if (!NUMBER.test(text)) this.fail(`not a number: ${JSON.stringify(text)}`);
+    return Number(text);
+  }
+
+  private string(): string {
+    // At the opening quote. Gather the raw bytes up to the closing quote, then decode them.
+    this.pos++;
+    const parts: Buffer[] = [];
+    let escaped = false;
+    let plain = true;
+    for (;;) {
+      if (!this.fill()) this.fail('unterminated string');
+      const b = this.buf;
+      const start = this.pos;
+      let p = start;
+      let closed = false;
+      while (p < b.length) {
+        const c = b[p] as number;
+        if (escaped) escaped = false;
+        else if (c === 0x5c) {
+          escaped = true;
+          plain = false;
+        } else if (c === 0x22) {
+          closed = true;
+          break;
+        } else if (c < 0x20) {
+          this.pos = p;
+          this.fail('control character in a string');
+        }
+        p++;
+      }
+      parts.push(b.subarray(start, p));
+      this.pos = closed ? p + 1 : p;
+      if (closed) break;
+    }
+    const raw = (parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts)).toString('utf8');
+    if (plain) return raw;
+    try {
+      return JSON.parse(`"${raw}"`) as string;
+    } catch {
+      return this.fail('invalid escape in a string');
+    }
+  }
+}
