@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { CheckInputError, loadStacks, type CheckLayer } from '../check/index.js';
-import { EXPORT_FORMATS, exportPolicy, type ExportFormat } from '../check/exportPolicy.js';
+import { EXPORT_FORMATS, exportNameOf, exportPolicy, type ExportFormat } from '../check/exportPolicy.js';
 import { importReader, readInputText } from './readInput.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 
@@ -64,7 +64,7 @@ export function exportCommand(io: ExportIO, format: string, file: string | undef
   try {
     const layer = chooseLayer(io, file, flags);
     const result = exportPolicy(layer.policy, format as ExportFormat, {
-      name: flags.name ?? (layer.name.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '') || 'retrystorm'),
+      name: flags.name ?? exportNameOf(layer.name),
       ...(flags.sdk !== undefined ? { sdk: flags.sdk as 'js' | 'python' } : {}),
     });
     const level = flags.strict ? 'error' : 'warning';
