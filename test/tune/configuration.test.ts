@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXPORT_FORMATS, exportPolicy, type ExportResult } from '../../src/check/index.js';
+import { EXPORT_FORMATS, exportPolicy, type ExportFormat, type ExportResult } from '../../src/check/index.js';
 import { expandExperiment } from '../../src/experiment/index.js';
 import { recommendedConfiguration } from '../../src/cli/tuneConfiguration.js';
 import { renderTuneReport } from '../../src/report/tuneReport.js';
@@ -21,7 +21,7 @@ describe('the recommendation as configuration (retrystorm export)', () => {
     const expanded = expandExperiment({ root: fixture('known-optimum.json') }, { quick: false, set: [['stack.0.policy.maxAttempts', 4]] });
     const policy = expanded.ok ? expanded.plan.parts[0]?.cells[0]?.scenario.stack[0]?.policy : undefined;
     if (policy === undefined) throw new Error('no policy');
-    for (const e of exports) expect({ format: e.format, text: e.text, warnings: e.warnings }).toEqual({ format: e.format, ...pick(exportPolicy(policy, e.format, { name: 'client' })) });
+    for (const e of exports) expect({ format: e.format, text: e.text, warnings: e.warnings }).toEqual({ format: e.format, ...pick(exportPolicy(policy, e.format as ExportFormat, { name: 'client' })) });
     const grpc = exports.find((e) => e.format === 'grpc-service-config');
     expect(JSON.parse(grpc?.text ?? '{}').methodConfig[0].retryPolicy.maxAttempts).toBe(4);
     const istio = exports.find((e) => e.format === 'istio');
