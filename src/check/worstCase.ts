@@ -245,7 +245,7 @@ class Walker {
     for (;;) {
       attempts++;
       acc.attempts[k] = (acc.attempts[k] as number) + 1;
-      const a = this.attempt(k, start, start + loop.startAttempt(attempts, start, deadline, null), acc);
+      const a = this.attempt(k, start, loop.startAttemptUntilMs(attempts, start, deadline, null), acc);
       end = Math.max(end, a.endMs);
       outcome = a.outcome;
       if (hang) {

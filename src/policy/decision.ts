@@ -1,29 +1,12 @@
-import { backoffIsRandom, compileBackoff, initialPrevSleepMs, type CompiledBackoff } from './backoff.js';
-import { isIdempotent, retryableTable, retryOnMask } from './classify.js';
+import { backoffIsRandom, compileBackoff, type CompiledBackoff } from './backoff.js';
+import { retryableTable, retryOnMask } from './classify.js';
 import { DeadlineModeCode, MAX_RETRY_AFTER_DEFAULT_MS, RetryAfterCode, type RetryAfterCodeValue } from './retryLoop.js';
-import type { BackoffSpec, Method, PolicySpec } from './types.js';
+import type { BackoffSpec, PolicySpec } from './types.js';
 
-// The steps of the retry decision and their order live in retryLoop.ts; they are re-exported here
-// for callers that take them one by one.
-export {
-  attemptTimeoutMs,
-  checkBeforeAttempt,
-  CONTINUE,
-  DeadlineModeCode,
-  effectiveDeadlineAtMs,
-  isHedgeNonFatal,
-  judgeOutcome,
-  MAX_RETRY_AFTER_DEFAULT_MS,
-  planRetry,
-  RETRY_AFTER_CLAMP_EXTRA_MS,
-  RetryAfterCode,
-  retryableForBudgets,
-  RetryPlan,
-  type PlanContext,
-  type RetryAfterCodeValue,
-} from './retryLoop.js';
-
-/** A policy resolved into plain numbers for the hot path (see {@link compilePolicy}). */
+/**
+ * A policy resolved into plain numbers for the hot path (see {@link compilePolicy}); the decisions
+ * made with it, and their order, are `RetryLoop`'s (retryLoop.ts).
+ */
 export interface CompiledPolicy {
   readonly spec: PolicySpec;
   /** +Infinity for "unlimited". */
@@ -88,10 +71,3 @@ export function compilePolicy(spec: PolicySpec): CompiledPolicy {
     randomBackoff: backoffIsRandom(spec.backoff.kind, spec.backoff),
   };
 }
-
-/** Whether the policy treats `method` as idempotent. */
-export function policyIdempotent(p: CompiledPolicy, method: Method): boolean {
-  return isIdempotent(method, p.spec.idempotency);
-}
-
-export { initialPrevSleepMs };

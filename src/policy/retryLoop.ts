@@ -8,18 +8,19 @@ import { quantizeUpMs } from './timer.js';
 
 /**
  * The retry loop of one layer: the whole decision order of the retry decision, written once, as a
- * pure state machine. The simulator's layers, `retry()`/`retryingFetch` and `check`'s worst-case
- * walk all drive it. It knows no clock, no timer and no random generator: the caller passes the
- * time of each event and a source of uniform draws, keeps the call's state (attempts made, the
- * backoff's state, the deadline) and does what the answer says. Answers are written into a
- * reusable {@link RetryStep} and returned as an integer {@link Next} code, so that a decision
- * allocates nothing.
+ * pure state machine. The simulator's layers (src/model/layers), `retry()`/`retryingFetch` and
+ * `check`'s worst-case walk all drive it, and none of them keeps a copy of the order. It knows no
+ * clock, no timer and no random generator: the caller passes the time of each event and a source of
+ * uniform draws, keeps the call's state (attempts made, the backoff's state, the deadline) and does
+ * what the answer says. Answers are written into a reusable {@link RetryStep} and returned as an
+ * integer {@link Next} code, so that a decision allocates nothing.
  *
  * One call of the layer:
  * - on arrival at `t`: `deadlineAtMs(incoming, t)` is the deadline it works to;
  * - before each attempt: {@link RetryLoop.beforeAttempt} (a spent deadline ends the call without
  *   calling; the admission control may refuse the attempt, `throttled`, or delay it);
- * - when the attempt is sent: {@link RetryLoop.startAttempt} (the budgets count it; its timeout);
+ * - when the attempt is sent: {@link RetryLoop.startAttempt} (the budgets count it; its timeout),
+ *   or {@link RetryLoop.startAttemptUntilMs} (the same, as the time it stops waiting);
  * - when it ends: {@link RetryLoop.afterAttempt}, in this order:
  *   0. the budgets and the admission control are told how it ended;
  *   1. deadline passed (remaining <= 0) -> `deadline`;
@@ -44,8 +45,12 @@ import { quantizeUpMs } from './timer.js';
  */
 export class RetryLoop {
   private readonly ctx: PlanContext = { outcome: Outcome.SUCCESS, callStartMs: NaN };
+  /** The policy hedges (gRPC A6): its calls are driven by the hedging methods. */
+  readonly hedged: boolean;
 
-  constructor(readonly policy: CompiledPolicy) {}
+  constructor(readonly policy: CompiledPolicy) {
+    this.hedged = policy.spec.hedging !== undefined;
+  }
 
   /** The deadline a call arriving at `nowMs` with `incomingDeadlineAtMs` works to (see {@link effectiveDeadlineAtMs}). */
   deadlineAtMs(incomingDeadlineAtMs: number, nowMs: number): number {
@@ -91,7 +96,17 @@ export class RetryLoop {
    */
   startAttempt(attemptNumber: number, nowMs: number, deadlineAtMs: number, chain: BudgetChain | null): number {
     if (chain !== null) chain.onAttempt(nowMs, attemptNumber > 1);
-    return this.policy.spec.hedging !== undefined ? deadlineAtMs - nowMs : attemptTimeoutMs(this.policy, nowMs, deadlineAtMs);
+    return this.hedged ? deadlineAtMs - nowMs : attemptTimeoutMs(this.policy, nowMs, deadlineAtMs);
+  }
+
+  /**
+   * {@link startAttempt} for a caller that keeps absolute times (the simulator's layers): the
+   * budgets count the attempt, and the time it stops waiting is returned (+Infinity: never),
+   * `nowMs` + {@link attemptTimeoutMs}, or for a hedged copy the call's deadline itself.
+   */
+  startAttemptUntilMs(attemptNumber: number, nowMs: number, deadlineAtMs: number, chain: BudgetChain | null): number {
+    if (chain !== null) chain.onAttempt(nowMs, attemptNumber > 1);
+    return this.hedged ? deadlineAtMs : nowMs + attemptTimeoutMs(this.policy, nowMs, deadlineAtMs);
   }
 
   /**
@@ -307,11 +322,6 @@ export function attemptTimeoutMs(p: CompiledPolicy, nowMs: number, deadlineAtMs:
 
 /** No give-up: the decision goes on to the next step. */
 export const CONTINUE = -1;
-
-/** Before an attempt: a spent deadline (remaining <= 0) gives `deadline` without calling. */
-export function checkBeforeAttempt(nowMs: number, deadlineAtMs: number): GiveUpCode | typeof CONTINUE {
-  return deadlineAtMs - nowMs <= 0 ? GiveUp.DEADLINE : CONTINUE;
-}
 
 /** A gRPC pushback saying do not retry: a negative hint under `retryAfter: 'pushback'` (gRPC A6, "Pushback"). */
 function isPushbackStop(p: CompiledPolicy, retryAfterMs: number): boolean {

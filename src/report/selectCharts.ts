@@ -5,9 +5,9 @@ import type { ChartHint } from './reportHints.js';
 import { cellLabel, focusCells, hasMetric, metricMean, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
 import { amplificationSpec, layerAttemptsRows } from './specs/amplification.js';
 import { clusteringSpec } from './specs/clustering.js';
-import { allNumbers } from './specs/common.js';
+import { allNumbers, MAX_SERIES } from './specs/common.js';
 import { giveUpRows, giveUpsSpec } from './specs/giveUps.js';
-import { metricVsParamSpec } from './specs/metricVsParam.js';
+import { metricPoints, metricVsParamSpec, seriesPanels } from './specs/metricVsParam.js';
 import { paretoSpec } from './specs/pareto.js';
 import { timeSeriesSpec } from './specs/timeSeries.js';
 import { distinctWindows } from './triggers.js';
@@ -216,11 +216,37 @@ export function metricCaption(part: ReportPart, metric: string, x: string, repTe
   return data ? `${what} ${data}` : what;
 }
 
+/** Two sentences as one caption (the second may be empty). */
+function joinSentences(a: string, b: string): string {
+  return b ? `${a} ${b}` : a;
+}
+
+function compareParam(a: unknown, b: unknown, order: readonly unknown[]): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return order.findIndex((v) => sameValue(v, a)) - order.findIndex((v) => sameValue(v, b));
+}
+
+/**
+ * Cells in the order their series are listed and coloured: by variant as the report lists them,
+ * then by the swept values, numbers in numeric order (a spike rate of 70 before 80 before 100).
+ */
+export function inNumericOrder(part: ReportPart, cells: readonly ReportCell[]): ReportCell[] {
+  return [...cells].sort((a, b) => {
+    const dv = part.variants.indexOf(a.variant) - part.variants.indexOf(b.variant);
+    if (dv !== 0) return dv;
+    for (const axis of part.axes) {
+      const d = compareParam(a.params[axis], b.params[axis], part.axisValues[axis] ?? []);
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+}
+
 /** Build one chart: its spec, title and the sentence saying what to look at. */
 export function buildChart(model: ReportModel, part: ReportPart, req: ChartRequest, id: string): Omit<ReportChart, 'id'> & { id: string } {
   const colors = model.colors;
   const cells = req.cells ?? focusCells(part);
-  const labelled = cells.map((cell) => ({ label: cellLabel(cell, cells), cell }));
+  const labelled = inNumericOrder(part, cells).map((cell) => ({ label: cellLabel(cell, cells), cell }));
   const reps = part.replications;
   const repText = reps > 1 ? `${reps} replications` : 'a single replication (no interval)';
   const xOrder = req.x ? part.axisValues[req.x] : undefined;
@@ -231,24 +257,31 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
       const metric = req.metric as string;
       const x = req.x as string;
       const info = metricInfo(metric);
+      const series = new Set(metricPoints(part.cells, metric, x).map((p) => p.series)).size;
+      const split = seriesPanels(Array.from({ length: series }, (_, i) => String(i))).length;
       return {
         ...base,
         title: req.title ?? `${info.title} against ${paramLabel(x)}`,
-        caption: req.caption ?? metricCaption(part, metric, x, repText),
+        caption: joinSentences(req.caption ?? metricCaption(part, metric, x, repText), split > 1 ? `The ${series} series are drawn in ${split} panels of at most ${MAX_SERIES} each, on the same axes.` : ''),
         spec: metricVsParamSpec({ cells: part.cells, metric, x, colors, ...(xOrder ? { xOrder } : {}), ...log }),
       };
     }
     case 'series': {
-      const runs = labelled.filter((l) => l.cell.timeSeries?.typical).map((l) => ({ label: l.label, variant: l.cell.variant, series: l.cell.timeSeries.typical as NonNullable<ReportCell['timeSeries']['typical']> }));
+      const withSeries = labelled.filter((l) => l.cell.timeSeries?.typical);
+      const dropped = withSeries.length - MAX_SERIES;
+      const runs = withSeries
+        .slice(0, MAX_SERIES).map((l) => ({ label: l.label, variant: l.cell.variant, series: l.cell.timeSeries.typical as NonNullable<ReportCell['timeSeries']['typical']> }));
       const windows = distinctWindows(cells.map((c) => c.scenario).filter((s): s is NonNullable<typeof s> => s !== undefined && s !== null));
       return {
         ...base,
         title: req.title ?? `Time series of a typical run${where(cells)}`,
-        caption:
+        caption: joinSentences(
           req.caption ??
-          (windows.length > 0
-            ? 'Replication 0 of each cell, in bins: watch the retries (dashed) climb inside each shaded trigger window, and whether goodput and the queue recover after it ends.'
-            : 'Replication 0 of each cell, in bins: compare the retries (dashed) with the first tries (solid), and watch whether the queue and the operations in flight drain.'),
+            (windows.length > 0
+              ? 'Replication 0 of each cell, in bins: watch the retries (dashed) climb inside each shaded trigger window, and whether goodput and the queue recover after it ends.'
+              : 'Replication 0 of each cell, in bins: compare the retries (dashed) with the first tries (solid), and watch whether the queue and the operations in flight drain.'),
+          dropped > 0 ? `Only the first ${MAX_SERIES} of these ${withSeries.length} runs are drawn (${dropped} left out: ${withSeries.slice(MAX_SERIES).map((l) => l.label).join(', ')}); their numbers are in the findings table.` : '',
+        ),
         spec: timeSeriesSpec({ runs, windows, colors, ...(req.panels ? { panels: req.panels } : {}) }),
       };
     }
@@ -257,10 +290,10 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
       const metric = req.metric as string;
       return {
         ...base,
-        title: req.title ?? (req.x ? `Clustering of leaf arrivals against ${req.x}` : `Clustering of leaf arrivals${where(cells)}`),
+        title: req.title ?? (req.x ? `Clustering of leaf arrivals against ${paramLabel(req.x)}` : `Clustering of leaf arrivals${where(cells)}`),
         caption:
           req.caption ??
-          `Top: leaf arrivals per bin in a typical run, where tall isolated bars are retries arriving in lockstep; bottom: ${metricInfo(metric).title.toLowerCase()} (1 is perfectly even), ${req.x ? `against ${req.x}` : 'per run'}.`,
+          `Top: leaf arrivals per bin in a typical run, where tall isolated bars are retries arriving in lockstep; bottom: ${metricInfo(metric).title.toLowerCase()} (1 is perfectly even), ${req.x ? `against ${paramLabel(req.x).toLowerCase()}` : 'per run'}.`,
         spec: clusteringSpec({ runs, cells: part.cells, metric, colors, ...(req.x ? { x: req.x } : {}), ...(xOrder ? { xOrder } : {}), ...log }),
       };
     }

@@ -5,6 +5,7 @@ import { traceOperation } from '../../src/model/traceOperation.js';
 import { retry, RetryGiveUpError } from '../../src/executor/index.js';
 import { simulate } from '../../src/simulate.js';
 import { FakeTime } from '../executor/fakeTime.js';
+import { callsOf, recordLoopCalls } from '../helpers/loopCalls.js';
 import { stackOf } from './helpers.js';
 
 /** L layers of A attempts, full jitter from 1 ms (cap 8 ms), no budgets. */
@@ -233,8 +234,19 @@ describe('check, the simulator and retry() make the same decisions against a lea
     for (const cls of ['503', 'timeout'] as const) {
       it(`${c.name} (${cls})`, async () => {
         const stack = stackOf(c.doc);
-        const w = worst(stack, cls);
-        const shortest = traced(stack, cls, 0);
+        const { value: w, calls: walkCalls } = await recordLoopCalls(() => worst(stack, cls));
+        const { value: shortest, calls: simulatorCalls } = await recordLoopCalls(() => traced(stack, cls, 0));
+        // Both go through the one RetryLoop: every layer's decisions are the loop's answers.
+        stack.layers.forEach((l, k) => {
+          const decisions = simulatorCalls.filter((a) => a.loop === k && ['afterAttempt', 'hedgeAnswered', 'hedgeDue'].includes(a.method));
+          expect(decisions.length).toBeGreaterThan(0);
+          if (l.policy.hedging === undefined) expect(callsOf(walkCalls, 'afterAttempt').some((a) => a.loop === k)).toBe(true);
+          else expect(walkCalls.some((a) => a.loop === k && (a.method === 'hedgeAnswered' || a.method === 'hedgeDue'))).toBe(true);
+        });
+        if (stack.layers.length === 1 && stack.layers[0]!.policy.hedging === undefined) {
+          // One layer: the walk with the shortest waits makes the simulator's calls, input for input, before it walks the longest.
+          expect(walkCalls.slice(0, simulatorCalls.length)).toEqual(simulatorCalls);
+        }
         const longest = traced(stack, cls, 1);
         expect(w.attemptsPerLayer).toEqual(shortest.layers.map((l) => l.attempts));
         expect(w.leafCalls).toBe(shortest.layers[shortest.layers.length - 1]!.attempts);

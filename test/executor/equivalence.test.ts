@@ -13,6 +13,7 @@ import type { ScriptEntry } from '../../src/model/scenario.js';
 import type { TraceEvent } from '../../src/model/trace.js';
 import { traceOperation, type TraceResult } from '../../src/model/traceOperation.js';
 import type { Method } from '../../src/policy/types.js';
+import { callsOf, recordLoopCalls } from '../helpers/loopCalls.js';
 import { FakeTime } from './fakeTime.js';
 import { recorder, type Decision } from './record.js';
 
@@ -259,9 +260,15 @@ function decisions(timeline: TraceEvent[]): Decision[] {
 
 describe('retry makes the decisions retrystorm trace shows', () => {
   it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_name, row) => {
-    const trace = simulated(row);
-    const { log, result } = await executed(row);
+    const { value: trace, calls: simulatorCalls } = await recordLoopCalls(() => simulated(row));
+    const { value: executedRun, calls: executorCalls } = await recordLoopCalls(() => executed(row));
+    const { log, result } = executedRun;
     expect(log).toEqual(decisions(trace.timeline));
+    // Both run through the one RetryLoop: the same calls, with the same inputs and answers, and
+    // every attempt's end decided by afterAttempt.
+    expect(simulatorCalls).toEqual(executorCalls);
+    expect(callsOf(simulatorCalls, 'afterAttempt')).toHaveLength(log.filter((d) => d.event === 'outcome').length);
+    expect(callsOf(simulatorCalls, 'beforeAttempt').length).toBeGreaterThan(0);
     // The summary `retrystorm trace --json` prints.
     const attemptEvents = log.filter((d): d is Extract<Decision, { event: 'attempt' }> => d.event === 'attempt');
     const waits = log.filter((d): d is Extract<Decision, { event: 'wait' }> => d.event === 'wait' && d.fits);
@@ -309,7 +316,8 @@ describe('nested retry calls make the decisions of a two-layer trace', () => {
 
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const draw = 0.5;
-    const trace = traceOperation(
+    const { value: trace, calls: simulatorCalls } = await recordLoopCalls(() =>
+      traceOperation(
       parseScenario({
         workload: { kind: 'burst', clients: 1, ...(c.deadlineMs !== undefined ? { deadlineMs: c.deadlineMs } : {}) },
         stack: [
@@ -319,6 +327,7 @@ describe('nested retry calls make the decisions of a two-layer trace', () => {
         leaf: { kind: 'script', script: parseScript(c.script) },
       }),
       { seed: 1, fixedDraw: draw },
+      ),
     );
     const time = new FakeTime();
     const log: Array<Decision & Record<string, unknown>> = [];
@@ -338,9 +347,14 @@ describe('nested retry calls make the decisions of a two-layer trace', () => {
         return v;
       });
     };
-    const call = retry(sdk, c.outer, { ...common, ...(c.deadlineMs !== undefined ? { deadlineMs: c.deadlineMs } : {}), ...top.hooks });
-    await time.run(call).then(top.succeeded, () => undefined);
-    await time.advanceTo(trace.timeline[trace.timeline.length - 1]?.tMs ?? 0);
+    const { calls: executorCalls } = await recordLoopCalls(async () => {
+      const call = retry(sdk, c.outer, { ...common, ...(c.deadlineMs !== undefined ? { deadlineMs: c.deadlineMs } : {}), ...top.hooks });
+      await time.run(call).then(top.succeeded, () => undefined);
+      await time.advanceTo(trace.timeline[trace.timeline.length - 1]?.tMs ?? 0);
+    });
     expect(log).toEqual(trace.timeline.filter((e) => e.event !== 'call').map(({ op: _op, ...rest }) => rest));
+    // Both layers of both run through the one RetryLoop, call for call.
+    expect(simulatorCalls).toEqual(executorCalls);
+    expect(new Set(callsOf(simulatorCalls, 'afterAttempt').map((a) => a.loop))).toEqual(new Set([0, 1]));
   });
 });

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isIdempotent, isRetryable, retryOnMask, DEFAULT_RETRY_ON } from '../../src/policy/classify.js';
-import {
-  attemptTimeoutMs,
-  checkBeforeAttempt,
-  compilePolicy,
-  CONTINUE,
-  judgeOutcome,
-  planRetry,
-  RetryPlan,
-} from '../../src/policy/decision.js';
+import { compilePolicy } from '../../src/policy/decision.js';
+import { attemptTimeoutMs, CONTINUE, judgeOutcome, Next, planRetry, RetryLoop, RetryPlan, RetryStep } from '../../src/policy/retryLoop.js';
 import { GiveUp, Outcome } from '../../src/policy/outcome.js';
 import type { PolicySpec } from '../../src/policy/types.js';
 
@@ -85,8 +78,12 @@ describe('the retry decision, in order', () => {
     expect(judgeOutcome(compilePolicy(policy({ maxAttempts: 'unlimited' })), 1e9, Outcome.S503, true, 0, Infinity)).toBe(CONTINUE);
   });
   it('a spent deadline stops before the first call', () => {
-    expect(checkBeforeAttempt(0, 0)).toBe(GiveUp.DEADLINE);
-    expect(checkBeforeAttempt(0, 1)).toBe(CONTINUE);
+    const loop = new RetryLoop(compilePolicy(policy()));
+    const step = new RetryStep();
+    const draw = (): number => 0.5;
+    expect(loop.beforeAttempt(0, Outcome.DEADLINE_EXCEEDED, 0, 0, null, draw, step)).toBe(Next.END);
+    expect([step.reason, step.outcome]).toEqual([GiveUp.DEADLINE, Outcome.DEADLINE_EXCEEDED]);
+    expect(loop.beforeAttempt(0, Outcome.DEADLINE_EXCEEDED, 0, 1, null, draw, step)).toBe(Next.SEND);
   });
 });
 

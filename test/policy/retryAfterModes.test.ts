@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelayMs } from '../../src/policy/backoff.js';
 import { DEFAULT_RETRY_ON } from '../../src/policy/classify.js';
+import { compilePolicy } from '../../src/policy/decision.js';
 import {
-  compilePolicy,
   CONTINUE,
   effectiveDeadlineAtMs,
   isHedgeNonFatal,
@@ -11,7 +11,7 @@ import {
   retryableForBudgets,
   RetryPlan,
   type PlanContext,
-} from '../../src/policy/decision.js';
+} from '../../src/policy/retryLoop.js';
 import { GiveUp, Outcome } from '../../src/policy/outcome.js';
 import type { PolicySpec } from '../../src/policy/types.js';
 

@@ -27,6 +27,10 @@ function layers(spec: VlSpec): Layer[] {
   return spec.layer as Layer[];
 }
 
+function lineOf(spec: VlSpec): Layer | undefined {
+  return layers(spec).find((l) => (l.mark as { type: string }).type === 'line');
+}
+
 describe('metricVsParamSpec: a metric against a swept parameter', () => {
   const spec = metricVsParamSpec({ cells: sweepCells(), metric: 'writes', x: 'workload.clients', colors });
 
@@ -34,7 +38,7 @@ describe('metricVsParamSpec: a metric against a swept parameter', () => {
     const [band, line] = layers(spec);
     expect(band?.mark).toMatchObject({ type: 'area' });
     expect(band?.encoding.y).toMatchObject({ field: 'loDraw', type: 'quantitative' });
-    expect(band?.encoding.y2).toEqual({ field: 'hi' });
+    expect(band?.encoding.y2).toEqual({ field: 'hiDraw' });
     expect(line?.mark).toMatchObject({ type: 'line', point: { filled: true } });
     expect(line?.encoding.y).toMatchObject({ field: 'mean', title: 'Writes (calls)' });
     expect(line?.encoding.detail).toEqual({ field: 'series', type: 'nominal' });
@@ -42,12 +46,18 @@ describe('metricVsParamSpec: a metric against a swept parameter', () => {
 
   it('titles the axes with their units and goes logarithmic when the values span two decades', () => {
     const [, line] = layers(spec);
-    expect(line?.encoding.x).toMatchObject({ field: 'x', type: 'quantitative', title: 'Clients', scale: { type: 'log' } });
-    expect(line?.encoding.y?.scale).toEqual({ type: 'log' });
+    // Log axes end at the data (10 to 1000 clients; writes 18 to 6600), not at round decades beyond it.
+    expect(line?.encoding.x).toMatchObject({ field: 'x', type: 'quantitative', title: 'Clients', scale: { type: 'log', domain: [10, 1000], nice: false } });
+    expect(line?.encoding.y?.scale).toMatchObject({ type: 'log', nice: false });
+    const [lo, hi] = (line?.encoding.y?.scale as { domain: [number, number] }).domain;
+    expect([lo, hi.toPrecision(12)]).toEqual([18, '6600.00000000']);
+    // Four swept values: a tick at each, integers printed as integers.
+    expect(line?.encoding.x?.axis).toMatchObject({ values: [10, 20, 40, 1000], labelExpr: "format(datum.value, ',')" });
     const small = metricVsParamSpec({ cells: sweepCells().filter((c) => c.params['workload.clients'] !== 1000), metric: 'writes', x: 'workload.clients', colors });
     expect(layers(small)[1]?.encoding.x?.scale).toEqual({ zero: false });
     const forced = metricVsParamSpec({ cells: sweepCells(), metric: 'writes', x: 'workload.clients', colors, logX: false, logY: false });
     expect(layers(forced)[1]?.encoding.x?.scale).toEqual({ zero: false });
+    expect(compileLog(spec)).toEqual([]);
   });
 
   it('colours variants from an explicit domain and range, and binds a filter to the legend', () => {
@@ -73,12 +83,49 @@ describe('metricVsParamSpec: a metric against a swept parameter', () => {
     expect(p).toMatchObject({ x: 1, mean: 2, lo: -3, hi: 7, loDraw: 0, n: 5, series: 'a', others: '' });
   });
 
-  it('tells the values of other swept parameters apart by dashes', () => {
-    const cells = [1, 2].flatMap((b) => [10, 20].map((a) => cell({ variant: 'v', params: { a, b }, metrics: { leafCalls: a * b } })));
-    const s = metricVsParamSpec({ cells, metric: 'leafCalls', x: 'a', colors: variantColors(['v']) });
-    expect(layers(s).find((l) => (l.mark as { type: string }).type === 'line')?.encoding.strokeDash).toEqual({ field: 'others', type: 'nominal', title: 'Other parameters' });
-    expect(metricPoints(cells, 'leafCalls', 'a').map((p) => p.series)).toEqual(['v (b = 1)', 'v (b = 1)', 'v (b = 2)', 'v (b = 2)']);
+  it('tells the values of other swept parameters apart by dashes, in numeric order', () => {
+    const cells = [100, 70, 80].flatMap((b) => [10, 20].flatMap((a) => ['v', 'w'].map((variant) => cell({ variant, params: { a, b }, metrics: { leafCalls: a * b } }))));
+    const s = metricVsParamSpec({ cells, metric: 'leafCalls', x: 'a', colors: variantColors(['v', 'w']) });
+    expect(layers(s).find((l) => (l.mark as { type: string }).type === 'line')?.encoding.strokeDash).toEqual({ field: 'othersLabel', type: 'nominal', title: 'B', sort: ['70', '80', '100'] });
+    expect(metricPoints(cells, 'leafCalls', 'a').slice(0, 4).map((p) => p.series)).toEqual(['v (b = 100)', 'w (b = 100)', 'v (b = 100)', 'w (b = 100)']);
     expect(compileLog(s)).toEqual([]);
+  });
+
+  it('gives each value of another parameter its own colour, in numeric order, when there is one variant', () => {
+    const cells = [100, 70, 80].flatMap((b) => [10, 20].map((a) => cell({ variant: 'v', params: { a, b }, metrics: { leafCalls: a * b } })));
+    const s = metricVsParamSpec({ cells, metric: 'leafCalls', x: 'a', colors: variantColors(['v']) });
+    const line = layers(s).find((l) => (l.mark as { type: string }).type === 'line');
+    expect(line?.encoding.color).toMatchObject({ field: 'key', title: 'B', scale: { domain: ['70', '80', '100'], range: [PALETTE[0], PALETTE[1], PALETTE[2]] } });
+    expect(line?.encoding.strokeDash).toBeUndefined();
+    expect(compileLog(s)).toEqual([]);
+  });
+
+  it('splits more than 8 series into panels of at most 8 on shared axes', () => {
+    const names = Array.from({ length: 11 }, (_, i) => `v${i + 1}`);
+    const cells = names.flatMap((variant, i) => [1, 2, 3].map((x) => cell({ variant, params: { x }, metrics: { leafCalls: x * (i + 1) } })));
+    const s = metricVsParamSpec({ cells, metric: 'leafCalls', x: 'x', colors: variantColors(names) });
+    const panels = s.vconcat as VlSpec[];
+    expect(panels.map((p) => (lineOf(p)?.encoding.color?.scale as { domain: string[] }).domain)).toEqual([names.slice(0, 6), names.slice(6)]);
+    expect(s.resolve).toMatchObject({ scale: { x: 'shared', y: 'shared', color: 'independent' } });
+    expect(compileLog(s)).toEqual([]);
+  });
+
+  it('clips the drawn interval of a fraction to [0, 1] and keeps the exact one for tooltips', () => {
+    const c = cell({ variant: 'a', params: { x: 1 }, metrics: { successRate: [0.98, 0.9, 1.06] } });
+    expect(metricPoints([c], 'successRate', 'x')[0]).toMatchObject({ lo: 0.9, hi: 1.06, loDraw: 0.9, hiDraw: 1 });
+  });
+
+  it('fits a timer-tick axis that includes 0 and spans decades with symlog, a tick at each value', () => {
+    const cells = [0, 1, 4, 10, 15.6, 100, 1000].map((t) => cell({ variant: 'a', params: { tickMs: t }, metrics: { leafCalls: 5 + t } }));
+    const line = lineOf(metricVsParamSpec({ cells, metric: 'leafCalls', x: 'tickMs', colors }));
+    expect(line?.encoding.x).toMatchObject({ scale: { type: 'symlog', domain: [0, 1000], nice: false }, axis: { values: [0, 1, 4, 10, 15.6, 100, 1000], labelExpr: "format(datum.value, ',')" } });
+  });
+
+  it('gives an integer parameter with many values integer ticks only', () => {
+    const cells = Array.from({ length: 20 }, (_, i) => cell({ variant: 'a', params: { 'stack.0.policy.maxAttempts': i + 1 }, metrics: { leafCalls: i } }));
+    const line = lineOf(metricVsParamSpec({ cells, metric: 'leafCalls', x: 'stack.0.policy.maxAttempts', colors }));
+    expect(line?.encoding.x?.axis).toEqual({ tickMinStep: 1, format: ',d' });
+    expect(line?.encoding.x?.title).toBe('Attempts at layer 0');
   });
 
   it('draws points with interval bars side by side for a non-numeric parameter, in the file order', () => {
@@ -151,9 +198,11 @@ describe('timeSeriesSpec: binned series of typical runs', () => {
       expect(v.layer[0]?.encoding.x2).toEqual({ field: 'to' });
     }
     expect((spec.datasets as { windows: unknown[] }).windows).toEqual([
-      { from: 3, to: 5, label: 'spike to 200/s' },
-      { from: 6, to: 10, label: 'outage (no workers)' },
+      { from: 3, to: 5, label: 'spike to 200/s', shade: 'trigger window' },
+      { from: 6, to: 10, label: 'outage (no workers)', shade: 'trigger window' },
     ]);
+    // The shading has a legend entry of its own.
+    expect(views[0]?.layer[0]?.encoding.fill).toMatchObject({ field: 'shade', title: 'Shaded', scale: { domain: ['trigger window'], range: ['#888888'] } });
   });
 
   it('merges long runs into wider bins: counts add up, means average', () => {

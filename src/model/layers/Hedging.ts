@@ -1,6 +1,5 @@
 import type { Simulator } from '../../engine/simulator.js';
-import { CONTINUE, isHedgeNonFatal, type CompiledPolicy } from '../../policy/decision.js';
-import { GiveUp, Outcome } from '../../policy/outcome.js';
+import { Next, type RetryLoop } from '../../policy/retryLoop.js';
 import { K_FRAME_TIMEOUT, K_HEDGE } from '../eventKinds.js';
 import type { Layers } from './Layers.js';
 import { traceAttempt, traceOutcome } from './traceEvents.js';
@@ -9,7 +8,9 @@ import { traceAttempt, traceOutcome } from './traceEvents.js';
  * Hedged calls (gRPC A6 hedging, grpc/proposal A6-client-retries.md): a layer with a hedging
  * policy sends another copy of its call every `hedgingDelayMs` until one answers, up to
  * `maxAttempts` copies; a success or a fatal status ends the call; hedges are asked of and charged
- * to the retry budgets. Works on the frames of {@link Layers}.
+ * to the retry budgets. The decisions are the layer's {@link RetryLoop}'s (`hedgeAnswered`,
+ * `hedgeDue`, `nextHedgeAtMs`); this class arms the timers and sends what it says, on the frames
+ * of {@link Layers}.
  */
 export class Hedging {
   constructor(
@@ -17,8 +18,12 @@ export class Hedging {
     private readonly sim: Simulator,
   ) {}
 
-  /** Every copy of a hedged call answers to the same generation and waits up to the call's deadline (`end`); returns that generation. */
-  armAttempt(f: number, k: number, p: CompiledPolicy, n: number, end: number, t: number): number {
+  /**
+   * Copy n of a hedged call is sent at t: every copy answers to the same generation and waits up
+   * to the call's deadline (`end`); the next copy is due after the hedging delay. Returns the
+   * generation.
+   */
+  armAttempt(f: number, k: number, loop: RetryLoop, n: number, end: number, t: number): number {
     const ly = this.layers;
     let gen: number;
     if (n === 1) {
@@ -28,21 +33,16 @@ export class Hedging {
       gen = ly.frameTimers.current(f);
     }
     ly.fOutstanding[f] = (ly.fOutstanding[f] as number) + 1;
-    const hs = p.spec.hedging;
-    if (hs && n < hs.maxAttempts) this.sim.at(t + hs.hedgingDelayMs, K_HEDGE, f, ly.hedgeTimers.arm(f));
+    const dueAt = loop.nextHedgeAtMs(n, t);
+    if (dueAt < Infinity) this.sim.at(dueAt, K_HEDGE, f, ly.hedgeTimers.arm(f));
     if (ly.trace) traceAttempt(ly.trace, t, ly.fOpSeq[f] as number, k, n, end - t);
     return gen;
   }
 
-  /**
-   * A copy of a hedged call answered: a success or a fatal status ends the call; a non-fatal one
-   * sends the next copy at once if any are left, and otherwise the call ends when the last copy in
-   * flight has answered.
-   */
+  /** A copy of a hedged call answered: the loop ends the call, sends the next copy now, or waits for the copies in flight. */
   ended(f: number, outcome: number, retryAfterMs: number, t: number): void {
     const ly = this.layers;
     const k = ly.fLayer[f] as number;
-    const p = ly.policies[k] as CompiledPolicy;
     const outstanding = (ly.fOutstanding[f] as number) - 1;
     ly.fOutstanding[f] = outstanding;
     ly.fLastOutcome[f] = outcome;
@@ -50,55 +50,40 @@ export class Hedging {
     const attempts = ly.fAttempts[f] as number;
     if (ly.trace) traceOutcome(ly.trace, t, ly.fOpSeq[f] as number, k, attempts, outcome, retryAfterMs);
     const guards = ly.guards;
-    if (guards.guarded[k]) {
-      const retryable = guards.hasBudget[k] ? outcome !== Outcome.SUCCESS && isHedgeNonFatal(p, outcome) : false;
-      guards.attemptEnded(k, ly.fInst[f] as number, t, outcome, attempts > 1, retryable);
-    }
-    if ((ly.fDeadline[f] as number) - t <= 0) {
-      ly.endFrame(f, GiveUp.DEADLINE, outcome, retryAfterMs, t);
-      return;
-    }
-    if (outcome === Outcome.SUCCESS) {
-      ly.endFrame(f, GiveUp.SUCCESS, outcome, retryAfterMs, t);
-      return;
-    }
-    if (!isHedgeNonFatal(p, outcome)) {
-      ly.endFrame(f, GiveUp.NOT_RETRYABLE, outcome, retryAfterMs, t);
-      return;
-    }
-    const max = p.spec.hedging?.maxAttempts ?? 1;
-    let refusal: number = GiveUp.BUDGET_EXHAUSTED;
-    if (attempts < max) {
-      ly.hedgeTimers.cancel(f);
-      refusal = this.send(f, t);
-      if (refusal === CONTINUE) return;
-    }
-    if (outstanding <= 0) ly.endFrame(f, attempts < max ? refusal : GiveUp.ATTEMPT_LIMIT, outcome, retryAfterMs, t);
+    const inst = ly.fInst[f] as number;
+    const step = ly.step;
+    const next = (ly.loops[k] as RetryLoop).hedgeAnswered(
+      attempts,
+      outstanding,
+      outcome,
+      t,
+      ly.fDeadline[f] as number,
+      guards.decisionChain(k, inst),
+      guards.admission(k, inst),
+      guards.uAdmission,
+      step,
+    );
+    if (step.cancelHedgeTimer) ly.hedgeTimers.cancel(f);
+    if (next === Next.HEDGE) ly.sendAttempt(f, t);
+    else if (next === Next.END) ly.endFrame(f, step.reason, outcome, retryAfterMs, t);
   }
 
-  /** The hedging delay passed with no answer: send another copy if the budgets allow. */
+  /** The hedging delay passed with no answer: the next copy, if the loop sends one. */
   due(f: number, t: number): void {
-    if ((this.layers.fDeadline[f] as number) - t <= 0) return;
-    this.send(f, t);
-  }
-
-  /**
-   * Send the next copy of a hedged call if the budgets and the admission control allow it now.
-   * Returns CONTINUE when it was sent, else why not (a budget's refusal, or `throttled`).
-   */
-  private send(f: number, t: number): number {
     const ly = this.layers;
     const k = ly.fLayer[f] as number;
     const inst = ly.fInst[f] as number;
-    const outcome = ly.fLastOutcome[f] as number;
     const guards = ly.guards;
-    if (guards.hasBudget[k]) {
-      const refusal = guards.refuse(k, inst, t, outcome);
-      if (refusal !== CONTINUE) return refusal;
-    }
-    if (guards.hasAdmission[k] && guards.admit(k, inst, t) !== 0) return GiveUp.THROTTLED;
-    if (guards.hasBudget[k]) guards.retryScheduled(k, inst, t, outcome);
-    ly.sendAttempt(f, t);
-    return CONTINUE;
+    const next = (ly.loops[k] as RetryLoop).hedgeDue(
+      ly.fAttempts[f] as number,
+      ly.fLastOutcome[f] as number,
+      t,
+      ly.fDeadline[f] as number,
+      guards.decisionChain(k, inst),
+      guards.admission(k, inst),
+      guards.uAdmission,
+      ly.step,
+    );
+    if (next === Next.HEDGE) ly.sendAttempt(f, t);
   }
 }

@@ -1,27 +1,55 @@
 import type { Uniform } from '../../engine/random.js';
 import { TimeWeightedSeries } from '../../metrics/index.js';
 import { makeAdmissionControl, type AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
-import { makeBudgetChain, type BudgetChain } from '../../policy/budgets/BudgetChain.js';
-import { acceptedByBackend } from '../../policy/classify.js';
-import { Outcome } from '../../policy/outcome.js';
+import { BudgetChain, makeBudgetChain } from '../../policy/budgets/BudgetChain.js';
 import type { Scenario } from '../scenario.js';
 import { streamIf } from '../streams.js';
 
 /**
+ * The budgets of one layer instance as the decisions of its retry loop see them: the same budgets
+ * as the instance's plain chain, and after each outcome told and each retry charged the layer's
+ * series follows the first budget's gauge ({@link LayerGuards.noteBudget}). The attempts counted
+ * and withdrawn go to the plain chain (the series is not told of them).
+ */
+class GaugedChain extends BudgetChain {
+  constructor(
+    plain: BudgetChain,
+    private readonly guards: LayerGuards,
+    private readonly k: number,
+    private readonly inst: number,
+  ) {
+    super(plain.budgets);
+  }
+
+  override onOutcome(nowMs: number, outcome: number, wasRetry: boolean, retryable: boolean): void {
+    super.onOutcome(nowMs, outcome, wasRetry, retryable);
+    this.guards.noteBudget(this.k, this.inst, nowMs);
+  }
+
+  override onRetryScheduled(nowMs: number, outcome: number): void {
+    super.onRetryScheduled(nowMs, outcome);
+    this.guards.noteBudget(this.k, this.inst, nowMs);
+  }
+}
+
+/**
  * The retry budgets and admission controls of every layer, one set per layer instance (a budget
  * shared by 10,000 clients behaves unlike 10,000 budgets; README "Budgets and breakers"), and the
- * series of the first budget's gauge per layer (the mean over its instances). The layers ask and
- * tell them at the steps of the retry decision; `inst` is the frame's instance of layer k.
+ * series of the first budget's gauge per layer (the mean over its instances). The layers hand them
+ * to their `RetryLoop` (src/policy/retryLoop.ts), which asks and tells them at the steps of the
+ * retry decision; `inst` is the frame's instance of layer k.
  */
 export class LayerGuards {
-  /** Per layer: it has budgets / an admission control / either (told of every attempt's outcome). */
+  /** Per layer: it has budgets / an admission control / either. */
   readonly hasBudget: boolean[];
   readonly hasAdmission: boolean[];
   readonly guarded: boolean[];
   private readonly chains: BudgetChain[][];
+  private readonly gauged: BudgetChain[][];
   private readonly admissions: Array<Array<AdmissionControl | null>>;
   private readonly instances: number[];
-  private readonly uAdmission: Uniform;
+  /** The admission controls' uniform draws (one stream for every layer). */
+  readonly uAdmission: Uniform;
   /** Per layer with budgets: the first budget's gauge of each instance, their sum, and its series. */
   private readonly budgetGauge: Float64Array[];
   private readonly budgetGaugeSum: Float64Array;
@@ -31,6 +59,7 @@ export class LayerGuards {
     const L = sc.stack.length;
     this.instances = sc.stack.map((l) => l.instances);
     this.chains = sc.stack.map((l) => Array.from({ length: l.instances }, () => makeBudgetChain(l.policy.budget)));
+    this.gauged = this.chains.map((cs, k) => cs.map((c, inst) => new GaugedChain(c, this, k, inst)));
     this.hasBudget = sc.stack.map((l) => (l.policy.budget?.length ?? 0) > 0);
     this.admissions = sc.stack.map((l) =>
       Array.from({ length: l.instances }, () => (l.policy.admission ? makeAdmissionControl(l.policy.admission) : null)),
@@ -51,57 +80,29 @@ export class LayerGuards {
     );
   }
 
-  private chain(k: number, inst: number): BudgetChain {
-    return (this.chains[k] as BudgetChain[])[inst] as BudgetChain;
+  /** The budgets of layer k's instance `inst` for counting and withdrawing attempts (null: the layer has none). */
+  chain(k: number, inst: number): BudgetChain | null {
+    return this.hasBudget[k] ? ((this.chains[k] as BudgetChain[])[inst] as BudgetChain) : null;
   }
 
-  private admission(k: number, inst: number): AdmissionControl {
-    return (this.admissions[k] as AdmissionControl[])[inst] as AdmissionControl;
+  /** The same budgets for the retry decisions, followed by the layer's budget series (null: the layer has none). */
+  decisionChain(k: number, inst: number): BudgetChain | null {
+    return this.hasBudget[k] ? ((this.gauged[k] as BudgetChain[])[inst] as BudgetChain) : null;
+  }
+
+  /** The admission control of layer k's instance `inst` (null: the layer has none). */
+  admission(k: number, inst: number): AdmissionControl | null {
+    return this.hasAdmission[k] ? ((this.admissions[k] as AdmissionControl[])[inst] as AdmissionControl) : null;
   }
 
   /** Follow the first budget's gauge of the instance into the layer's time series. */
-  private noteBudget(k: number, inst: number, t: number): void {
-    const v = this.chain(k, inst).budgets[0]?.gauge(t) ?? 0;
+  noteBudget(k: number, inst: number, t: number): void {
+    const v = (this.chains[k] as BudgetChain[])[inst]?.budgets[0]?.gauge(t) ?? 0;
     const g = this.budgetGauge[k] as Float64Array;
     const sum = (this.budgetGaugeSum[k] as number) + v - (g[inst] as number);
     g[inst] = v;
     this.budgetGaugeSum[k] = sum;
     (this.gBudget[k] as TimeWeightedSeries).set(t, sum / (this.instances[k] as number));
-  }
-
-  /** The admission control's answer for an attempt at t: < 0 refused, > 0 a delay (ms), 0 go now. */
-  admit(k: number, inst: number, t: number): number {
-    return this.admission(k, inst).admit(t, this.uAdmission());
-  }
-
-  /** An attempt is sent (the budgets count it; `isRetry`: not the first). */
-  attemptSent(k: number, inst: number, t: number, isRetry: boolean): void {
-    this.chain(k, inst).onAttempt(t, isRetry);
-  }
-
-  /** An attempt ended with `outcome` (`retryable`: as the budgets see it); the budgets and the admission control learn it. */
-  attemptEnded(k: number, inst: number, t: number, outcome: number, wasRetry: boolean, retryable: boolean): void {
-    if (this.hasBudget[k]) {
-      this.chain(k, inst).onOutcome(t, outcome, wasRetry, retryable);
-      this.noteBudget(k, inst, t);
-    }
-    if (this.hasAdmission[k]) this.admission(k, inst).onOutcome(t, outcome, acceptedByBackend(outcome));
-  }
-
-  /** Whether a budget refuses a retry after `outcome`: the give-up reason, or CONTINUE. */
-  refuse(k: number, inst: number, t: number, outcome: number): number {
-    return this.chain(k, inst).refuse(t, outcome);
-  }
-
-  /** A retry (or hedge) was scheduled: the budgets charge it. */
-  retryScheduled(k: number, inst: number, t: number, outcome: number): void {
-    this.chain(k, inst).onRetryScheduled(t, outcome);
-    this.noteBudget(k, inst, t);
-  }
-
-  /** A withdrawn attempt ends for the budgets too (concurrency-based budgets count it as active). */
-  attemptWithdrawn(k: number, inst: number, t: number, wasRetry: boolean): void {
-    this.chain(k, inst).onOutcome(t, Outcome.TIMEOUT, wasRetry, false);
   }
 
   /** Close the budget series at the end of the run. */

@@ -1,19 +1,11 @@
 import { ClientRandom, deriveSeed } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
-import { backoffIsRandom, initialPrevSleepMs } from '../../policy/backoff.js';
 import { isIdempotent } from '../../policy/classify.js';
-import {
-  attemptTimeoutMs,
-  CONTINUE,
-  effectiveDeadlineAtMs,
-  judgeOutcome,
-  planRetry,
-  retryableForBudgets,
-  RetryPlan,
-  type CompiledPolicy,
-  type PlanContext,
-} from '../../policy/decision.js';
+import type { CompiledPolicy } from '../../policy/decision.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome } from '../../policy/outcome.js';
+import type { AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
+import type { BudgetChain } from '../../policy/budgets/BudgetChain.js';
+import { Next, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../../policy/retryLoop.js';
 import { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
 import type { Leaf } from '../leaves/Leaf.js';
@@ -44,8 +36,9 @@ export interface LayersOptions {
 
 /**
  * The stack of retrying layers: each layer's call for one operation is a frame (a row of the
- * {@link FrameTable}) that runs its layer's retry loop (src/policy, README "The retry decision")
- * against the next hop: the next layer's frame, or a request to the leaf. A caller that stops
+ * {@link FrameTable}) that drives its layer's {@link RetryLoop} (src/policy/retryLoop.ts, the one
+ * copy of README "The retry decision": the frames keep the call's state in their columns, the
+ * loop decides, the layers do what it says: send, wait, hedge or end) against the next hop: the next layer's frame, or a request to the leaf. A caller that stops
  * waiting (an attempt timeout) abandons its downstream call, which goes on unless cancellation is
  * enabled: orphaned frames keep retrying, and server time spent on requests nobody waits for is
  * wasted work. It is the leaf's host: the leaf's answers come back here. Per-client jitter state
@@ -53,14 +46,19 @@ export interface LayersOptions {
  */
 export class Layers extends LeafLink implements OperationStarter {
   private readonly sc: Scenario;
-  readonly policies: CompiledPolicy[];
+  /** Per layer: the retry loop of its policy, and the step its answers are written into. */
+  readonly loops: RetryLoop[];
+  readonly step = new RetryStep();
   /** idempotent[layer * 5 + methodCode]. */
   private readonly idempotent: Uint8Array;
   private readonly jitter: ClientRandom[];
-  private readonly needsDraw: boolean[];
-  /** The backoff's starting "previous sleep" and whether its jitter is seeded at call start. */
-  private readonly initialSleep: Float64Array;
+  /** Whether the backoff's jitter is seeded at call start. */
   private readonly timeSeeded: boolean[];
+  /** The layer and client the loop's next jitter draw is for ({@link jitterDraw}). */
+  private drawLayer = 0;
+  private drawClient = 0;
+  /** The jitter draw the loops ask for: layer `drawLayer`'s stream of client `drawClient`. */
+  private readonly jitterDraw: UniformDraw = () => this.draw(this.drawLayer, this.drawClient);
   readonly instances: number[];
   readonly hedging: boolean[];
   readonly guards: LayerGuards;
@@ -75,8 +73,6 @@ export class Layers extends LeafLink implements OperationStarter {
   private readonly wakeLane: Int32Array;
   private readonly fixedDraw: number | undefined;
   readonly trace: TraceSink | undefined;
-  private readonly plan = new RetryPlan();
-  private readonly planCtx: PlanContext = { outcome: 0, callStartMs: NaN };
   private readonly horizonMs: number;
 
   // Operations.
@@ -96,7 +92,7 @@ export class Layers extends LeafLink implements OperationStarter {
     const seed = o.seed;
     const L = sc.stack.length;
     const clients = sc.workload.clients;
-    this.policies = o.policies;
+    this.loops = o.policies.map((p) => new RetryLoop(p));
     this.idempotent = new Uint8Array(L * 5);
     sc.stack.forEach((l, k) => {
       METHODS.forEach((meth, i) => {
@@ -104,8 +100,6 @@ export class Layers extends LeafLink implements OperationStarter {
       });
     });
     this.jitter = sc.stack.map((l, k) => new ClientRandom(clients, deriveSeed(seed, 'jitter', k), l.policy.seeding ?? { kind: 'independent' }));
-    this.needsDraw = sc.stack.map((l) => backoffIsRandom(l.policy.backoff.kind, l.policy.backoff));
-    this.initialSleep = Float64Array.from(sc.stack, (l) => initialPrevSleepMs(l.policy.backoff));
     this.timeSeeded = sc.stack.map((l) => l.policy.seeding?.kind === 'time-seeded');
     this.opMethod = METHOD_CODES[sc.workload.method];
     this.opDeadlineMs = sc.workload.deadlineMs ?? Infinity;
@@ -161,15 +155,15 @@ export class Layers extends LeafLink implements OperationStarter {
   /** A call arrives at frame f's layer: start its retry loop. fDeadline holds the incoming deadline. */
   beginCall(f: number, t: number): void {
     const k = this.fLayer[f] as number;
-    const p = this.policies[k] as CompiledPolicy;
-    this.fDeadline[f] = effectiveDeadlineAtMs(p, this.fDeadline[f] as number, t);
+    const loop = this.loops[k] as RetryLoop;
+    this.fDeadline[f] = loop.deadlineAtMs(this.fDeadline[f] as number, t);
     this.fAttempts[f] = 0;
     this.fBackoffBase[f] = 0;
     this.fInAttempt[f] = 0;
     this.fOutstanding[f] = 0;
     if (this.timeSeeded[k]) (this.jitter[k] as ClientRandom).start(this.fClient[f] as number, t);
     this.fStart[f] = t;
-    this.fPrevSleep[f] = this.initialSleep[k] as number;
+    this.fPrevSleep[f] = loop.policy.compiledBackoff.initialPrevSleepMs;
     this.fLastOutcome[f] = Outcome.DEADLINE_EXCEEDED;
     this.fLastRA[f] = NaN;
     this.fChild[f] = NO_CHILD;
@@ -177,42 +171,29 @@ export class Layers extends LeafLink implements OperationStarter {
     this.startAttempt(f, t);
   }
 
-  /** Before an attempt: a spent deadline ends the call; the admission control may refuse or delay it. */
+  /** Before an attempt, the loop's answer: end the call (a spent deadline, a refusal), send the attempt later (an admission delay) or now. */
   startAttempt(f: number, t: number): void {
     const k = this.fLayer[f] as number;
-    const deadline = this.fDeadline[f] as number;
-    if (deadline - t <= 0) {
-      this.endFrame(f, GiveUp.DEADLINE, this.fLastOutcome[f] as number, this.fLastRA[f] as number, t);
-      return;
-    }
-    if (this.guards.hasAdmission[k]) this.admitAttempt(f, k, deadline, t);
-    else this.sendAttempt(f, t);
-  }
-
-  /** The admission control refuses the attempt, delays it, or lets it go now. */
-  private admitAttempt(f: number, k: number, deadline: number, t: number): void {
-    const d = this.guards.admit(k, this.fInst[f] as number, t);
-    if (d < 0) {
-      const last = (this.fAttempts[f] as number) > 0 ? (this.fLastOutcome[f] as number) : Outcome.LOCAL_THROTTLED;
-      this.endFrame(f, GiveUp.THROTTLED, last, this.fLastRA[f] as number, t);
-      return;
-    }
-    if (d > 0) {
-      if (t + d >= deadline) {
-        this.endFrame(f, GiveUp.DEADLINE, this.fLastOutcome[f] as number, this.fLastRA[f] as number, t);
-        return;
-      }
-      this.sim.at(t + d, K_FRAME_SEND, f, this.frameTimers.arm(f));
-      return;
-    }
-    this.sendAttempt(f, t);
+    const guards = this.guards;
+    const admission = guards.hasAdmission[k] ? guards.admission(k, this.fInst[f] as number) : null;
+    const step = this.step;
+    const next = (this.loops[k] as RetryLoop).beforeAttempt(
+      this.fAttempts[f] as number,
+      this.fLastOutcome[f] as number,
+      t,
+      this.fDeadline[f] as number,
+      admission,
+      guards.uAdmission,
+      step,
+    );
+    if (next === Next.SEND) this.sendAttempt(f, t);
+    else if (next === Next.SEND_LATER) this.sim.at(step.wakeAtMs, K_FRAME_SEND, f, this.frameTimers.arm(f));
+    else this.endFrame(f, step.reason, step.outcome, this.fLastRA[f] as number, t);
   }
 
   /** Send an attempt (admitted): count it, arm its timeout, and call the next hop. */
   sendAttempt(f: number, t: number): void {
     const k = this.fLayer[f] as number;
-    const p = this.policies[k] as CompiledPolicy;
-    const deadline = this.fDeadline[f] as number;
     const n = (this.fAttempts[f] as number) + 1;
     this.fAttempts[f] = n;
     const hedged = this.hedging[k] as boolean;
@@ -222,26 +203,27 @@ export class Layers extends LeafLink implements OperationStarter {
       else if (hedged) m.layerHedges[k] = (m.layerHedges[k] as number) + 1;
       else m.layerRetries[k] = (m.layerRetries[k] as number) + 1;
     }
-    if (this.guards.hasBudget[k]) this.guards.attemptSent(k, this.fInst[f] as number, t, n > 1);
+    const loop = this.loops[k] as RetryLoop;
+    const deadline = this.fDeadline[f] as number;
+    const chain = this.guards.hasBudget[k] ? this.guards.chain(k, this.fInst[f] as number) : null;
     this.fInAttempt[f] = 1;
     let gen: number;
     let end: number;
     if (hedged) {
-      end = deadline;
-      gen = this.hedges.armAttempt(f, k, p, n, end, t);
+      end = loop.startAttemptUntilMs(n, t, deadline, chain);
+      gen = this.hedges.armAttempt(f, k, loop, n, end, t);
     } else {
-      const timeout = attemptTimeoutMs(p, t, deadline);
+      const timeout = loop.startAttempt(n, t, deadline, chain);
       end = t + timeout;
       gen = this.frameTimers.arm(f);
       if (end < Infinity) this.sim.atInLane(this.timeoutLane[k] as number, end, K_FRAME_TIMEOUT, f, gen);
       if (this.trace) traceAttempt(this.trace, t, this.fOpSeq[f] as number, k, n, timeout);
     }
     this.fAttemptEnd[f] = end;
-    const chain = this.fChain[f] === 1 || n > 1 ? 1 : 0;
-    if (k < this.L - 1) this.callNextLayer(f, k, gen, chain, end, t);
-    else this.callLeaf(f, k, n, gen, chain, end, t);
+    const retryChain = this.fChain[f] === 1 || n > 1 ? 1 : 0;
+    if (k < this.L - 1) this.callNextLayer(f, k, gen, retryChain, end, t);
+    else this.callLeaf(f, k, n, gen, retryChain, end, t);
   }
-
   /** Frame f's attempt calls the next layer down: a new frame, its call starting after the hop. */
   private callNextLayer(f: number, k: number, gen: number, chain: number, end: number, t: number): void {
     const c = this.allocFrame();
@@ -276,99 +258,97 @@ export class Layers extends LeafLink implements OperationStarter {
     this.attemptEnded(f, Outcome.TIMEOUT, NaN, t);
   }
 
-  /** The retry decision (README "The retry decision") after frame f's current attempt ended. */
+  /** The retry decision (README "The retry decision", the loop's afterAttempt) after frame f's current attempt ended. */
   override attemptEnded(f: number, outcome: number, retryAfterMs: number, t: number): void {
     const k = this.fLayer[f] as number;
     if (this.hedging[k]) {
       this.hedges.ended(f, outcome, retryAfterMs, t);
       return;
     }
-    const p = this.policies[k] as CompiledPolicy;
     const gen = this.frameTimers.arm(f);
     this.fChild[f] = NO_CHILD;
     this.fInAttempt[f] = 0;
     this.fLastOutcome[f] = outcome;
     this.fLastRA[f] = retryAfterMs;
-    const attempts = this.fAttempts[f] as number;
-    if (this.trace) traceOutcome(this.trace, t, this.fOpSeq[f] as number, k, attempts, outcome, retryAfterMs);
-    const deadline = this.fDeadline[f] as number;
-    const idem = this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1;
+    if (this.trace) traceOutcome(this.trace, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, outcome, retryAfterMs);
     const guards = this.guards;
-    const guarded = guards.guarded[k] as boolean;
-    if (guarded) {
-      const retryable = guards.hasBudget[k] ? retryableForBudgets(p, outcome, idem, retryAfterMs) : false;
-      guards.attemptEnded(k, this.fInst[f] as number, t, outcome, attempts > 1, retryable);
+    let chain: BudgetChain | null = null;
+    let admission: AdmissionControl | null = null;
+    if (guards.guarded[k]) {
+      const inst = this.fInst[f] as number;
+      chain = guards.decisionChain(k, inst);
+      admission = guards.admission(k, inst);
     }
-    const g = judgeOutcome(p, attempts, outcome, idem, t, deadline, retryAfterMs);
-    if (g !== CONTINUE) {
-      this.endFrame(f, g, outcome, retryAfterMs, t);
-      return;
-    }
-    if (guarded && guards.hasBudget[k]) {
-      const refusal = guards.refuse(k, this.fInst[f] as number, t, outcome);
-      if (refusal !== CONTINUE) {
-        this.endFrame(f, refusal, outcome, retryAfterMs, t);
-        return;
-      }
-    }
-    this.retryLater(f, k, p, outcome, retryAfterMs, attempts, deadline, gen, t);
+    if (this.decide(f, k, outcome, retryAfterMs, t, chain, admission) === Next.RETRY) this.retryLater(f, k, gen, false);
+    else this.endFrame(f, this.step.reason, outcome, retryAfterMs, t);
   }
 
-  /** Frame f retries after its backoff: plan the wait from the attempt that ended at t and arm the wake-up. */
-  private retryLater(
+  /** Frame f's retry loop decides after its attempt ended at t (its answer in {@link step}). */
+  private decide(
     f: number,
     k: number,
-    p: CompiledPolicy,
     outcome: number,
     retryAfterMs: number,
-    attempts: number,
-    deadline: number,
-    gen: number,
     t: number,
-    ahead = false,
-  ): void {
-    const u = this.needsDraw[k] ? this.draw(k, this.fClient[f] as number) : 0;
-    const ctx = this.planCtx;
-    ctx.outcome = outcome;
-    ctx.callStartMs = this.fStart[f] as number;
-    const base = this.fBackoffBase[f] as number;
-    const plan = planRetry(p, attempts - base, this.fPrevSleep[f] as number, retryAfterMs, t, deadline, u, this.plan, ctx);
-    if (this.trace) traceWait(this.trace, t, this.fOpSeq[f] as number, k, attempts, plan);
-    if (plan.giveUp !== CONTINUE) {
-      this.endFrame(f, plan.giveUp, outcome, retryAfterMs, t);
-      return;
-    }
-    if (this.guards.hasBudget[k]) this.guards.retryScheduled(k, this.fInst[f] as number, t, outcome);
-    if (plan.resetBackoff) this.fBackoffBase[f] = attempts;
-    this.fPrevSleep[f] = plan.nextPrevSleepMs;
+    chain: BudgetChain | null,
+    admission: AdmissionControl | null,
+  ): NextCode {
+    const step = this.step;
+    this.drawLayer = k;
+    this.drawClient = this.fClient[f] as number;
+    const next = (this.loops[k] as RetryLoop).afterAttempt(
+      this.fAttempts[f] as number,
+      outcome,
+      retryAfterMs,
+      this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1,
+      t,
+      this.fDeadline[f] as number,
+      this.fStart[f] as number,
+      this.fBackoffBase[f] as number,
+      this.fPrevSleep[f] as number,
+      chain,
+      admission,
+      this.jitterDraw,
+      step,
+    );
+    if (this.trace && step.planned) traceWait(this.trace, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, step);
+    return next;
+  }
+
+  /**
+   * Frame f retries as its loop planned (in {@link step}): carry the backoff's state and arm the
+   * wake-up, or, `ahead`, send the attempt at once with the wake-up's time.
+   */
+  private retryLater(f: number, k: number, gen: number, ahead: boolean): void {
+    const step = this.step;
+    this.fBackoffBase[f] = step.backoffBase;
+    this.fPrevSleep[f] = step.nextPrevSleepMs;
     // Sent ahead only if the wake-up would run before the horizon. (A run stopped by its event cap
     // is the exception: its last retries sent ahead may be counted after its last event.)
-    if (ahead && plan.wakeAtMs <= this.horizonMs) this.sendAttempt(f, plan.wakeAtMs);
-    else this.sim.atInLane(this.wakeLane[k] as number, plan.wakeAtMs, K_FRAME_WAKE, f, gen);
+    if (ahead && step.wakeAtMs <= this.horizonMs) this.sendAttempt(f, step.wakeAtMs);
+    else this.sim.atInLane(this.wakeLane[k] as number, step.wakeAtMs, K_FRAME_WAKE, f, gen);
   }
 
   /**
    * The retry decision of a last-layer frame whose answer is still crossing the hop back, taken when
    * the answer leaves the leaf instead of when it arrives at `arriveMs` (one event less per retry).
-   * Only where nothing can reach the frame in between (folds.ts, `foldAnswers`): the decision, the
-   * draw and the wake-up are the same as at arrival. Returns false, having changed nothing, when the
-   * attempt does not lead to a retry (the answer then crosses the hop as an event).
+   * Only where nothing can reach the frame in between (folds.ts, `foldAnswers`: among others, no
+   * deadline, no budget, no admission control and no maxElapsedMs at the last layer): the decision,
+   * the draw and the wake-up are the same as at arrival. Returns false, having changed nothing, when
+   * the attempt does not lead to a retry (the answer then crosses the hop as an event): without a
+   * deadline or maxElapsedMs a planned wait always fits, so the loop ends the call only before its
+   * draw.
    */
   protected override retryAhead(f: number, outcome: number, retryAfterMs: number, arriveMs: number): boolean {
     const k = this.L - 1;
-    const p = this.policies[k] as CompiledPolicy;
-    const attempts = this.fAttempts[f] as number;
-    const deadline = this.fDeadline[f] as number;
-    if (deadline !== Infinity) return false;
-    const idem = this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1;
-    if (judgeOutcome(p, attempts, outcome, idem, arriveMs, deadline, retryAfterMs) !== CONTINUE) return false;
+    if (this.fDeadline[f] !== Infinity) return false;
+    if (this.decide(f, k, outcome, retryAfterMs, arriveMs, null, null) !== Next.RETRY) return false;
     const gen = this.frameTimers.arm(f);
     this.fChild[f] = NO_CHILD;
     this.fInAttempt[f] = 0;
     this.fLastOutcome[f] = outcome;
     this.fLastRA[f] = retryAfterMs;
-    // With no deadline and no maxElapsedMs (required by foldAnswers) a planned wait always fits.
-    this.retryLater(f, k, p, outcome, retryAfterMs, attempts, deadline, gen, arriveMs, this.folds.sendAhead);
+    this.retryLater(f, k, gen, this.folds.sendAhead);
     return true;
   }
 
@@ -431,7 +411,9 @@ export class Layers extends LeafLink implements OperationStarter {
     if (c >= 0) {
       this.cancelDownstream(c, t);
       const ck = this.fLayer[c] as number;
-      if (this.fInAttempt[c] === 1 && this.guards.hasBudget[ck]) this.guards.attemptWithdrawn(ck, this.fInst[c] as number, t, (this.fAttempts[c] as number) > 1);
+      if (this.fInAttempt[c] === 1 && this.guards.hasBudget[ck]) {
+        (this.loops[ck] as RetryLoop).withdrawAttempt(this.fAttempts[c] as number, t, this.guards.chain(ck, this.fInst[c] as number));
+      }
       if (t >= 0) this.m.layerCancelled[ck] = (this.m.layerCancelled[ck] as number) + 1;
       this.freeFrame(c);
       return;

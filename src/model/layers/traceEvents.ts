@@ -1,5 +1,4 @@
-import type { RetryPlan } from '../../policy/decision.js';
-import { CONTINUE } from '../../policy/decision.js';
+import { CONTINUE, type RetryPlan } from '../../policy/retryLoop.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome, OUTCOME_NAMES } from '../../policy/outcome.js';
 import type { TraceEvent } from '../trace.js';
 

@@ -2,7 +2,7 @@ import { colorScale, variantColors, type VariantColors } from '../colors.js';
 import { formatNumber } from '../format.js';
 import { axisTitle, metricInfo, metricTitle } from '../metrics.js';
 import type { ReportCell, VlSpec } from '../types.js';
-import { legendOpacity, legendParam, topLevel, WIDTH } from './common.js';
+import { categoryLayout, legendOpacity, legendParam, topLevel, WIDTH } from './common.js';
 import { metricVsParamSpec } from './metricVsParam.js';
 import { coarsenSeries, flattenSeries, type SeriesRun } from './timeSeries.js';
 
@@ -117,10 +117,11 @@ function perRunPanel(input: ClusteringInput, color: Record<string, unknown>): Vl
     return [{ label: r.label, variant: r.variant, mean: s.mean, lo, loDraw: Math.max(0, lo), hi: s.ci95[1] ?? s.mean, n: s.n }];
   });
   const y = { field: 'mean', type: 'quantitative', title: axisTitle(metricTitle(input.metric), 22), ...(input.logY ? { scale: { type: 'log' } } : {}) };
-  const x = { field: 'label', type: 'nominal', title: null, sort: values.map((v) => v.label), axis: { labelAngle: 0, labelLimit: 160 } };
+  const layout = categoryLayout(values.map((v) => v.label), WIDTH);
+  const x = { field: 'label', type: 'nominal', title: null, sort: values.map((v) => v.label), axis: layout.axis };
   return {
     data: { values },
-    width: WIDTH,
+    width: layout.width,
     height: 160,
     layer: [
       {

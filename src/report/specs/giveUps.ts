@@ -1,7 +1,7 @@
 import { PALETTE, REASON_COLORS } from '../colors.js';
 import type { VlSpec } from '../types.js';
 import type { LabelledCell } from './amplification.js';
-import { HEIGHT, legendOpacity, legendParam, topLevel, WIDTH } from './common.js';
+import { categoryLayout, HEIGHT, legendOpacity, legendParam, topLevel, WIDTH } from './common.js';
 
 /** One stacked segment: the operations of a cell that ended for one reason. */
 export interface GiveUpRow {
@@ -46,15 +46,16 @@ export function giveUpsSpec(input: { cells: readonly LabelledCell[]; includeSucc
   let extra = 0;
   const range = reasons.map((r) => REASON_COLORS[r] ?? (PALETTE[10 + (extra++ % 10)] as string));
   const labels = input.cells.map((c) => c.label);
+  const layout = categoryLayout(labels, Math.min(WIDTH, Math.max(200, labels.length * 70)));
   return {
     ...topLevel('Operations that did not succeed, by the reason they ended'),
-    width: Math.min(WIDTH, Math.max(200, labels.length * 70)),
+    width: layout.width,
     height: HEIGHT,
     data: { values: rows },
     params: [legendParam('reason')],
     mark: { type: 'bar' },
     encoding: {
-      x: { field: 'label', type: 'nominal', title: null, sort: labels, axis: { labelAngle: labels.length > 4 ? -30 : 0, labelLimit: 180 } },
+      x: { field: 'label', type: 'nominal', title: null, sort: labels, axis: layout.axis },
       y: { field: 'operations', type: 'quantitative', title: 'Operations (mean per run)', stack: 'zero' },
       color: { field: 'reason', type: 'nominal', title: 'Ended by', scale: { domain: reasons, range } },
       order: { field: 'reason', sort: 'ascending' },

@@ -1,8 +1,8 @@
-import { colorScale, type VariantColors } from '../colors.js';
+import { colorScale, PALETTE, type VariantColors } from '../colors.js';
 import { formatValue } from '../format.js';
-import { axisTitle, metricInfo, metricTitle, paramTitle } from '../metrics.js';
+import { axisTitle, metricInfo, metricTitle, paramLabel, paramTitle, paramUnit } from '../metrics.js';
 import type { ReportCell, VlSpec } from '../types.js';
-import { allNumbers, HEIGHT, LEGEND_PARAM, legendOpacity, legendParam, spansDecades, topLevel, WIDTH } from './common.js';
+import { allNumbers, categoryLayout, HEIGHT, isFraction, LEGEND_PARAM, legendOpacity, legendParam, MAX_SERIES, numericScale, spansDecades, topLevel, valueScale, WIDTH } from './common.js';
 
 /** What a metric-against-parameter chart draws. */
 export interface MetricVsParamInput {
@@ -37,8 +37,9 @@ export interface MetricPoint {
   mean: number;
   lo: number;
   hi: number;
-  /** The interval as drawn: clipped at 0 (every metric is a count, time, rate or ratio >= 0). */
+  /** The interval as drawn: clipped at 0 (every metric is a count, time, rate or ratio >= 0), and a fraction's at 1. */
   loDraw: number;
+  hiDraw: number;
   n: number;
 }
 
@@ -46,75 +47,164 @@ export interface MetricPoint {
 export function metricPoints(cells: readonly ReportCell[], metric: string, x: string): MetricPoint[] {
   const rawX = cells.map((c) => c.params[x]);
   const numeric = allNumbers(rawX.filter((v) => v !== undefined));
+  const fraction = isFraction(metricInfo(metric).unit);
   const out: MetricPoint[] = [];
   for (const c of cells) {
     const s = c.metrics[metric];
     const xv = c.params[x];
     if (!s || typeof s.mean !== 'number' || !Number.isFinite(s.mean) || xv === undefined) continue;
-    const others = Object.entries(c.params)
-      .filter(([k]) => k !== x)
-      .map(([k, v]) => `${k} = ${formatValue(v)}`)
-      .join(', ');
+    const others = othersText(c.params, x);
     const lo = typeof s.ci95[0] === 'number' && Number.isFinite(s.ci95[0]) ? s.ci95[0] : s.mean;
     const hi = typeof s.ci95[1] === 'number' && Number.isFinite(s.ci95[1]) ? s.ci95[1] : s.mean;
+    const top = fraction ? 1 : Infinity;
     out.push({
       variant: c.variant,
       others,
-      series: others ? `${c.variant} (${others})` : c.variant,
+      series: seriesName(c.variant, others),
       x: numeric ? (xv as number) : formatValue(xv),
       mean: s.mean,
       lo,
       hi,
-      loDraw: Math.max(0, lo),
+      loDraw: Math.min(top, Math.max(0, lo)),
+      hiDraw: Math.min(top, Math.max(0, hi)),
       n: s.n,
     });
   }
   return out;
 }
 
+function compareValues(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return formatValue(a).localeCompare(formatValue(b));
+}
+
+/**
+ * The series of the chart in the order they are listed and coloured: by variant (in report order),
+ * then by the other swept parameters in numeric order (a spike rate of 70 before 80 before 100).
+ */
+export function seriesOrder(cells: readonly ReportCell[], points: readonly MetricPoint[], x: string, variants: readonly string[]): string[] {
+  const params = new Map<string, { variant: string; rest: Array<[string, unknown]> }>();
+  for (const c of cells) {
+    const name = seriesName(c.variant, othersText(c.params, x));
+    if (params.has(name)) continue;
+    params.set(name, { variant: c.variant, rest: Object.entries(c.params).filter(([k]) => k !== x).sort(([a], [b]) => a.localeCompare(b)) });
+  }
+  const names = [...new Set(points.map((p) => p.series))];
+  return names.sort((a, b) => {
+    const pa = params.get(a);
+    const pb = params.get(b);
+    if (!pa || !pb) return 0;
+    const dv = variants.indexOf(pa.variant) - variants.indexOf(pb.variant);
+    if (dv !== 0) return dv;
+    for (let i = 0; i < Math.min(pa.rest.length, pb.rest.length); i++) {
+      const d = compareValues(pa.rest[i]?.[1], pb.rest[i]?.[1]);
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+}
+
+/** The other swept parameters of a cell (`a = 1, b = 2`), '' when x is the only axis. */
+function othersText(params: Record<string, unknown>, x: string): string {
+  return Object.entries(params)
+    .filter(([k]) => k !== x)
+    .map(([k, v]) => `${k} = ${formatValue(v)}`)
+    .join(', ');
+}
+
+/** The other swept parameters as the documentation names them, with units (`Spike rate = 100 /s`); the value and unit alone when there is one (the legend's title names it). */
+function othersLabel(params: Record<string, unknown>, x: string): string {
+  const rest = Object.entries(params).filter(([k]) => k !== x);
+  const value = (k: string, v: unknown) => `${formatValue(v)}${paramUnit(k) ? ` ${paramUnit(k)}` : ''}`;
+  if (rest.length === 1) return value(...(rest[0] as [string, unknown]));
+  return rest.map(([k, v]) => `${paramLabel(k)} = ${value(k, v)}`).join(', ');
+}
+
+function seriesName(variant: string, others: string): string {
+  return others ? `${variant} (${others})` : variant;
+}
+
+/** The series split into panels of at most {@link MAX_SERIES} each, of about equal size, keeping a variant's series together where they fit. */
+export function seriesPanels(order: readonly string[]): string[][] {
+  if (order.length <= MAX_SERIES) return [[...order]];
+  const panels = Math.ceil(order.length / MAX_SERIES);
+  const size = Math.ceil(order.length / panels);
+  const out: string[][] = [];
+  for (let i = 0; i < order.length; i += size) out.push(order.slice(i, i + size));
+  return out;
+}
+
 /**
  * A metric against a swept parameter: one line per variant (and per value of any other swept
- * parameter, told apart by dashes), the 95% confidence interval of the mean as a band, log axes
- * when the values span two decades or more. A non-numeric parameter (a seeding mode, a backoff
- * kind) gives points with interval bars, side by side per variant.
+ * parameter, told apart by dashes; with a single variant each value has its own colour, in numeric
+ * order), the 95% confidence interval of the mean as a band (a fraction's within [0, 1]), axes
+ * fitted to the data (log when the values span two decades or more, symlog when they include 0 too;
+ * a tick at each value when they are few, integer ticks for integers). A non-numeric parameter (a
+ * seeding mode, a backoff kind) gives points with interval bars, side by side per variant. More
+ * than {@link MAX_SERIES} series are split into panels stacked one above the other, sharing axes.
  */
 export function metricVsParamSpec(input: MetricVsParamInput): VlSpec {
   const points = metricPoints(input.cells, input.metric, input.x);
   const pn = input.paramName ?? LEGEND_PARAM;
+  const variants = [...new Set(points.map((p) => p.variant))];
+  const order = seriesOrder(input.cells, points, input.x, input.scale?.domain ?? [...input.colors.keys(), ...variants]);
+  const panels = seriesPanels(order);
+  const top = topLevel(`${metricTitle(input.metric)} against ${paramLabel(input.x)}, one line per variant, with 95% confidence intervals`);
+  if (panels.length === 1) return { ...top, ...metricPanel(input, points, order, pn) };
+  const height = Math.max(120, Math.round((input.height ?? HEIGHT) * 0.7));
+  return {
+    ...top,
+    vconcat: panels.map((names, i) => metricPanel({ ...input, height }, points.filter((p) => names.includes(p.series)), names, `${pn}_${i + 1}`)),
+    spacing: 16,
+    resolve: { scale: { x: 'shared', y: 'shared', color: 'independent', strokeDash: 'independent', shape: 'independent', xOffset: 'independent' } },
+  };
+}
+
+/** One panel of the chart: the given points, their series in `order`. */
+function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], order: readonly string[], pn: string): VlSpec {
   const numeric = points.length > 0 && points.every((p) => typeof p.x === 'number');
   const variants = [...new Set(points.map((p) => p.variant))];
-  const scale = input.scale ?? colorScale(input.colors, variants);
-  const color = { field: 'variant', type: 'nominal', title: 'Variant', scale };
-  const colored = points.map((p) => ({ ...p, color: scale.range[scale.domain.indexOf(p.variant)] ?? '#888888' }));
   const hasOthers = points.some((p) => p.others !== '');
-  const yValues = points.flatMap((p) => [p.mean, p.loDraw, p.hi]);
+  // One variant with several values of other parameters: each value its own colour, in numeric order.
+  const bySeries = hasOthers && variants.length === 1 && !input.scale;
+  // With one variant, the legend names the other parameters as their documentation does (title `Spike rate`, entries `100 /s`).
+  const keyOf = new Map(input.cells.map((c) => [othersText(c.params, input.x), othersLabel(c.params, input.x)]));
+  const key = (p: MetricPoint) => (bySeries ? (keyOf.get(p.others) ?? p.others) : p.variant);
+  const keys = bySeries ? order.map((s) => key(points.find((p) => p.series === s) as MetricPoint)) : [];
+  const scale = bySeries
+    ? { domain: keys, range: keys.map((_, i) => PALETTE[i % PALETTE.length] as string) }
+    : (input.scale ?? colorScale(input.colors, variants));
+  const colorField = bySeries ? 'key' : 'variant';
+  const otherAxes = [...new Set(input.cells.flatMap((c) => Object.keys(c.params).filter((k) => k !== input.x)))];
+  const color = { field: colorField, type: 'nominal', title: bySeries ? otherAxes.map(paramLabel).join(', ') : 'Variant', scale };
+  const colored = points.map((p) => ({ ...p, key: key(p), othersLabel: keyOf.get(p.others) ?? p.others, color: scale.range[scale.domain.indexOf(key(p))] ?? '#888888' }));
+  const othersOrder = [...new Set(order.map((s) => keyOf.get(points.find((p) => p.series === s)?.others ?? '') ?? ''))];
+  const dashes = hasOthers && !bySeries ? { field: 'othersLabel', type: 'nominal', title: otherAxes.length === 1 ? paramTitle(otherAxes[0] as string) : 'Other parameters', sort: othersOrder } : null;
+  const yValues = points.flatMap((p) => [p.mean, p.loDraw, p.hiDraw]);
   const logY = input.logY ?? spansDecades(yValues);
   const { title: mTitle, unit } = metricInfo(input.metric);
   const height = input.height ?? HEIGHT;
   // About 7 pixels per character of a rotated 12 px title: keep each line within the plot's height.
   const yTitle = axisTitle(metricTitle(input.metric), Math.floor(height / 7));
-  const yScale = logY ? { type: 'log' } : { zero: false };
+  const yScale = valueScale(yValues, logY);
   const tooltip = [
     { field: 'variant', type: 'nominal', title: 'Variant' },
     ...(hasOthers ? [{ field: 'others', type: 'nominal', title: 'Other parameters' }] : []),
-    { field: 'x', type: numeric ? 'quantitative' : 'nominal', title: input.x },
+    { field: 'x', type: numeric ? 'quantitative' : 'nominal', title: paramLabel(input.x) },
     { field: 'mean', type: 'quantitative', title: `${mTitle}, mean${unit ? ` (${unit})` : ''}` },
     { field: 'lo', type: 'quantitative', title: '95% interval, low' },
     { field: 'hi', type: 'quantitative', title: '95% interval, high' },
     { field: 'n', type: 'quantitative', title: 'Replications' },
   ];
-  const base = {
-    ...topLevel(`${metricTitle(input.metric)} against ${input.x}, one line per variant, with 95% confidence intervals`),
-    width: WIDTH,
-    height,
-    data: { values: colored },
-  };
+  const legendParams = [legendParam(colorField, pn)];
   if (numeric) {
-    const logX = input.logX ?? spansDecades(points.map((p) => p.x as number));
-    const x = { field: 'x', type: 'quantitative', title: paramTitle(input.x), scale: logX ? { type: 'log' } : { zero: false } };
+    const fitted = numericScale(points.map((p) => p.x as number), input.logX);
+    const x = { field: 'x', type: 'quantitative', title: paramTitle(input.x), scale: fitted.scale, axis: fitted.axis };
     const bandY = logY ? points.filter((p) => p.loDraw > 0) : points;
     return {
-      ...base,
+      width: WIDTH,
+      height,
+      data: { values: colored },
       layer: [
         ...(points.some((p) => p.hi > p.lo)
           ? [
@@ -124,7 +214,7 @@ export function metricVsParamSpec(input: MetricVsParamInput): VlSpec {
                 encoding: {
                   x,
                   y: { field: 'loDraw', type: 'quantitative', title: yTitle, scale: yScale },
-                  y2: { field: 'hi' },
+                  y2: { field: 'hiDraw' },
                   // The colour straight from the data (no scale, so no second legend that would replace the line's interactive one).
                   fill: { field: 'color', type: 'nominal', scale: null },
                   detail: { field: 'series', type: 'nominal' },
@@ -134,13 +224,13 @@ export function metricVsParamSpec(input: MetricVsParamInput): VlSpec {
             ]
           : []),
         {
-          params: [legendParam('variant', pn)],
+          params: legendParams,
           mark: { type: 'line', point: { filled: true, size: 45 }, strokeWidth: 2 },
           encoding: {
             x,
             y: { field: 'mean', type: 'quantitative', title: yTitle, scale: yScale },
             color,
-            ...(hasOthers ? { strokeDash: { field: 'others', type: 'nominal', title: 'Other parameters' } } : {}),
+            ...(dashes ? { strokeDash: dashes } : {}),
             detail: { field: 'series', type: 'nominal' },
             opacity: legendOpacity(1, pn),
             tooltip,
@@ -149,16 +239,19 @@ export function metricVsParamSpec(input: MetricVsParamInput): VlSpec {
       ],
     };
   }
-  const order: string[] = [];
+  const xs: string[] = [];
   for (const v of input.xOrder ?? []) {
     const s = formatValue(v);
-    if (!order.includes(s)) order.push(s);
+    if (!xs.includes(s)) xs.push(s);
   }
-  for (const p of points) if (!order.includes(p.x as string)) order.push(p.x as string);
-  const x = { field: 'x', type: 'nominal', title: paramTitle(input.x), sort: order, axis: { labelAngle: 0 } };
-  const xOffset = { field: 'series', type: 'nominal', sort: [...new Set(points.map((p) => p.series))] };
+  for (const p of points) if (!xs.includes(p.x as string)) xs.push(p.x as string);
+  const layout = categoryLayout(xs, WIDTH);
+  const x = { field: 'x', type: 'nominal', title: paramTitle(input.x), sort: xs, axis: layout.axis };
+  const xOffset = { field: 'series', type: 'nominal', sort: [...order] };
   return {
-    ...base,
+    width: layout.width,
+    height,
+    data: { values: colored },
     layer: [
       {
         mark: { type: 'rule', strokeWidth: 2 },
@@ -166,21 +259,21 @@ export function metricVsParamSpec(input: MetricVsParamInput): VlSpec {
           x,
           xOffset,
           y: { field: 'loDraw', type: 'quantitative', title: yTitle, scale: yScale },
-          y2: { field: 'hi' },
+          y2: { field: 'hiDraw' },
           stroke: { field: 'color', type: 'nominal', scale: null },
           opacity: legendOpacity(1, pn),
           tooltip,
         },
       },
       {
-        params: [legendParam('variant', pn)],
+        params: legendParams,
         mark: { type: 'point', filled: true, size: 70 },
         encoding: {
           x,
           xOffset,
           y: { field: 'mean', type: 'quantitative', title: yTitle, scale: yScale },
           color,
-          ...(hasOthers ? { shape: { field: 'others', type: 'nominal', title: 'Other parameters' } } : {}),
+          ...(dashes ? { shape: { ...dashes } } : {}),
           opacity: legendOpacity(1, pn),
           tooltip,
         },

@@ -3,6 +3,7 @@ import { axisTitle, metricInfo, metricTitle } from '../metrics.js';
 import type { VlSpec } from '../types.js';
 import { HEIGHT, legendOpacity, legendParam, spansDecades, topLevel, WIDTH } from './common.js';
 import type { LabelledCell } from './amplification.js';
+import { fittedDomain, placeLabels } from './labels.js';
 
 /** One point: a cell's mean work and time, with their 95% intervals. */
 export interface ParetoPoint {
@@ -67,7 +68,8 @@ export function paretoPoints(cells: readonly LabelledCell[], work: string, time:
 /**
  * Total work against time: one point per cell (per variant by default) with 95% interval bars
  * on both axes, the Pareto frontier (the points nothing beats on both) joined by a dashed line,
- * and each point labelled. Lower left is better.
+ * and each point labelled where its label collides with nothing (the legend and the tooltip name
+ * every point). Axes are fitted to the data. Lower left is better.
  */
 export function paretoSpec(input: {
   cells: readonly LabelledCell[];
@@ -83,12 +85,27 @@ export function paretoSpec(input: {
   const frontier = points.filter((p) => p.onFrontier).sort((a, b) => a.work - b.work);
   const logX = input.logX ?? spansDecades(points.flatMap((p) => [p.work, p.workLoDraw, p.workHi]));
   const logY = input.logY ?? spansDecades(points.flatMap((p) => [p.time, p.timeLoDraw, p.timeHi]));
-  const x = { field: 'work', type: 'quantitative', title: axisTitle(metricTitle(input.work)), scale: logX ? { type: 'log' } : { zero: false } };
-  const y = { field: 'time', type: 'quantitative', title: axisTitle(metricTitle(input.time), Math.floor(HEIGHT / 7)), scale: logY ? { type: 'log' } : { zero: false } };
+  // Domains fitted to the points and their intervals, fixed here so that the labels can be placed.
+  const xDomain = fittedDomain(points.flatMap((p) => [p.work, p.workLoDraw, p.workHi]), logX);
+  const yDomain = fittedDomain(points.flatMap((p) => [p.time, p.timeLoDraw, p.timeHi]), logY);
+  const scaleOf = (log: boolean, domain: [number, number]) => ({ ...(log ? { type: 'log' } : { zero: false }), domain, nice: false });
+  const x = { field: 'work', type: 'quantitative', title: axisTitle(metricTitle(input.work)), scale: scaleOf(logX, xDomain) };
+  const y = { field: 'time', type: 'quantitative', title: axisTitle(metricTitle(input.time), Math.floor(HEIGHT / 7)), scale: scaleOf(logY, yDomain) };
   const scale = colorScale(input.colors, points.map((p) => p.variant));
   const color = { field: 'variant', type: 'nominal', title: 'Variant', scale };
   // Interval bars take their colour from the data (no scale, so no second legend that would replace the points' interactive one).
-  const colored = points.map((p) => ({ ...p, color: scale.range[scale.domain.indexOf(p.variant)] ?? '#888888' }));
+  // Labels where they collide with nothing: the frontier's first, then left to right.
+  const byPriority = points.map((p, i) => ({ p, i })).sort((a, b) => Number(b.p.onFrontier) - Number(a.p.onFrontier) || a.p.work - b.p.work);
+  const places = placeLabels(
+    byPriority.map(({ p }) => ({ x: p.work, y: p.time, label: p.label })),
+    { domain: xDomain, log: logX, length: WIDTH, inverted: false },
+    { domain: yDomain, log: logY, length: HEIGHT, inverted: true },
+  );
+  const placeOf = new Map(byPriority.map(({ i }, k) => [i, places[k] ?? null]));
+  const colored = points.map((p, i) => {
+    const at = placeOf.get(i);
+    return { ...p, color: scale.range[scale.domain.indexOf(p.variant)] ?? '#888888', ...(at ? { labelX: at.x, labelY: at.y } : {}) };
+  });
   const w = metricInfo(input.work);
   const t = metricInfo(input.time);
   const tooltip = [
@@ -122,7 +139,11 @@ export function paretoSpec(input: {
             mark: { type: 'point', filled: true, size: 90 },
             encoding: { x, y, color, shape: { field: 'onFrontier', type: 'nominal', title: 'On the frontier', scale: { domain: [true, false], range: ['diamond', 'circle'] } }, opacity: legendOpacity(), tooltip },
           },
-          { mark: { type: 'text', align: 'left', dx: 8, dy: -8, fontSize: 11 }, encoding: { x, y, text: { field: 'label', type: 'nominal' }, opacity: legendOpacity() } },
+          {
+            transform: [{ filter: 'isValid(datum.labelX)' }],
+            mark: { type: 'text', align: 'left', baseline: 'middle', fontSize: 11 },
+            encoding: { x: { ...x, field: 'labelX' }, y: { ...y, field: 'labelY' }, text: { field: 'label', type: 'nominal' }, opacity: legendOpacity() },
+          },
         ],
       },
     ],

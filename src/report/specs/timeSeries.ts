@@ -92,6 +92,9 @@ const PANELS: Record<string, PanelInfo> = {
 
 const DASHES = [[1, 0], [5, 3], [2, 2], [8, 2, 2, 2]];
 
+/** The legend entry of the shaded windows. */
+const SHADE_ENTRY = 'trigger window';
+
 function panelInfo(name: string): PanelInfo {
   const known = PANELS[name];
   if (known) return known;
@@ -189,7 +192,8 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
   const end = Math.max(0, ...rows.map((r) => r.t as number));
   const windows = input.windows
     .map((w) => ({ from: w.fromMs / unit.div, to: Math.min(end, (w.toMs ?? Infinity) / unit.div), label: w.label }))
-    .filter((w) => w.to > w.from && w.from < end);
+    .filter((w) => w.to > w.from && w.from < end)
+    .map((w) => ({ ...w, shade: SHADE_ENTRY }));
   const color = { field: colorField, type: 'nominal', title: byVariant ? 'Variant' : 'Run', scale };
   const x = { field: 't', type: 'quantitative', title: unit.title, scale: { domain: [0, end], nice: false } };
   const tUnit = unit.div === 1000 ? 's' : 'ms';
@@ -220,10 +224,12 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     };
     const shade = {
       data: { name: 'windows' },
-      mark: { type: 'rect', color: WINDOW_COLOR, opacity: 0.14 },
+      mark: { type: 'rect', opacity: 0.14 },
       encoding: {
         x: { field: 'from', type: 'quantitative' },
         x2: { field: 'to' },
+        // A legend entry of its own (fill, apart from the lines' colour), so the shading says what it is.
+        fill: { field: 'shade', type: 'nominal', title: 'Shaded', scale: { domain: [SHADE_ENTRY], range: [WINDOW_COLOR] }, legend: { symbolOpacity: 0.35 } },
         tooltip: [
           { field: 'label', type: 'nominal', title: 'Trigger' },
           { field: 'from', type: 'quantitative', title: `From (${tUnit})` },
