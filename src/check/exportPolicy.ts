@@ -42,6 +42,11 @@ export interface ExportedText {
 /** The name written when none is given. */
 export const DEFAULT_EXPORT_NAME = 'retrystorm';
 
+/** The name a layer's configuration is written under: its name in lowercase letters, digits, `-` and `.` (or the default). */
+export function exportNameOf(layerName: string): string {
+  return layerName.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '') || DEFAULT_EXPORT_NAME;
+}
+
 function describe(field: keyof PolicySpec, v: unknown): string {
   if (v === undefined) return 'none';
   if (field === 'backoff') return describeBackoff(v as PolicySpec['backoff']);

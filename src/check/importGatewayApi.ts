@@ -1,12 +1,11 @@
-import { nearestName } from '../experiment/nearestName.js';
-import type { PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import { isObject, type JsonObject, type Segment } from './FieldReader.js';
 import { envoyBackoff } from './envoyRetryClasses.js';
 import { httpStatusClass } from './importEnvoyRoute.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { MeshReader } from './MeshReader.js';
-import { apiGroup, readResources, type Resource } from './readResources.js';
+import { apiGroup, type Resource } from './readResources.js';
+import { describeRouteSite, openRoute, type RouteKind } from './routeSites.js';
 
 /** Which rule of the HTTPRoutes in a file to import. */
 export interface GatewayApiImportOptions {
@@ -35,46 +34,16 @@ export const GATEWAY_API_DEFAULTS = {
   minRetryIntervalMs: 1000,
 } as const;
 
-interface Site {
-  resource: Resource;
-  index: number;
-  rule: JsonObject;
-  name: string | undefined;
-}
-
-function describeSite(s: Site): string {
-  return `${s.resource.label} spec.rules.${s.index}${s.name !== undefined ? ` (${JSON.stringify(s.name)})` : ''}`;
-}
-
-/** Every rule of every Gateway API HTTPRoute, in file order. */
-function sitesOf(resources: Resource[]): Site[] {
-  const out: Site[] = [];
-  for (const resource of resources) {
-    if (resource.kind !== 'HTTPRoute' || apiGroup(resource.apiVersion) !== GATEWAY_API_GROUP) continue;
-    const spec = isObject(resource.value.spec) ? resource.value.spec : {};
-    const rules = Array.isArray(spec.rules) ? spec.rules : [];
-    rules.forEach((rule, index) => {
-      if (isObject(rule)) out.push({ resource, index, rule, name: typeof rule.name === 'string' ? rule.name : undefined });
-    });
-  }
-  return out;
-}
-
-function chooseSite(r: MeshReader, sites: Site[], options: GatewayApiImportOptions): Site | undefined {
-  if (sites.length === 0) return r.failFile('has no Gateway API HTTPRoute with rules (apiVersion gateway.networking.k8s.io/v1, kind HTTPRoute)');
-  if (options.route !== undefined) {
-    const found = sites.find((s) => s.name === options.route) ?? sites.find((s) => s.resource.name === options.route && sites.filter((t) => t.resource === s.resource).length === 1);
-    if (found !== undefined) return found;
-    const names = [...new Set([...sites.flatMap((s) => s.name ?? []), ...sites.map((s) => s.resource.name)])].filter((n) => n !== '');
-    const near = nearestName(options.route, names);
-    return r.failFile(`has no rule named ${JSON.stringify(options.route)} (named: ${names.join(', ') || 'none'}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
-  }
-  const retrying = sites.filter((s) => s.rule.retry !== undefined);
-  if (retrying.length === 1) return retrying[0];
-  if (retrying.length === 0 && sites.length === 1) return sites[0];
-  const list = retrying.length > 0 ? retrying : sites;
-  return r.failFile(`has ${list.length} HTTPRoute rules${retrying.length > 0 ? ' with a retry' : ''}; choose one by name: ${list.map(describeSite).join(', ')}`);
-}
+/** The rules of Gateway API HTTPRoutes; without a name, the only rule with a retry is chosen. */
+const HTTP_ROUTE_RULES: RouteKind = {
+  kind: 'HTTPRoute',
+  group: GATEWAY_API_GROUP,
+  list: 'rules',
+  none: 'Gateway API HTTPRoute with rules (apiVersion gateway.networking.k8s.io/v1, kind HTTPRoute)',
+  noun: 'rule',
+  plural: 'HTTPRoute rules',
+  prefer: (rule) => rule.retry !== undefined,
+};
 
 /** The names of the backends a rule sends to (`backendRefs[].name`). */
 function backendsOf(rule: JsonObject): string[] {
@@ -100,16 +69,9 @@ function targetsOf(policy: Resource): string[] {
  * A rule without `retry` does not retry. Every problem names the file, the resource and the field.
  */
 export function importGatewayApi(text: string, source: string, options: GatewayApiImportOptions = {}): ImportedLayer {
-  const resources = readResources(text, source);
-  const r0 = new MeshReader(source);
-  const site = chooseSite(r0, sitesOf(resources), options);
-  r0.throwIfAny();
-  if (site === undefined) throw new Error('unreachable');
-  const r = new MeshReader(source, site.resource.label);
-  const base: Segment[] = ['spec', 'rules', site.index];
-  const notes: string[] = [];
-  const policy: PolicyInput = { idempotency: 'always', retryAfter: 'ignore' };
-  const timeouts = r.object(site.rule.timeouts, [...base, 'timeouts']);
+  const { resources, site, r, base, notes, policy } = openRoute(text, source, HTTP_ROUTE_RULES, options.route);
+  const rule = site.entry;
+  const timeouts = r.object(rule.timeouts, [...base, 'timeouts']);
   if (timeouts !== undefined) {
     r.knownKeys(timeouts, [...base, 'timeouts'], ['request', 'backendRequest']);
     const request = r.goDuration(timeouts.request, [...base, 'timeouts', 'request'], true);
@@ -118,7 +80,7 @@ export function importGatewayApi(text: string, source: string, options: GatewayA
     if (backend !== undefined && backend > 0) policy.perAttemptTimeoutMs = backend;
   }
   if (policy.totalTimeoutMs === undefined) notes.push('timeouts.request is not set: its default is implementation-specific; none is taken here.');
-  const retry = r.object(site.rule.retry, [...base, 'retry']);
+  const retry = r.object(rule.retry, [...base, 'retry']);
   const rp: Segment[] = [...base, 'retry'];
   if (retry === undefined) {
     policy.maxAttempts = 1;
@@ -151,7 +113,7 @@ export function importGatewayApi(text: string, source: string, options: GatewayA
         : 'retry.backoff is the minimum wait; the algorithm is implementation-specific: Envoy-based implementations use it as the base of Envoy\'s back-off (cap 10 x base).',
     );
   }
-  const backends = backendsOf(site.rule);
+  const backends = backendsOf(rule);
   const policies = resources.filter((d) => d.kind === 'XBackendTrafficPolicy' && apiGroup(d.apiVersion) === GATEWAY_API_X_GROUP);
   const btp = policies.find((p) => targetsOf(p).some((t) => backends.includes(t)));
   if (btp !== undefined) {
@@ -183,5 +145,5 @@ export function importGatewayApi(text: string, source: string, options: GatewayA
   }
   notes.push('Gateway API retries apply to any method (idempotency "always").');
   r.throwIfAny();
-  return { policy, origin: `${source}: ${describeSite(site)} retry`, notes, defaultName: 'gateway' };
+  return { policy, origin: `${source}: ${describeRouteSite(site, HTTP_ROUTE_RULES)} retry`, notes, defaultName: 'gateway' };
 }

@@ -1,10 +1,9 @@
-import { nearestName } from '../experiment/nearestName.js';
-import type { PolicyInput } from '../policy/presets.js';
 import { isObject, type JsonObject, type Segment } from './FieldReader.js';
 import { envoyBackoff, envoyRetryClasses } from './envoyRetryClasses.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { formatGoDuration, MeshReader } from './MeshReader.js';
-import { apiGroup, readResources, type Resource } from './readResources.js';
+import { apiGroup } from './readResources.js';
+import { describeRouteSite, openRoute, type RouteKind } from './routeSites.js';
 
 /** Which HTTP route of the VirtualServices in a file to import. */
 export interface IstioImportOptions {
@@ -38,44 +37,15 @@ export const ISTIO_GROUP = 'networking.istio.io';
 
 const RETRY_KEYS = ['attempts', 'perTryTimeout', 'retryOn', 'retryRemoteLocalities', 'retryIgnorePreviousHosts', 'backoff'];
 
-interface Site {
-  resource: Resource;
-  index: number;
-  http: JsonObject;
-  name: string | undefined;
-}
-
-/** Every http route of every VirtualService, in file order. */
-function sitesOf(resources: Resource[]): Site[] {
-  const sites: Site[] = [];
-  for (const resource of resources) {
-    if (resource.kind !== 'VirtualService' || apiGroup(resource.apiVersion) !== ISTIO_GROUP) continue;
-    const spec = isObject(resource.value.spec) ? resource.value.spec : {};
-    const http = Array.isArray(spec.http) ? spec.http : [];
-    http.forEach((h, index) => {
-      if (!isObject(h)) return;
-      sites.push({ resource, index, http: h, name: typeof h.name === 'string' ? h.name : undefined });
-    });
-  }
-  return sites;
-}
-
-function describeSite(s: Site): string {
-  return `${s.resource.label} spec.http.${s.index}${s.name !== undefined ? ` (${JSON.stringify(s.name)})` : ''}`;
-}
-
-function chooseSite(r: MeshReader, sites: Site[], options: IstioImportOptions): Site | undefined {
-  if (sites.length === 0) return r.failFile('has no VirtualService with an http route (apiVersion networking.istio.io/v1, kind VirtualService, spec.http)');
-  if (options.route !== undefined) {
-    const found = sites.find((s) => s.name === options.route) ?? sites.find((s) => s.resource.name === options.route && sites.filter((t) => t.resource === s.resource).length === 1);
-    if (found !== undefined) return found;
-    const names = [...new Set(sites.flatMap((s) => (s.name !== undefined ? [s.name] : [])).concat(sites.map((s) => s.resource.name)))].filter((n) => n !== '');
-    const near = nearestName(options.route, names);
-    return r.failFile(`has no http route named ${JSON.stringify(options.route)} (named: ${names.join(', ') || 'none'}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
-  }
-  if (sites.length === 1) return sites[0];
-  return r.failFile(`has ${sites.length} http routes; choose one by name: ${sites.map(describeSite).join(', ')}`);
-}
+/** The http routes of VirtualServices. */
+const ISTIO_ROUTES: RouteKind = {
+  kind: 'VirtualService',
+  group: ISTIO_GROUP,
+  list: 'http',
+  none: 'VirtualService with an http route (apiVersion networking.istio.io/v1, kind VirtualService, spec.http)',
+  noun: 'http route',
+  plural: 'http routes',
+};
 
 /** The destination hosts of an http route (`route[].destination.host`). */
 function hostsOf(http: JsonObject): string[] {
@@ -104,21 +74,14 @@ function sameHost(a: string, b: string): boolean {
  * the resource and the field.
  */
 export function importIstio(text: string, source: string, options: IstioImportOptions = {}): ImportedLayer {
-  const resources = readResources(text, source);
-  const r0 = new MeshReader(source);
-  const site = chooseSite(r0, sitesOf(resources), options);
-  r0.throwIfAny();
-  if (site === undefined) throw new Error('unreachable');
-  const r = new MeshReader(source, site.resource.label);
-  const base: Segment[] = ['spec', 'http', site.index];
-  const notes: string[] = [];
-  const policy: PolicyInput = { idempotency: 'always', retryAfter: 'ignore' };
+  const { resources, site, r, base, notes, policy } = openRoute(text, source, ISTIO_ROUTES, options.route);
+  const http = site.entry;
 
-  const timeout = r.goDuration(site.http.timeout, [...base, 'timeout'], true);
+  const timeout = r.goDuration(http.timeout, [...base, 'timeout'], true);
   if (timeout !== undefined && timeout > 0) policy.totalTimeoutMs = timeout;
   else notes.push('The route sets no timeout: Istio disables the route timeout, so nothing bounds all attempts together.');
 
-  const retries = r.object(site.http.retries, [...base, 'retries']);
+  const retries = r.object(http.retries, [...base, 'retries']);
   const rp: Segment[] = [...base, 'retries'];
   let conditions: string[] = [...ISTIO_DEFAULTS.retryOn];
   let codes: number[] = [...ISTIO_DEFAULTS.statusCodes];
@@ -165,7 +128,7 @@ export function importIstio(text: string, source: string, options: IstioImportOp
   policy.backoff = envoyBackoff(baseMs);
   if (baseMs === undefined) notes.push("No backoff: Envoy's default base interval of 25 ms (capped at 250 ms).");
 
-  const hosts = hostsOf(site.http);
+  const hosts = hostsOf(http);
   const rules = resources.filter((d) => d.kind === 'DestinationRule' && apiGroup(d.apiVersion) === ISTIO_GROUP);
   const rule = rules.find((d) => isObject(d.value.spec) && typeof d.value.spec.host === 'string' && hosts.some((h) => sameHost(h, (d.value.spec as JsonObject).host as string)));
   const ruleReader = rule === undefined ? undefined : new MeshReader(source, rule.label);
@@ -183,5 +146,5 @@ export function importIstio(text: string, source: string, options: IstioImportOp
   r.throwIfAny();
   const attemptsText = policy.maxAttempts === 1 ? 'no retries' : `${String(policy.maxAttempts)} attempts`;
   const timeoutText = policy.totalTimeoutMs !== undefined ? `, timeout ${formatGoDuration(policy.totalTimeoutMs)}` : '';
-  return { policy, origin: `${source}: ${describeSite(site)} (${attemptsText}${timeoutText})`, notes, defaultName: 'istio' };
+  return { policy, origin: `${source}: ${describeRouteSite(site, ISTIO_ROUTES)} (${attemptsText}${timeoutText})`, notes, defaultName: 'istio' };
 }

@@ -22,7 +22,8 @@ export { AWS_RETRY_ENV, importAwsEnv, readEnvLines, type AwsEnvImportOptions } f
 export { importIngressNginx, INGRESS_NGINX_DEFAULTS, type IngressNginxImportOptions } from './importIngressNginx.js';
 export { importPolly, POLLY_DEFAULTS, type PollyImportOptions } from './importPolly.js';
 export { importResilience4j, RESILIENCE4J_DEFAULTS, type Resilience4jImportOptions } from './importResilience4j.js';
-export { DEFAULT_EXPORT_NAME, EXPORT_FORMATS, exportPolicy, policyDifferences, readBack, type ExportFormat, type ExportOptions, type ExportResult } from './exportPolicy.js';
-export { IMPORT_FORMATS, loadStacks, type CheckLayer, type CheckStack, type ImportFormat, type ImportReader, type LoadStackOptions } from './loadStack.js';
+export { DEFAULT_EXPORT_NAME, EXPORT_FORMATS, exportNameOf, exportPolicy, policyDifferences, readBack, type ExportFormat, type ExportOptions, type ExportResult } from './exportPolicy.js';
+export { loadStacks, type CheckLayer, type CheckStack, type LoadStackOptions } from './loadStack.js';
+export { experimentFileJsonSchema, hasStackImports, IMPORT_FORMATS, importSchema, resolveExperimentImports, type ImportFormat, type ImportReader, type ImportSpec, type ResolvedExperimentImports } from './layerImport.js';
 export { simulateStorm, stormScenario, type StormOptions, type StormReport, type StormRun } from './simulateStorm.js';
 export { attemptsFor, classOutcome, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';

@@ -1,28 +1,21 @@
 import { z } from 'zod';
 import { parseExperimentText } from '../experiment/parseExperiment.js';
-import { problemMessage, type PathSegment } from '../experiment/Problem.js';
+import type { PathSegment } from '../experiment/Problem.js';
 import { resolveScenario } from '../experiment/resolveScenario.js';
 import { METHODS, stackSchema } from '../experiment/scenarioSchema.js';
 import { fields as f } from '../experiment/fields.js';
-import { mergeValue } from '../experiment/setPath.js';
-import { zodProblems } from '../experiment/zodProblems.js';
 import type { Dist, Layer } from '../model/scenario.js';
-import type { PolicyInput } from '../policy/presets.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { CheckInputError } from './CheckInputError.js';
 import { isObject, type JsonObject } from './FieldReader.js';
-import { AWS_SDKS, importAwsConfig, type AwsSdk } from './importAwsConfig.js';
+import { importAwsConfig, type AwsSdk } from './importAwsConfig.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { importAwsEnv } from './importAwsEnv.js';
 import { holdsEnvoyRetryPolicy, importEnvoyRoute } from './importEnvoyRoute.js';
-import { GRPC_IMPLS, importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl } from './importGrpcServiceConfig.js';
-import { detectMeshImport, MESH_FORMATS, MESH_IMPORT_SCHEMAS, runMeshImport } from './meshImports.js';
+import { importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl } from './importGrpcServiceConfig.js';
+import { hasStackImports, importLayer, importSchema, resolveExperimentImports, zodMessages, type ImportReader } from './layerImport.js';
+import { detectMeshImport } from './meshImports.js';
 import { readDocument } from './readDocument.js';
-
-/** The real configuration formats a layer can be imported from. */
-export const IMPORT_FORMATS = ['grpc-service-config', 'envoy-route', 'aws-config', ...MESH_FORMATS] as const;
-/** A real configuration format a stack file's `import` names. */
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** One layer of a checked stack: its resolved policy and where it came from. */
 export interface CheckLayer {
@@ -52,9 +45,6 @@ export interface CheckStack {
   layers: CheckLayer[];
 }
 
-/** Reads a file an import names; returns its text and the name messages should use. Throws a CheckInputError when it cannot. */
-export type ImportReader = (file: string) => { source: string; text: string };
-
 /** How to load a stack. */
 export interface LoadStackOptions {
   /** Reads the files named by `import` entries of a stack file (given as written, relative to the stack file). */
@@ -81,27 +71,6 @@ export interface LoadStackOptions {
 
 // The stack file -----------------------------------------------------------------------------
 
-const fileField = f.nonEmptyString();
-
-const importSchema = f.choice('format', IMPORT_FORMATS, [
-  f.object({
-    format: z.literal('grpc-service-config'),
-    file: fileField,
-    service: f.nonEmptyString().optional(),
-    method: f.nonEmptyString().optional(),
-    impl: f.oneOf(GRPC_IMPLS).optional(),
-  }),
-  f.object({ format: z.literal('envoy-route'), file: fileField, route: f.nonEmptyString().optional() }),
-  f.object({
-    format: z.literal('aws-config'),
-    file: fileField,
-    profile: f.nonEmptyString().optional(),
-    sdk: f.oneOf(AWS_SDKS as [AwsSdk, ...AwsSdk[]]).optional(),
-  }),
-  ...MESH_IMPORT_SCHEMAS,
-]);
-type ImportSpec = z.output<typeof importSchema>;
-
 const stackLayerSchema = f.object({
   name: f.nonEmptyString().optional(),
   description: f.string().optional(),
@@ -120,38 +89,6 @@ const stackFileSchema = f.object({
   deadlineMs: f.number('>= 0').optional(),
   layers: f.array(stackLayerSchema, 'layers', 1, 16),
 });
-
-function zodMessages(issues: z.core.$ZodIssue[], source: string, prefix: PathSegment[] = []): string[] {
-  return [...new Set(zodProblems(issues, prefix).map((p) => `${source}: ${problemMessage(p)}`))];
-}
-
-function runImport(spec: ImportSpec, read: ImportReader, where: string): ImportedLayer {
-  let file: { source: string; text: string };
-  try {
-    file = read(spec.file);
-  } catch (e) {
-    if (e instanceof CheckInputError) throw new CheckInputError(e.problems.map((p) => `${where}: ${p}`));
-    throw e;
-  }
-  const { source, text } = file;
-  switch (spec.format) {
-    case 'grpc-service-config':
-      return importGrpcServiceConfig(text, source, {
-        ...(spec.service !== undefined ? { service: spec.service } : {}),
-        ...(spec.method !== undefined ? { method: spec.method } : {}),
-        ...(spec.impl !== undefined ? { impl: spec.impl } : {}),
-      });
-    case 'envoy-route':
-      return importEnvoyRoute(text, source, spec.route !== undefined ? { route: spec.route } : {});
-    case 'aws-config':
-      return importAwsConfig(text, source, {
-        ...(spec.profile !== undefined ? { profile: spec.profile } : {}),
-        ...(spec.sdk !== undefined ? { sdk: spec.sdk } : {}),
-      });
-    default:
-      return runMeshImport(spec, text, source, read);
-  }
-}
 
 /** A raw layer (experiment-file form) and what `check` says about its origin. */
 interface RawLayer {
@@ -198,17 +135,11 @@ function loadStackFile(root: JsonObject, source: string, options: LoadStackOptio
     const overrides = layer.policy ?? {};
     if (layer.import !== undefined) {
       if (layer.preset !== undefined) problems.push(`${source}: layers.${i}.preset cannot be combined with import (a layer is imported or starts from a preset)`);
-      if (overrides.preset !== undefined) problems.push(`${source}: layers.${i}.policy.preset cannot be combined with import`);
-      if (options.readImport === undefined) {
-        problems.push(`${source}: layers.${i}.import cannot be read here (no file access)`);
-        return { raw, origin: 'import', notes: [] };
-      }
       try {
-        const imported = runImport(layer.import, options.readImport, `${source}: layers.${i}.import.file`);
-        raw.name ??= imported.defaultName;
-        raw.policy = mergeValue(JSON.parse(JSON.stringify(imported.policy)) as PolicyInput, overrides);
-        const origin = Object.keys(overrides).length > 0 ? `${imported.origin}, with overrides` : imported.origin;
-        return { raw, origin, notes: imported.notes };
+        const imported = importLayer(layer.import, { name: layer.name, overrides }, options.readImport, source, `layers.${i}`);
+        raw.name = imported.name;
+        raw.policy = imported.policy;
+        return { raw, origin: imported.origin, notes: imported.notes };
       } catch (e) {
         if (!(e instanceof CheckInputError)) throw e;
         problems.push(...e.problems);
@@ -244,8 +175,11 @@ function loadStackFile(root: JsonObject, source: string, options: LoadStackOptio
 
 // Experiment files ------------------------------------------------------------------------------
 
-function loadExperimentStacks(text: string, root: JsonObject, source: string, options: LoadStackOptions): CheckStack[] {
-  const parsed = parseExperimentText(text, source);
+function loadExperimentStacks(text: string, file: JsonObject, source: string, options: LoadStackOptions): CheckStack[] {
+  // Imported layers are resolved first (experiment files name them in scenario.stack), then the file is parsed as `run` parses it.
+  const imports = hasStackImports(file) ? resolveExperimentImports(file, source, options.readImport) : undefined;
+  const root = imports?.root ?? file;
+  const parsed = parseExperimentText(imports === undefined ? text : JSON.stringify(root), source);
   if (!parsed.ok) throw new CheckInputError(parsed.errors);
   const experiment = parsed.experiment;
   const parts: Array<{ name: string; scenario: unknown; location: PathSegment[] }> = Array.isArray(root.parts)
@@ -271,6 +205,8 @@ function loadExperimentStacks(text: string, root: JsonObject, source: string, op
     const sc = resolved.scenario;
     const rawStack = isObject(part.scenario) && Array.isArray(part.scenario.stack) ? part.scenario.stack : [];
     const layers = sc.stack.map((layer, i) => {
+      const imported = imports?.layers.get([...part.location, 'stack', i].join('.'));
+      if (imported !== undefined) return toCheckLayer(layer, imported.origin, imported.notes);
       const raw: unknown = rawStack[i];
       return toCheckLayer(layer, inlineOrigin(isObject(raw) ? raw.policy : undefined), []);
     });

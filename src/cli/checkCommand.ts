@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   AWS_SDKS,
   CheckInputError,
@@ -21,6 +20,7 @@ import {
 import { METHODS } from '../experiment/scenarioSchema.js';
 import type { Method } from '../policy/types.js';
 import { VERSION } from '../version.js';
+import { importReader, readInputText } from './readInput.js';
 
 /** Where `check` writes (the CLI's io object fits). */
 export interface CheckIO {
@@ -55,16 +55,6 @@ export interface CheckJson {
   /** 1 when any stack has an error-level finding, else 0. */
   exitCode: number;
   stacks: Array<CheckReport & { simulation?: StormReport }>;
-}
-
-function readText(path: string, shown: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
-    throw new CheckInputError([`${shown}: cannot read (${why})`]);
-  }
 }
 
 /** The flags checked and converted, or every problem with them. */
@@ -136,11 +126,8 @@ export function checkCommand(io: CheckIO, file: string, flags: CheckFlags): numb
   }
   try {
     const path = resolve(io.cwd, file);
-    const text = readText(path, file);
-    const readImport = (imported: string) => {
-      const shown = isAbsolute(imported) ? imported : normalize(join(dirname(file), imported));
-      return { source: shown, text: readText(resolve(io.cwd, shown), shown) };
-    };
+    const text = readInputText(path, file);
+    const readImport = importReader(file, io.cwd);
     const stacks = loadStacks(text, file, { ...parsed.load, readImport });
     const options = { failureRate: parsed.failureRate, failureClass: parsed.failureClass };
     const results = stacks.map((stack) => {

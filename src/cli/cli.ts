@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import {
   expandExperiment,
-  experimentJsonSchema,
   parseExperimentText,
   parseSetArg,
   ValidationError,
@@ -21,11 +20,13 @@ import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '..
 import { estimateWork } from '../sweep/estimateWork.js';
 import { terminalText } from './format.js';
 import { printRunSummary } from './printResults.js';
+import { readExperimentText } from './readInput.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { reportCommand, ReportInputError, writeReportIndex, writeRunReport, writeSharedAssets } from './report.js';
 import type { IndexEntry } from '../report/index.js';
 import { parseReportHints } from '../report/reportHints.js';
 import { ProgressReporter } from './progress.js';
+import { experimentFileJsonSchema } from '../check/index.js';
 import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
 import { exportCommand, type ExportFlags } from './exportCommand.js';
@@ -58,16 +59,11 @@ export function loadExperimentFile(path: string) {
   return loadExperimentSource(path).experiment;
 }
 
-/** Read and validate an experiment file, keeping its text (for the run manifest). */
+/** Read and validate an experiment file, keeping its text (for the run manifest; imported layers resolved, see readExperimentText). */
 export function loadExperimentSource(path: string) {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
-    throw new UsageError([`${path}: cannot read (${why})`]);
-  }
+  const read = readExperimentText(path);
+  if (!read.ok) throw new UsageError(read.errors);
+  const { text } = read;
   const parsed = parseExperimentText(text, path);
   if (!parsed.ok) throw new UsageError(parsed.errors);
   return { experiment: parsed.experiment, text };
@@ -519,7 +515,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .description('write the JSON Schema of experiment files (for editors)')
     .argument('[file]', 'where to write it (default: stdout)')
     .action((file: string | undefined) => {
-      const text = JSON.stringify(experimentJsonSchema(), null, 2) + '\n';
+      const text = JSON.stringify(experimentFileJsonSchema(), null, 2) + '\n';
       if (file) writeFileAtomic(resolve(io.cwd, file), text);
       else io.stdout(text);
     });

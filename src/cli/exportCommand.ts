@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { CheckInputError, loadStacks, type CheckLayer } from '../check/index.js';
-import { EXPORT_FORMATS, exportPolicy, type ExportFormat } from '../check/exportPolicy.js';
+import { EXPORT_FORMATS, exportNameOf, exportPolicy, type ExportFormat } from '../check/exportPolicy.js';
+import { importReader, readInputText } from './readInput.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 
 /** Where `export` writes (the CLI's io object fits). */
@@ -22,16 +22,6 @@ export interface ExportFlags {
   out?: string;
 }
 
-function readText(path: string, shown: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
-    throw new CheckInputError([`${shown}: cannot read (${why})`]);
-  }
-}
-
 /** The layer to export: from a preset, or from a file (an experiment, a stack file, or a configuration `check` reads). */
 function chooseLayer(io: ExportIO, file: string | undefined, flags: ExportFlags): CheckLayer {
   if (flags.preset !== undefined) {
@@ -42,11 +32,8 @@ function chooseLayer(io: ExportIO, file: string | undefined, flags: ExportFlags)
     return layer;
   }
   if (file === undefined) throw new CheckInputError(['give a file (an experiment, a stack file or a configuration) or --preset NAME']);
-  const text = readText(resolve(io.cwd, file), file);
-  const readImport = (imported: string) => {
-    const shown = isAbsolute(imported) ? imported : normalize(join(dirname(file), imported));
-    return { source: shown, text: readText(resolve(io.cwd, shown), shown) };
-  };
+  const text = readInputText(resolve(io.cwd, file), file);
+  const readImport = importReader(file, io.cwd);
   const stacks = loadStacks(text, file, { readImport, ...(flags.part !== undefined ? { part: flags.part } : {}) });
   const layers = stacks.flatMap((s) => s.layers.map((l) => ({ stack: s.name, layer: l })));
   if (flags.layer !== undefined) {
@@ -77,7 +64,7 @@ export function exportCommand(io: ExportIO, format: string, file: string | undef
   try {
     const layer = chooseLayer(io, file, flags);
     const result = exportPolicy(layer.policy, format as ExportFormat, {
-      name: flags.name ?? (layer.name.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '') || 'retrystorm'),
+      name: flags.name ?? exportNameOf(layer.name),
       ...(flags.sdk !== undefined ? { sdk: flags.sdk as 'js' | 'python' } : {}),
     });
     const level = flags.strict ? 'error' : 'warning';

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { expandExperiment, parseExperimentText, parseScript, ValidationError } from '../experiment/index.js';
+import { readExperimentText } from './readInput.js';
 import { traceOperation, type TraceResult } from '../model/traceOperation.js';
 import type { TraceEvent } from '../model/trace.js';
 import { fmt } from './format.js';
@@ -97,12 +97,9 @@ export function traceScenario(file: string | undefined, flags: TraceFlags): Trac
   const problems: string[] = [];
   let raw: Record<string, unknown>;
   if (file) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new ValidationError([`${file}: cannot read (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message})`]);
-    }
+    const read = readExperimentText(file);
+    if (!read.ok) throw new ValidationError(read.errors);
+    const { text } = read;
     const parsed = parseExperimentText(text, file);
     if (!parsed.ok) throw new ValidationError(parsed.errors);
     raw = JSON.parse(text) as Record<string, unknown>;

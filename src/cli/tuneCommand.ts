@@ -13,6 +13,7 @@ import { runTune, TuneInputError, type RoundOutcome, type RoundRequest } from '.
 import { prepareTune, type TuneProblem } from '../tune/tuneProblem.js';
 import { VERSION } from '../version.js';
 import { loadExperimentSource, planFromFile, UsageError, type CliIO } from './cli.js';
+import { recommendedConfiguration } from './tuneConfiguration.js';
 import { table } from './format.js';
 import { ProgressReporter } from './progress.js';
 import { readBundles, ASSETS_DIR } from './report.js';
@@ -133,6 +134,7 @@ export async function tuneCommand(io: CliIO, file: string, flags: TuneFlags, sha
     return 130;
   }
   const answer = tuneAnswer(problem, outcome);
+  if (answer.recommendation !== null) answer.recommendation.configuration = recommendedConfiguration(problem, answer);
   writeFileAtomic(join(outDir, 'tune.json'), JSON.stringify(answer, null, 2) + '\n');
   writeFileAtomic(join(outDir, 'summary.csv'), tuneCsv(answer));
   const html = renderTuneReport(answer, {
@@ -159,6 +161,10 @@ export function formatTuneAnswer(a: TuneAnswer): string {
   if (a.recommendation) {
     lines.push('', 'recommended overrides:', JSON.stringify(a.recommendation.overrides[Object.keys(a.recommendation.overrides)[0] as string] ?? {}));
     lines.push('as flags:', `  ${a.recommendation.setFlags.join(' ')}`);
+    for (const l of a.recommendation.configuration ?? []) {
+      const warned = l.exports.map((e) => (e.warnings.length > 0 ? `${e.format} (${e.warnings.length} warning${e.warnings.length > 1 ? 's' : ''})` : e.format));
+      lines.push(`as configuration of ${l.layer} (in tune.json and the report): ${warned.join(', ')}`);
+    }
   }
   if (a.front.length > 0) lines.push('', `Pareto front: ${a.front.join(', ')}`);
   if (a.closest.length > 0) lines.push('', `closest candidates: ${a.closest.join(', ')}`);

@@ -10,6 +10,9 @@ export const RECOVERY_TAIL_MS = 30_000;
 /** The share of the demand offered in that tail that must succeed in it. */
 export const RECOVERY_SHARE = 0.9;
 
+/** The measures of a window that are metrics of a run (`windows.<name>.<measure>` in summary.json). */
+export const WINDOW_METRICS = ['amplification', 'successRate', 'goodputPerSec', 'recovered'] as const;
+
 /** What one window measured. */
 export interface MetricWindowResult {
   name: string;

@@ -239,11 +239,31 @@ function chartFigure(c: ReportChart): string {
   return `<figure class="chart" id="figure-${escapeHtml(c.id)}"><h3>${escapeHtml(c.title)}</h3><div class="vis" id="chart-${escapeHtml(c.id)}" data-kind="${escapeHtml(c.kind)}" role="img" aria-label="${escapeHtml(c.title)}"></div><figcaption>${escapeHtml(c.caption)}</figcaption></figure>`;
 }
 
-function scripts(assets: ReportAssets): string {
+/** The script elements that load vega, vega-lite and vega-embed: inlined, or from the shared directory. */
+export function bundleScripts(assets: ReportAssets): string {
   if (assets.mode === 'inline') {
     return [assets.scripts.vega, assets.scripts.vegaLite, assets.scripts.vegaEmbed].map((s) => `<script>${inlineScript(s)}</script>`).join('\n');
   }
   return BUNDLE_FILES.map((f) => `<script src="${escapeHtml(assets.base + f)}"></script>`).join('\n');
+}
+
+/**
+ * The shell of a report page up to `</head>`: language, charset, viewport, the content security
+ * policy (offline, see CSP), the generator, the title, the page's style and the vega bundles.
+ */
+export function reportHead(o: { title: string; style: string; version: string; assets: ReportAssets }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="generator" content="retrystorm ${escapeHtml(o.version)}">
+<title>${escapeHtml(o.title)}</title>
+<style>${o.style}</style>
+${bundleScripts(o.assets)}
+</head>
+`;
 }
 
 /**
@@ -306,18 +326,7 @@ export function renderReportHtml(input: RenderReportInput): string {
           .join('')}</ul></div>`
       : '';
   const chartData = charts.map((c) => ({ id: c.id, spec: c.spec }));
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="generator" content="retrystorm ${escapeHtml(model.run.reportVersion)}">
-<title>${escapeHtml(model.name)}: retrystorm report</title>
-<style>${STYLE}</style>
-${scripts(input.assets)}
-</head>
-<body>
+  return `${reportHead({ title: `${model.name}: retrystorm report`, style: STYLE, version: model.run.reportVersion, assets: input.assets })}<body>
 <main>
 <header>
 <p class="kicker">retrystorm report</p>

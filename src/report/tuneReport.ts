@@ -2,8 +2,7 @@ import { csvCell } from '../sweep/csv.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { formatNumber, formatValue } from './format.js';
-import type { ReportAssets } from './renderReport.js';
-import { BUNDLE_FILES } from './renderReport.js';
+import { reportHead, type ReportAssets } from './renderReport.js';
 
 /** Mean and 95% interval of a metric across replications, as a search reports them. */
 interface Stats {
@@ -41,7 +40,15 @@ export interface TuneReportInput {
     objectives: Stats[];
     constraints: Array<Stats & { met: string }>;
   }>;
-  recommendation: { id: string; label: string; overrides: Record<string, Record<string, unknown>>; setFlags: string[]; indistinguishableFrom: string[]; notSeparatedFrom: string[] } | null;
+  recommendation: {
+    id: string;
+    label: string;
+    overrides: Record<string, Record<string, unknown>>;
+    setFlags: string[];
+    indistinguishableFrom: string[];
+    notSeparatedFrom: string[];
+    configuration?: Array<{ layer: string; exports: Array<{ format: string; text: string; warnings: string[] }> }>;
+  } | null;
   front: string[];
   closest: string[];
   presets: Array<{ id: string; layer: string; name: string; rank: number }>;
@@ -192,9 +199,6 @@ figcaption { color: #59636e; max-width: 80ch; }
 footer { margin-top: 40px; color: #59636e; font-size: 13px; }
 `;
 
-const CSP =
-  "default-src 'none'; script-src 'self' file: 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'";
-
 const BOOT = `
 (function () {
   var charts = JSON.parse(document.getElementById('tune-charts').textContent);
@@ -208,9 +212,18 @@ const BOOT = `
 })();
 `;
 
-function scripts(assets: ReportAssets): string {
-  if (assets.mode === 'shared') return BUNDLE_FILES.map((f) => `<script src="${escapeHtml(assets.base + f)}"></script>`).join('\n');
-  return [assets.scripts.vega, assets.scripts.vegaLite, assets.scripts.vegaEmbed].map((s) => `<script>${inlineScript(s)}</script>`).join('\n');
+/** The recommended policy of each tuned layer in every export format, each with what the format cannot express. */
+function configurationHtml(layers: NonNullable<NonNullable<TuneReportInput['recommendation']>['configuration']>): string {
+  if (layers.length === 0) return '';
+  const blocks = layers.flatMap((l) =>
+    l.exports.map(
+      (e) =>
+        `<details><summary>${escapeHtml(`${l.layer} as ${e.format}`)}${e.warnings.length > 0 ? ` (${e.warnings.length} warning${e.warnings.length > 1 ? 's' : ''})` : ''}</summary>${
+          e.warnings.length > 0 ? `<ul>${e.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''
+        }<pre>${escapeHtml(e.text)}</pre></details>`,
+    ),
+  );
+  return `\n<p>As configuration (<code>retrystorm export</code>; what a format cannot express is listed as a warning):</p>\n${blocks.join('\n')}`;
 }
 
 /** The HTML report of a search: the recommendation, the ranked table, the presets, the front, each parameter's effect, the rounds. */
@@ -221,7 +234,7 @@ export function renderTuneReport(a: TuneReportInput, opts: TuneReportOptions): s
     ? `<h2>Recommendation</h2>
 <p><strong>${escapeHtml(rec.id)}</strong>: ${escapeHtml(rec.label)}.${rec.indistinguishableFrom.length > 0 ? ` Indistinguishable from ${escapeHtml(rec.indistinguishableFrom.join(', '))} (equivalence at 5%).` : ''}${rec.notSeparatedFrom.length > 0 ? ` Not yet separated from ${escapeHtml(rec.notSeparatedFrom.join(', '))}.` : ''}</p>
 <p>As overrides of the experiment's scenario:</p><pre>${escapeHtml(JSON.stringify(rec.overrides, null, 2))}</pre>
-<p>As flags:</p><pre>${escapeHtml(rec.setFlags.join(' \\\n  '))}</pre>`
+<p>As flags:</p><pre>${escapeHtml(rec.setFlags.join(' \\\n  '))}</pre>${configurationHtml(rec.configuration ?? [])}`
     : `<h2>No recommendation</h2><p>No candidate was proven to meet the constraints. Closest: ${escapeHtml(a.closest.join(', '))}.</p>`;
   const head = ['Rank', 'Candidate', ...a.objectives.map((o) => `${o.goal === 'minimize' ? 'Minimise' : 'Maximise'} ${o.label}`), ...a.constraints, 'Replications', 'Status'];
   const body = a.ranking
@@ -237,16 +250,7 @@ export function renderTuneReport(a: TuneReportInput, opts: TuneReportOptions): s
     .map((r) => `<tr><td class="num">${r.index}</td><td class="num">${r.replications}</td><td class="num">${r.entered.length}</td><td class="num">${r.runs}</td><td class="num">${r.totalRuns}</td><td>${escapeHtml(r.leader ?? '–')}</td><td>${escapeHtml(r.dropped.map((d) => d.id).join(', ') || '–')}</td><td>${escapeHtml(r.added.join(', ') || '–')}</td></tr>`)
     .join('\n');
   const space = a.space.map((s) => `<li><code>${escapeHtml(s.path)}</code>: ${escapeHtml(formatValue(s.dimension))}</li>`).join('');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(a.experiment)}: retrystorm tune</title>
-<style>${STYLE}</style>
-</head>
-<body>
+  return `${reportHead({ title: `${a.experiment}: retrystorm tune`, style: STYLE, version: opts.version, assets: opts.assets })}<body>
 <main>
 <h1>${escapeHtml(a.experiment)}</h1>
 <p class="finding">${escapeHtml(a.headline)}</p>
@@ -268,7 +272,6 @@ ${rounds}
 <footer>retrystorm ${escapeHtml(opts.version)} tune, seed ${a.seed}, ${escapeHtml(opts.date.slice(0, 10))}, ${escapeHtml(formatDuration(opts.runTimeMs))}.</footer>
 </main>
 <script type="application/json" id="tune-charts">${chartsForScript(charts)}</script>
-${scripts(opts.assets)}
 <script>${inlineScript(BOOT)}</script>
 </body>
 </html>

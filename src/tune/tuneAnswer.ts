@@ -46,6 +46,14 @@ export interface Recommendation {
   indistinguishableFrom: string[];
   /** Survivors neither dropped nor shown equivalent when the search stopped. */
   notSeparatedFrom: string[];
+  /** Each tuned layer's recommended policy written in the export formats (filled by the command line, which owns `export`). */
+  configuration?: LayerConfiguration[];
+}
+
+/** One tuned layer's recommended policy as configuration: one text per export format, with what the format cannot express. */
+export interface LayerConfiguration {
+  layer: string;
+  exports: Array<{ format: string; text: string; warnings: string[] }>;
 }
 
 /** What `retrystorm tune` answers (tune.json). */

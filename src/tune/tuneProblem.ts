@@ -9,6 +9,7 @@ import {
   type TuneObjective,
   type TuneSection,
 } from '../experiment/index.js';
+import { WINDOW_METRICS } from '../metrics/MetricWindows.js';
 import { isPresetName, PRESET_NAMES } from '../policy/presets.js';
 import { isMetricName, METRIC_NAMES_TEXT } from '../report/metrics.js';
 import type { SpaceDimension, SpacePoint } from './searchSpace.js';
@@ -219,7 +220,11 @@ export function prepareTune(root: Record<string, unknown>, overrides: { candidat
   const partNames = parts.map((p) => p.name);
   const checkTarget = (where: string, t: { metric: string; part?: string | undefined; window?: string | undefined }): string[] | null => {
     let ok = true;
-    if (!isMetricName(t.metric)) {
+    if (t.window !== undefined && !(WINDOW_METRICS as readonly string[]).includes(t.metric)) {
+      // A window's measures are read as windows.<window>.<metric> (metricKey).
+      errors.push(`${where}.metric must be one of ${WINDOW_METRICS.join(', ')} with a window (got ${JSON.stringify(t.metric)})`);
+      ok = false;
+    } else if (t.window === undefined && !isMetricName(t.metric)) {
       errors.push(`${where}.metric must be one of ${METRIC_NAMES_TEXT} (got ${JSON.stringify(t.metric)})`);
       ok = false;
     }

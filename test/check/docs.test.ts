@@ -22,6 +22,16 @@ describe('docs/check.md', () => {
     expect(stack!.deadlineMs).toBe(2000);
   });
 
+  it('the experiment file with an imported layer loads, its mesh layer imported from Istio', () => {
+    const json = blocks().find((b) => b.lang === 'json' && b.text.includes('"import"'))!;
+    const [stack] = loadStacks(json.text, 'exp.json', { readImport: fixtureReader });
+    expect(stack!.layers.map((l) => [l.name, l.policy.maxAttempts, l.policy.idempotency])).toEqual([
+      ['app', 1, 'http'],
+      ['mesh', 5, 'http'],
+    ]);
+    expect(stack!.layers[1]!.origin).toMatch(/^mesh\/istio-virtualservice\.yaml: .*, with overrides$/);
+  });
+
   it('the first worked example shows what check prints', () => {
     const command = '$ retrystorm check test/check/fixtures/three-layers.yaml\n';
     const block = blocks().find((b) => b.text.startsWith(command))!;
