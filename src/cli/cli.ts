@@ -87,6 +87,11 @@ export function planFromFile(path: string, opts: { quick: boolean; set: string[]
   return loadPlan(path, opts).plan;
 }
 
+/** Prints the warnings of a loaded experiment (allowed, but likely mistakes) on stderr. */
+function printWarnings(io: CliIO, warnings: readonly string[]): void {
+  for (const w of warnings) io.stderr(`warning: ${w}\n`);
+}
+
 function loadPlan(path: string, opts: { quick: boolean; set: string[]; seed?: number }) {
   const { experiment, text } = loadExperimentSource(path);
   const set = parseSets(opts.set);
@@ -95,7 +100,7 @@ function loadPlan(path: string, opts: { quick: boolean; set: string[]; seed?: nu
   if (!expanded.ok) throw new UsageError(expanded.errors.map((m) => `${path}: ${m}`));
   const hintProblems = reportHintProblems(experiment.root);
   if (hintProblems.length > 0) throw new UsageError(hintProblems.map((m) => `${path}: ${m}`));
-  return { plan: expanded.plan, text, set };
+  return { plan: expanded.plan, text, set, warnings: expanded.warnings.map((w) => `${path}: ${w}`) };
 }
 
 /** Problems with the `report` hints of an experiment file (top level and each part), with their paths. */
@@ -214,7 +219,8 @@ async function runLoaded(
   pool: SweepPool | null,
 ): Promise<number> {
   let status = 0;
-  for (const { file, plan, text, set } of loaded) {
+  for (const { file, plan, text, set, warnings } of loaded) {
+    printWarnings(io, warnings);
     const outDir = resolve(io.cwd, opts.out, plan.name);
     const ac = new AbortController();
     const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
@@ -414,7 +420,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--quick', 'apply the file\'s "quick" overrides', false)
     .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
     .action((file: string, opts: { quick: boolean; set: string[] }) => {
-      const plan = planFromFile(resolve(io.cwd, file), opts);
+      const { plan, warnings } = loadPlan(resolve(io.cwd, file), opts);
+      printWarnings(io, warnings);
       const lines = [`${plan.name}: valid`];
       let runs = 0;
       let ops = 0;
