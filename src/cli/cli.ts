@@ -19,6 +19,7 @@ import { OutputError } from '../sweep/ResultWriter.js';
 import { RunDirError } from '../sweep/ResultReader.js';
 import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
 import { estimateWork } from '../sweep/estimateWork.js';
+import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
 import { printRunSummary } from './printResults.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { reportCommand, ReportInputError, writeReportIndex, writeRunReport, writeSharedAssets } from './report.js';
@@ -132,6 +133,12 @@ function fmtCount(n: number): string {
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
   if (n >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
   return String(Math.round(n));
+}
+
+/** Calls per operation: a count, with two decimals when it is not whole (an entry mix), or unbounded. */
+function fmtCalls(n: number): string {
+  if (!Number.isFinite(n)) return 'unbounded';
+  return Number.isInteger(n) || n >= 1e4 ? fmtCount(n) : n.toFixed(2);
 }
 
 /** The experiment file's JSON (already validated), or null. */
@@ -428,6 +435,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       let calls = 0;
       for (const p of plan.parts) {
         lines.push(`  part ${p.name}: ${p.cells.length} cells x ${p.replications} replications`);
+        const first = p.cells[0]?.scenario;
+        if (first?.graph !== undefined) {
+          const edges = callsIfEveryCallFails(first.graph, first.stack);
+          const listed = edges.map((e) => `${e.caller} -> ${e.callee} ${fmtCalls(e.callsPerOperation)}`);
+          lines.push(`    calls per operation if every call failed (its first cell): ${listed.join(', ')}`);
+        }
         runs += p.cells.length * p.replications;
         for (const c of p.cells) {
           const w = estimateWork(c.scenario);
