@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Bulkhead, GraphEntry, GraphService, GraphStep, Join, ServiceGraph } from '../model/graph/ServiceGraph.js';
+import { WORKLOAD_CALLER, type Bulkhead, type GraphEntry, type GraphService, type GraphStep, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
 import type { Dist, Layer, Leaf, Method } from '../model/scenario.js';
 import { between } from './between.js';
 import { describeValue } from './describeValue.js';
@@ -154,9 +154,10 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
     between(ctx, path, message, input, related);
   const services = graph.services;
   const serviceNames = Object.keys(services);
-  const validServices = serviceNames.filter((name) => NAME.test(name));
+  const validServices = serviceNames.filter((name) => NAME.test(name) && name !== WORKLOAD_CALLER);
   for (const name of serviceNames) {
     if (!NAME.test(name)) report(['services', name], 'is not a valid service name (a letter, then letters, digits, "_" and "-")', name);
+    else if (name === WORKLOAD_CALLER) report(['services', name], `is a reserved name (entry edges are named ${WORKLOAD_CALLER} -> <service>)`, name);
     const s = services[name] as ParsedService;
     const endpointNames = Object.keys(s.endpoints);
     if (endpointNames.length === 0) report(['services', name, 'endpoints'], 'must have at least 1 endpoint (got 0)', s.endpoints);
@@ -168,7 +169,7 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
     }
   }
 
-  const isService = (name: string): boolean => Object.hasOwn(services, name) && NAME.test(name);
+  const isService = (name: string): boolean => Object.hasOwn(services, name) && NAME.test(name) && name !== WORKLOAD_CALLER;
   const unknownService = (path: PathSegment[], name: string): void =>
     report(path, `must name a service (got ${describeValue(name)}; ${hint(name, validServices, 'the services are')})`, name);
 

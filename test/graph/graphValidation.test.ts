@@ -207,6 +207,11 @@ describe('service graph validation', () => {
       ['scenario.services.db.main is not a valid service name (a letter, then letters, digits, "_" and "-")'],
     ],
     [
+      'a service named as the caller of entry edges',
+      (s) => (s.services.workload = { fleet: server(), endpoints: { q: {} } }),
+      ['scenario.services.workload is a reserved name (entry edges are named workload -> <service>)'],
+    ],
+    [
       'an endpoint name starting with a digit',
       (s) => (s.services.db.endpoints = { '2q': {} }),
       ['scenario.services.db.endpoints.2q is not a valid endpoint name (a letter, then letters, digits, "_" and "-")'],

@@ -8,6 +8,9 @@
 
 import type { Dist, Layer, Leaf, Method } from '../scenario.js';
 
+/** The caller of an entry edge (`workload -> <service>`): the workload, whose stack calls the entry service; no service may be named so. */
+export const WORKLOAD_CALLER = 'workload';
+
 /** How a service holds its workers (README, "Service graphs"). */
 export type Execution =
   /** Thread-per-request: a worker is held from the handler's start to its end, downstream calls included. */

@@ -1,8 +1,5 @@
 import type { Layer } from '../scenario.js';
-import { endpointNamed, serviceNamed, type GraphStep, type ServiceGraph } from './ServiceGraph.js';
-
-/** The caller of an entry edge: the workload, whose stack calls the entry service. */
-export const WORKLOAD_CALLER = 'workload';
+import { endpointNamed, serviceNamed, WORKLOAD_CALLER, type GraphStep, type ServiceGraph } from './ServiceGraph.js';
 
 /** Calls on one edge of a graph, per operation. */
 export interface EdgeCalls {
