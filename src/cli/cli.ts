@@ -19,6 +19,7 @@ import { RunDirError } from '../sweep/ResultReader.js';
 import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { terminalText } from './format.js';
+import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
 import { printRunSummary } from './printResults.js';
 import { readExperimentText } from './readInput.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
@@ -84,6 +85,11 @@ export function planFromFile(path: string, opts: { quick: boolean; set: string[]
   return loadPlan(path, opts).plan;
 }
 
+/** Prints the warnings of a loaded experiment (allowed, but likely mistakes) on stderr. */
+function printWarnings(io: CliIO, warnings: readonly string[]): void {
+  for (const w of warnings) io.stderr(`warning: ${w}\n`);
+}
+
 function loadPlan(path: string, opts: { quick: boolean; set: string[]; seed?: number }) {
   const { experiment, text } = loadExperimentSource(path);
   const set = parseSets(opts.set);
@@ -92,7 +98,7 @@ function loadPlan(path: string, opts: { quick: boolean; set: string[]; seed?: nu
   if (!expanded.ok) throw new UsageError(expanded.errors.map((m) => `${path}: ${m}`));
   const hintProblems = reportHintProblems(experiment.root);
   if (hintProblems.length > 0) throw new UsageError(hintProblems.map((m) => `${path}: ${m}`));
-  return { plan: expanded.plan, text, set };
+  return { plan: expanded.plan, text, set, warnings: expanded.warnings.map((w) => `${path}: ${w}`) };
 }
 
 /** Problems with the `report` hints of an experiment file (top level and each part), with their paths. */
@@ -124,6 +130,12 @@ function fmtCount(n: number): string {
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
   if (n >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
   return String(Math.round(n));
+}
+
+/** Calls per operation: a count, with two decimals when it is not whole (an entry mix), or unbounded. */
+function fmtCalls(n: number): string {
+  if (!Number.isFinite(n)) return 'unbounded';
+  return Number.isInteger(n) || n >= 1e4 ? fmtCount(n) : n.toFixed(2);
 }
 
 /** The experiment file's JSON (already validated), or null. */
@@ -211,7 +223,8 @@ async function runLoaded(
   pool: SweepPool | null,
 ): Promise<number> {
   let status = 0;
-  for (const { file, plan, text, set } of loaded) {
+  for (const { file, plan, text, set, warnings } of loaded) {
+    printWarnings(io, warnings);
     const outDir = resolve(io.cwd, opts.out, plan.name);
     const ac = new AbortController();
     const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
@@ -414,13 +427,20 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--quick', 'apply the file\'s "quick" overrides', false)
     .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
     .action((file: string, opts: { quick: boolean; set: string[] }) => {
-      const plan = planFromFile(resolve(io.cwd, file), opts);
+      const { plan, warnings } = loadPlan(resolve(io.cwd, file), opts);
+      printWarnings(io, warnings);
       const lines = [`${plan.name}: valid`];
       let runs = 0;
       let ops = 0;
       let calls = 0;
       for (const p of plan.parts) {
         lines.push(`  part ${p.name}: ${p.cells.length} cells x ${p.replications} replications`);
+        const first = p.cells[0]?.scenario;
+        if (first?.graph !== undefined) {
+          const edges = callsIfEveryCallFails(first.graph, first.stack);
+          const listed = edges.map((e) => `${e.caller} -> ${e.callee} ${fmtCalls(e.callsPerOperation)}`);
+          lines.push(`    calls per operation if every call failed (its first cell): ${listed.join(', ')}`);
+        }
         runs += p.cells.length * p.replications;
         for (const c of p.cells) {
           const w = estimateWork(c.scenario);

@@ -55,7 +55,8 @@ export interface ExpandOptions {
 }
 
 /** The plan, or every problem found (each reported once). */
-export type ExpandResult = { ok: true; plan: ExperimentPlan } | { ok: false; errors: string[] };
+/** A plan, with the warnings of its cells' scenarios (each once), or every problem found. */
+export type ExpandResult = { ok: true; plan: ExperimentPlan; warnings: string[] } | { ok: false; errors: string[] };
 
 /** Name of the only part of an experiment without `parts`. */
 export const MAIN_PART = 'main';
@@ -351,7 +352,7 @@ function describeCell(variant: string | undefined, params: ReadonlyArray<readonl
 }
 
 /** Expands one part into cells; adds problems to `messages`. */
-function expandPart(input: PartInput, patches: readonly Patch[], messages: Messages): PlanPart {
+function expandPart(input: PartInput, patches: readonly Patch[], messages: Messages, warnings: Messages = new Messages()): PlanPart {
   const { part, location } = input;
   const at = (...rest: PathSegment[]): PathSegment[] => [...location, ...rest];
   const scenarioPath = at('scenario');
@@ -466,6 +467,7 @@ function expandPart(input: PartInput, patches: readonly Patch[], messages: Messa
         for (const problem of result.problems) messages.add(cellMessage(problem, overrides, scenarioPath, patches, baseErrors, cell));
         continue;
       }
+      for (const w of result.warnings) warnings.add(w);
       planPart.cells.push({
         part: part.name,
         variant: variant.name,
@@ -546,9 +548,10 @@ export function expandExperiment(experiment: Pick<Experiment, 'root'>, options: 
     return { ok: false, errors: messages.list };
   }
   const structure = parsed.data;
-  const parts = partsOf(structure).map((input) => expandPart(input, patches, messages));
+  const warnings = new Messages();
+  const parts = partsOf(structure).map((input) => expandPart(input, patches, messages, warnings));
   if (messages.list.length > 0) return { ok: false, errors: messages.list };
-  return { ok: true, plan: { name: structure.name, description: structure.description, seed: structure.seed, parts } };
+  return { ok: true, plan: { name: structure.name, description: structure.description, seed: structure.seed, parts }, warnings: warnings.list };
 }
 
 /** The parts of a root with structural problems whose scenario, variants and sweep have none. */

@@ -16,6 +16,11 @@ export function experimentJsonSchema(): Record<string, unknown> {
     metadata: schemaDocs,
   }) as Record<string, unknown>;
   const { $schema, ...rest } = generated;
+  // A scenario has a leaf, or services (a service graph): exactly one of them.
+  const scenarioDef = (rest.$defs as Record<string, Record<string, unknown>> | undefined)?.Scenario;
+  if (scenarioDef !== undefined) {
+    scenarioDef.oneOf = [{ required: ['leaf'], not: { required: ['services'] } }, { required: ['services'], not: { required: ['leaf'] } }];
+  }
   const schema: Record<string, unknown> = {
     $schema,
     title: 'retrystorm experiment',

@@ -1,3 +1,4 @@
+import { unreachableServices } from '../model/graph/ServiceGraph.js';
 import type { Scenario } from '../model/scenario.js';
 import type { PathSegment, Problem } from './Problem.js';
 import { problemMessage } from './Problem.js';
@@ -7,7 +8,12 @@ import { zodProblems } from './zodProblems.js';
 
 /** A scenario resolved with every default filled in, or every problem found in it. */
 export type ResolveScenarioResult =
-  | { ok: true; scenario: Scenario }
+  | {
+      ok: true;
+      scenario: Scenario;
+      /** Things that are allowed but likely mistakes (a service nothing calls), paths from `prefix`. */
+      warnings: string[];
+    }
   | {
       ok: false;
       /** Problems with paths relative to the scenario. */
@@ -23,10 +29,18 @@ export type ResolveScenarioResult =
  */
 export function resolveScenario(input: unknown, prefix: readonly PathSegment[] = ['scenario']): ResolveScenarioResult {
   const result = scenarioSchema.safeParse(input, { reportInput: true });
-  if (result.success) return { ok: true, scenario: result.data };
+  if (result.success) return { ok: true, scenario: result.data, warnings: scenarioWarnings(result.data, prefix) };
   const problems = zodProblems(result.error.issues);
   const errors = [...new Set(problems.map((p) => problemMessage(p, prefix)))];
   return { ok: false, problems, errors };
+}
+
+/** The warnings of a valid scenario: each service of its graph that no entry reaches. */
+function scenarioWarnings(scenario: Scenario, prefix: readonly PathSegment[]): string[] {
+  if (scenario.graph === undefined) return [];
+  return unreachableServices(scenario.graph).map((name) =>
+    problemMessage({ path: ['services', name], text: 'is never called (no entry reaches it, directly or through calls)' }, prefix),
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type {
   Dist,
-  Layer,
+  Leaf,
   PoolLeaf,
   ServerLeaf,
   RateSchedule,
@@ -10,8 +10,11 @@ import type {
 } from '../model/scenario.js';
 import { fields as f } from './fields.js';
 import { between } from './between.js';
+import { entryFleet, entrySchema, firstEntry, graphIssues, graphSchemas, resolveGraph } from './graphSchema.js';
+import { namedLayers, uniqueLayerNames } from './layerNames.js';
 import { readScript } from './parseScript.js';
 import { policySchema } from './policySchema.js';
+import type { PathSegment } from './Problem.js';
 import { doc } from './schemaDocs.js';
 
 export { BACKOFF_KINDS, DEFAULT_RETRY_ON, policySchema, RETRY_AFTER_MODES, RETRY_ON_CLASSES } from './policySchema.js';
@@ -130,6 +133,7 @@ const operationFields = {
     f.number('between 0 and 1').default(0),
     'Fraction of operations that are bad input (the leaf answers 400).',
   ),
+  entry: doc(entrySchema.optional(), 'In a service graph: the service and endpoint the operations arrive at (required there).'),
 };
 
 /** What drives the simulation: open loop (Poisson arrivals), closed loop, or a burst of clients at once. */
@@ -175,25 +179,7 @@ const layerSchema = doc(
 );
 
 /** Layers from the caller down to the leaf (1 to 16); unnamed layers are called layer0, layer1, ... */
-export const stackSchema = f
-  .array(layerSchema, 'layers', 1, 16)
-  .superRefine((layers, ctx) => {
-    // Results key per-layer metrics by name: two layers with one name would overwrite each other.
-    const seen = new Map<string, number>();
-    layers.forEach((l, i) => {
-      const name = l.name ?? `layer${i}`;
-      const first = seen.get(name);
-      if (first !== undefined) between(ctx, [i, 'name'], `must be unique (layer ${first} is also called ${JSON.stringify(name)})`, name, [[first, 'name']]);
-      else seen.set(name, i);
-    });
-  })
-  .transform((layers) =>
-  layers.map((input, i): Layer => {
-    const layer: Layer = { name: input.name ?? `layer${i}`, instances: input.instances, policy: input.policy };
-    if (input.hopMs !== undefined) layer.hopMs = input.hopMs;
-    return layer;
-  }),
-);
+export const stackSchema = f.array(layerSchema, 'layers', 1, 16).superRefine(uniqueLayerNames).transform(namedLayers);
 
 // Leaves ----------------------------------------------------------------------------------------
 
@@ -471,6 +457,8 @@ const metricsSchema = f.object({
   ),
 });
 
+const graph = graphSchemas({ dist: distSchema, leaf: leafSchema, methods: METHODS });
+
 /**
  * One complete simulation as written in an experiment file, resolved to a `Scenario` with every
  * default filled in (README.md, "The model"). Checks between fields (capMs >= baseMs, ramp points in
@@ -481,7 +469,9 @@ export const scenarioSchema = doc(
     .object({
       workload: workloadSchema,
       stack: stackSchema,
-      leaf: leafSchema,
+      leaf: leafSchema.optional(),
+      services: graph.services.optional(),
+      bulkheads: graph.bulkheads.optional(),
       network: f.object({ hopMs: distSchema.prefault(0) }).prefault({}),
       cancellation: doc(f.boolean().default(false), 'Propagate cancellation downstream when a caller stops waiting.'),
       warmupMs: doc(f.number('>= 0').default(0), 'The system runs this long before t = 0; nothing is measured meanwhile.'),
@@ -494,20 +484,35 @@ export const scenarioSchema = doc(
       metrics: metricsSchema.prefault({}),
     })
     .superRefine((scenario, ctx) => {
-      const leaf = scenario.leaf;
-      if (leaf.kind !== 'script' || !leaf.script.some((entry) => entry.status === 'hang')) return;
+      const entry = scenario.workload.entry;
+      if (scenario.services === undefined) {
+        if (scenario.leaf === undefined) between(ctx, ['leaf'], 'is required', undefined, []);
+        if (entry !== undefined) between(ctx, ['workload', 'entry'], 'needs services (a stack + leaf scenario calls its leaf)', entry, [['services']]);
+        if (scenario.bulkheads !== undefined) between(ctx, ['bulkheads'], 'needs services (bulkheads are between services)', scenario.bulkheads, [['services']]);
+      } else {
+        if (scenario.leaf !== undefined) between(ctx, ['services'], 'cannot be combined with leaf (in a service graph the services are the leaves)', scenario.services, [['leaf']]);
+        if (entry === undefined) between(ctx, ['workload', 'entry'], 'is required with services (the service and endpoint operations arrive at)', undefined, [['services']]);
+        graphIssues({ services: scenario.services, bulkheads: scenario.bulkheads, entry }, ctx);
+      }
+      const leaf = scenario.leaf ?? entryFleet(scenario.services, entry);
+      if (leaf?.kind !== 'script' || !leaf.script.some((e) => e.status === 'hang')) return;
       const hasTimeout = scenario.stack.some((layer) => layer.policy.perAttemptTimeoutMs !== undefined);
       if (!hasTimeout && scenario.workload.deadlineMs === undefined) {
+        const where: PathSegment[] = scenario.leaf !== undefined ? ['leaf', 'script'] : ['services', firstEntry(entry)?.service ?? '', 'fleet', 'script'];
         between(
           ctx,
-          ['leaf', 'script'],
+          where,
           'contains "hang" but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)',
           leaf.script,
           [['stack'], ['workload']],
         );
       }
     })
-    .transform((scenario): Scenario => scenario),
+    .transform(({ workload: { entry, ...workload }, leaf, services, bulkheads, ...rest }): Scenario => {
+      if (services === undefined) return { ...rest, workload, leaf: leaf as Leaf };
+      const graph = resolveGraph({ services, bulkheads, entry }, rest.cancellation);
+      return { ...rest, workload, leaf: entryFleet(services, entry) as Leaf, graph };
+    }),
   'One complete simulation; variants and sweeps override parts of it by dotted path.',
   'Scenario',
 );

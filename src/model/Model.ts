@@ -14,6 +14,7 @@ import {
   LEAF_KINDS_FROM,
 } from './eventKinds.js';
 import { planFolds } from './folds.js';
+import { unsimulatedGraphParts } from './graph/simulatedGraph.js';
 import { Layers } from './layers/Layers.js';
 import type { Leaf } from './leaves/Leaf.js';
 import { makeLeaf } from './leaves/makeLeaf.js';
@@ -60,6 +61,8 @@ export class Model {
     this.sc = sc;
     const L = sc.stack.length;
     if (L < 1) throw new ScenarioError(['scenario.stack must have at least one layer']);
+    const unsimulated = sc.graph === undefined ? [] : unsimulatedGraphParts(sc.graph, sc.workload.method);
+    if (unsimulated.length > 0) throw new ScenarioError(unsimulated);
     // Storage starts at the size a small run needs and doubles as it grows (a sweep runs many small ones).
     const wl = sc.workload;
     const initial = wl.kind === 'open' ? 1024 : Math.min(1024, Math.max(32, 1 << Math.ceil(Math.log2(wl.clients * L + 1))));

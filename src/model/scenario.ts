@@ -7,6 +7,7 @@ import type { MetricWindowSpec } from '../metrics/MetricWindows.js';
 
 import type { DistSpec } from '../engine/distributions.js';
 import type { Method, PolicySpec } from '../policy/types.js';
+import type { ServiceGraph } from './graph/ServiceGraph.js';
 
 export type { DistSpec as Dist } from '../engine/distributions.js';
 export type {
@@ -223,7 +224,10 @@ export interface Scenario {
   workload: Workload;
   /** Layers from the caller down to the leaf; at least one. */
   stack: Layer[];
+  /** What the stack calls: the leaf, or in a service graph the fleet of the (first) entry service. */
   leaf: Leaf;
+  /** The service graph (README, "Service graphs"); absent for a `stack` + `leaf` scenario, a graph of one service. */
+  graph?: ServiceGraph;
   network: { hopMs: Dist };
   /** Propagate cancellation downstream when a caller stops waiting (off: the work goes on). */
   cancellation: boolean;

@@ -52,7 +52,7 @@ describe('experimentJsonSchema', () => {
 
   it('describes scenarios with their defaults', () => {
     const defs = schema.$defs as Json;
-    expect(defs.Scenario.required).toEqual(['workload', 'stack', 'leaf']);
+    expect(defs.Scenario.required).toEqual(['workload', 'stack']);
     expect(defs.Scenario.properties.stack).toMatchObject({ type: 'array', minItems: 1, maxItems: 16 });
     expect(defs.Scenario.properties.horizonMs).toMatchObject({ type: 'number', exclusiveMinimum: 0, default: 3600000 });
     expect(defs.Policy.properties.maxAttempts.default).toBe(3);

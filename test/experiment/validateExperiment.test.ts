@@ -401,7 +401,7 @@ describe('resolveScenario', () => {
       maxInFlight: 10000000,
       metrics: { timeSeriesBinMs: 1000, clusteringBinMs: [1, 10] },
     };
-    expect(result).toEqual({ ok: true, scenario: expected });
+    expect(result).toEqual({ ok: true, scenario: expected, warnings: [] });
     if (result.ok) expect(Object.keys(result.scenario.stack[0]?.policy ?? {})).not.toContain('perAttemptTimeoutMs');
   });
 

@@ -1,0 +1,118 @@
+/**
+ * The resolved service graph of a scenario (README, "Service graphs"): named services, each a fleet
+ * (what a leaf is in a `stack` + `leaf` scenario) with endpoints whose handlers are steps, the
+ * entries the workload's operations arrive at, and the bulkheads between services. Every default is
+ * filled in; names are checked (every call names a service and an endpoint that exist, the graph of
+ * (service, endpoint) nodes has no cycle). Services and endpoints are referred to by name.
+ */
+
+import type { Dist, Layer, Leaf, Method } from '../scenario.js';
+
+/** The caller of an entry edge (`workload -> <service>`): the workload, whose stack calls the entry service; no service may be named so. */
+export const WORKLOAD_CALLER = 'workload';
+
+/** How a service holds its workers (README, "Service graphs"). */
+export type Execution =
+  /** Thread-per-request: a worker is held from the handler's start to its end, downstream calls included. */
+  | 'threaded'
+  /** A worker is held only during `work` steps; `maxInFlight` caps the requests admitted and not yet answered. */
+  | 'async';
+
+/** How the calls of one `call` step decide the step. */
+export type Join =
+  /** Succeeds when every required call has succeeded (optional ones ended); fails at the first failed required call. */
+  | { kind: 'all' }
+  /** Succeeds at the first success; fails when every call has failed. */
+  | { kind: 'any' }
+  /** Succeeds at the k-th success; fails once fewer than k calls can still succeed. */
+  | { kind: 'quorum'; k: number };
+
+/** One downstream call of a `call` step. */
+export interface GraphCall {
+  service: string;
+  endpoint: string;
+  /** The calling service's retrying layers for this call, from the caller down; one instance per backend of the caller. */
+  stack: Layer[];
+  /** A failed optional call never decides its step (allowed with `all` only); the operation is then degraded. */
+  optional: boolean;
+}
+
+/** One step of a handler; the steps run in order and a failed step ends the handler. */
+export type GraphStep =
+  /** Service time on the service's workers; absent `serviceMs`: the serving backend's own `serviceMs`. */
+  | { kind: 'work'; serviceMs?: Dist }
+  /** Calls sent together, joined by `join`; `cancellation`: cancel the calls left outstanding when the join decides. */
+  | { kind: 'call'; calls: GraphCall[]; join: Join; cancellation: boolean };
+
+export interface GraphEndpoint {
+  name: string;
+  /** The method of calls to this endpoint; absent: the operation's. */
+  method?: Method;
+  /** The handler; absent: the fleet answers as a leaf does (its servers serve with their `serviceMs`). */
+  steps?: GraphStep[];
+}
+
+export interface GraphService {
+  name: string;
+  /** The servers of the service (a server, a pool with its load balancer, an OCC row or a script). */
+  fleet: Leaf;
+  execution: Execution;
+  /** Requests admitted and not yet answered, at most (async services). */
+  maxInFlight: number | 'unlimited';
+  endpoints: GraphEndpoint[];
+}
+
+/** Where operations arrive: a service's endpoint, with a weight among the entries of a mix. */
+export interface GraphEntry {
+  service: string;
+  endpoint: string;
+  weight: number;
+}
+
+/** A cap on the concurrent calls from one calling backend to a callee service (Hystrix, resilience4j `Bulkhead`). */
+export interface Bulkhead {
+  caller: string;
+  callee: string;
+  maxConcurrent: number;
+}
+
+export interface ServiceGraph {
+  services: GraphService[];
+  /** At least one; the workload's stack calls these. */
+  entries: GraphEntry[];
+  bulkheads: Bulkhead[];
+}
+
+/** The service named `name` (the graph was validated: every name used in it exists). */
+export function serviceNamed(graph: ServiceGraph, name: string): GraphService {
+  const service = graph.services.find((s) => s.name === name);
+  if (service === undefined) throw new Error(`internal: no service ${name}`);
+  return service;
+}
+
+/** The endpoint named `name` of `service`. */
+export function endpointNamed(service: GraphService, name: string): GraphEndpoint {
+  const endpoint = service.endpoints.find((e) => e.name === name);
+  if (endpoint === undefined) throw new Error(`internal: no endpoint ${service.name}.${name}`);
+  return endpoint;
+}
+
+/** Every call made by the handler of an endpoint, in step order. */
+export function callsOf(endpoint: GraphEndpoint): GraphCall[] {
+  return (endpoint.steps ?? []).flatMap((step) => (step.kind === 'call' ? step.calls : []));
+}
+
+/** The services no entry reaches, directly or through calls, in declaration order. */
+export function unreachableServices(graph: ServiceGraph): string[] {
+  const reached = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (service: string, endpoint: string): void => {
+    const node = `${service}\u0000${endpoint}`;
+    if (seen.has(node)) return;
+    seen.add(node);
+    reached.add(service);
+    for (const call of callsOf(endpointNamed(serviceNamed(graph, service), endpoint))) visit(call.service, call.endpoint);
+  };
+  for (const entry of graph.entries) visit(entry.service, entry.endpoint);
+  return graph.services.filter((s) => !reached.has(s.name)).map((s) => s.name);
+}

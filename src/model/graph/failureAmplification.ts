@@ -1,0 +1,61 @@
+import type { Layer } from '../scenario.js';
+import { endpointNamed, serviceNamed, WORKLOAD_CALLER, type GraphStep, type ServiceGraph } from './ServiceGraph.js';
+
+/** Calls on one edge of a graph, per operation. */
+export interface EdgeCalls {
+  /** The calling service, or {@link WORKLOAD_CALLER} for an entry edge. */
+  caller: string;
+  callee: string;
+  callsPerOperation: number;
+}
+
+/** Attempts one call makes through a stack when every attempt fails: the product of its layers' maxAttempts. */
+function attemptsOf(stack: readonly Layer[]): number {
+  return stack.reduce((product, layer) => product * (layer.policy.maxAttempts === 'unlimited' ? Infinity : layer.policy.maxAttempts), 1);
+}
+
+/** The first `call` step of a handler: the one that runs when every call fails (a failed step ends the handler). */
+function firstCallStep(steps: readonly GraphStep[] | undefined): Extract<GraphStep, { kind: 'call' }> | undefined {
+  for (const step of steps ?? []) if (step.kind === 'call') return step;
+  return undefined;
+}
+
+/**
+ * The calls on every edge of a graph per operation when every call fails with a retryable outcome
+ * and nothing else stops a retry: each layer makes its `maxAttempts`, so a call through a stack is
+ * tried the product of its layers' attempts, and every attempt that reaches a service runs its
+ * handler again. Calls on an edge X -> Y are the sum, over the paths from the entry whose last hop is
+ * X -> Y, of the product of every layer's `maxAttempts` on the path, the entry stack included (the
+ * SRE book's layering arithmetic, Beyer et al., "Site Reliability Engineering", O'Reilly 2016,
+ * ch. 22, applied along each path). A handler stops at its first failed step, so only its first
+ * `call` step runs (its calls all run to the end: without cancellation a join's outstanding calls go
+ * on). The assumptions: no deadlines, cancellation, budgets, breakers, throttles, bulkheads, hedging
+ * or optional calls, idempotent methods, unlimited queues and in-flight caps, and the leaf services
+ * always refusing. An entry mix weighs each entry by its share of the weights. Edges are listed in
+ * the order they are first reached.
+ */
+export function callsIfEveryCallFails(graph: ServiceGraph, entryStack: readonly Layer[]): EdgeCalls[] {
+  const edges = new Map<string, EdgeCalls>();
+  const add = (caller: string, callee: string, calls: number): void => {
+    const key = `${caller}\u0000${callee}`;
+    const edge = edges.get(key);
+    if (edge === undefined) edges.set(key, { caller, callee, callsPerOperation: calls });
+    else edge.callsPerOperation += calls;
+  };
+  const visit = (service: string, endpoint: string, requests: number): void => {
+    const step = firstCallStep(endpointNamed(serviceNamed(graph, service), endpoint).steps);
+    for (const call of step?.calls ?? []) {
+      const calls = requests * attemptsOf(call.stack);
+      add(service, call.service, calls);
+      visit(call.service, call.endpoint, calls);
+    }
+  };
+  const totalWeight = graph.entries.reduce((sum, e) => sum + e.weight, 0);
+  const perEntry = attemptsOf(entryStack);
+  for (const entry of graph.entries) {
+    const calls = (perEntry * entry.weight) / totalWeight;
+    add(WORKLOAD_CALLER, entry.service, calls);
+    visit(entry.service, entry.endpoint, calls);
+  }
+  return [...edges.values()];
+}
