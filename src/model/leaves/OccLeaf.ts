@@ -41,14 +41,10 @@ export class OccLeaf extends EventLeaf {
   }
 
   dispatch(kind: number, a: number, b: number, t: number): boolean {
-    switch (kind) {
-      case K_WRITE:
-        if (!this.req.timers.isLive(a, b)) return false;
-        this.write(a, t);
-        return true;
-      default:
-        return false;
-    }
+    // One kind: the write (a = request, b = its generation); a stale one is skipped.
+    if (kind !== K_WRITE || !this.req.timers.isLive(a, b)) return false;
+    this.write(a, t);
+    return true;
   }
 
   /** The read of request r reaches the row at t: the write follows after the reply and the next request cross the hop. */
@@ -78,9 +74,10 @@ export class OccLeaf extends EventLeaf {
    */
   override arriveAhead(r: number, gen: number, t: number): void {
     const req = this.req;
+    const host = this.host;
     const c = req.client[r] as number;
-    const tr = t + this.host.lastHopMs(c);
-    const d = this.host.lastHopMs(c) + this.host.lastHopMs(c);
+    const tr = t + host.lastHopMs(c);
+    const d = host.lastHopMs(c) + host.lastHopMs(c);
     req.read[r] = tr;
     // A read during the warm-up is not counted: it need not wait (the queue would grow with the warm-up).
     if (tr >= 0) this.m.deferRead(tr, req.chain[r] as number);
@@ -89,14 +86,15 @@ export class OccLeaf extends EventLeaf {
 
   private write(r: number, t: number): void {
     const req = this.req;
-    this.m.leafArrival(req.chain[r] as number, t);
-    if (t >= 0) this.m.write(t);
+    const m = this.m;
+    m.leafArrival(req.chain[r] as number, t);
+    if (t >= 0) m.write(t);
+    let outcome: number = Outcome.CONFLICT;
     if (this.arrivesAhead ? (req.read[r] as number) > this.lastCommitMs : req.read[r] === this.version) {
       this.version++;
       this.lastCommitMs = t;
-      this.host.respond(r, Outcome.SUCCESS, NaN, t);
-    } else {
-      this.host.respond(r, Outcome.CONFLICT, NaN, t);
+      outcome = Outcome.SUCCESS;
     }
+    this.host.respond(r, outcome, NaN, t);
   }
 }
