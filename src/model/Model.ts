@@ -115,17 +115,16 @@ export class Model {
 
   private dispatch(kind: number, a: number, b: number, t: number): void {
     const layers = this.layers;
-    switch (kind) {
-      case K_OP_START:
-      case K_ARRIVAL:
-        this.lastLiveMs = t;
-        this.workload.fire(kind, a, t);
-        return;
-    }
+    // The leaf's kinds first: in an OCC run nearly every event is a write.
     if (kind >= LEAF_KINDS_FROM) {
       // Answers are work; schedules and periodic checks stop once no operation is left, and then do not count as activity.
       const active = layers.inFlightOps > 0 || this.workload.pending > 0;
       if (this.leaf.dispatch(kind - LEAF_KINDS_FROM, a, b, t, active)) this.lastLiveMs = t;
+      return;
+    }
+    if (kind === K_OP_START || kind === K_ARRIVAL) {
+      this.lastLiveMs = t;
+      this.workload.fire(kind, a, t);
       return;
     }
     if (kind === K_HEDGE) {

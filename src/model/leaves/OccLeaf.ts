@@ -1,8 +1,8 @@
-import type { Simulator } from '../../engine/simulator.js';
 import { Outcome } from '../../policy/outcome.js';
 import type { Measurements } from '../Measurements.js';
-import { R_HOP, type RequestTable } from '../RequestTable.js';
-import type { BackendStats, Leaf, LeafAnswer, LeafContext, LeafHost, ServerSeries, ServerTotals } from './Leaf.js';
+import { R_HOP } from '../RequestTable.js';
+import { EventLeaf } from './EventLeaf.js';
+import type { LeafContext } from './Leaf.js';
 
 /** The OCC leaf's event kinds, relative to the first kind the model gives it. */
 const K_WRITE = 0;
@@ -25,14 +25,8 @@ export interface OccOptions {
  * the last hop. The write commits when no write committed since the read; otherwise it answers a
  * conflict. It answers at once (no queue, no service time). Reads and writes are counted apart.
  */
-export class OccLeaf implements Leaf {
-  readonly answersAtOnce = false;
-  readonly arrivesAhead: boolean;
-  private readonly sim: Simulator;
-  private readonly req: RequestTable;
-  private readonly host: LeafHost;
+export class OccLeaf extends EventLeaf {
   private readonly m: Measurements;
-  private readonly kindBase: number;
   private readonly hopZero: boolean;
   private readonly writeLane: number;
   private version = 0;
@@ -40,30 +34,18 @@ export class OccLeaf implements Leaf {
   private lastCommitMs = -Infinity;
 
   constructor(ctx: LeafContext, options: OccOptions) {
-    this.sim = ctx.sim;
-    this.req = ctx.req;
-    this.host = ctx.host;
+    super(ctx, options.readAhead);
     this.m = ctx.measurements;
-    this.kindBase = ctx.kindBase;
     this.hopZero = options.hopZero;
     this.writeLane = options.writeLane;
-    this.arrivesAhead = options.readAhead;
   }
-
-  start(): void {}
 
   dispatch(kind: number, a: number, b: number, t: number): boolean {
-    switch (kind) {
-      case K_WRITE:
-        if (!this.req.timers.isLive(a, b)) return false;
-        this.write(a, t);
-        return true;
-      default:
-        return false;
-    }
+    // One kind: the write (a = request, b = its generation); a stale one is skipped.
+    if (kind !== K_WRITE || !this.req.timers.isLive(a, b)) return false;
+    this.write(a, t);
+    return true;
   }
-
-  route(): void {}
 
   /** The read of request r reaches the row at t: the write follows after the reply and the next request cross the hop. */
   arrive(r: number, t: number): void {
@@ -90,11 +72,12 @@ export class OccLeaf implements Leaf {
    * which is what reading the version at tr and comparing it at the write decides. The read is
    * counted as a leaf arrival once the clock passes tr ({@link Measurements.deferRead}).
    */
-  arriveAhead(r: number, gen: number, t: number): void {
+  override arriveAhead(r: number, gen: number, t: number): void {
     const req = this.req;
+    const host = this.host;
     const c = req.client[r] as number;
-    const tr = t + this.host.lastHopMs(c);
-    const d = this.host.lastHopMs(c) + this.host.lastHopMs(c);
+    const tr = t + host.lastHopMs(c);
+    const d = host.lastHopMs(c) + host.lastHopMs(c);
     req.read[r] = tr;
     // A read during the warm-up is not counted: it need not wait (the queue would grow with the warm-up).
     if (tr >= 0) this.m.deferRead(tr, req.chain[r] as number);
@@ -103,42 +86,15 @@ export class OccLeaf implements Leaf {
 
   private write(r: number, t: number): void {
     const req = this.req;
-    this.m.leafArrival(req.chain[r] as number, t);
-    if (t >= 0) this.m.write(t);
+    const m = this.m;
+    m.leafArrival(req.chain[r] as number, t);
+    if (t >= 0) m.write(t);
+    let outcome: number = Outcome.CONFLICT;
     if (this.arrivesAhead ? (req.read[r] as number) > this.lastCommitMs : req.read[r] === this.version) {
       this.version++;
       this.lastCommitMs = t;
-      this.host.respond(r, Outcome.SUCCESS, NaN, t);
-    } else {
-      this.host.respond(r, Outcome.CONFLICT, NaN, t);
+      outcome = Outcome.SUCCESS;
     }
-  }
-
-  arriveAtOnce(_frame: number, _attempt: number, _bad: boolean, _t: number, _answer: LeafAnswer): boolean {
-    throw new Error('internal: the OCC leaf answers through its writes, never at once');
-  }
-
-  hold(): void {
-    throw new Error('internal: the OCC leaf holds no request');
-  }
-
-  abandon(): void {}
-
-  withdraw(r: number): void {
-    this.host.release(r);
-  }
-
-  finish(): void {}
-
-  totals(): ServerTotals | null {
-    return null;
-  }
-
-  series(): ServerSeries | null {
-    return null;
-  }
-
-  backendStats(): BackendStats[] | undefined {
-    return undefined;
+    this.host.respond(r, outcome, NaN, t);
   }
 }

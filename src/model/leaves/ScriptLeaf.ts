@@ -1,9 +1,9 @@
-import type { Simulator } from '../../engine/simulator.js';
-import { R_DELAYED, R_HANG, type RequestTable } from '../RequestTable.js';
+import { R_DELAYED, R_HANG } from '../RequestTable.js';
 import type { Scenario, ScriptEntry } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import { statusOutcome } from '../statusOutcome.js';
-import type { BackendStats, Leaf, LeafAnswer, LeafContext, LeafHost, ServerSeries, ServerTotals } from './Leaf.js';
+import { EventLeaf } from './EventLeaf.js';
+import type { LeafContext } from './Leaf.js';
 
 /** The script leaf's event kinds, relative to the first kind the model gives it. */
 const K_DONE = 0;
@@ -14,18 +14,13 @@ export const SCRIPT_EVENT_KINDS = 1;
  * A leaf that answers each operation's i-th request with entry i of its script (the last entry
  * repeats), after the entry's duration; `hang` never answers. What `trace` runs on.
  */
-export class ScriptLeaf implements Leaf {
-  readonly answersAtOnce = false;
-  readonly arrivesAhead = false;
-  private readonly sim: Simulator;
-  private readonly req: RequestTable;
-  private readonly host: LeafHost;
-  private readonly kindBase: number;
+export class ScriptLeaf extends EventLeaf {
   private readonly script: ScriptEntry[];
   /** Per operation: the requests it has sent so far. */
   private readonly index = new Map<number, number>();
 
   constructor(script: ScriptEntry[], sc: Scenario, ctx: LeafContext) {
+    super(ctx, false);
     if (script.length === 0) throw new ScenarioError(['scenario.leaf.script must not be empty']);
     const hangs = script.some((e) => e.status === 'hang');
     // The same rule as the experiment schema: some layer's per-attempt timeout, or a deadline, ends a hung attempt.
@@ -34,13 +29,7 @@ export class ScriptLeaf implements Leaf {
       throw new ScenarioError(['scenario.leaf.script has "hang", which never answers: set a per-attempt timeout or a deadline']);
     }
     this.script = script;
-    this.sim = ctx.sim;
-    this.req = ctx.req;
-    this.host = ctx.host;
-    this.kindBase = ctx.kindBase;
   }
-
-  start(): void {}
 
   dispatch(kind: number, a: number, b: number, t: number): boolean {
     switch (kind) {
@@ -52,8 +41,6 @@ export class ScriptLeaf implements Leaf {
         return false;
     }
   }
-
-  route(): void {}
 
   arrive(r: number, t: number): void {
     const req = this.req;
@@ -75,37 +62,5 @@ export class ScriptLeaf implements Leaf {
     req.outcome[r] = outcome;
     req.retryAfter[r] = ra;
     this.sim.at(t + e.durationMs, this.kindBase + K_DONE, r, req.timers.arm(r));
-  }
-
-  arriveAtOnce(_frame: number, _attempt: number, _bad: boolean, _t: number, _answer: LeafAnswer): boolean {
-    throw new Error('internal: the script leaf answers through its requests, never at once');
-  }
-
-  hold(): void {
-    throw new Error('internal: the script leaf holds no request');
-  }
-
-  arriveAhead(): void {
-    throw new Error('internal: the script leaf takes no request ahead of its arrival');
-  }
-
-  abandon(): void {}
-
-  withdraw(r: number): void {
-    this.host.release(r);
-  }
-
-  finish(): void {}
-
-  totals(): ServerTotals | null {
-    return null;
-  }
-
-  series(): ServerSeries | null {
-    return null;
-  }
-
-  backendStats(): BackendStats[] | undefined {
-    return undefined;
   }
 }
