@@ -9,7 +9,7 @@ import { allNumbers } from './specs/common.js';
 import { giveUpRows, giveUpsSpec } from './specs/giveUps.js';
 import { metricVsParamSpec } from './specs/metricVsParam.js';
 import { paretoSpec } from './specs/pareto.js';
-import { timeSeriesSpec } from './specs/timeSeries.js';
+import { focusNote, seriesDemandEndMs, seriesFocus, timeSeriesSpec } from './specs/timeSeries.js';
 import { distinctWindows } from './triggers.js';
 import type { ChartKind, ReportCell, ReportChart } from './types.js';
 
@@ -241,15 +241,18 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
     case 'series': {
       const runs = labelled.filter((l) => l.cell.timeSeries?.typical).map((l) => ({ label: l.label, variant: l.cell.variant, series: l.cell.timeSeries.typical as NonNullable<ReportCell['timeSeries']['typical']> }));
       const windows = distinctWindows(cells.map((c) => c.scenario).filter((s): s is NonNullable<typeof s> => s !== undefined && s !== null));
+      const scenarioOf = new Map(labelled.map((l) => [l.label, l.cell.scenario ?? null]));
+      const focus = seriesFocus(runs.map((r) => ({ series: r.series, demandEndMs: seriesDemandEndMs(scenarioOf.get(r.label) ?? null, r.series) })));
+      const caption =
+        req.caption ??
+        (windows.length > 0
+          ? 'Replication 0 of each cell, in bins: watch the retries (dashed) climb inside each shaded trigger window, and whether goodput and the queue recover after it ends.'
+          : 'Replication 0 of each cell, in bins: compare the retries (dashed) with the first tries (solid), and watch whether the queue and the operations in flight drain.');
       return {
         ...base,
         title: req.title ?? `Time series of a typical run${where(cells)}`,
-        caption:
-          req.caption ??
-          (windows.length > 0
-            ? 'Replication 0 of each cell, in bins: watch the retries (dashed) climb inside each shaded trigger window, and whether goodput and the queue recover after it ends.'
-            : 'Replication 0 of each cell, in bins: compare the retries (dashed) with the first tries (solid), and watch whether the queue and the operations in flight drain.'),
-        spec: timeSeriesSpec({ runs, windows, colors, ...(req.panels ? { panels: req.panels } : {}) }),
+        caption: focus ? `${caption} ${focusNote(focus)}` : caption,
+        spec: timeSeriesSpec({ runs, windows, colors, focus, ...(req.panels ? { panels: req.panels } : {}) }),
       };
     }
     case 'clustering': {
