@@ -18,7 +18,7 @@ describe('time series focused on where things happen', () => {
     const focus = seriesFocus([{ series: s, demandEndMs: 60_000 }]);
     expect(focus).toEqual({ demandEndMs: 60_000, cutMs: 66_000, endMs: 1_000_000 });
     expect(focusNote(focus as NonNullable<typeof focus>)).toBe('The drain from 66 s to 16.7 min is not shown (the demand ended at 60 s).');
-    const spec = timeSeriesSpec({ runs: [{ label: 'a', variant: 'a', series: s }], windows: [{ fromMs: 20_000, toMs: 500_000, label: 'dip' }], colors: variantColors(['a']), focus }) as Record<string, any>;
+    const spec = timeSeriesSpec({ runs: [{ label: 'a', variant: 'a', series: s }], windows: [{ fromMs: 20_000, toMs: 500_000, label: 'dip', kind: 'capacity' }], colors: variantColors(['a']), focus }) as Record<string, any>;
     const rows = spec.datasets.series as Array<{ t: number }>;
     // 66 bins and the row that ends the last step; 1 s bins stay 1 s bins (no merging for the drain).
     expect(rows.length).toBe(67);
