@@ -1,4 +1,4 @@
-import { evaluateAllClaims } from './claims.js';
+import { evaluateAllClaims, ONE_REPLICATION, type ClaimResult } from './claims.js';
 import { difference, higherIsBetter, verdict, type Difference } from './compare.js';
 import { formatEstimate, formatNumber, formatParams, formatRange } from './format.js';
 import { metricInfo } from './metrics.js';
@@ -245,17 +245,24 @@ export function generatedFinding(part: ReportPart): string {
 /**
  * An authored finding checked against this run's data: as written when no claim it rests on is
  * contradicted; else the finding computed from the data, followed by the authored one marked as not
- * supported (a quick run with a few replications can contradict what the full run showed).
+ * supported (a quick run with a few replications can contradict what the full run showed). When
+ * it rests on claims none of which this run can show (one replication, within noise), it is kept
+ * and says so.
  */
-function checkedFinding(authored: string, contradicted: number, generated: () => string): string {
-  if (contradicted === 0) return authored;
-  const claims = contradicted === 1 ? 'a claim' : `${contradicted} claims`;
-  return `${generated()} Not supported by this run's data, which contradicts ${claims} it rests on (see Claims): the file's finding "${authored}"`;
+function checkedFinding(authored: string, claims: readonly ClaimResult[], generated: () => string): string {
+  const contradicted = claims.filter((c) => c.status === 'contradicted').length;
+  if (contradicted > 0) {
+    const which = contradicted === 1 ? 'a claim' : `${contradicted} claims`;
+    return `${generated()} Not supported by this run's data, which contradicts ${which} it rests on (see Claims): the file's finding "${authored}"`;
+  }
+  if (claims.length === 0 || claims.some((c) => c.status !== 'not shown')) return authored;
+  const single = claims.every((c) => c.reason === ONE_REPLICATION);
+  return `${authored} (This run's data cannot show the claims it rests on${single ? ', with one replication per cell' : ''}; see Claims.)`;
 }
 
-/** The contradicted claims of a report, or of one of its parts. */
-function contradictedClaims(model: ReportModel, part?: string): number {
-  return evaluateAllClaims(model).filter((c) => c.status === 'contradicted' && (part === undefined || c.part === part)).length;
+/** The claims of a report, or those evaluated in one of its parts. */
+function claimsOf(model: ReportModel, part?: string): ClaimResult[] {
+  return evaluateAllClaims(model).filter((c) => part === undefined || c.part === part);
 }
 
 /** The one-line finding of a report: the file's finding (checked against the claims of every part), else the first part's generated finding. */
@@ -264,12 +271,12 @@ export function findingLine(model: ReportModel): string {
   const authored = model.hints.finding ?? part?.hints.finding;
   if (!part) return authored ?? 'No results.';
   if (!authored) return generatedFinding(part);
-  return checkedFinding(authored, contradictedClaims(model), () => generatedFinding(part));
+  return checkedFinding(authored, claimsOf(model), () => generatedFinding(part));
 }
 
 /** A part's own finding as its section shows it (checked against the claims evaluated in that part); null when the file gives none. */
 export function partFindingLine(model: ReportModel, part: ReportPart): string | null {
   const authored = part.hints.finding;
   if (!authored) return null;
-  return checkedFinding(authored, contradictedClaims(model, part.name), () => generatedFinding(part));
+  return checkedFinding(authored, claimsOf(model, part.name), () => generatedFinding(part));
 }

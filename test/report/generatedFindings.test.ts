@@ -189,6 +189,18 @@ describe('claims', () => {
     expect(findingLine(m)).toBe(partFindingLine(m, a as NonNullable<typeof a>));
   });
 
+  it('a finding whose claims this run cannot show (one replication) is kept, and says so', () => {
+    const single = [cellOf('jitter', {}, { leafCalls: [100] }), cellOf('none', {}, { leafCalls: [250] })];
+    const source = { ...variants('jitter', 'none'), report: { finding: 'Jitter does less work.', claims: [less] } };
+    expect(evaluateAllClaims(model(single, source)).map((c) => c.status)).toEqual(['not shown']);
+    expect(findingLine(model(single, source))).toBe("Jitter does less work. (This run's data cannot show the claims it rests on, with one replication per cell; see Claims.)");
+    // Within noise rather than one replication: the same note without the reason.
+    const noisy = [cellOf('jitter', {}, { leafCalls: [100, 300, 200] }), cellOf('none', {}, { leafCalls: [250, 150, 210] })];
+    expect(findingLine(model(noisy, source))).toBe("Jitter does less work. (This run's data cannot show the claims it rests on; see Claims.)");
+    // Without claims the finding is the file's, as written.
+    expect(findingLine(model(single, { ...variants('jitter', 'none'), report: { finding: 'Jitter does less work.' } }))).toBe('Jitter does less work.');
+  });
+
   it('a top-level finding of a multi-part experiment is not repeated when a claim of any part is contradicted', () => {
     const m = model(twoParts, partsSource({ finding: 'Jitter always does less work.', claims: [{ ...greater, part: 'b' }] }));
     expect(evaluateAllClaims(m).filter((c) => c.status === 'contradicted').map((c) => c.part)).toEqual(['b', 'a']);
