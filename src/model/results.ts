@@ -3,6 +3,7 @@ import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
 import type { Scenario } from './scenario.js';
 import type { BackendStats } from './leaves/Leaf.js';
+import { unknownWorkload } from './workloads/Workload.js';
 
 /** Latency percentiles of a set of operations (ms); null fields when there were none. */
 export interface LatencySummary {
@@ -69,7 +70,7 @@ export interface SimulationResults {
   operationMs: LatencySummary;
   /** When the last operation ended. */
   completionTimeMs: number;
-  /** Successful operations per second over the measured time (the drain included). */
+  /** Successful operations per second of the time demand was offered ({@link demandMs}), not of the drain. */
   goodputPerSec: number;
   /** What each named metric window measured (only with `metrics.windows`). */
   windows?: MetricWindowResult[];
@@ -211,11 +212,39 @@ function truncationReason(i: ResultInput): string | null {
   return null;
 }
 
+/**
+ * How long demand was offered, the denominator of goodput: an open loop's `durationMs` (its
+ * arrivals stop then); a closed loop's and a burst's time until its clients stop, which is when
+ * the last operation ended (`completionTimeMs`: a closed-loop client stops when its last operation
+ * ends, a burst's client after its one operation). A run that stopped with operations unfinished
+ * (horizon, caps) offered demand up to its end, and no denominator runs past the end of the run.
+ * Like every measure it starts at t = 0, after the warm-up, and its numerator counts the operations
+ * started after it that succeeded, whenever they ended, so that goodput is the offered rate times the
+ * success rate when the system keeps up; the time the system takes to drain (orphaned work, queues
+ * emptied after the arrivals stopped) is not demand and does not dilute it. Each run's scenario has
+ * one workload, so every part of an experiment gets its own workload's denominator.
+ *
+ * Goodput in the sense of Bronson et al., "Metastable Failures in Distributed Systems" (HotOS 2021,
+ * section 2): the useful work done per second for the load offered, as opposed to the raw
+ * throughput that retries inflate; the README ("What is measured") gives the same definition.
+ */
+export function demandMs(workload: Scenario['workload'], completionTimeMs: number, endMs: number, unfinished: number): number {
+  switch (workload.kind) {
+    case 'open':
+      return Math.min(workload.durationMs, endMs);
+    case 'closed':
+    case 'burst':
+      return unfinished > 0 ? endMs : Math.min(completionTimeMs, endMs);
+    default:
+      return unknownWorkload(workload);
+  }
+}
+
 /** Shape the model's raw measurements into the results object of `run` and `simulate`. */
 export function buildResults(i: ResultInput): SimulationResults {
   const s = i.series;
   const secPerBin = s.binMs / 1000;
-  const measuredSec = i.endMs / 1000;
+  const demandSec = demandMs(i.scenario.workload, i.completionTimeMs, i.endMs, i.unfinished) / 1000;
   const sv = i.server;
   const kind = i.scenario.leaf.kind;
   const occ = kind === 'occ';
@@ -243,7 +272,7 @@ export function buildResults(i: ResultInput): SimulationResults {
     latencyMs: i.latency.summary(),
     operationMs: i.operationMs.summary(),
     completionTimeMs: i.completionTimeMs,
-    goodputPerSec: measuredSec > 0 ? i.succeeded / measuredSec : 0,
+    goodputPerSec: demandSec > 0 ? i.succeeded / demandSec : 0,
     ...(i.windows ? { windows: i.windows } : {}),
     // The input's fields in their order, less `concurrency` and `hanging`, then the utilisation.
     server: {

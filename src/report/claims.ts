@@ -31,6 +31,9 @@ export interface ClaimResult {
   evidence: ClaimEvidence[];
 }
 
+/** Why a claim is not shown when every cell it compares has a single replication. */
+export const ONE_REPLICATION = 'one replication per cell: no interval to tell';
+
 const RELATION_WORDS: Record<ClaimHint['relation'], string> = { less: 'lower than', greater: 'higher than', similar: 'similar to' };
 
 function describeSelector(sel: { variant?: string; params?: Record<string, unknown> }): string {
@@ -134,7 +137,7 @@ export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
     part: part.name,
     text,
     status: 'not shown',
-    reason: noInterval === n ? 'one replication per cell: no interval to tell' : `not beyond noise at ${of(n - count('supported'))}`,
+    reason: noInterval === n ? ONE_REPLICATION : `not beyond noise at ${of(n - count('supported'))}`,
     evidence,
   };
 }

@@ -1,4 +1,4 @@
-import { evaluateAllClaims } from './claims.js';
+import { evaluateAllClaims, ONE_REPLICATION, type ClaimResult } from './claims.js';
 import { difference, higherIsBetter, verdict, type Difference } from './compare.js';
 import { formatEstimate, formatNumber, formatParams, formatRange } from './format.js';
 import { metricInfo } from './metrics.js';
@@ -242,14 +242,41 @@ export function generatedFinding(part: ReportPart): string {
   return `${sentence}${noIntervalText(part)}`;
 }
 
-/** The one-line finding of a report: the file's finding (unless its claims are contradicted by this run's data), else the first part's generated finding. */
+/**
+ * An authored finding checked against this run's data: as written when no claim it rests on is
+ * contradicted; else the finding computed from the data, followed by the authored one marked as not
+ * supported (a quick run with a few replications can contradict what the full run showed). When
+ * it rests on claims none of which this run can show (one replication, within noise), it is kept
+ * and says so.
+ */
+function checkedFinding(authored: string, claims: readonly ClaimResult[], generated: () => string): string {
+  const contradicted = claims.filter((c) => c.status === 'contradicted').length;
+  if (contradicted > 0) {
+    const which = contradicted === 1 ? 'a claim' : `${contradicted} claims`;
+    return `${generated()} Not supported by this run's data, which contradicts ${which} it rests on (see Claims): the file's finding "${authored}"`;
+  }
+  if (claims.length === 0 || claims.some((c) => c.status !== 'not shown')) return authored;
+  const single = claims.every((c) => c.reason === ONE_REPLICATION);
+  return `${authored} (This run's data cannot show the claims it rests on${single ? ', with one replication per cell' : ''}; see Claims.)`;
+}
+
+/** The claims of a report, or those evaluated in one of its parts. */
+function claimsOf(model: ReportModel, part?: string): ClaimResult[] {
+  return evaluateAllClaims(model).filter((c) => part === undefined || c.part === part);
+}
+
+/** The one-line finding of a report: the file's finding (checked against the claims of every part), else the first part's generated finding. */
 export function findingLine(model: ReportModel): string {
   const part = model.parts[0];
   const authored = model.hints.finding ?? part?.hints.finding;
-  const contradicted = evaluateAllClaims(model).filter((c) => c.status === 'contradicted');
-  if (authored && contradicted.length === 0) return authored;
-  if (!part) return 'No results.';
-  const generated = generatedFinding(part);
-  if (!authored) return generated;
-  return `${generated} (The file's finding is not shown: this run's data contradicts ${contradicted.length === 1 ? 'a claim' : `${contradicted.length} claims`} it rests on; see Claims.)`;
+  if (!part) return authored ?? 'No results.';
+  if (!authored) return generatedFinding(part);
+  return checkedFinding(authored, claimsOf(model), () => generatedFinding(part));
+}
+
+/** A part's own finding as its section shows it (checked against the claims evaluated in that part); null when the file gives none. */
+export function partFindingLine(model: ReportModel, part: ReportPart): string | null {
+  const authored = part.hints.finding;
+  if (!authored) return null;
+  return checkedFinding(authored, claimsOf(model, part.name), () => generatedFinding(part));
 }

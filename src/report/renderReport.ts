@@ -1,6 +1,6 @@
 import { evaluateAllClaims, type ClaimResult, type ClaimStatus } from './claims.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
-import { findingLine, findingsTable, type FindingsTable } from './findings.js';
+import { findingLine, findingsTable, partFindingLine, type FindingsTable } from './findings.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { formatEstimate, formatNumber, formatRange, formatValue } from './format.js';
 import type { ReportModel, ReportPart } from './reportModel.js';
@@ -189,6 +189,12 @@ function parametersSection(model: ReportModel): string {
   return `<section id="parameters"><h2>Parameters</h2>${blocks.join('')}</section>`;
 }
 
+/** A part's finding paragraph ('' without one). */
+function partFindingHtml(model: ReportModel, part: ReportPart): string {
+  const text = partFindingLine(model, part);
+  return text ? `<p class="finding">${escapeHtml(text)}</p>` : '';
+}
+
 function findingsHtml(model: ReportModel, table: FindingsTable, part: ReportPart): string {
   if (table.rows.length === 0 || table.columns.length === 0) return '<p>No cell finished.</p>';
   const head = `<tr><th scope="col">${part.variants.length > 1 ? 'Variant' : 'Cell'}</th>${table.columns
@@ -299,7 +305,7 @@ export function renderReportHtml(input: RenderReportInput): string {
   const errored = model.parts.flatMap((p) => p.cells.filter((c) => c.state === 'errored'));
   const multi = model.parts.length > 1;
   const findings = model.parts
-    .map((p) => `${multi ? `<h3>Part ${escapeHtml(p.name)}</h3>${p.hints.finding ? `<p class="finding">${escapeHtml(p.hints.finding)}</p>` : ''}` : ''}${findingsHtml(model, findingsTable(p), p)}`)
+    .map((p) => `${multi ? `<h3>Part ${escapeHtml(p.name)}</h3>${partFindingHtml(model, p)}` : ''}${findingsHtml(model, findingsTable(p), p)}`)
     .join('');
   const chartSections = model.parts
     .map((p) => {

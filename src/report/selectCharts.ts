@@ -9,7 +9,7 @@ import { allNumbers, MAX_SERIES } from './specs/common.js';
 import { giveUpRows, giveUpsSpec } from './specs/giveUps.js';
 import { metricPoints, metricVsParamSpec, seriesPanels } from './specs/metricVsParam.js';
 import { paretoSpec } from './specs/pareto.js';
-import { timeSeriesSpec } from './specs/timeSeries.js';
+import { focusNote, seriesDemandEndMs, seriesFocus, timeSeriesSpec } from './specs/timeSeries.js';
 import { distinctWindows } from './triggers.js';
 import type { ChartKind, ReportCell, ReportChart } from './types.js';
 
@@ -272,17 +272,21 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
       const runs = withSeries
         .slice(0, MAX_SERIES).map((l) => ({ label: l.label, variant: l.cell.variant, series: l.cell.timeSeries.typical as NonNullable<ReportCell['timeSeries']['typical']> }));
       const windows = distinctWindows(cells.map((c) => c.scenario).filter((s): s is NonNullable<typeof s> => s !== undefined && s !== null));
+      const scenarioOf = new Map(labelled.map((l) => [l.label, l.cell.scenario ?? null]));
+      const focus = seriesFocus(runs.map((r) => ({ series: r.series, demandEndMs: seriesDemandEndMs(scenarioOf.get(r.label) ?? null, r.series) })));
+      const caption =
+        req.caption ??
+        (windows.length > 0
+          ? 'Replication 0 of each cell, in bins: watch the retries (dashed) climb inside each shaded trigger window, and whether goodput and the queue recover after it ends.'
+          : 'Replication 0 of each cell, in bins: compare the retries (dashed) with the first tries (solid), and watch whether the queue and the operations in flight drain.');
       return {
         ...base,
         title: req.title ?? `Time series of a typical run${where(cells)}`,
         caption: joinSentences(
-          req.caption ??
-            (windows.length > 0
-              ? 'Replication 0 of each cell, in bins: watch the retries (dashed) climb inside each shaded trigger window, and whether goodput and the queue recover after it ends.'
-              : 'Replication 0 of each cell, in bins: compare the retries (dashed) with the first tries (solid), and watch whether the queue and the operations in flight drain.'),
+          focus ? `${caption} ${focusNote(focus)}` : caption,
           dropped > 0 ? `Only the first ${MAX_SERIES} of these ${withSeries.length} runs are drawn (${dropped} left out: ${withSeries.slice(MAX_SERIES).map((l) => l.label).join(', ')}); their numbers are in the findings table.` : '',
         ),
-        spec: timeSeriesSpec({ runs, windows, colors, ...(req.panels ? { panels: req.panels } : {}) }),
+        spec: timeSeriesSpec({ runs, windows, colors, focus, ...(req.panels ? { panels: req.panels } : {}) }),
       };
     }
     case 'clustering': {

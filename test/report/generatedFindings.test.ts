@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateAllClaims, evaluateClaim } from '../../src/report/claims.js';
 import { difference, verdict } from '../../src/report/compare.js';
-import { findingLine, generatedFinding } from '../../src/report/findings.js';
+import { findingLine, generatedFinding, partFindingLine } from '../../src/report/findings.js';
 import { metricCaption } from '../../src/report/selectCharts.js';
 import { buildReportModel } from '../../src/report/reportModel.js';
 import type { ReportCell } from '../../src/report/types.js';
@@ -152,10 +152,62 @@ describe('claims', () => {
     const m = model(cells, source);
     expect(evaluateAllClaims(m).map((c) => c.status)).toEqual(['contradicted']);
     expect(findingLine(m)).toBe(
-      'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]). (The file\'s finding is not shown: this run\'s data contradicts a claim it rests on; see Claims.)',
+      'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]). Not supported by this run\'s data, which contradicts a claim it rests on (see Claims): the file\'s finding "Jitter does more work."',
     );
     const agreeing = { ...source, report: { ...source.report, finding: 'Jitter does less work.', claims: [{ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'less' }] } };
     expect(findingLine(model(cells, agreeing))).toBe('Jitter does less work.');
+  });
+
+  // Two parts, each with its own finding: quick's "a" contradicts its finding's claim, "b" supports its own.
+  const inPart = (part: string, c: ReportCell): ReportCell => ({ ...c, part, key: JSON.stringify({ params: c.params, part, variant: c.variant }) });
+  const twoParts = [
+    inPart('a', cellOf('jitter', {}, { leafCalls: [100, 103, 99] })),
+    inPart('a', cellOf('none', {}, { leafCalls: [240, 250, 260] })),
+    inPart('b', cellOf('jitter', {}, { leafCalls: [100, 103, 99] })),
+    inPart('b', cellOf('none', {}, { leafCalls: [240, 250, 260] })),
+  ];
+  const greater = { metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'greater' };
+  const less = { metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'less' };
+  const partsSource = (top: Record<string, unknown> | undefined) => ({
+    ...(top ? { report: top } : {}),
+    parts: [
+      { name: 'a', variants: { jitter: {}, none: {} }, report: { finding: 'In a, jitter does more work.', claims: [greater] } },
+      { name: 'b', variants: { jitter: {}, none: {} }, report: { finding: 'In b, jitter does less work.', claims: [less] } },
+    ],
+  });
+
+  // jitter 100.67 ± 4.303 x 2.08 / sqrt(3) = ± 5.2; none - jitter = [140, 147, 161]: 149.3 ± 4.303 x 10.69 / sqrt(3) = ± 26.6.
+  it('a part whose claim is contradicted shows the computed finding and marks its own as not supported; the other part keeps its own', () => {
+    const m = model(twoParts, partsSource(undefined));
+    const [a, b] = m.parts;
+    expect(evaluateAllClaims(m).map((c) => [c.part, c.status])).toEqual([['a', 'contradicted'], ['b', 'supported']]);
+    expect(partFindingLine(m, a as NonNullable<typeof a>)).toBe(
+      'Leaf calls: 101 ± 5 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [120, 180]). Not supported by this run\'s data, which contradicts a claim it rests on (see Claims): the file\'s finding "In a, jitter does more work."',
+    );
+    expect(partFindingLine(m, b as NonNullable<typeof b>)).toBe('In b, jitter does less work.');
+    // The report's own line (the first part's finding when the file has none at the top) is checked too.
+    expect(findingLine(m)).toBe(partFindingLine(m, a as NonNullable<typeof a>));
+  });
+
+  it('a finding whose claims this run cannot show (one replication) is kept, and says so', () => {
+    const single = [cellOf('jitter', {}, { leafCalls: [100] }), cellOf('none', {}, { leafCalls: [250] })];
+    const source = { ...variants('jitter', 'none'), report: { finding: 'Jitter does less work.', claims: [less] } };
+    expect(evaluateAllClaims(model(single, source)).map((c) => c.status)).toEqual(['not shown']);
+    expect(findingLine(model(single, source))).toBe("Jitter does less work. (This run's data cannot show the claims it rests on, with one replication per cell; see Claims.)");
+    // Within noise rather than one replication: the same note without the reason.
+    const noisy = [cellOf('jitter', {}, { leafCalls: [100, 300, 200] }), cellOf('none', {}, { leafCalls: [250, 150, 210] })];
+    expect(findingLine(model(noisy, source))).toBe("Jitter does less work. (This run's data cannot show the claims it rests on; see Claims.)");
+    // Without claims the finding is the file's, as written.
+    expect(findingLine(model(single, { ...variants('jitter', 'none'), report: { finding: 'Jitter does less work.' } }))).toBe('Jitter does less work.');
+  });
+
+  it('a top-level finding of a multi-part experiment is not repeated when a claim of any part is contradicted', () => {
+    const m = model(twoParts, partsSource({ finding: 'Jitter always does less work.', claims: [{ ...greater, part: 'b' }] }));
+    expect(evaluateAllClaims(m).filter((c) => c.status === 'contradicted').map((c) => c.part)).toEqual(['b', 'a']);
+    expect(findingLine(m)).toMatch(/^Leaf calls: .* Not supported by this run's data, which contradicts 2 claims it rests on \(see Claims\): the file's finding "Jitter always does less work."$/);
+    const fine = model(twoParts, { ...partsSource({ finding: 'Jitter always does less work.', claims: [{ ...less, part: 'b' }] }), parts: partsSource(undefined).parts.map((p) => ({ ...p, report: { ...p.report, claims: [less] } })) });
+    expect(findingLine(fine)).toBe('Jitter always does less work.');
+    expect(partFindingLine(fine, fine.parts[0] as NonNullable<(typeof fine.parts)[0]>)).toBe('In a, jitter does more work.');
   });
 });
 

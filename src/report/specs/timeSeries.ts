@@ -1,4 +1,5 @@
-import type { SimulationResults } from '../../model/results.js';
+import { demandMs, type SimulationResults } from '../../model/results.js';
+import type { Scenario } from '../../model/scenario.js';
 import { colorScale, variantColors, WINDOW_COLOR, type VariantColors } from '../colors.js';
 import { formatDuration } from '../../policy/formatDuration.js';
 import type { TriggerWindow } from '../triggers.js';
@@ -25,6 +26,64 @@ export interface TimeSeriesInput {
   panels?: readonly string[];
   /** Bins per series at most; longer series are merged into wider bins (default 800). */
   maxBins?: number;
+  /** Where the x axis stops when a long drain is cut ({@link seriesFocus}); absent: the whole run. */
+  focus?: SeriesFocus | null;
+}
+
+/** A time-series chart cut short: it shows [0, cutMs) of runs that go on to endMs. */
+export interface SeriesFocus {
+  /** When the runs' demand ended (the latest of them). */
+  demandEndMs: number;
+  cutMs: number;
+  endMs: number;
+}
+
+/** A drain longer than the demand before it is cut, this share of the demand after its end still shown. */
+const DRAIN_MARGIN = 0.1;
+
+/**
+ * When a run's demand ended, from its scenario and its series: the end of the time goodput is
+ * measured over (`demandMs` of model/results.ts), with the completion time read from the series
+ * (the end of the last bin in which an operation ended). Null without a scenario or a series.
+ */
+export function seriesDemandEndMs(sc: Pick<Scenario, 'workload'> | null, s: TimeSeries): number | null {
+  const n = s.tMs.length;
+  if (sc === null || n === 0) return null;
+  const endMs = (s.tMs[n - 1] as number) + s.binMs;
+  let last = -1;
+  for (let i = 0; i < n; i++) if ((s.successes[i] ?? 0) > 0 || (s.failures[i] ?? 0) > 0) last = i;
+  const completionMs = last < 0 ? 0 : (s.tMs[last] as number) + s.binMs;
+  return demandMs(sc.workload, completionMs, endMs, 0);
+}
+
+/**
+ * Where a time-series chart should stop: when the runs go on draining for longer than their demand
+ * lasted (queues emptying, work for callers that gave up), the chart shows the demand and a tenth
+ * of it after, so the drain does not squash the time that matters; null when nothing is cut.
+ */
+export function seriesFocus(runs: ReadonlyArray<{ series: TimeSeries; demandEndMs: number | null }>): SeriesFocus | null {
+  if (runs.length === 0 || runs.some((r) => r.demandEndMs === null)) return null;
+  const demandEndMs = Math.max(...runs.map((r) => r.demandEndMs as number));
+  const endMs = Math.max(...runs.map((r) => (r.series.tMs[r.series.tMs.length - 1] ?? 0) + r.series.binMs));
+  if (demandEndMs <= 0 || endMs - demandEndMs <= demandEndMs) return null;
+  const binMs = Math.max(...runs.map((r) => r.series.binMs));
+  const cutMs = Math.ceil((demandEndMs * (1 + DRAIN_MARGIN)) / binMs) * binMs;
+  return cutMs < endMs ? { demandEndMs, cutMs, endMs } : null;
+}
+
+/** The sentence a cut chart carries: what it does not show. */
+export function focusNote(f: SeriesFocus): string {
+  return `The drain from ${formatDuration(f.cutMs)} to ${formatDuration(f.endMs)} is not shown (the demand ended at ${formatDuration(f.demandEndMs)}).`;
+}
+
+/** The bins of a series that start before `cutMs`. */
+function cutSeries(s: FlatSeries, cutMs: number): FlatSeries {
+  let n = 0;
+  while (n < s.tMs.length && (s.tMs[n] as number) < cutMs) n++;
+  if (n === s.tMs.length) return s;
+  const values: Record<string, number[]> = {};
+  for (const [k, v] of Object.entries(s.values)) values[k] = v.slice(0, n);
+  return { binMs: s.binMs, tMs: s.tMs.slice(0, n), values };
 }
 
 /** Series counted per bin (merged bins add up); the others are per-bin means or rates (merged bins average). */
@@ -156,7 +215,12 @@ function timeUnit(runs: ReadonlyArray<{ series: FlatSeries }>): { div: number; t
  */
 export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
   const maxBins = input.maxBins ?? 800;
-  const runs = input.runs.map((r) => ({ ...r, series: coarsenSeries(flattenSeries(r.series), Math.ceil(r.series.tMs.length / maxBins)) }));
+  const focus = input.focus ?? null;
+  const runs = input.runs.map((r) => {
+    const flat = flattenSeries(r.series);
+    const shown = focus ? cutSeries(flat, focus.cutMs) : flat;
+    return { ...r, series: coarsenSeries(shown, Math.ceil(shown.tMs.length / maxBins)) };
+  });
   const unit = timeUnit(runs);
   const byVariant = new Set(runs.map((r) => r.variant)).size === runs.length;
   const colorField = byVariant ? 'variant' : 'label';
