@@ -221,7 +221,8 @@ function sampleFromExponentialMs(code: ExponentialCode, e: number, u: number, fa
       return half + u * half;
     }
     case BackoffCode.randomized:
-      return e * (1 - factor) + u * (2 * factor * e);
+      // Floating-point rounding can carry the sum one ulp past e(1 + f) (seen with subnormal e); the wait never exceeds the ceiling.
+      return Math.min(e * (1 + factor), e * (1 - factor) + u * (2 * factor * e));
     case BackoffCode['random-exponential']: {
       const hi = Math.max(minMs, e);
       return minMs + u * (hi - minMs);

@@ -88,6 +88,25 @@ describe('backoff properties (every kind, any valid spec, any draws)', () => {
     );
   });
 
+  it('a randomized wait stays within its ceiling where rounding would carry it past (subnormal intervals)', () => {
+    // fast-check found e(1 - f) + u * 2fe one ulp above e(1 + f) at capMs 5.4e-323; sweep such intervals.
+    let checked = 0;
+    for (const capMs of [5e-324, 1e-323, 2.5e-323, 5.4e-323, 1e-322, 3e-321]) {
+      for (const randomizationFactor of [0.1, 0.25, 0.5, 0.75, 0.9, 1]) {
+        const b: BackoffSpec = { kind: 'randomized', baseMs: capMs, capMs, multiplier: 1, exponentOffset: 0, randomizationFactor };
+        for (let i = 0; i < 200; i++) {
+          const u = i / 200 + 0.0049;
+          const s = uncompiled(b, [u], false)[0];
+          const w = compiled(b, [u], false)[0];
+          expect(s.delayMs).toBeLessThanOrEqual(s.ceilingMs);
+          expect(w.delayMs).toBeLessThanOrEqual(w.ceilingMs);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(7200);
+  });
+
   it('the compiled form gives the same ceilings, waits and carried state, bit for bit', () => {
     fc.assert(
       fc.property(specArb, drawsArb, fc.boolean(), (b, draws, throttled) => {
