@@ -216,16 +216,17 @@ function sampleFromExponentialMs(code: ExponentialCode, e: number, u: number, fa
       return e;
     case BackoffCode['full-jitter']:
       return u * e;
+    // Floating-point rounding can carry a sum one ulp past its ceiling (seen with subnormal e, where
+    // e / 2 is not exact): each jittered wait is bounded by the ceiling of ceilingFromExponentialMs.
     case BackoffCode['equal-jitter']: {
       const half = e / 2;
-      return half + u * half;
+      return Math.min(e, half + u * half);
     }
     case BackoffCode.randomized:
-      // Floating-point rounding can carry the sum one ulp past e(1 + f) (seen with subnormal e); the wait never exceeds the ceiling.
       return Math.min(e * (1 + factor), e * (1 - factor) + u * (2 * factor * e));
     case BackoffCode['random-exponential']: {
       const hi = Math.max(minMs, e);
-      return minMs + u * (hi - minMs);
+      return Math.min(hi, minMs + u * (hi - minMs));
     }
     default:
       return unknownCode(code);

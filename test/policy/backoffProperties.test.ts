@@ -88,22 +88,25 @@ describe('backoff properties (every kind, any valid spec, any draws)', () => {
     );
   });
 
-  it('a randomized wait stays within its ceiling where rounding would carry it past (subnormal intervals)', () => {
-    // fast-check found e(1 - f) + u * 2fe one ulp above e(1 + f) at capMs 5.4e-323; sweep such intervals.
+  it('a jittered wait stays within its ceiling where rounding would carry it past (subnormal intervals)', () => {
+    // fast-check found e(1 - f) + u * 2fe one ulp above e(1 + f) at capMs 5.4e-323, and e/2 + u * e/2
+    // above e at 1.93e-322; sweep such intervals for every kind that adds a draw to a part of e.
     let checked = 0;
-    for (const capMs of [5e-324, 1e-323, 2.5e-323, 5.4e-323, 1e-322, 3e-321]) {
-      for (const randomizationFactor of [0.1, 0.25, 0.5, 0.75, 0.9, 1]) {
-        const b: BackoffSpec = { kind: 'randomized', baseMs: capMs, capMs, multiplier: 1, exponentOffset: 0, randomizationFactor };
-        for (let i = 0; i < 200; i++) {
-          const u = i / 200 + 0.0049;
-          for (const s of [...uncompiled(b, [u], false), ...compiled(b, [u], false)]) {
-            expect(s.delayMs).toBeLessThanOrEqual(s.ceilingMs);
-            checked++;
+    for (const kind of ['randomized', 'equal-jitter', 'random-exponential'] as const) {
+      for (const capMs of [5e-324, 1e-323, 2.5e-323, 5.4e-323, 1.93e-322, 3e-321]) {
+        for (const randomizationFactor of [0.1, 0.25, 0.5, 0.75, 0.9, 1]) {
+          const b: BackoffSpec = { kind, baseMs: capMs, capMs, multiplier: 1, exponentOffset: 0, randomizationFactor, ...(kind === 'random-exponential' ? { minMs: capMs / 3 } : {}) };
+          for (let i = 0; i < 200; i++) {
+            const u = i / 200 + 0.0049;
+            for (const s of [...uncompiled(b, [u], false), ...compiled(b, [u], false)]) {
+              expect(s.delayMs).toBeLessThanOrEqual(s.ceilingMs);
+              checked++;
+            }
           }
         }
       }
     }
-    expect(checked).toBe(14400);
+    expect(checked).toBe(43200);
   });
 
   it('the compiled form gives the same ceilings, waits and carried state, bit for bit', () => {
