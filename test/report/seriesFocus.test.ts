@@ -24,7 +24,7 @@ describe('time series focused on where things happen', () => {
     expect(rows.length).toBe(67);
     expect(Math.max(...rows.map((r) => r.t))).toBe(66);
     expect(spec.vconcat[0].layer[1].encoding.x.scale.domain).toEqual([0, 66]);
-    expect(spec.datasets.windows).toEqual([{ from: 20, to: 66, label: 'dip' }]);
+    expect(spec.datasets.windows).toEqual([{ from: 20, to: 66, label: 'dip', shade: 'trigger window' }]);
   });
 
   it('a drain no longer than the demand is not cut', () => {
