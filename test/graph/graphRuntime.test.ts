@@ -5,6 +5,7 @@ import { Model } from '../../src/model/Model.js';
 import type { SimulationResults } from '../../src/model/results.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import type { TraceEvent } from '../../src/model/trace.js';
+import { flattenMetrics } from '../../src/sweep/flattenMetrics.js';
 
 type Json = Record<string, any>;
 
@@ -75,6 +76,18 @@ describe('calls on every edge when every call fails (a frontend fanning out to t
       ['a -> db', 24 * ops, 23 * ops, 12 * ops, 24],
       ['b -> db', 36 * ops, 35 * ops, 27 * ops, 36],
     ]);
+  });
+
+  it('gives each edge its rows among the metrics a sweep aggregates (summary.csv), beside degraded operations', () => {
+    const flat = flattenMetrics(run(raw));
+    expect(Object.entries(flat).filter(([k]) => k.startsWith('edges.') && k.includes('b->db'))).toEqual([
+      ['edges.b->db.calls', 36 * ops],
+      ['edges.b->db.retries', 35 * ops],
+      ['edges.b->db.ownRetries', 27 * ops],
+      ['edges.b->db.amplification', 36],
+    ]);
+    expect(Object.keys(flat).filter((k) => k.startsWith('edges.')).length).toBe(5 * 4);
+    expect(flat['operations.degraded']).toBe(0);
   });
 });
 
