@@ -4,6 +4,7 @@ import { compilePolicy } from '../../policy/decision.js';
 import { K_ARRIVAL, K_FRAME_WAKE, K_LEAF_RESPONSE, K_OP_START, KIND_LIMIT, LEAF_KINDS_FROM } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
 import { Layers, METHOD_CODES } from '../layers/Layers.js';
+import { dispatchStackEvent } from '../layers/stackEvents.js';
 import type { Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
 import { Measurements } from '../Measurements.js';
@@ -233,7 +234,7 @@ export class GraphRun {
     }
     const ly = this.kindStack[kind];
     if (ly !== null && ly !== undefined) {
-      if (ly.dispatchEvent(kind - ly.kb, a, b, t)) this.lastLiveMs = t;
+      if (dispatchStackEvent(ly, kind - ly.kb, a, b, t)) this.lastLiveMs = t;
       return;
     }
     const fleet = this.kindFleet[kind] as Leaf;

@@ -6,7 +6,7 @@ import { GIVE_UP_NAMES, GiveUp, Outcome } from '../../policy/outcome.js';
 import type { AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import type { BudgetChain } from '../../policy/budgets/BudgetChain.js';
 import { Next, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../../policy/retryLoop.js';
-import { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE, K_HEDGE, K_LEAF_ARRIVE, K_LEAF_RESPONSE } from '../eventKinds.js';
+import { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
 import type { Leaf } from '../leaves/Leaf.js';
 import type { Measurements } from '../Measurements.js';
@@ -189,6 +189,11 @@ export class Layers extends LeafLink implements OperationStarter {
   /** Cancel the call of top frame f (its handler no longer waits): it stops, and its downstream work is withdrawn. */
   cancelCall(f: number, t: number): void {
     this.cancelFrame(f, t);
+  }
+
+  /** The stack's request table. */
+  get requests(): RequestTable {
+    return this.req;
   }
 
   protected override topWanted(f: number): boolean {
@@ -485,45 +490,6 @@ export class Layers extends LeafLink implements OperationStarter {
     }
     if (t >= 0) this.m.layerCancelled[ck] = (this.m.layerCancelled[ck] as number) + 1;
     this.freeFrame(c);
-  }
-
-  /**
-   * One of this stack's events (`kind` relative to {@link kb}, one of eventKinds.ts's frame, hedge and
-   * leaf-request kinds), as the model's dispatch does for a workload's stack. Returns whether it was live.
-   */
-  dispatchEvent(kind: number, a: number, b: number, t: number): boolean {
-    if (kind === K_HEDGE) {
-      if (!this.hedgeTimers.isLive(a, b)) return false;
-      this.hedges.due(a, t);
-      return true;
-    }
-    if (kind <= K_FRAME_SEND) {
-      if (!this.frameTimers.isLive(a, b)) return false;
-    } else if (!this.req.timers.isLive(a, b)) return false;
-    switch (kind) {
-      case K_FRAME_WAKE:
-        this.startAttempt(a, t);
-        break;
-      case K_FRAME_SEND:
-        this.sendAttempt(a, t);
-        break;
-      case K_FRAME_TIMEOUT:
-        this.attemptTimedOut(a, t);
-        break;
-      case K_FRAME_ARRIVE:
-        this.beginCall(a, t);
-        break;
-      case K_FRAME_RESPONSE:
-        this.frameResponseArrived(a, t);
-        break;
-      case K_LEAF_ARRIVE:
-        this.leafArrive(a, t);
-        break;
-      case K_LEAF_RESPONSE:
-        this.leafResponseArrived(a, t);
-        break;
-    }
-    return true;
   }
 
   /** Close the layers' series at the end of the run. */
