@@ -21,6 +21,13 @@ export interface EdgeResult {
   amplification: number;
 }
 
+/**
+ * One service of a graph: the calls that reached it from every caller (`retries`: those sent while a
+ * layer on the path from the entry was past its first attempt; first tries are the rest, and fan-out
+ * can make them more than the operations) and its fleet's totals (a fleet without servers: zeros).
+ */
+export type ServiceResult = { service: string; arrivals: number; retries: number } & Omit<ServerTotals, 'concurrency'>;
+
 /** Latency percentiles of a set of operations (ms); null fields when there were none. */
 export interface LatencySummary {
   count: number;
@@ -73,6 +80,8 @@ export interface SimulationResults {
   operations: { offered: number; succeeded: number; failed: number; unfinished: number; degraded?: number };
   /** Service graphs only: the calls on each edge, the entry edges (`workload -> <service>`) first. */
   edges?: EdgeResult[];
+  /** Service graphs only: each service's arrivals and its fleet's totals, in declaration order. */
+  services?: ServiceResult[];
   /** Operations by the reason they ended (`success` included). */
   giveUps: Record<string, number>;
   attempts: LayerAttempts[];

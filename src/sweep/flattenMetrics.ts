@@ -132,6 +132,9 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, ownRetries, e.ownRetries);
     put(out, amplification, e.amplification);
   }
+  for (const s of r.services ?? []) {
+    for (const [k, v] of Object.entries(s)) if (k !== 'service') put(out, `services.${s.service}.${k}`, v);
+  }
   put(out, 'simulatedMs', r.simulatedMs);
   put(out, 'successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
   put(out, 'truncated', r.truncated === null ? 0 : 1);

@@ -78,6 +78,16 @@ describe('calls on every edge when every call fails (a frontend fanning out to t
     ]);
   });
 
+  it('counts each service\'s arrivals from all its callers, retries apart, beside its fleet\'s totals', () => {
+    const r = run(raw);
+    expect((r.services ?? []).map((s) => [s.service, s.arrivals, s.retries, s.served])).toEqual([
+      ['fe', 3 * ops, 2 * ops, 0],
+      ['a', 12 * ops, 11 * ops, 0],
+      ['b', 9 * ops, 8 * ops, 0],
+      ['db', 60 * ops, 58 * ops, 0],
+    ]);
+  });
+
   it('gives each edge its rows among the metrics a sweep aggregates (summary.csv), beside degraded operations', () => {
     const flat = flattenMetrics(run(raw));
     expect(Object.entries(flat).filter(([k]) => k.startsWith('edges.') && k.includes('b->db'))).toEqual([

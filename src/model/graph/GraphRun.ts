@@ -5,7 +5,7 @@ import { K_ARRIVAL, K_FRAME_WAKE, K_LEAF_RESPONSE, K_OP_START, KIND_LIMIT, LEAF_
 import type { Folds } from '../folds.js';
 import { Layers, METHOD_CODES } from '../layers/Layers.js';
 import { dispatchStackEvent } from '../layers/stackEvents.js';
-import type { Leaf } from '../leaves/Leaf.js';
+import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
 import { Measurements } from '../Measurements.js';
 import { R_HANG, R_QUEUED, RequestTable } from '../RequestTable.js';
@@ -203,6 +203,11 @@ export class GraphRun {
     const results = buildResults({ ...raw, seed: this.seed });
     results.operations.degraded = this.entryLeaf.degradedAnswers;
     results.edges = this.edges(results.operations.offered);
+    results.services = this.services.map((s) => {
+      const { concurrency: _c, ...totals } = s.fleet.totals() ?? NO_SERVER_TOTALS;
+      const into = (results.edges ?? []).filter((e) => e.callee === s.name);
+      return { service: s.name, arrivals: into.reduce((n, e) => n + e.calls, 0), retries: into.reduce((n, e) => n + e.retries, 0), ...totals };
+    });
     return results;
   }
 
