@@ -9,13 +9,17 @@ export const R_SERVICE = 3;
 export const R_DELAYED = 4;
 export const R_CANCELLED = 5;
 export const R_HANG = 6;
-
+/**
+ * The request is with its service's handler and at no worker (between `work` steps, after its
+ * held worker was released): the farm neither queues nor serves it, and a crash does not touch it.
+ */
+export const R_HANDLER = 7;
 
 /** The columns of the request table. */
 const REQUEST_COLUMNS: ColumnSpec<RequestTable> = {
   f64: ['read', 'opSeq', 'deadline', 'enqueuedAt', 'serviceStart', 'serviceMs', 'retryAfter'],
-  i32: ['parent', 'parentGen', 'client', 'outcome', 'backend'],
-  u8: ['state', 'bad', 'chain', 'lbOpen'],
+  i32: ['parent', 'parentGen', 'client', 'outcome', 'backend', 'work'],
+  u8: ['state', 'bad', 'chain', 'lbOpen', 'pinned', 'hold'],
 };
 
 /**
@@ -42,8 +46,26 @@ export class RequestTable {
   outcome: Int32Array = NO_I32;
   /** The backend the request was sent to (-1: none). */
   backend: Int32Array = NO_I32;
-  /** 1 until the load balancer has counted the request as finished (answered, timed out, lost). */
+  /**
+   * 1 until the load balancer has counted the request as finished (answered, timed out, lost); 2
+   * for a handler's request whose backend was picked on arrival (`ServerFarm.pickBackend`): the
+   * farm leaves it open until the handler answers (`ServerFarm.handlerAnswered`).
+   */
   lbOpen: Uint8Array = NO_U8;
+  /*
+   * The three columns below are set only by a service's handler runtime; the model's layers never
+   * set them, so they stay 0 in every slot of the tables they fill. A host that fills them clears
+   * them ({@link plain}) on a slot that then serves a plain leaf request.
+   */
+  /** 1: the request names its backend (`backend`), and the farm's `route` does not ask the load balancer. */
+  pinned: Uint8Array = NO_U8;
+  /**
+   * 1: the request holds its worker (a threaded handler): when its service starts the farm tells the
+   * host (`LeafHost.workerTaken`) instead of timing it, and frees the worker when told to.
+   */
+  hold: Uint8Array = NO_U8;
+  /** The service-time sampler of the request's `work` step (`ServerFarm.registerWork`; 0: its backend's own `serviceMs`). */
+  work: Int32Array = NO_I32;
   /** OCC: the version read. */
   read: Float64Array = NO_F64;
   opSeq: Float64Array = NO_F64;
@@ -79,6 +101,13 @@ export class RequestTable {
     this.timers.cancel(r);
     this.state[r] = R_FREE;
     this.free.push(r);
+  }
+
+  /** Clear the handler's columns of slot r (not pinned, not holding, its backend's own service time). */
+  plain(r: number): void {
+    this.pinned[r] = 0;
+    this.hold[r] = 0;
+    this.work[r] = 0;
   }
 
   /** Slots in the given state (a scan, for end-of-run counts). */

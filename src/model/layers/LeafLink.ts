@@ -203,4 +203,9 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
   lastHopMs(client: number): number {
     return this.hopMs(this.L - 1, client);
   }
+
+  /** The layers never send a request that holds its worker (only a threaded handler does). */
+  workerTaken(r: number): void {
+    throw new Error(`internal: request ${r} of a layer's leaf holds a worker`);
+  }
 }

@@ -45,6 +45,14 @@ export interface LeafHost {
   release(r: number): void;
   /** The delay of a message of `client` over the last hop (drawn from the client's network stream). */
   lastHopMs(client: number): number;
+  /**
+   * A request marked `hold` (a threaded handler's, see `RequestTable.hold`) starts its service at t
+   * on backend b: the worker is now held for it (busy), and the farm schedules nothing for it. The
+   * host runs the handler on that worker (timing its `work` steps with `ServerFarm.drawServiceMs`)
+   * and frees it with `ServerFarm.releaseWorker`; a crash or outage of b loses the request first
+   * ({@link drop}). The model's own layers never mark a request so.
+   */
+  workerTaken(r: number, b: number, t: number): void;
 }
 
 /** What every leaf is built from. */
