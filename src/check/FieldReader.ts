@@ -1,5 +1,5 @@
-import { describeValue } from '../experiment/describeValue.js';
-import { nearestName } from '../experiment/nearestName.js';
+import { describeValue } from '../policy/schema/describeValue.js';
+import { nearestName } from '../policy/schema/nearestName.js';
 import { CheckInputError } from './CheckInputError.js';
 
 /** One segment of a path into a document: an object key or an array index. */

@@ -1,4 +1,4 @@
-import { describeValue } from '../experiment/describeValue.js';
+import { describeValue } from '../policy/schema/describeValue.js';
 import { FieldReader, type Segment } from './FieldReader.js';
 
 const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000001 };

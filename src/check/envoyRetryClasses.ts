@@ -1,4 +1,4 @@
-import { nearestName } from '../experiment/nearestName.js';
+import { nearestName } from '../policy/schema/nearestName.js';
 import { presetPolicy, type PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import type { FieldReader, Segment } from './FieldReader.js';

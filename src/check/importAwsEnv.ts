@@ -1,4 +1,4 @@
-import { describeValue } from '../experiment/describeValue.js';
+import { describeValue } from '../policy/schema/describeValue.js';
 import { CheckInputError } from './CheckInputError.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { AWS_RETRY_MODES, importAwsConfig, type AwsSdk } from './importAwsConfig.js';

@@ -1,4 +1,4 @@
-import { nearestName } from '../experiment/nearestName.js';
+import { nearestName } from '../policy/schema/nearestName.js';
 import type { PolicyInput } from '../policy/presets.js';
 import { type Segment } from './FieldReader.js';
 import { envoyBackoff, envoyRetryClasses } from './envoyRetryClasses.js';

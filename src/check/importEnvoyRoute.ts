@@ -1,8 +1,8 @@
 import { ENVOY_RETRY_BUDGET_DEFAULTS } from '../policy/budgets/EnvoyRetryBudget.js';
 import type { BudgetInput, PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
-import { describeValue } from '../experiment/describeValue.js';
-import { nearestName } from '../experiment/nearestName.js';
+import { describeValue } from '../policy/schema/describeValue.js';
+import { nearestName } from '../policy/schema/nearestName.js';
 import { MAX_NESTING } from '../experiment/parseJson.js';
 import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
 import type { ImportedLayer } from './ImportedLayer.js';

@@ -1,4 +1,4 @@
-import { nearestName } from '../experiment/nearestName.js';
+import { nearestName } from '../policy/schema/nearestName.js';
 import type { PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import { isObject, type JsonObject, type Segment } from './FieldReader.js';

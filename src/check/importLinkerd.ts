@@ -1,5 +1,5 @@
-import { describeValue } from '../experiment/describeValue.js';
-import { nearestName } from '../experiment/nearestName.js';
+import { describeValue } from '../policy/schema/describeValue.js';
+import { nearestName } from '../policy/schema/nearestName.js';
 import type { PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import type { JsonObject, Segment } from './FieldReader.js';

@@ -1,5 +1,5 @@
-import { describeValue } from '../experiment/describeValue.js';
-import { nearestName } from '../experiment/nearestName.js';
+import { describeValue } from '../policy/schema/describeValue.js';
+import { nearestName } from '../policy/schema/nearestName.js';
 import { presetPolicy, type PolicyInput } from '../policy/presets.js';
 import { isObject, type JsonObject, type Segment } from './FieldReader.js';
 import type { ImportedLayer } from './ImportedLayer.js';

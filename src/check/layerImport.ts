@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { experimentJsonSchema } from '../experiment/experimentJsonSchema.js';
-import { fields as f } from '../experiment/fields.js';
+import { fields as f } from '../policy/schema/fields.js';
 import { problemMessage, type PathSegment } from '../experiment/Problem.js';
 import { mergeValue } from '../experiment/setPath.js';
-import { zodProblems } from '../experiment/zodProblems.js';
+import { zodProblems } from '../policy/schema/zodProblems.js';
 import type { PolicyInput } from '../policy/presets.js';
 import { CheckInputError } from './CheckInputError.js';
 import { isObject, type JsonObject } from './FieldReader.js';

@@ -3,7 +3,7 @@ import { parseExperimentText } from '../experiment/parseExperiment.js';
 import type { PathSegment } from '../experiment/Problem.js';
 import { resolveScenario } from '../experiment/resolveScenario.js';
 import { METHODS, stackSchema } from '../experiment/scenarioSchema.js';
-import { fields as f } from '../experiment/fields.js';
+import { fields as f } from '../policy/schema/fields.js';
 import type { Dist, Layer } from '../model/scenario.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { CheckInputError } from './CheckInputError.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fields as f } from '../experiment/fields.js';
+import { fields as f } from '../policy/schema/fields.js';
 import { CheckInputError } from './CheckInputError.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { ENVOY_GATEWAY_GROUP, importEnvoyGateway } from './importEnvoyGateway.js';

@@ -6,7 +6,7 @@ import { formatPath, problemMessage, type PathSegment, type Problem } from './Pr
 import { resolveScenario } from './resolveScenario.js';
 import { cloneJson, mergeValue, scenarioRelative, setPath, splitExperimentPath, splitPath } from './setPath.js';
 import { ValidationError } from './ValidationError.js';
-import { zodProblems } from './zodProblems.js';
+import { zodProblems } from '../policy/schema/zodProblems.js';
 
 /** One simulation of an experiment: a part, a variant and a sweep point, fully resolved. */
 export interface Cell {

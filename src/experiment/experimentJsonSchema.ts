@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { experimentFileSchema } from './experimentSchema.js';
-import { schemaDocs } from './schemaDocs.js';
+import { schemaDocs } from '../policy/schema/schemaDocs.js';
 
 /**
  * The JSON Schema (draft 2020-12) of experiment files, for editors, generated from the zod schema

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { describeValue } from './describeValue.js';
-import { fields as f } from './fields.js';
+import { describeValue } from '../policy/schema/describeValue.js';
+import { fields as f } from '../policy/schema/fields.js';
 import { scenarioSchema } from './scenarioSchema.js';
-import { doc } from './schemaDocs.js';
+import { doc } from '../policy/schema/schemaDocs.js';
 import { tuneSchema } from './tuneSchema.js';
 
 /** Names of experiments and parts: lowercase letters, digits, `.`, `_`, `-`, starting with a letter or digit. */

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { WORKLOAD_CALLER, type Bulkhead, type GraphEntry, type GraphService, type GraphStep, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
 import type { Dist, Layer, Leaf, Method } from '../model/scenario.js';
-import { between } from './between.js';
-import { describeValue } from './describeValue.js';
-import { fields as f } from './fields.js';
+import { between } from '../policy/schema/between.js';
+import { describeValue } from '../policy/schema/describeValue.js';
+import { fields as f } from '../policy/schema/fields.js';
 import { namedLayers, uniqueLayerNames } from './layerNames.js';
-import { nearestName } from './nearestName.js';
+import { nearestName } from '../policy/schema/nearestName.js';
 import type { PathSegment } from './Problem.js';
-import { policySchema } from './policySchema.js';
-import { doc } from './schemaDocs.js';
+import { policySchema } from '../policy/schema/policySchema.js';
+import { doc } from '../policy/schema/schemaDocs.js';
 
 /** Names of services and endpoints: a letter, then letters, digits, "_" and "-" (they appear in dotted paths and edge names). */
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;

@@ -29,7 +29,7 @@ export {
   budgetSchema,
   DEFAULT_HEDGE_NON_FATAL,
   POLICY_FIELD_NAMES,
-} from './policySchema.js';
+} from '../policy/schema/policySchema.js';
 export { formatPath, problemMessage, type PathSegment, type Problem } from './Problem.js';
 export { replicationSeed } from './replicationSeed.js';
 export { parseScenario, resolveScenario, type ResolveScenarioResult } from './resolveScenario.js';

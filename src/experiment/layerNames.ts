@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Dist, Layer, Policy } from '../model/scenario.js';
-import { between } from './between.js';
+import { between } from '../policy/schema/between.js';
 
 /** A layer as a stack schema parses it, before it is named. */
 interface ParsedLayer {

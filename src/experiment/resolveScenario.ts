@@ -4,7 +4,7 @@ import type { PathSegment, Problem } from './Problem.js';
 import { problemMessage } from './Problem.js';
 import { scenarioSchema } from './scenarioSchema.js';
 import { ValidationError } from './ValidationError.js';
-import { zodProblems } from './zodProblems.js';
+import { zodProblems } from '../policy/schema/zodProblems.js';
 
 /** A scenario resolved with every default filled in, or every problem found in it. */
 export type ResolveScenarioResult =

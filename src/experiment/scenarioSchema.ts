@@ -8,16 +8,16 @@ import type {
   Scenario,
   ScriptEntry,
 } from '../model/scenario.js';
-import { fields as f } from './fields.js';
-import { between } from './between.js';
+import { fields as f } from '../policy/schema/fields.js';
+import { between } from '../policy/schema/between.js';
 import { entryFleet, entrySchema, firstEntry, graphIssues, graphSchemas, resolveGraph } from './graphSchema.js';
 import { namedLayers, uniqueLayerNames } from './layerNames.js';
 import { readScript } from './parseScript.js';
-import { policySchema } from './policySchema.js';
+import { policySchema } from '../policy/schema/policySchema.js';
 import type { PathSegment } from './Problem.js';
-import { doc } from './schemaDocs.js';
+import { doc } from '../policy/schema/schemaDocs.js';
 
-export { BACKOFF_KINDS, DEFAULT_RETRY_ON, policySchema, RETRY_AFTER_MODES, RETRY_ON_CLASSES } from './policySchema.js';
+export { BACKOFF_KINDS, DEFAULT_RETRY_ON, policySchema, RETRY_AFTER_MODES, RETRY_ON_CLASSES } from '../policy/schema/policySchema.js';
 
 /** Request methods (RFC 9110): GET, HEAD, PUT and DELETE are idempotent, POST is not. */
 export const METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'] as const;

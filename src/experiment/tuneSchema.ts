@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { fields as f } from './fields.js';
-import { doc } from './schemaDocs.js';
+import { fields as f } from '../policy/schema/fields.js';
+import { doc } from '../policy/schema/schemaDocs.js';
 
 /** Default number of Latin-hypercube candidates of round 0 (`--candidates`). */
 export const DEFAULT_TUNE_CANDIDATES = 32;

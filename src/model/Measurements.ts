@@ -4,7 +4,7 @@ import { MAX_SERIES_BINS } from '../metrics/BinnedSeries.js';
 import { MetricWindows } from '../metrics/MetricWindows.js';
 import { GIVE_UP_NAMES, GiveUp } from '../policy/outcome.js';
 import type { LayerGuards } from './layers/LayerGuards.js';
-import type { Leaf } from './leaves/Leaf.js';
+import { NO_SERVER_TOTALS, type Leaf } from './leaves/Leaf.js';
 import type { ResultInput, Truncation } from './results.js';
 import type { Scenario } from './scenario.js';
 
@@ -209,24 +209,7 @@ export class Measurements {
       operationMs,
       completionTimeMs: this.completionTimeMs,
       windows: this.windows?.results() ?? null,
-      server: {
-        kind: sc.leaf.kind,
-        concurrency: totals?.concurrency ?? Infinity,
-        meanBusy: totals?.meanBusy ?? 0,
-        wastedWorkMs: totals?.wastedWorkMs ?? 0,
-        maxQueue: totals?.maxQueue ?? 0,
-        served: totals?.served ?? 0,
-        shed: totals?.shed ?? 0,
-        dropped: totals?.dropped ?? 0,
-        faulted: totals?.faulted ?? 0,
-        refused: totals?.refused ?? 0,
-        rejected: totals?.rejected ?? 0,
-        lost: totals?.lost ?? 0,
-        cancelled: totals?.cancelled ?? 0,
-        queuedAtEnd: i.queuedAtEnd,
-        inServiceAtEnd: totals?.inServiceAtEnd ?? 0,
-        hanging: i.hanging,
-      },
+      server: { kind: sc.leaf.kind, totals: totals ?? NO_SERVER_TOTALS, queuedAtEnd: i.queuedAtEnd, hanging: i.hanging },
       backends: pool ? leaf.backendStats() : undefined,
       clustering: this.clustering.map((c) => c.result(0, endMs)),
       retryClustering: this.retryClustering.map((c) => c.result(0, endMs)),

@@ -2,7 +2,7 @@ import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
 import type { Scenario } from './scenario.js';
-import type { BackendStats } from './leaves/Leaf.js';
+import type { BackendStats, ServerTotals } from './leaves/Leaf.js';
 import { unknownWorkload } from './workloads/Workload.js';
 
 /** Latency percentiles of a set of operations (ms); null fields when there were none. */
@@ -74,28 +74,17 @@ export interface SimulationResults {
   goodputPerSec: number;
   /** What each named metric window measured (only with `metrics.windows`). */
   windows?: MetricWindowResult[];
+  /**
+   * The leaf's totals ({@link ServerTotals}, declared there: its `concurrency` gives the
+   * utilisation) and what the model counts at the end.
+   */
   server: {
     kind: 'server' | 'pool' | 'occ' | 'script';
     /** Mean busy workers / concurrency; null with unlimited concurrency or no server. */
     utilization: number | null;
-    meanBusy: number;
-    /** Server time spent on requests whose caller had already stopped waiting. */
-    wastedWorkMs: number;
-    maxQueue: number;
-    served: number;
-    shed: number;
-    dropped: number;
-    faulted: number;
-    /** Requests refused because their backend was down (a pool's outages and crashes). */
-    refused: number;
-    /** Requests of bad input, answered 400 at once. */
-    rejected: number;
-    /** Requests lost when their backend went down (queued or in service; their callers time out). */
-    lost: number;
-    cancelled: number;
+    /** Requests still queued at a server at the end. */
     queuedAtEnd: number;
-    inServiceAtEnd: number;
-  };
+  } & Omit<ServerTotals, 'concurrency'>;
   /** A pool's backends, each with its own counters. */
   backends?: BackendStats[];
   /**
@@ -163,7 +152,7 @@ export interface ResultInput {
   completionTimeMs: number;
   /** The named metric windows' measures (null without any). */
   windows: MetricWindowResult[] | null;
-  server: Omit<SimulationResults['server'], 'utilization'> & { concurrency: number; hanging: number };
+  server: { kind: SimulationResults['server']['kind']; totals: ServerTotals; queuedAtEnd: number; hanging: number };
   backends: BackendStats[] | undefined;
   clustering: ClusteringResult[];
   retryClustering: ClusteringResult[];
@@ -246,6 +235,7 @@ export function buildResults(i: ResultInput): SimulationResults {
   const secPerBin = s.binMs / 1000;
   const demandSec = demandMs(i.scenario.workload, i.completionTimeMs, i.endMs, i.unfinished) / 1000;
   const sv = i.server;
+  const { concurrency, inServiceAtEnd, ...counters } = sv.totals;
   const kind = i.scenario.leaf.kind;
   const occ = kind === 'occ';
   return {
@@ -274,24 +264,13 @@ export function buildResults(i: ResultInput): SimulationResults {
     completionTimeMs: i.completionTimeMs,
     goodputPerSec: demandSec > 0 ? i.succeeded / demandSec : 0,
     ...(i.windows ? { windows: i.windows } : {}),
-    // The input's fields in their order, less `concurrency` and `hanging`, then the utilisation.
+    // The totals in their order, less `concurrency`, `queuedAtEnd` before `inServiceAtEnd`, then the utilisation.
     server: {
       kind: sv.kind,
-      meanBusy: sv.meanBusy,
-      wastedWorkMs: sv.wastedWorkMs,
-      maxQueue: sv.maxQueue,
-      served: sv.served,
-      shed: sv.shed,
-      dropped: sv.dropped,
-      faulted: sv.faulted,
-      refused: sv.refused,
-      rejected: sv.rejected,
-      lost: sv.lost,
-      cancelled: sv.cancelled,
+      ...counters,
       queuedAtEnd: sv.queuedAtEnd,
-      inServiceAtEnd: sv.inServiceAtEnd,
-      utilization:
-        (kind === 'server' || kind === 'pool') && Number.isFinite(sv.concurrency) && sv.concurrency > 0 ? sv.meanBusy / sv.concurrency : null,
+      inServiceAtEnd,
+      utilization: (kind === 'server' || kind === 'pool') && Number.isFinite(concurrency) && concurrency > 0 ? counters.meanBusy / concurrency : null,
     },
     ...(i.backends ? { backends: i.backends } : {}),
     clustering: i.clustering,

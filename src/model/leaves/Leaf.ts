@@ -73,22 +73,48 @@ export interface LeafContext {
   binMs: number;
 }
 
-/** Totals of a server leaf (the `server` block of the results; a leaf without servers has none). */
+/**
+ * Totals of a server leaf, declared once: the results' `server` block (results.ts) reports them in
+ * this order (less `concurrency`, with the model's `queuedAtEnd` before `inServiceAtEnd` and the
+ * utilisation after), and a leaf without servers reports {@link NO_SERVER_TOTALS}.
+ */
 export interface ServerTotals {
+  /** Workers over all backends (Infinity: unlimited). */
   concurrency: number;
   meanBusy: number;
+  /** Server time spent on requests whose caller had already stopped waiting. */
   wastedWorkMs: number;
   maxQueue: number;
   served: number;
   shed: number;
   dropped: number;
   faulted: number;
+  /** Requests refused because their backend was down (a pool's outages and crashes). */
   refused: number;
+  /** Requests of bad input, answered 400 at once. */
   rejected: number;
+  /** Requests lost when their backend went down (queued or in service; their callers time out). */
   lost: number;
   cancelled: number;
   inServiceAtEnd: number;
 }
+
+/** The totals of a leaf without servers (the OCC resource, the script): unlimited concurrency, every count 0. */
+export const NO_SERVER_TOTALS: Readonly<ServerTotals> = {
+  concurrency: Infinity,
+  meanBusy: 0,
+  wastedWorkMs: 0,
+  maxQueue: 0,
+  served: 0,
+  shed: 0,
+  dropped: 0,
+  faulted: 0,
+  refused: 0,
+  rejected: 0,
+  lost: 0,
+  cancelled: 0,
+  inServiceAtEnd: 0,
+};
 
 /** The time series of a server leaf (per bin means), and of its fleet when it is a pool. */
 export interface ServerSeries {

@@ -1,1 +1,0 @@
-export { between } from '../policy/schema/between.js';

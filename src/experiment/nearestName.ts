@@ -1,1 +1,0 @@
-export { nearestName } from '../policy/schema/nearestName.js';

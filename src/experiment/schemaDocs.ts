@@ -1,1 +1,0 @@
-export { doc, schemaDocs, type SchemaDoc } from '../policy/schema/schemaDocs.js';

@@ -1,1 +1,0 @@
-export { zodProblems } from '../policy/schema/zodProblems.js';
