@@ -15,11 +15,18 @@ export const R_HANG = 6;
  */
 export const R_HANDLER = 7;
 
+/**
+ * {@link RequestTable.work}: the request holds its worker (a threaded handler): when its service
+ * starts the farm tells the host (`LeafHost.workerTaken`) instead of timing it, and frees the worker
+ * when told to (`ServerFarm.releaseWorker`).
+ */
+export const WORK_HOLD = -1;
+
 /** The columns of the request table. */
 const REQUEST_COLUMNS: ColumnSpec<RequestTable> = {
   f64: ['read', 'opSeq', 'deadline', 'enqueuedAt', 'serviceStart', 'serviceMs', 'retryAfter'],
   i32: ['parent', 'parentGen', 'client', 'outcome', 'backend', 'work'],
-  u8: ['state', 'bad', 'chain', 'lbOpen', 'pinned', 'hold'],
+  u8: ['state', 'bad', 'chain', 'lbOpen'],
 };
 
 /**
@@ -48,23 +55,17 @@ export class RequestTable {
   backend: Int32Array = NO_I32;
   /**
    * 1 until the load balancer has counted the request as finished (answered, timed out, lost); 2
-   * for a handler's request whose backend was picked on arrival (`ServerFarm.pickBackend`): the
-   * farm leaves it open until the handler answers (`ServerFarm.handlerAnswered`).
+   * for a handler's request pinned to the backend picked on its arrival (`ServerFarm.pickBackend`):
+   * the farm leaves it open until the handler answers (`ServerFarm.handlerAnswered`).
    */
   lbOpen: Uint8Array = NO_U8;
-  /*
-   * The three columns below are set only by a service's handler runtime; the model's layers never
-   * set them, so they stay 0 in every slot of the tables they fill. A host that fills them clears
-   * them ({@link plain}) on a slot that then serves a plain leaf request.
-   */
-  /** 1: the request names its backend (`backend`), and the farm's `route` does not ask the load balancer. */
-  pinned: Uint8Array = NO_U8;
   /**
-   * 1: the request holds its worker (a threaded handler): when its service starts the farm tells the
-   * host (`LeafHost.workerTaken`) instead of timing it, and frees the worker when told to.
+   * How the farm times the request's service: 0, its backend's own `serviceMs`; k > 0, the sampler
+   * of a handler's `work` step (`ServerFarm.registerWork`); {@link WORK_HOLD}, not at all: the
+   * request holds its worker until the host frees it. Only a service's handler runtime sets it; the
+   * model's layers never do, so it stays 0 in every slot of the tables they fill. A host that sets
+   * it clears it ({@link plain}) on a slot that then serves a plain leaf request.
    */
-  hold: Uint8Array = NO_U8;
-  /** The service-time sampler of the request's `work` step (`ServerFarm.registerWork`; 0: its backend's own `serviceMs`). */
   work: Int32Array = NO_I32;
   /** OCC: the version read. */
   read: Float64Array = NO_F64;
@@ -103,10 +104,8 @@ export class RequestTable {
     this.free.push(r);
   }
 
-  /** Clear the handler's columns of slot r (not pinned, not holding, its backend's own service time). */
+  /** Clear the handler's column of slot r: its backend's own service time. */
   plain(r: number): void {
-    this.pinned[r] = 0;
-    this.hold[r] = 0;
     this.work[r] = 0;
   }
 

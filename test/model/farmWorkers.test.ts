@@ -6,7 +6,7 @@ import { OUTCOME_NAMES, Outcome } from '../../src/policy/outcome.js';
 import type { LeafHost } from '../../src/model/leaves/Leaf.js';
 import { ServerFarm } from '../../src/model/leaves/server/ServerFarm.js';
 import { Measurements } from '../../src/model/Measurements.js';
-import { R_HANDLER, R_HOP, RequestTable } from '../../src/model/RequestTable.js';
+import { R_HANDLER, R_HOP, RequestTable, WORK_HOLD } from '../../src/model/RequestTable.js';
 import type { Dist, PoolLeaf, ServerLeaf } from '../../src/model/scenario.js';
 import { constant, scenario, server } from '../helpers/scenario.js';
 
@@ -75,8 +75,7 @@ class Rig implements LeafHost {
     req.retryAfter[r] = NaN;
     req.backend[r] = -1;
     req.lbOpen[r] = 0;
-    req.hold[r] = plan.hold ? 1 : 0;
-    req.work[r] = plan.work ?? 0;
+    req.work[r] = plan.hold ? WORK_HOLD : (plan.work ?? 0);
     this.names.set(r, name);
     this.plans.set(r, plan);
     this.sim.at(plan.atMs, K_ARRIVE, r, 0);
@@ -112,9 +111,9 @@ class Rig implements LeafHost {
     switch (kind) {
       case K_ARRIVE:
         this.req.state[r] = R_HOP;
-        if (plan.pin && again === 0) this.note(t, `${this.name(r)} pinned to b${this.farm.pickBackend(r)}`);
-        // A pinned request keeps its backend: route asks the load balancer only for the others.
-        this.farm.route(r, r, 1);
+        // A handler's request is pinned once, on arrival; the others are routed as a layer routes them.
+        if (!plan.pin) this.farm.route(r, r, 1);
+        else if (again === 0) this.note(t, `${this.name(r)} pinned to b${this.farm.pickBackend(r)}`);
         this.farm.arrive(r, t);
         return;
       case K_STEP_DONE:
@@ -175,7 +174,7 @@ function pool(loadBalancer: PoolLeaf['loadBalancer'], backends: ServerLeaf[]): P
 }
 
 describe('pinned backends', () => {
-  it('a pinned request is served at its backend, and route asks the load balancer nothing for it', () => {
+  it('a pinned request is served at its backend, and its work steps ask the load balancer nothing', () => {
     // Round robin over 3 backends: the handler's one pick at arrival takes b0; both its work steps
     // stay there, and the plain requests' round robin goes on as if they had not been sent.
     const rig = new Rig(pool('round-robin', [server(), server(), server()]));

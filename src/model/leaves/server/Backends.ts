@@ -3,7 +3,7 @@ import { stream, type Uniform } from '../../../engine/random.js';
 import type { Simulator } from '../../../engine/simulator.js';
 import { Outcome } from '../../../policy/outcome.js';
 import { IntDeque } from '../../IntDeque.js';
-import { R_CANCELLED, R_DELAYED, R_HANDLER, R_QUEUED, R_SERVICE, type RequestTable } from '../../RequestTable.js';
+import { R_CANCELLED, R_DELAYED, R_HANDLER, R_QUEUED, R_SERVICE, WORK_HOLD, type RequestTable } from '../../RequestTable.js';
 import type { Dist, ServerLeaf } from '../../scenario.js';
 import { statusOutcome } from '../../statusOutcome.js';
 import { notDrawn, streamIf } from '../../streams.js';
@@ -248,26 +248,41 @@ export abstract class Backends {
     this.stats.busyChanged(b, this.busy[b] as number, delta, t);
   }
 
-  /**
-   * Request r starts service on backend b: its completion is scheduled, or, for a request that holds
-   * its worker, the host is told ({@link LeafHost.workerTaken}) and nothing is scheduled.
-   */
+  /** Request r starts service on backend b: its completion is scheduled (a handler's request: {@link startHandlerService}). */
   private startService(r: number, b: number, t: number): void {
+    const req = this.req;
+    const work = req.work[r] as number;
+    if (work !== 0) {
+      this.startHandlerService(r, b, work, t);
+      return;
+    }
+    this.setBusy(b, 1, t);
+    const d = this.serviceTime(b, 0);
+    req.state[r] = R_SERVICE;
+    req.serviceStart[r] = t;
+    req.serviceMs[r] = d;
+    this.sim.atInLane(this.serviceLane[b] as number, t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
+  }
+
+  /**
+   * A handler's request r starts service on backend b: timed by its step's sampler `work`, or, when
+   * it holds its worker ({@link WORK_HOLD}), the host is told ({@link LeafHost.workerTaken}) and
+   * nothing is scheduled.
+   */
+  private startHandlerService(r: number, b: number, work: number, t: number): void {
     const req = this.req;
     this.setBusy(b, 1, t);
     req.state[r] = R_SERVICE;
     req.serviceStart[r] = t;
-    if (req.hold[r] === 1) {
+    if (work === WORK_HOLD) {
       req.serviceMs[r] = 0;
       this.host.workerTaken(r, b, t);
       return;
     }
-    const work = req.work[r] as number;
     const d = this.serviceTime(b, work);
     req.serviceMs[r] = d;
-    // A step's own service time does not come in the order of the backend's lane.
-    const lane = work === 0 ? (this.serviceLane[b] as number) : -1;
-    this.sim.atInLane(lane, t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
+    // A step's own service time does not come in the order of the backend's lane: the heap.
+    this.sim.at(t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
   }
 
   protected serviceDone(r: number, t: number): void {
@@ -302,7 +317,7 @@ export abstract class Backends {
    */
   protected releaseHeld(r: number, t: number): void {
     const req = this.req;
-    if (req.state[r] !== R_SERVICE || req.hold[r] !== 1) throw new Error(`internal: request ${r} holds no worker`);
+    if (req.state[r] !== R_SERVICE || req.work[r] !== WORK_HOLD) throw new Error(`internal: request ${r} holds no worker`);
     const b = req.backend[r] as number;
     req.state[r] = R_HANDLER;
     this.workerDone(r, b, t - (req.serviceStart[r] as number), t);

@@ -121,10 +121,9 @@ export class ServerFarm extends Backends implements Leaf {
 
   /**
    * The load balancer chooses request r's backend as it leaves the last layer (it counts as
-   * outstanding there); a pinned request (`RequestTable.pinned`) keeps the backend it names.
+   * outstanding there). Not for a handler's request: {@link pickBackend} pins it once.
    */
   route(r: number, frame: number, attempt: number): void {
-    if (this.req.pinned[r] === 1) return;
     const b = this.choose(frame, attempt);
     this.req.backend[r] = b;
     this.req.lbOpen[r] = 1;
@@ -241,7 +240,8 @@ export class ServerFarm extends Backends implements Leaf {
   /*
    * What a service's handler runtime uses, beside the leaf contract. A handler's request is a slot
    * of the farm's RequestTable that the runtime fills (`RequestTable.plain` first); each of its
-   * `work` steps is handed to the farm with `arrive(r, t)`, as a leaf request is: triage (down,
+   * `work` steps is handed to the farm with `arrive(r, t)` (never `route`: the request keeps the
+   * backend {@link pickBackend} pinned it to), as a leaf request is: triage (down,
    * faults, shedding, the adaptive limit, queueLimit), the queue and its discipline, drops and
    * crashes apply alike, and the answer comes back through `LeafHost.respond` (success when the
    * step's service ends) or `LeafHost.drop`. After `respond` or `drop` the request is no longer at
@@ -252,13 +252,13 @@ export class ServerFarm extends Backends implements Leaf {
    * Pick the backend of handler request r as it arrives at the service: the load balancer's choice
    * for a leaf request (the same pick, with no previous hosts to avoid), counted as outstanding at
    * that backend until {@link handlerAnswered}. The request is pinned there: every `work` step and
-   * the held worker of a threaded handler are on that backend. Returns the backend.
+   * the held worker of a threaded handler are on that backend, with no pick of their own (the host
+   * does not `route` them). Returns the backend.
    */
   pickBackend(r: number): number {
     const b = this.lb.pick(null, 0, 0);
     const req = this.req;
     req.backend[r] = b;
-    req.pinned[r] = 1;
     req.lbOpen[r] = 2;
     this.lb.sent(b);
     return b;
@@ -286,7 +286,7 @@ export class ServerFarm extends Backends implements Leaf {
   }
 
   /**
-   * The handler of request r (marked `hold`, in service: {@link LeafHost.workerTaken} was called and
+   * The handler of request r (its `work` is WORK_HOLD, in service: {@link LeafHost.workerTaken} was called and
    * the request was not lost or withdrawn since) frees its worker at t: the request counts as
    * served, its holding time as busy time (and as wasted work when nothing waits for r), r's state
    * becomes R_HANDLER, and the next queued request starts. A withdrawn held request (`withdraw`)
