@@ -46,11 +46,12 @@ export interface LeafHost {
   /** The delay of a message of `client` over the last hop (drawn from the client's network stream). */
   lastHopMs(client: number): number;
   /**
-   * A request that holds its worker (a threaded handler's: `RequestTable.work` is `WORK_HOLD`) starts its service at t
-   * on backend b: the worker is now held for it (busy), and the farm schedules nothing for it. The
-   * host runs the handler on that worker (timing its `work` steps with `ServerFarm.drawServiceMs`)
-   * and frees it with `ServerFarm.releaseWorker`; a crash or outage of b loses the request first
-   * ({@link drop}). The model's own layers never mark a request so.
+   * A request that holds its worker (a threaded handler's: its `RequestTable.work` is `WORK_HOLD`)
+   * starts its service at t on backend b: the worker is now held for it (busy), and the farm
+   * schedules nothing for it. The host runs the handler on that worker (timing its `work` steps with
+   * `ServerFarm.drawServiceMs`) and frees it with `ServerFarm.releaseWorker`, unless a crash or
+   * outage of b loses the request first ({@link drop}). The model's own layers never send such a
+   * request.
    */
   workerTaken(r: number, b: number, t: number): void;
 }

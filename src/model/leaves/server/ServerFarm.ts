@@ -241,10 +241,10 @@ export class ServerFarm extends Backends implements Leaf {
    * What a service's handler runtime uses, beside the leaf contract. A handler's request is a slot
    * of the farm's RequestTable that the runtime fills (`RequestTable.plain` first); each of its
    * `work` steps is handed to the farm with `arrive(r, t)` (never `route`: the request keeps the
-   * backend {@link pickBackend} pinned it to), as a leaf request is: triage (down,
-   * faults, shedding, the adaptive limit, queueLimit), the queue and its discipline, drops and
-   * crashes apply alike, and the answer comes back through `LeafHost.respond` (success when the
-   * step's service ends) or `LeafHost.drop`. After `respond` or `drop` the request is no longer at
+   * backend {@link pickBackend} pinned it to), as a leaf request is: triage (down, faults,
+   * shedding, the adaptive limit, queueLimit), the queue and its discipline, drops and crashes
+   * apply alike, and the answer comes back through `LeafHost.respond` (success when the step's
+   * service ends) or `LeafHost.drop`. After `respond` or `drop` the request is no longer at
    * the farm: the host sets its state (R_HANDLER while the handler goes on) or frees it.
    */
 
