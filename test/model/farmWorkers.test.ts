@@ -3,7 +3,7 @@ import { makeSampler } from '../../src/engine/distributions.js';
 import { stream } from '../../src/engine/random.js';
 import { Simulator } from '../../src/engine/simulator.js';
 import { OUTCOME_NAMES, Outcome } from '../../src/policy/outcome.js';
-import type { LeafHost } from '../../src/model/leaves/Leaf.js';
+import type { LastHop, LeafHost } from '../../src/model/leaves/Leaf.js';
 import { ServerFarm } from '../../src/model/leaves/server/ServerFarm.js';
 import { Measurements } from '../../src/model/Measurements.js';
 import { R_HANDLER, R_HOP, RequestTable, WORK_HOLD } from '../../src/model/RequestTable.js';
@@ -157,8 +157,8 @@ class Rig implements LeafHost {
     this.req.release(r);
   }
 
-  lastHopMs(): number {
-    return 0;
+  lastHop(): LastHop {
+    return { stream: { client: 0 }, sample: () => 0 };
   }
 
   workerTaken(r: number, b: number, t: number): void {

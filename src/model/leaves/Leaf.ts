@@ -43,8 +43,8 @@ export interface LeafHost {
   drop(r: number, t: number): void;
   /** Free request r, withdrawn by its caller (cancellation) or no longer needed. */
   release(r: number): void;
-  /** The delay of a message of `client` over the last hop (drawn from the client's network stream). */
-  lastHopMs(client: number): number;
+  /** The last hop, for the leaf to draw its delays itself (asked once, when the leaf is built). */
+  lastHop(): LastHop;
   /**
    * A request that holds its worker (a threaded handler's: its `RequestTable.work` is `WORK_HOLD`)
    * starts its service at t on backend b: the worker is now held for it (busy), and the farm
@@ -54,6 +54,17 @@ export interface LeafHost {
    * request.
    */
   workerTaken(r: number, b: number, t: number): void;
+}
+
+/**
+ * The last hop as a leaf draws it, without a call through its host per draw: set `stream.client`
+ * to the client whose network stream the draws come from, then each call of `sample` is the delay
+ * of one of that client's messages over the last hop. The model's own hop draws set the same
+ * cursor, so the draws come in the one order of the run.
+ */
+export interface LastHop {
+  readonly stream: { client: number };
+  readonly sample: () => number;
 }
 
 /** What every leaf is built from. */
