@@ -9,12 +9,23 @@ export const R_SERVICE = 3;
 export const R_DELAYED = 4;
 export const R_CANCELLED = 5;
 export const R_HANG = 6;
+/**
+ * The request is with its service's handler and at no worker (between `work` steps, after its
+ * held worker was released): the farm neither queues nor serves it, and a crash does not touch it.
+ */
+export const R_HANDLER = 7;
 
+/**
+ * {@link RequestTable.work}: the request holds its worker (a threaded handler): when its service
+ * starts the farm tells the host (`LeafHost.workerTaken`) instead of timing it, and frees the worker
+ * when told to (`ServerFarm.releaseWorker`).
+ */
+export const WORK_HOLD = -1;
 
 /** The columns of the request table. */
 const REQUEST_COLUMNS: ColumnSpec<RequestTable> = {
   f64: ['read', 'opSeq', 'deadline', 'enqueuedAt', 'serviceStart', 'serviceMs', 'retryAfter'],
-  i32: ['parent', 'parentGen', 'client', 'outcome', 'backend'],
+  i32: ['parent', 'parentGen', 'client', 'outcome', 'backend', 'work'],
   u8: ['state', 'bad', 'chain', 'lbOpen'],
 };
 
@@ -42,8 +53,20 @@ export class RequestTable {
   outcome: Int32Array = NO_I32;
   /** The backend the request was sent to (-1: none). */
   backend: Int32Array = NO_I32;
-  /** 1 until the load balancer has counted the request as finished (answered, timed out, lost). */
+  /**
+   * 1 until the load balancer has counted the request as finished (answered, timed out, lost); 2
+   * for a handler's request pinned to the backend picked on its arrival (`ServerFarm.pickBackend`):
+   * the farm leaves it open until the handler answers (`ServerFarm.handlerAnswered`).
+   */
   lbOpen: Uint8Array = NO_U8;
+  /**
+   * How the farm times the request's service: 0, its backend's own `serviceMs`; k > 0, the sampler
+   * of a handler's `work` step (`ServerFarm.registerWork`); {@link WORK_HOLD}, not at all: the
+   * request holds its worker until the host frees it. Only a service's handler runtime sets it; the
+   * model's layers never do, so it stays 0 in every slot of the tables they fill. A host that sets
+   * it clears it ({@link plain}) on a slot that then serves a plain leaf request.
+   */
+  work: Int32Array = NO_I32;
   /** OCC: the version read. */
   read: Float64Array = NO_F64;
   opSeq: Float64Array = NO_F64;
@@ -79,6 +102,11 @@ export class RequestTable {
     this.timers.cancel(r);
     this.state[r] = R_FREE;
     this.free.push(r);
+  }
+
+  /** Clear the handler's column of slot r: its backend's own service time. */
+  plain(r: number): void {
+    this.work[r] = 0;
   }
 
   /** Slots in the given state (a scan, for end-of-run counts). */

@@ -219,4 +219,9 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
   lastHop(): LastHop {
     return { stream: this.netStream, sample: this.hop[this.L - 1] as Sampler };
   }
+
+  /** The layers never send a request that holds its worker (only a threaded handler does). */
+  workerTaken(r: number): void {
+    throw new Error(`internal: request ${r} of a layer's leaf holds a worker`);
+  }
 }

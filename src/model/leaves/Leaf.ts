@@ -45,6 +45,15 @@ export interface LeafHost {
   release(r: number): void;
   /** The last hop, for the leaf to draw its delays itself (asked once, when the leaf is built). */
   lastHop(): LastHop;
+  /**
+   * A request that holds its worker (a threaded handler's: its `RequestTable.work` is `WORK_HOLD`)
+   * starts its service at t on backend b: the worker is now held for it (busy), and the farm
+   * schedules nothing for it. The host runs the handler on that worker (timing its `work` steps with
+   * `ServerFarm.drawServiceMs`) and frees it with `ServerFarm.releaseWorker`, unless a crash or
+   * outage of b loses the request first ({@link drop}). The model's own layers never send such a
+   * request.
+   */
+  workerTaken(r: number, b: number, t: number): void;
 }
 
 /**

@@ -3,10 +3,10 @@ import { stream, type Uniform } from '../../../engine/random.js';
 import type { Simulator } from '../../../engine/simulator.js';
 import { Outcome } from '../../../policy/outcome.js';
 import { IntDeque } from '../../IntDeque.js';
-import { R_CANCELLED, R_DELAYED, R_QUEUED, R_SERVICE, type RequestTable } from '../../RequestTable.js';
-import type { ServerLeaf } from '../../scenario.js';
+import { R_CANCELLED, R_DELAYED, R_HANDLER, R_QUEUED, R_SERVICE, WORK_HOLD, type RequestTable } from '../../RequestTable.js';
+import type { Dist, ServerLeaf } from '../../scenario.js';
 import { statusOutcome } from '../../statusOutcome.js';
-import { streamIf } from '../../streams.js';
+import { notDrawn, streamIf } from '../../streams.js';
 import { DELAYED_ANSWER, NEEDS_SLOT, type LeafAnswer, type LeafContext, type LeafHost } from '../Leaf.js';
 import { FarmStats } from './FarmStats.js';
 import { OverloadDefences } from './OverloadDefences.js';
@@ -53,6 +53,10 @@ export abstract class Backends {
   private readonly activeWindows: number[][];
   protected readonly down: Uint8Array;
   private readonly samplers: Sampler[];
+  /** The samplers of handlers' `work` steps ({@link registerWork}); request column `work` k > 0 draws from entry k - 1. */
+  private readonly workSamplers: Sampler[] = [];
+  private readonly workNames = new Set<string>();
+  private readonly seed: number;
   /**
    * Per backend with a constant service time: the event queue's lane for its completions (-1:
    * none). Services that start in time order and last the same end in time order; backends with
@@ -73,6 +77,7 @@ export abstract class Backends {
     this.req = req;
     this.host = host;
     this.kindBase = ctx.kindBase;
+    this.seed = seed;
     this.specs = specs;
     const n = specs.length;
     this.n = n;
@@ -109,6 +114,36 @@ export abstract class Backends {
         s.queueLimit !== 'unlimited',
     );
     this.stats = new FarmStats(n, binMs, startMs);
+  }
+
+  /**
+   * Register the service time of a handler's `work` step (once per step, before the run): returns
+   * the value of request column `work` that makes a request's service draw from it instead of its
+   * backend's own `serviceMs`. Each step draws from its own stream, named by `name` (unique per
+   * farm, e.g. `endpoint/step`), so the backends' `service` stream and every other step's draws are
+   * the same whatever else is registered or run. A backend's degradation applies to these draws too.
+   */
+  registerWork(serviceMs: Dist, name: string): number {
+    if (this.workNames.has(name)) throw new Error(`internal: work sampler ${name} registered twice`);
+    this.workNames.add(name);
+    this.workSamplers.push(makeSampler(serviceMs, serviceMs.dist === 'constant' ? notDrawn : stream(this.seed, 'work', name)));
+    return this.workSamplers.length;
+  }
+
+  /**
+   * A service time on backend b at its current load: a draw from `work`'s sampler (0: the backend's
+   * own `serviceMs`, from the `service` stream), degraded as the backend's degradation says.
+   */
+  protected serviceTime(b: number, work: number): number {
+    const s = this.specs[b] as ServerLeaf;
+    let d = work === 0 ? (this.samplers[b] as Sampler)() : (this.workSamplers[work - 1] as Sampler)();
+    const deg = s.degradation;
+    if (deg !== undefined) {
+      const busy = this.busy[b] as number;
+      if (deg.kind === 'linear') d += deg.perInFlightMs * busy;
+      else if (busy > deg.inFlightAbove) d *= deg.factor;
+    }
+    return d;
   }
 
   /** Request r is answered: its backend is settled, and the answer goes back to the caller. */
@@ -213,36 +248,79 @@ export abstract class Backends {
     this.stats.busyChanged(b, this.busy[b] as number, delta, t);
   }
 
+  /** Request r starts service on backend b: its completion is scheduled (a handler's request: {@link startHandlerService}). */
   private startService(r: number, b: number, t: number): void {
-    const s = this.specs[b] as ServerLeaf;
     const req = this.req;
-    this.setBusy(b, 1, t);
-    let d = (this.samplers[b] as Sampler)();
-    const deg = s.degradation;
-    if (deg !== undefined) {
-      const busy = this.busy[b] as number;
-      if (deg.kind === 'linear') d += deg.perInFlightMs * busy;
-      else if (busy > deg.inFlightAbove) d *= deg.factor;
+    const work = req.work[r] as number;
+    if (work !== 0) {
+      this.startHandlerService(r, b, work, t);
+      return;
     }
+    this.setBusy(b, 1, t);
+    const d = this.serviceTime(b, 0);
     req.state[r] = R_SERVICE;
     req.serviceStart[r] = t;
     req.serviceMs[r] = d;
     this.sim.atInLane(this.serviceLane[b] as number, t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
   }
 
-  protected serviceDone(r: number, t: number): void {
+  /**
+   * A handler's request r starts service on backend b: timed by its step's sampler `work`, or, when
+   * it holds its worker ({@link WORK_HOLD}), the host is told ({@link LeafHost.workerTaken}) and
+   * nothing is scheduled.
+   */
+  private startHandlerService(r: number, b: number, work: number, t: number): void {
     const req = this.req;
-    const b = req.backend[r] as number;
+    this.setBusy(b, 1, t);
+    req.state[r] = R_SERVICE;
+    req.serviceStart[r] = t;
+    if (work === WORK_HOLD) {
+      req.serviceMs[r] = 0;
+      this.host.workerTaken(r, b, t);
+      return;
+    }
+    const d = this.serviceTime(b, work);
+    req.serviceMs[r] = d;
+    // A step's own service time does not come in the order of the backend's lane: the heap.
+    this.sim.at(t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
+  }
+
+  protected serviceDone(r: number, t: number): void {
+    const b = this.req.backend[r] as number;
+    this.workerDone(r, b, this.req.serviceMs[r] as number, t);
+    this.answer(r, Outcome.SUCCESS, NaN, t);
+    this.pump(b, t);
+  }
+
+  /**
+   * Request r's worker on backend b is free at t after `workMs` of work: the worker is no longer
+   * busy, the request counts as served (and its work as wasted when nothing waits for it), and the
+   * adaptive concurrency limit takes its latency as a sample.
+   */
+  private workerDone(r: number, b: number, workMs: number, t: number): void {
+    const req = this.req;
     this.setBusy(b, -1, t);
     if (t >= 0) {
       this.stats.served[b] = (this.stats.served[b] as number) + 1;
-      if (!this.host.stillWanted(r)) this.stats.wasted[b] = (this.stats.wasted[b] as number) + (req.serviceMs[r] as number);
+      if (!this.host.stillWanted(r)) this.stats.wasted[b] = (this.stats.wasted[b] as number) + workMs;
     }
     if (this.defences.hasAdaptive[b] === 1) {
       const inflight = (this.busy[b] as number) + (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number) + 1;
       this.defences.concurrencySample(b, t - (req.enqueuedAt[r] as number), inflight, t);
     }
-    this.answer(r, Outcome.SUCCESS, NaN, t);
+  }
+
+  /**
+   * Free the worker held by request r (see {@link LeafHost.workerTaken}) at t: the request counts as
+   * served, its whole holding time is busy time (and wasted work when nothing waits for r any
+   * more), r goes to state R_HANDLER, and the backend's queue is pumped.
+   */
+  protected releaseHeld(r: number, t: number): void {
+    const req = this.req;
+    if (req.state[r] !== R_SERVICE || req.work[r] !== WORK_HOLD) throw new Error(`internal: request ${r} holds no worker`);
+    const b = req.backend[r] as number;
+    req.state[r] = R_HANDLER;
+    this.workerDone(r, b, t - (req.serviceStart[r] as number), t);
     this.pump(b, t);
   }
 

@@ -119,7 +119,10 @@ export class ServerFarm extends Backends implements Leaf {
 
   // ------------------------------------------------------------ the leaf contract
 
-  /** The load balancer chooses request r's backend as it leaves the last layer (it counts as outstanding there). */
+  /**
+   * The load balancer chooses request r's backend as it leaves the last layer (it counts as
+   * outstanding there). Not for a handler's request: {@link pickBackend} pins it once.
+   */
   route(r: number, frame: number, attempt: number): void {
     const b = this.choose(frame, attempt);
     this.req.backend[r] = b;
@@ -232,9 +235,70 @@ export class ServerFarm extends Backends implements Leaf {
     this.host.drop(r, t);
   }
 
+  // ------------------------------------------------------------ a service's handlers
+
+  /*
+   * What a service's handler runtime uses, beside the leaf contract. A handler's request is a slot
+   * of the farm's RequestTable that the runtime fills (`RequestTable.plain` first); each of its
+   * `work` steps is handed to the farm with `arrive(r, t)` (never `route`: the request keeps the
+   * backend {@link pickBackend} pinned it to), as a leaf request is: triage (down, faults,
+   * shedding, the adaptive limit, queueLimit), the queue and its discipline, drops and crashes
+   * apply alike, and the answer comes back through `LeafHost.respond` (success when the step's
+   * service ends) or `LeafHost.drop`. After `respond` or `drop` the request is no longer at
+   * the farm: the host sets its state (R_HANDLER while the handler goes on) or frees it.
+   */
+
+  /**
+   * Pick the backend of handler request r as it arrives at the service: the load balancer's choice
+   * for a leaf request (the same pick, with no previous hosts to avoid), counted as outstanding at
+   * that backend until {@link handlerAnswered}. The request is pinned there: every `work` step and
+   * the held worker of a threaded handler are on that backend, with no pick of their own (the host
+   * does not `route` them). Returns the backend.
+   */
+  pickBackend(r: number): number {
+    const b = this.lb.pick(null, 0, 0);
+    const req = this.req;
+    req.backend[r] = b;
+    req.lbOpen[r] = 2;
+    this.lb.sent(b);
+    return b;
+  }
+
+  /**
+   * The handler of request r (its backend picked by {@link pickBackend}) answered `outcome` at t, or
+   * its request was lost (pass Outcome.TIMEOUT: its caller times out): the load balancer settles the
+   * backend once (a 5xx, overloaded or timeout counts as its failure for outlier detection).
+   */
+  handlerAnswered(r: number, outcome: number, t: number): void {
+    if (this.req.lbOpen[r] !== 2) return;
+    this.req.lbOpen[r] = 0;
+    this.lb.settle(this.req.backend[r] as number, isBackendFailure(outcome), t);
+  }
+
+  /**
+   * A service time for a `work` step of a threaded handler running on its held worker at backend b:
+   * drawn from `work`'s sampler ({@link registerWork}; 0: the backend's own `serviceMs` from the
+   * `service` stream), degraded by the backend's load (the held workers count). The host times it
+   * itself; the farm keeps the worker busy until {@link releaseWorker}.
+   */
+  drawServiceMs(b: number, work: number): number {
+    return this.serviceTime(b, work);
+  }
+
+  /**
+   * The handler of request r (its `work` is WORK_HOLD, in service: {@link LeafHost.workerTaken} was called and
+   * the request was not lost or withdrawn since) frees its worker at t: the request counts as
+   * served, its holding time as busy time (and as wasted work when nothing waits for r), r's state
+   * becomes R_HANDLER, and the next queued request starts. A withdrawn held request (`withdraw`)
+   * frees its worker there instead.
+   */
+  releaseWorker(r: number, t: number): void {
+    this.releaseHeld(r, t);
+  }
+
   // ------------------------------------------------------------ outages, crashes
 
-  /** Backend b goes down: every request it held is lost (its callers time out). */
+  /** Backend b goes down: every request it held is lost (its callers time out), held workers' included. */
   private goDown(b: number, t: number): void {
     if (this.down[b] === 1) return;
     this.down[b] = 1;
