@@ -1,5 +1,5 @@
 import { GiveUp, Outcome } from '../../policy/outcome.js';
-import type { Leaf, LeafHost } from '../leaves/Leaf.js';
+import type { LastHop, Leaf, LeafHost } from '../leaves/Leaf.js';
 import { R_HANG, R_HOP, RequestTable } from '../RequestTable.js';
 import type { Leaf as FleetSpec } from '../scenario.js';
 import type { CallSite } from './CallSite.js';
@@ -7,6 +7,9 @@ import { HandlerTable } from './HandlerTable.js';
 import type { Join } from './ServiceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import { upwardOutcome } from './upwardOutcome.js';
+
+/** The hop a fleet of a graph draws for its own answers: none. */
+const NO_HOP: LastHop = { stream: { client: 0 }, sample: () => 0 };
 
 const JOIN_ALL = 0;
 const JOIN_ANY = 1;
@@ -175,9 +178,9 @@ export class ServiceRuntime implements LeafHost {
     leaf.freed(r);
   }
 
-  /** Hops between services belong to the callers' stacks: the fleet's own answers take none (OCC fleets are not run in graphs). */
-  lastHopMs(): number {
-    return 0;
+  /** Hops between services belong to the callers' stacks: the fleet's own answers take none (OCC fleets with handlers are not run). */
+  lastHop(): LastHop {
+    return NO_HOP;
   }
 
   // ------------------------------------------------------------ handlers
