@@ -178,6 +178,14 @@ export class ServiceRuntime implements LeafHost {
     leaf.freed(r);
   }
 
+  /**
+   * Held workers (threaded handlers) are not run yet: simulatedGraph refuses threaded services, so
+   * no request of a service's table holds its worker.
+   */
+  workerTaken(s: number): void {
+    throw new Error(`internal: request ${s} of a service holds a worker, but threaded handlers are not run`);
+  }
+
   /** Hops between services belong to the callers' stacks: the fleet's own answers take none (OCC fleets with handlers are not run). */
   lastHop(): LastHop {
     return NO_HOP;
