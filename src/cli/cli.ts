@@ -20,6 +20,7 @@ import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '..
 import { estimateWork } from '../sweep/estimateWork.js';
 import { terminalText } from './format.js';
 import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
+import { printJson } from './printJson.js';
 import { printRunSummary } from './printResults.js';
 import { readExperimentText } from './readInput.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
@@ -260,7 +261,7 @@ async function runLoaded(
       io.stderr(interruptedMessage(res, where));
       return 130;
     }
-    if (opts.json) io.stdout(JSON.stringify(res.single ? { experiment: plan.name, ...res.single } : res.summary, null, 2) + '\n');
+    if (opts.json) printJson(io.stdout, res.single ? { experiment: plan.name, ...res.single } : res.summary);
     else if (!opts.quiet) {
       io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
       io.stdout(printRunSummary(res, parseJsonOrNull(text)) + '\n');
@@ -416,7 +417,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
       const abs = dirs.map((d) => resolve(io.cwd, d));
       const { summary, plan, outDir } = mergeRunDirs(abs, (experiment) => resolve(io.cwd, opts.out, experiment));
       const name = plan.name;
-      if (opts.json) io.stdout(JSON.stringify(summary, null, 2) + '\n');
+      if (opts.json) printJson(io.stdout, summary);
       else io.stdout(`merged ${dirs.length} shard${dirs.length > 1 ? 's' : ''} of ${name}: ${summary.cells.length} cells, written to ${relative(io.cwd, outDir) || '.'}\n`);
     });
 
