@@ -14,6 +14,7 @@ import {
   LEAF_KINDS_FROM,
 } from './eventKinds.js';
 import { planFolds } from './folds.js';
+import { GraphRun, needsGraphRuntime } from './graph/GraphRun.js';
 import { unsimulatedGraphParts } from './graph/simulatedGraph.js';
 import { Layers } from './layers/Layers.js';
 import type { Leaf } from './leaves/Leaf.js';
@@ -46,15 +47,17 @@ export interface ModelOptions {
  */
 export class Model {
   private readonly sc: Scenario;
-  private readonly sim: Simulator;
-  private readonly seed: number;
-  private readonly req: RequestTable;
-  private readonly m: Measurements;
-  private readonly layers: Layers;
-  private readonly workload: Workload;
-  private readonly leaf: Leaf;
+  private readonly sim!: Simulator;
+  private readonly seed!: number;
+  private readonly req!: RequestTable;
+  private readonly m!: Measurements;
+  private readonly layers!: Layers;
+  private readonly workload!: Workload;
+  private readonly leaf!: Leaf;
   /** Time of the last event that was not a stale timer. */
   private lastLiveMs = 0;
+  /** A service graph with handlers or several entries runs on its own runtime (graph/GraphRun.ts); null: the stack run. */
+  private readonly graphRun: GraphRun | null = null;
 
   constructor(scenario: Scenario, options: ModelOptions) {
     const sc = scenario;
@@ -63,6 +66,10 @@ export class Model {
     if (L < 1) throw new ScenarioError(['scenario.stack must have at least one layer']);
     const unsimulated = sc.graph === undefined ? [] : unsimulatedGraphParts(sc.graph, sc.workload.method);
     if (unsimulated.length > 0) throw new ScenarioError(unsimulated);
+    if (needsGraphRuntime(sc)) {
+      this.graphRun = new GraphRun(sc, options);
+      return;
+    }
     // Storage starts at the size a small run needs and doubles as it grows (a sweep runs many small ones).
     const wl = sc.workload;
     const initial = wl.kind === 'open' ? 1024 : Math.min(1024, Math.max(32, 1 << Math.ceil(Math.log2(wl.clients * L + 1))));
@@ -95,6 +102,7 @@ export class Model {
 
   /** Run the scenario to completion (or to its horizon / event cap) and return the results. */
   run(): SimulationResults {
+    if (this.graphRun !== null) return this.graphRun.run();
     const sc = this.sc;
     const t0 = -sc.warmupMs;
     this.workload.start(t0);

@@ -5,6 +5,29 @@ import type { Scenario } from './scenario.js';
 import type { BackendStats, ServerTotals } from './leaves/Leaf.js';
 import { unknownWorkload } from './workloads/Workload.js';
 
+/**
+ * The calls on one edge of a service graph (README, "Service graphs"), counted from t = 0 on, the
+ * drain included: arrivals at the callee from the caller (its own refusals included, hedges included),
+ * those sent while any layer on the path from the entry was past its first attempt (`retries`), and
+ * while a layer of the edge's own call stack was (`ownRetries`); `amplification`: calls per operation.
+ */
+export interface EdgeResult {
+  /** The calling service, or `workload` for an entry edge. */
+  caller: string;
+  callee: string;
+  calls: number;
+  retries: number;
+  ownRetries: number;
+  amplification: number;
+}
+
+/**
+ * One service of a graph: the calls that reached it from every caller (`retries`: those sent while a
+ * layer on the path from the entry was past its first attempt; first tries are the rest, and fan-out
+ * can make them more than the operations) and its fleet's totals (a fleet without servers: zeros).
+ */
+export type ServiceResult = { service: string; arrivals: number; retries: number } & Omit<ServerTotals, 'concurrency'>;
+
 /** Latency percentiles of a set of operations (ms); null fields when there were none. */
 export interface LatencySummary {
   count: number;
@@ -53,7 +76,12 @@ export interface SimulationResults {
   /** Simulated time measured (after the warm-up). */
   simulatedMs: number;
   events: number;
-  operations: { offered: number; succeeded: number; failed: number; unfinished: number };
+  /** `degraded` (service graphs only): successes some optional call did not help (counted in `succeeded` too). */
+  operations: { offered: number; succeeded: number; failed: number; unfinished: number; degraded?: number };
+  /** Service graphs only: the calls on each edge, the entry edges (`workload -> <service>`) first. */
+  edges?: EdgeResult[];
+  /** Service graphs only: each service's arrivals and its fleet's totals, in declaration order. */
+  services?: ServiceResult[];
   /** Operations by the reason they ended (`success` included). */
   giveUps: Record<string, number>;
   attempts: LayerAttempts[];

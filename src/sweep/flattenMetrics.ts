@@ -52,6 +52,8 @@ const ATTEMPTS = new NameGroups<string>('attempts.', ['.first', '.retries']);
 const CLUSTERING = new NameGroups<number>('clustering.', ['ms.peakToMean', 'ms.dispersionIndex', 'ms.maxBin']);
 const RETRY_CLUSTERING = new NameGroups<number>('retryClustering.', ['ms.peakToMean', 'ms.maxBin']);
 const CLUSTER_FLEET = new NameGroups<string>('fleet.', ['.crashes', '.served']);
+/** A service graph's edges, named `edges.<caller>-><callee>.*` (names hold no "." or ">"). */
+const EDGES = new NameGroups<string>('edges.', ['.calls', '.retries', '.ownRetries', '.amplification']);
 
 /** Store `v` under `k` when it is a finite number (a missing latency, null, is left out). */
 function put(out: Record<string, number>, k: string, v: unknown): void {
@@ -122,6 +124,16 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, `windows.${w.name}.successRate`, w.successRate);
     put(out, `windows.${w.name}.goodputPerSec`, w.goodputPerSec);
     put(out, `windows.${w.name}.recovered`, w.recovered ? 1 : 0);
+  }
+  for (const e of r.edges ?? []) {
+    const [calls, retries, ownRetries, amplification] = EDGES.get(`${e.caller}->${e.callee}`) as [string, string, string, string];
+    put(out, calls, e.calls);
+    put(out, retries, e.retries);
+    put(out, ownRetries, e.ownRetries);
+    put(out, amplification, e.amplification);
+  }
+  for (const s of r.services ?? []) {
+    for (const [k, v] of Object.entries(s)) if (k !== 'service') put(out, `services.${s.service}.${k}`, v);
   }
   put(out, 'simulatedMs', r.simulatedMs);
   put(out, 'successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);

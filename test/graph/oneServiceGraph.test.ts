@@ -142,8 +142,8 @@ describe('a stack + leaf scenario written as a graph of one service', () => {
     }
     expect(error).toBeInstanceOf(ScenarioError);
     expect((error as ScenarioError).problems).toEqual([
-      'scenario.workload.entry lists 2 entries: a mix of entries is not simulated yet',
-      'scenario.services.fe.endpoints.page.steps: handlers with steps are not simulated yet (an entry endpoint without steps is, answered by its fleet)',
+      "scenario.services.fe.endpoints.put.method PUT differs from the operation's GET: not simulated yet",
+      'scenario.services.fe.endpoints.page.steps.0: work steps are not simulated yet (call steps are)',
       'scenario.services.fe.maxInFlight: a cap on requests in flight is not simulated yet',
     ]);
     graph.workload.entry = [{ service: 'fe', endpoint: 'put' }];

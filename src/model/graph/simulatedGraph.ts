@@ -3,27 +3,34 @@ import { endpointNamed, serviceNamed, type ServiceGraph } from './ServiceGraph.j
 
 /**
  * What of a service graph the model cannot run yet, one message per part (empty: it runs). The model
- * runs a graph whose operations enter at one endpoint answered by its service's fleet as a leaf
- * answers (no handler steps, no in-flight cap, the operation's method): the `stack` + `leaf` run,
- * with that fleet as the leaf. Handlers with steps, entry mixes and in-flight caps are validated
- * but not simulated.
+ * runs entries (one, or a weighted mix) at endpoints answered by their fleets or by handlers whose
+ * steps are `call` steps, on async services, down to leaf services (endpoints without steps). `work`
+ * steps, threaded services with handlers, in-flight caps, bulkheads, optimistic-concurrency fleets
+ * in a graph with handlers, and entry endpoints whose method differs from the operation's are
+ * validated but not simulated.
  */
 export function unsimulatedGraphParts(graph: ServiceGraph, operationMethod: Method): string[] {
   const problems: string[] = [];
-  if (graph.entries.length !== 1) {
-    problems.push(`scenario.workload.entry lists ${graph.entries.length} entries: a mix of entries is not simulated yet`);
+  const handlers = graph.services.some((s) => s.endpoints.some((e) => e.steps !== undefined));
+  for (const entry of graph.entries) {
+    const endpoint = endpointNamed(serviceNamed(graph, entry.service), entry.endpoint);
+    if (endpoint.method !== undefined && endpoint.method !== operationMethod) {
+      problems.push(`scenario.services.${entry.service}.endpoints.${endpoint.name}.method ${endpoint.method} differs from the operation's ${operationMethod}: not simulated yet`);
+    }
   }
-  const entry = graph.entries[0];
-  if (entry === undefined) return problems;
-  const service = serviceNamed(graph, entry.service);
-  const endpoint = endpointNamed(service, entry.endpoint);
-  const at = `scenario.services.${service.name}`;
-  if (endpoint.steps !== undefined) {
-    problems.push(`${at}.endpoints.${endpoint.name}.steps: handlers with steps are not simulated yet (an entry endpoint without steps is, answered by its fleet)`);
+  for (const service of graph.services) {
+    const at = `scenario.services.${service.name}`;
+    service.endpoints.forEach((endpoint) => {
+      (endpoint.steps ?? []).forEach((step, i) => {
+        if (step.kind === 'work') problems.push(`${at}.endpoints.${endpoint.name}.steps.${i}: work steps are not simulated yet (call steps are)`);
+      });
+    });
+    if (service.execution === 'threaded' && service.endpoints.some((e) => e.steps !== undefined)) {
+      problems.push(`${at}.execution: handlers of threaded services are not simulated yet (set "async")`);
+    }
+    if (service.maxInFlight !== 'unlimited') problems.push(`${at}.maxInFlight: a cap on requests in flight is not simulated yet`);
+    if (handlers && service.fleet.kind === 'occ') problems.push(`${at}.fleet: an optimistic-concurrency fleet in a graph with handlers is not simulated yet`);
   }
-  if (endpoint.method !== undefined && endpoint.method !== operationMethod) {
-    problems.push(`${at}.endpoints.${endpoint.name}.method ${endpoint.method} differs from the operation's ${operationMethod}: not simulated yet`);
-  }
-  if (service.maxInFlight !== 'unlimited') problems.push(`${at}.maxInFlight: a cap on requests in flight is not simulated yet`);
+  if (graph.bulkheads.length > 0) problems.push('scenario.bulkheads: bulkheads are not simulated yet');
   return problems;
 }

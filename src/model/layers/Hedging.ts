@@ -28,13 +28,13 @@ export class Hedging {
     let gen: number;
     if (n === 1) {
       gen = ly.frameTimers.arm(f);
-      if (end < Infinity) this.sim.at(end, K_FRAME_TIMEOUT, f, gen);
+      if (end < Infinity) this.sim.at(end, ly.kb + K_FRAME_TIMEOUT, f, gen);
     } else {
       gen = ly.frameTimers.current(f);
     }
     ly.fOutstanding[f] = (ly.fOutstanding[f] as number) + 1;
     const dueAt = loop.nextHedgeAtMs(n, t);
-    if (dueAt < Infinity) this.sim.at(dueAt, K_HEDGE, f, ly.hedgeTimers.arm(f));
+    if (dueAt < Infinity) this.sim.at(dueAt, ly.kb + K_HEDGE, f, ly.hedgeTimers.arm(f));
     if (ly.trace) traceAttempt(ly.trace, t, ly.fOpSeq[f] as number, k, n, end - t);
     return gen;
   }

@@ -19,7 +19,8 @@ import { Hedging } from './Hedging.js';
 import { LayerGuards } from './LayerGuards.js';
 import { traceAttempt, traceCall, traceGiveUp, traceOutcome, traceWait, type TraceSink } from './traceEvents.js';
 
-const METHOD_CODES: Record<Method, number> = { GET: 0, HEAD: 1, PUT: 2, DELETE: 3, POST: 4 };
+/** The code of each method in the frames' `fMethod`. */
+export const METHOD_CODES: Record<Method, number> = { GET: 0, HEAD: 1, PUT: 2, DELETE: 3, POST: 4 };
 const METHODS: Method[] = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'];
 const GIVE_UP_COUNT = GIVE_UP_NAMES.length;
 
@@ -32,6 +33,19 @@ export interface LayersOptions {
   fixedDraw: number | undefined;
   trace: TraceSink | undefined;
   folds: Folds;
+  /** The first of the stack's event kinds (default 0: a workload's stack; see eventKinds.ts). */
+  kindBase?: number;
+}
+
+/**
+ * Where the calls of a graph's call site end: its top frames are started by a handler
+ * ({@link Layers.startCall}), not by a workload, and their ends go to the handler's join.
+ */
+export interface CallEnds {
+  /** Top frame f's call ended at t (f is already free): why, and the outcome it returns. */
+  callEnded(f: number, reason: number, outcome: number, t: number): void;
+  /** Whether the handler that started top frame f still waits for it (and the handler's own caller for it). */
+  wanted(f: number): boolean;
 }
 
 /**
@@ -82,9 +96,11 @@ export class Layers extends LeafLink implements OperationStarter {
   inFlightOps = 0;
   private maxInFlight = Infinity;
   private workload!: Workload;
+  /** A graph's call site: where its calls end (null: a workload's stack, whose top frames are operations). */
+  private site: CallEnds | null = null;
 
   constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, o: LayersOptions) {
-    super(sc, sim, req, m, initialFrames, o.seed, o.folds);
+    super(sc, sim, req, m, initialFrames, o.seed, o.folds, o.kindBase ?? 0);
     this.sc = sc;
     this.fixedDraw = o.fixedDraw;
     this.trace = o.trace;
@@ -121,6 +137,12 @@ export class Layers extends LeafLink implements OperationStarter {
     this.maxInFlight = workload.maxInFlight;
   }
 
+  /** Connect a graph's call site: the leaf is the callee service, and the calls end at `site`. */
+  connectCallSite(leaf: Leaf, site: CallEnds): void {
+    this.connectLeaf(leaf);
+    this.site = site;
+  }
+
   // ---------------------------------------------------------------- operations
 
   startOperation(client: number, bad: number, t: number): void {
@@ -141,6 +163,41 @@ export class Layers extends LeafLink implements OperationStarter {
     if (this.inFlightOps > this.maxInFlight) this.sim.stop();
     if (t >= 0) this.m.operationStarted(t);
     this.beginCall(f, t);
+  }
+
+  /**
+   * A handler opens a call through this call site's stack: a top frame whose deadline is the
+   * handler's (the absolute time its caller stops waiting), `chain` 1 when a layer upstream is on a
+   * retry, and the calling backend as its client (the layers' instance). The call starts with
+   * {@link beginCall}; its end goes to the site's {@link CallEnds}.
+   */
+  openCall(backend: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number): number {
+    const f = this.allocFrame();
+    this.fLayer[f] = 0;
+    this.fParent[f] = -1;
+    this.fParentGen[f] = 0;
+    this.fClient[f] = backend;
+    if (this.guards.guarded[0]) this.fInst[f] = backend % (this.instances[0] as number);
+    this.fMethod[f] = method;
+    this.fBad[f] = bad;
+    this.fChain[f] = chain;
+    this.fOpSeq[f] = opSeq;
+    this.fDeadline[f] = deadlineMs;
+    return f;
+  }
+
+  /** Cancel the call of top frame f (its handler no longer waits): it stops, and its downstream work is withdrawn. */
+  cancelCall(f: number, t: number): void {
+    this.cancelFrame(f, t);
+  }
+
+  /** The stack's request table. */
+  get requests(): RequestTable {
+    return this.req;
+  }
+
+  protected override topWanted(f: number): boolean {
+    return this.site === null || this.site.wanted(f);
   }
 
   private endOperation(f: number, reason: number, t: number): void {
@@ -187,7 +244,7 @@ export class Layers extends LeafLink implements OperationStarter {
       step,
     );
     if (next === Next.SEND) this.sendAttempt(f, t);
-    else if (next === Next.SEND_LATER) this.sim.at(step.wakeAtMs, K_FRAME_SEND, f, this.frameTimers.arm(f));
+    else if (next === Next.SEND_LATER) this.sim.at(step.wakeAtMs, this.kb + K_FRAME_SEND, f, this.frameTimers.arm(f));
     else this.endFrame(f, step.reason, step.outcome, this.fLastRA[f] as number, t);
   }
 
@@ -216,7 +273,7 @@ export class Layers extends LeafLink implements OperationStarter {
       const timeout = loop.startAttempt(n, t, deadline, chain);
       end = t + timeout;
       gen = this.frameTimers.arm(f);
-      if (end < Infinity) this.sim.atInLane(this.timeoutLane[k] as number, end, K_FRAME_TIMEOUT, f, gen);
+      if (end < Infinity) this.sim.atInLane(this.timeoutLane[k] as number, end, this.kb + K_FRAME_TIMEOUT, f, gen);
       if (this.trace) traceAttempt(this.trace, t, this.fOpSeq[f] as number, k, n, timeout);
     }
     this.fAttemptEnd[f] = end;
@@ -241,7 +298,7 @@ export class Layers extends LeafLink implements OperationStarter {
     this.fChild[f] = c;
     const cg = this.frameTimers.arm(c);
     if (this.hopZero[k]) this.beginCall(c, t);
-    else this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, this.fClient[c] as number), K_FRAME_ARRIVE, c, cg);
+    else this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, this.fClient[c] as number), this.kb + K_FRAME_ARRIVE, c, cg);
   }
 
   /** Frame f's attempt timed out: its downstream call is abandoned (or cancelled), and the retry decision follows. */
@@ -326,7 +383,7 @@ export class Layers extends LeafLink implements OperationStarter {
     // Sent ahead only if the wake-up would run before the horizon. (A run stopped by its event cap
     // is the exception: its last retries sent ahead may be counted after its last event.)
     if (ahead && step.wakeAtMs <= this.horizonMs) this.sendAttempt(f, step.wakeAtMs);
-    else this.sim.atInLane(this.wakeLane[k] as number, step.wakeAtMs, K_FRAME_WAKE, f, gen);
+    else this.sim.atInLane(this.wakeLane[k] as number, step.wakeAtMs, this.kb + K_FRAME_WAKE, f, gen);
   }
 
   /**
@@ -367,6 +424,12 @@ export class Layers extends LeafLink implements OperationStarter {
     if (this.trace) traceGiveUp(this.trace, t, this.fOpSeq[f] as number, k, reason, this.fAttempts[f] as number, outcome);
     const parent = this.fParent[f] as number;
     if (parent < 0) {
+      const site = this.site;
+      if (site !== null) {
+        this.freeFrame(f);
+        site.callEnded(f, reason, reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome, t);
+        return;
+      }
       this.endOperation(f, reason, t);
       this.freeFrame(f);
       return;
@@ -390,7 +453,7 @@ export class Layers extends LeafLink implements OperationStarter {
     this.fResOutcome[f] = result;
     this.fResRA[f] = retryAfterMs;
     const g = this.frameTimers.arm(f);
-    this.sim.atInLane(this.hopLane[pk] as number, t + this.hopMs(pk, this.fClient[f] as number), K_FRAME_RESPONSE, f, g);
+    this.sim.atInLane(this.hopLane[pk] as number, t + this.hopMs(pk, this.fClient[f] as number), this.kb + K_FRAME_RESPONSE, f, g);
   }
 
   /** Frame f's answer reached its caller across the hop. */
@@ -409,19 +472,24 @@ export class Layers extends LeafLink implements OperationStarter {
     if (c === NO_CHILD) return;
     this.fChild[f] = NO_CHILD;
     if (c >= 0) {
-      this.cancelDownstream(c, t);
-      const ck = this.fLayer[c] as number;
-      if (this.fInAttempt[c] === 1 && this.guards.hasBudget[ck]) {
-        (this.loops[ck] as RetryLoop).withdrawAttempt(this.fAttempts[c] as number, t, this.guards.chain(ck, this.fInst[c] as number));
-      }
-      if (t >= 0) this.m.layerCancelled[ck] = (this.m.layerCancelled[ck] as number) + 1;
-      this.freeFrame(c);
+      this.cancelFrame(c, t);
       return;
     }
     const r = ~c;
     const state = this.req.state[r];
     if (state === R_FREE || state === R_CANCELLED) return;
     this.leaf.withdraw(r, t);
+  }
+
+  /** Frame c is cancelled: its own downstream call first, then its attempt is withdrawn from the budgets and the frame freed. */
+  private cancelFrame(c: number, t: number): void {
+    this.cancelDownstream(c, t);
+    const ck = this.fLayer[c] as number;
+    if (this.fInAttempt[c] === 1 && this.guards.hasBudget[ck]) {
+      (this.loops[ck] as RetryLoop).withdrawAttempt(this.fAttempts[c] as number, t, this.guards.chain(ck, this.fInst[c] as number));
+    }
+    if (t >= 0) this.m.layerCancelled[ck] = (this.m.layerCancelled[ck] as number) + 1;
+    this.freeFrame(c);
   }
 
   /** Close the layers' series at the end of the run. */

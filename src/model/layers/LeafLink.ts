@@ -42,9 +42,12 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
   private readonly answer = new LeafAnswer();
   /** The leaf may answer at once, where the last hop takes no time ({@link callLeaf}). */
   private answersAtOnce = false;
+  /** The first of this stack's event kinds: 0 for a workload's stack, a range of its own for each call site of a graph. */
+  readonly kb: number;
 
-  constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, seed: number, folds: Folds) {
+  constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, seed: number, folds: Folds, kindBase = 0) {
     super(initialFrames);
+    this.kb = kindBase;
     this.sim = sim;
     this.req = req;
     this.m = m;
@@ -65,6 +68,9 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
 
   /** The retry decision after frame f's current attempt ended (see `Layers`). */
   abstract attemptEnded(f: number, outcome: number, retryAfterMs: number, t: number): void;
+
+  /** Whether the caller of top frame f still waits for it (a workload's operation: always; a graph's call: its handler's join and the handler's caller). */
+  protected abstract topWanted(f: number): boolean;
 
   /** The retry decision taken ahead, when the answer leaves the leaf (see `Layers`); false: not taken. */
   protected abstract retryAhead(f: number, outcome: number, retryAfterMs: number, arriveMs: number): boolean;
@@ -99,7 +105,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
     const rg = this.req.timers.arm(r);
     if (hopZero) this.leafArrive(r, t);
     else if (this.folds.readAhead && this.fBad[f] === 0) leaf.arriveAhead(r, rg, t);
-    else this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, this.fClient[f] as number), K_LEAF_ARRIVE, r, rg);
+    else this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, this.fClient[f] as number), this.kb + K_LEAF_ARRIVE, r, rg);
   }
 
   /**
@@ -166,7 +172,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
     this.req.state[r] = R_HOP;
     this.req.outcome[r] = outcome;
     this.req.retryAfter[r] = retryAfterMs;
-    this.sim.atInLane(this.hopLane[k] as number, arriveMs, K_LEAF_RESPONSE, r, g);
+    this.sim.atInLane(this.hopLane[k] as number, arriveMs, this.kb + K_LEAF_RESPONSE, r, g);
   }
 
   /** The leaf's answer to request r reached the last layer. */
@@ -188,7 +194,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
     if (!this.frameTimers.isLive(f, this.req.parentGen[r] as number)) return false;
     for (;;) {
       const p = this.fParent[f] as number;
-      if (p < 0) return true;
+      if (p < 0) return this.topWanted(f);
       if (!this.frameTimers.isLive(p, this.fParentGen[f] as number)) return false;
       f = p;
     }

@@ -1,7 +1,7 @@
 import { KIND_LIMIT } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
 import type { Scenario } from '../scenario.js';
-import { unknownLeaf, type Leaf, type LeafContext } from './Leaf.js';
+import { unknownLeaf, type Leaf, type LeafContext, type LeafKind } from './Leaf.js';
 import { OCC_EVENT_KINDS, OccLeaf } from './OccLeaf.js';
 import { SCRIPT_EVENT_KINDS, ScriptLeaf } from './ScriptLeaf.js';
 import { FARM_EVENT_KINDS, ServerFarm } from './server/ServerFarm.js';
@@ -41,4 +41,19 @@ export function makeLeaf(sc: Scenario, ctx: LeafContext, setup: LeafSetup): Leaf
 
 function checkRange(ctx: LeafContext, kinds: number): void {
   if (ctx.kindBase + kinds > KIND_LIMIT) throw new Error(`internal: the leaf's ${kinds} event kinds from ${ctx.kindBase} exceed ${KIND_LIMIT}`);
+}
+
+/** How many event kinds a leaf of this kind schedules (the size of its range from `kindBase`). */
+export function leafEventKinds(kind: LeafKind): number {
+  switch (kind) {
+    case 'server':
+    case 'pool':
+      return FARM_EVENT_KINDS;
+    case 'occ':
+      return OCC_EVENT_KINDS;
+    case 'script':
+      return SCRIPT_EVENT_KINDS;
+    default:
+      return unknownLeaf(kind);
+  }
 }

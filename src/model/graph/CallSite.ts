@@ -1,0 +1,58 @@
+import type { CallEnds, Layers } from '../layers/Layers.js';
+import type { ServiceLeaf } from './ServiceLeaf.js';
+import type { ServiceRuntime } from './ServiceRuntime.js';
+
+/**
+ * One call of a handler's `call` step (README, "Service graphs"): its own stack of retrying layers
+ * (a {@link Layers} with its own frames, requests and event kinds) whose leaf is the callee service
+ * ({@link ServiceLeaf}). It remembers, per top frame, the handler, its generation and the call's
+ * index, and tells the calling service when a call ends.
+ */
+export class CallSite implements CallEnds {
+  readonly owner: ServiceRuntime;
+  readonly layers: Layers;
+  readonly leaf: ServiceLeaf;
+  /** The method code of the calls (the callee endpoint's, or the operation's). */
+  readonly method: number;
+  readonly optional: boolean;
+  private handler = new Int32Array(64);
+  private gen = new Int32Array(64);
+  private call = new Int32Array(64);
+
+  constructor(owner: ServiceRuntime, layers: Layers, leaf: ServiceLeaf, method: number, optional: boolean) {
+    this.owner = owner;
+    this.layers = layers;
+    this.leaf = leaf;
+    this.method = method;
+    this.optional = optional;
+  }
+
+  /** Top frame f carries call j of handler h (generation gen). */
+  record(f: number, h: number, gen: number, j: number): void {
+    if (f >= this.handler.length) {
+      let n = this.handler.length;
+      while (n <= f) n *= 2;
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(n);
+        b.set(a);
+        return b;
+      };
+      this.handler = grow(this.handler);
+      this.gen = grow(this.gen);
+      this.call = grow(this.call);
+    }
+    this.handler[f] = h;
+    this.gen[f] = gen;
+    this.call[f] = j;
+    if (f < this.leaf.degradedTop.length) this.leaf.degradedTop[f] = 0;
+  }
+
+  callEnded(f: number, reason: number, outcome: number, t: number): void {
+    const degraded = f < this.leaf.degradedTop.length && this.leaf.degradedTop[f] === 1;
+    this.owner.callEnded(this.handler[f] as number, this.gen[f] as number, this.call[f] as number, reason, outcome, degraded, t);
+  }
+
+  wanted(f: number): boolean {
+    return this.owner.waitsFor(this.handler[f] as number, this.gen[f] as number);
+  }
+}

@@ -1,0 +1,263 @@
+import { deriveSeed } from '../../engine/random.js';
+import { Simulator } from '../../engine/simulator.js';
+import { compilePolicy } from '../../policy/decision.js';
+import { K_ARRIVAL, K_FRAME_WAKE, K_LEAF_RESPONSE, K_OP_START, KIND_LIMIT, LEAF_KINDS_FROM } from '../eventKinds.js';
+import type { Folds } from '../folds.js';
+import { Layers, METHOD_CODES } from '../layers/Layers.js';
+import { dispatchStackEvent } from '../layers/stackEvents.js';
+import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
+import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
+import { Measurements } from '../Measurements.js';
+import { R_HANG, R_QUEUED, RequestTable } from '../RequestTable.js';
+import { buildResults, type EdgeResult, type SimulationResults, type Truncation } from '../results.js';
+import type { Layer, Scenario } from '../scenario.js';
+import { ScenarioError } from '../ScenarioError.js';
+import type { TraceEvent } from '../trace.js';
+import { makeWorkload, type Workload } from '../workloads/Workload.js';
+import { CallSite } from './CallSite.js';
+import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type ServiceGraph } from './ServiceGraph.js';
+import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
+import { joinCode, ServiceRuntime, type CallStepRuntime, type EndpointRuntime } from './ServiceRuntime.js';
+
+/** The event kinds of one stack of layers: its frame, hedge and request kinds (eventKinds.ts, from K_FRAME_WAKE to K_LEAF_RESPONSE). */
+const STACK_KINDS = K_LEAF_RESPONSE - K_FRAME_WAKE + 1;
+
+/** A graph's stacks take no fold: what reaches a frame comes from other services too. */
+const NO_FOLDS: Folds = { foldAnswers: false, sendAhead: false, readAhead: false };
+
+/** How the graph runs (the model's options). */
+export interface GraphRunOptions {
+  seed: number;
+  fixedDraw?: number;
+  trace?: (e: TraceEvent) => void;
+}
+
+/** Whether a scenario needs the graph runtime: a graph whose entries are more than one endpoint answered by its fleet. */
+export function needsGraphRuntime(sc: Scenario): boolean {
+  const g = sc.graph;
+  if (g === undefined) return false;
+  if (g.entries.length !== 1) return true;
+  const entry = g.entries[0] as ServiceGraph['entries'][number];
+  const service = g.services.find((s) => s.name === entry.service);
+  return service !== undefined && endpointNamed(service, entry.endpoint).steps !== undefined;
+}
+
+/**
+ * A run of a service graph (README, "Service graphs"; docs/architecture.md): the workload's stack
+ * (a {@link Layers}, kinds from 0 like a `stack` + `leaf` run) calls the entry services through a
+ * {@link ServiceLeaf}; every call of every handler has its own {@link Layers} (its own frames,
+ * requests, random streams and range of event kinds) calling its callee through a ServiceLeaf;
+ * every service ({@link ServiceRuntime}) has its fleet with its own request table, kinds and streams.
+ * The dispatch sends each kind to its owner. The results are those of the workload's stack, with
+ * the entry service's fleet as the server, plus the edges' counters and degraded operations.
+ */
+export class GraphRun {
+  private readonly sc: Scenario;
+  private readonly sim: Simulator;
+  private readonly seed: number;
+  private readonly m: Measurements;
+  private readonly entry: Layers;
+  private readonly entryReq: RequestTable;
+  private readonly entryLeaf: ServiceLeaf;
+  private readonly workload: Workload;
+  private readonly services: ServiceRuntime[] = [];
+  private readonly callers: ServiceLeaf[] = [];
+  /** The caller's name of each stack (index as {@link callers}): the workload or the calling service. */
+  private readonly callerNames: string[] = [];
+  /** Per event kind: the stack that owns it, or the fleet (and the fleet's first kind). */
+  private readonly kindStack: Array<Layers | null> = new Array<Layers | null>(KIND_LIMIT).fill(null);
+  private readonly kindFleet: Array<Leaf | null> = new Array<Leaf | null>(KIND_LIMIT).fill(null);
+  private readonly kindFrom = new Int32Array(KIND_LIMIT);
+  private lastLiveMs = 0;
+
+  constructor(sc: Scenario, options: GraphRunOptions) {
+    const graph = sc.graph as ServiceGraph;
+    this.sc = sc;
+    const seed = options.seed;
+    this.seed = seed;
+    const initial = 1024;
+    this.sim = new Simulator(-sc.warmupMs, initial);
+    this.entryReq = new RequestTable(initial);
+    this.m = new Measurements(sc, false);
+    const stackOptions = (policies: Layer[], s: number, kindBase: number) => ({
+      seed: s,
+      policies: policies.map((l) => compilePolicy(l.policy)),
+      fixedDraw: options.fixedDraw,
+      trace: undefined,
+      folds: NO_FOLDS,
+      kindBase,
+    });
+    this.entry = new Layers(sc, this.sim, this.entryReq, this.m, initial, { ...stackOptions(sc.stack, seed, 0), trace: options.trace });
+    this.claimStack(this.entry);
+    this.workload = makeWorkload(sc, this.sim, seed, this.entry);
+    const runtimes = new Map<string, ServiceRuntime>();
+    for (const s of graph.services) {
+      const rt = new ServiceRuntime(s.name, s.fleet, this.callers);
+      runtimes.set(s.name, rt);
+      this.services.push(rt);
+    }
+    const target = (service: string, endpoint: string, weight: number): ServiceTarget => {
+      const rt = runtimes.get(service) as ServiceRuntime;
+      const spec = graph.services.find((s) => s.name === service);
+      return { service: rt, endpoint: spec?.endpoints.findIndex((e) => e.name === endpoint) ?? -1, weight };
+    };
+    this.entryLeaf = new ServiceLeaf(
+      this.entryReq,
+      this.entry,
+      0,
+      graph.entries.map((e) => target(e.service, e.endpoint, e.weight)),
+      seed,
+    );
+    this.callers.push(this.entryLeaf);
+    this.callerNames.push(WORKLOAD_CALLER);
+    this.entry.connect(this.entryLeaf, this.workload);
+    // The call sites: a stack of layers per call, one instance per backend of the calling service.
+    let nextKind = LEAF_KINDS_FROM;
+    const callersOf = new Map<string, Layer[]>(graph.entries.map((e) => [e.service, [...sc.stack]]));
+    for (const s of graph.services) {
+      const rt = runtimes.get(s.name) as ServiceRuntime;
+      const backends = rt.backendCount;
+      const endpoints: EndpointRuntime[] = s.endpoints.map((ep) => {
+        if (ep.steps === undefined) return { steps: null };
+        const steps = ep.steps.map((step, i): CallStepRuntime => {
+          if (step.kind !== 'call') throw new Error('internal: work steps are refused before the run');
+          const sites = step.calls.map((call, j) => {
+            const siteSc = callSiteScenario(sc, call, backends, graph);
+            const kb = nextKind - K_FRAME_WAKE;
+            nextKind += STACK_KINDS;
+            this.checkKinds(nextKind);
+            const siteReq = new RequestTable(64);
+            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(siteSc, false), 64, stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb));
+            this.claimStack(ly);
+            const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed);
+            this.callers.push(leaf);
+            this.callerNames.push(s.name);
+            const method = METHOD_CODES[endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method ?? sc.workload.method];
+            const site = new CallSite(rt, ly, leaf, method, call.optional);
+            ly.connectCallSite(leaf, site);
+            const list = callersOf.get(call.service) ?? [];
+            list.push(...siteSc.stack);
+            callersOf.set(call.service, list);
+            return site;
+          });
+          return { ...joinCode(step.join, step.calls.length), cancellation: step.cancellation, sites };
+        });
+        return { steps };
+      });
+      rt.endpoints.push(...endpoints);
+    }
+    // The fleets: each its own request table, kinds and streams.
+    for (const s of graph.services) {
+      const rt = runtimes.get(s.name) as ServiceRuntime;
+      const kinds = leafEventKinds(s.fleet.kind);
+      const kindBase = nextKind;
+      nextKind += kinds;
+      this.checkKinds(nextKind);
+      const fleetSc: Scenario = { ...sc, leaf: s.fleet, stack: callersOf.get(s.name) ?? [] };
+      const fleet = makeLeaf(
+        fleetSc,
+        { sim: this.sim, req: rt.req, host: rt, measurements: this.m, kindBase, seed: deriveSeed(seed, 'service', s.name), startMs: -sc.warmupMs, binMs: sc.metrics.timeSeriesBinMs },
+        { folds: NO_FOLDS, lastHopZero: false, lastHopLane: -1, tracing: options.trace !== undefined },
+      );
+      for (let k = kindBase; k < kindBase + kinds; k++) {
+        this.kindFleet[k] = fleet;
+        this.kindFrom[k] = kindBase;
+      }
+      rt.connect(fleet);
+    }
+  }
+
+  private claimStack(ly: Layers): void {
+    for (let k = ly.kb + K_FRAME_WAKE; k <= ly.kb + K_LEAF_RESPONSE; k++) this.kindStack[k] = ly;
+  }
+
+  private checkKinds(next: number): void {
+    if (next > KIND_LIMIT) {
+      throw new ScenarioError([`scenario.services: the graph needs more than ${KIND_LIMIT} event kinds (${STACK_KINDS} per call, and each fleet's); use fewer calls`]);
+    }
+  }
+
+  /** Run the graph to completion (or to its horizon / event cap) and return the results. */
+  run(): SimulationResults {
+    const sc = this.sc;
+    const t0 = -sc.warmupMs;
+    this.workload.start(t0);
+    for (const s of this.services) s.fleet.start(t0);
+    const stats = this.sim.run((kind, a, b, t) => this.dispatch(kind, a, b, t), { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents });
+    const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
+    const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
+    this.m.gInFlight.finish(endMs);
+    for (const s of this.services) s.fleet.finish(endMs);
+    this.entry.finish(endMs);
+    const entryService = this.services.find((s) => s.name === (sc.graph as ServiceGraph).entries[0]?.service) as ServiceRuntime;
+    const raw = this.m.snapshot({
+      endMs,
+      events: stats.events,
+      truncated,
+      unfinished: this.entry.inFlightOps,
+      leaf: entryService.fleet,
+      queuedAtEnd: entryService.req.count(R_QUEUED),
+      hanging: this.entryReq.count(R_HANG),
+      guards: this.entry.guards,
+    });
+    const results = buildResults({ ...raw, seed: this.seed });
+    results.operations.degraded = this.entryLeaf.degradedAnswers;
+    results.edges = this.edges(results.operations.offered);
+    results.services = this.services.map((s) => {
+      const { concurrency: _c, ...totals } = s.fleet.totals() ?? NO_SERVER_TOTALS;
+      const into = (results.edges ?? []).filter((e) => e.callee === s.name);
+      return { service: s.name, arrivals: into.reduce((n, e) => n + e.calls, 0), retries: into.reduce((n, e) => n + e.retries, 0), ...totals };
+    });
+    return results;
+  }
+
+  /** The edges' counters (README, "Service graphs", item 9), summed over the stacks of each (caller, callee) pair, in the order first met. */
+  private edges(offered: number): EdgeResult[] {
+    const out = new Map<string, EdgeResult>();
+    this.callers.forEach((leaf, i) => {
+      leaf.targets.forEach((tg, j) => {
+        const caller = this.callerNames[i] as string;
+        const key = `${caller}\u0000${tg.service.name}`;
+        const e = leaf.edges[j] as ServiceLeaf['edges'][number];
+        const row = out.get(key) ?? { caller, callee: tg.service.name, calls: 0, retries: 0, ownRetries: 0, amplification: 0 };
+        row.calls += e.calls;
+        row.retries += e.retries;
+        row.ownRetries += e.ownRetries;
+        out.set(key, row);
+      });
+    });
+    const rows = [...out.values()];
+    for (const r of rows) r.amplification = offered > 0 ? r.calls / offered : 0;
+    return rows;
+  }
+
+  private dispatch(kind: number, a: number, b: number, t: number): void {
+    if (kind === K_OP_START || kind === K_ARRIVAL) {
+      this.lastLiveMs = t;
+      this.workload.fire(kind, a, t);
+      return;
+    }
+    const ly = this.kindStack[kind];
+    if (ly !== null && ly !== undefined) {
+      if (dispatchStackEvent(ly, kind - ly.kb, a, b, t)) this.lastLiveMs = t;
+      return;
+    }
+    const fleet = this.kindFleet[kind] as Leaf;
+    const active = this.entry.inFlightOps > 0 || this.workload.pending > 0;
+    if (fleet.dispatch(kind - (this.kindFrom[kind] as number), a, b, t, active)) this.lastLiveMs = t;
+  }
+}
+
+/**
+ * The scenario a call site's layers run on: the call's stack, one instance of each layer per backend
+ * of the calling service (the clients of its jitter streams are those backends), the callee's fleet.
+ */
+function callSiteScenario(sc: Scenario, call: GraphCall, backends: number, graph: ServiceGraph): Scenario {
+  const callee = graph.services.find((s) => s.name === call.service);
+  return {
+    ...sc,
+    stack: call.stack.map((l) => ({ ...l, instances: backends })),
+    workload: { ...sc.workload, clients: backends, deadlineMs: undefined },
+    leaf: callee?.fleet ?? sc.leaf,
+  };
+}

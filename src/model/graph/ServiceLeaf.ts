@@ -1,0 +1,219 @@
+import { deriveSeed } from '../../engine/random.js';
+import { Outcome } from '../../policy/outcome.js';
+import type { BackendStats, Leaf, ServerSeries, ServerTotals } from '../leaves/Leaf.js';
+import type { Layers } from '../layers/Layers.js';
+import { R_CANCELLED, R_HANG, type RequestTable } from '../RequestTable.js';
+import type { ServiceRuntime } from './ServiceRuntime.js';
+
+/** {@link ServiceLeaf.inner} of a request the callee holds nothing for. */
+export const NO_INNER = -1;
+
+/** Where a stack's calls go: one (service, endpoint), or a weighted mix of entries (a workload's stack). */
+export interface ServiceTarget {
+  service: ServiceRuntime;
+  endpoint: number;
+  /** Weight in a mix (normalised over the targets). */
+  weight: number;
+}
+
+/** One edge's counters (README, "Service graphs", item 9), counted from t = 0 on, the drain included. */
+export class EdgeCounters {
+  calls = 0;
+  retries = 0;
+  ownRetries = 0;
+}
+
+/** A uniform draw in [0, 1) keyed by (seed, operation): mulberry32's output function on a Weyl sequence (Tommy Ettinger, 2017). */
+function keyedUniform(seed: number, key: number): number {
+  let z = (seed + Math.imul(key | 0, 0x6d2b79f5)) | 0;
+  z = Math.imul(z ^ (z >>> 15), z | 1);
+  z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
+  return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
+}
+
+/**
+ * The leaf of a stack whose last layer calls a service of a graph (README, "Service graphs"): an
+ * adapter implementing the leaf contract. A request reaching it is handed to the callee's runtime,
+ * which answers through the stack's `respond`; it remembers, per request of the stack's table, what
+ * the callee holds for it (a request slot of the callee's fleet, or a handler), so that an abandoned
+ * or withdrawn request reaches it. It counts the calls of its edge: arrivals, those sent while a layer
+ * on the path from the entry was retrying (`chain`), and those where a layer of its own stack was.
+ */
+export class ServiceLeaf implements Leaf {
+  readonly answersAtOnce = false;
+  readonly arrivesAhead = false;
+  private readonly req: RequestTable;
+  readonly layers: Layers;
+  /** The index of this stack among the graph's callers. */
+  readonly caller: number;
+  readonly targets: ServiceTarget[];
+  private readonly cumulative: number[];
+  private readonly mixSeed: number;
+  readonly edges: EdgeCounters[];
+  /** Per request: what the callee holds for it (NO_INNER: nothing), and which target it went to. */
+  inner = new Int32Array(64);
+  private targetOf = new Int32Array(64);
+  /** Per request: 1 when a layer of this stack was past its first attempt when it was sent. */
+  private own = new Uint8Array(64);
+  /** Per top frame of the stack: the answer that reached it was a degraded success. */
+  degradedTop = new Uint8Array(64);
+  /** Degraded successes answered from t = 0 on to calls still waited for (a workload's stack: its degraded operations). */
+  degradedAnswers = 0;
+
+  constructor(req: RequestTable, layers: Layers, caller: number, targets: ServiceTarget[], seed: number) {
+    this.req = req;
+    this.layers = layers;
+    this.caller = caller;
+    this.targets = targets;
+    const total = targets.reduce((s, x) => s + x.weight, 0);
+    let acc = 0;
+    this.cumulative = targets.map((x) => (acc += x.weight / total));
+    this.mixSeed = deriveSeed(seed, 'entries');
+    this.edges = targets.map(() => new EdgeCounters());
+  }
+
+  /** The request table of the calling stack. */
+  get callerReq(): RequestTable {
+    return this.req;
+  }
+
+  private ensure(r: number): void {
+    if (r < this.inner.length) return;
+    let n = this.inner.length;
+    while (n <= r) n *= 2;
+    const grow = <T extends Int32Array | Uint8Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.inner = grow(this.inner);
+    this.targetOf = grow(this.targetOf);
+    this.own = grow(this.own);
+  }
+
+  /** The top frame of the stack above last-layer frame f. */
+  topOf(f: number): number {
+    const ly = this.layers;
+    while ((ly.fParent[f] as number) >= 0) f = ly.fParent[f] as number;
+    return f;
+  }
+
+  route(r: number, frame: number, attempt: number): void {
+    this.ensure(r);
+    const ly = this.layers;
+    let own = attempt > 1;
+    for (let f = ly.fParent[frame] as number; !own && f >= 0; f = ly.fParent[f] as number) own = (ly.fAttempts[f] as number) > 1;
+    this.own[r] = own ? 1 : 0;
+    let i = 0;
+    if (this.targets.length > 1) {
+      const u = keyedUniform(this.mixSeed, this.req.opSeq[r] as number);
+      while (i < this.targets.length - 1 && u >= (this.cumulative[i] as number)) i++;
+    }
+    this.targetOf[r] = i;
+    this.inner[r] = NO_INNER;
+  }
+
+  arrive(r: number, t: number): void {
+    const i = this.targetOf[r] as number;
+    if (t >= 0) {
+      const e = this.edges[i] as EdgeCounters;
+      e.calls++;
+      e.retries += this.req.chain[r] as number;
+      e.ownRetries += this.own[r] as number;
+    }
+    const target = this.targets[i] as ServiceTarget;
+    target.service.accept(this, r, target.endpoint, t);
+  }
+
+  // A service is reached across the caller's hops and answers through its own fleet's events: nothing at once, ahead, or of its own.
+  arriveAtOnce(): boolean {
+    throw new Error('internal: a service answers through its fleet, never at once');
+  }
+
+  hold(): void {
+    throw new Error('internal: a service holds no request answered at once');
+  }
+
+  arriveAhead(): void {
+    throw new Error('internal: a service takes no request ahead of its arrival');
+  }
+
+  dispatch(): boolean {
+    return false;
+  }
+
+  start(): void {}
+
+  finish(): void {}
+
+  /** The callee's fleet reports its own totals (per service). */
+  totals(): ServerTotals | null {
+    return null;
+  }
+
+  series(): ServerSeries | null {
+    return null;
+  }
+
+  backendStats(): BackendStats[] | undefined {
+    return undefined;
+  }
+
+  abandon(r: number, t: number): void {
+    const inner = this.inner[r] as number;
+    if (inner === NO_INNER) return;
+    (this.targets[this.targetOf[r] as number] as ServiceTarget).service.abandon(this, r, inner, t);
+  }
+
+  withdraw(r: number, t: number): void {
+    const inner = this.inner[r] as number;
+    this.req.state[r] = R_CANCELLED;
+    if (inner === NO_INNER) {
+      this.layers.release(r);
+      return;
+    }
+    (this.targets[this.targetOf[r] as number] as ServiceTarget).service.withdraw(this, r, inner, t);
+  }
+
+  // ------------------------------------------------------------ from the callee
+
+  /** The callee answers request r (`degraded`: a success some optional call below did not help). */
+  answer(r: number, outcome: number, retryAfterMs: number, degraded: boolean, t: number): void {
+    this.inner[r] = NO_INNER;
+    if (degraded && outcome === Outcome.SUCCESS && this.layers.stillWanted(r)) {
+      const top = this.topOf(this.req.parent[r] as number);
+      if (top >= this.degradedTop.length) {
+        const b = new Uint8Array(Math.max(top + 1, this.degradedTop.length * 2));
+        b.set(this.degradedTop);
+        this.degradedTop = b;
+      }
+      this.degradedTop[top] = 1;
+      if (t >= 0) this.degradedAnswers++;
+    }
+    this.layers.respond(r, outcome, retryAfterMs, t);
+  }
+
+  /** The callee lost request r (a crash, an expired request dropped): nobody answers. */
+  lost(r: number, t: number): void {
+    this.inner[r] = NO_INNER;
+    this.layers.drop(r);
+    void t;
+  }
+
+  /** The callee holds nothing more for request r and it was withdrawn: free it. */
+  freed(r: number): void {
+    this.inner[r] = NO_INNER;
+    this.layers.release(r);
+  }
+
+  /** The callee's fleet hung request r (a scripted hang): the caller frees it when its attempt times out. */
+  hung(r: number): void {
+    this.inner[r] = NO_INNER;
+    this.req.state[r] = R_HANG;
+  }
+
+  /** Whether anyone still waits for request r, up to the entry operation. */
+  wanted(r: number): boolean {
+    return this.layers.stillWanted(r);
+  }
+}

@@ -1,0 +1,42 @@
+import { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE, K_HEDGE, K_LEAF_ARRIVE, K_LEAF_RESPONSE } from '../eventKinds.js';
+import type { Layers } from './Layers.js';
+
+/**
+ * One event of a stack of layers (`kind` relative to the stack's `kb`: a frame, hedge or request
+ * kind of eventKinds.ts), as `Model.dispatch` does for a workload's stack: stale events are skipped.
+ * Returns whether the event was live. A service graph's run dispatches every stack's events here.
+ */
+export function dispatchStackEvent(ly: Layers, kind: number, a: number, b: number, t: number): boolean {
+  if (kind === K_HEDGE) {
+    if (!ly.hedgeTimers.isLive(a, b)) return false;
+    ly.hedges.due(a, t);
+    return true;
+  }
+  if (kind <= K_FRAME_SEND) {
+    if (!ly.frameTimers.isLive(a, b)) return false;
+  } else if (!ly.requests.timers.isLive(a, b)) return false;
+  switch (kind) {
+    case K_FRAME_WAKE:
+      ly.startAttempt(a, t);
+      break;
+    case K_FRAME_SEND:
+      ly.sendAttempt(a, t);
+      break;
+    case K_FRAME_TIMEOUT:
+      ly.attemptTimedOut(a, t);
+      break;
+    case K_FRAME_ARRIVE:
+      ly.beginCall(a, t);
+      break;
+    case K_FRAME_RESPONSE:
+      ly.frameResponseArrived(a, t);
+      break;
+    case K_LEAF_ARRIVE:
+      ly.leafArrive(a, t);
+      break;
+    case K_LEAF_RESPONSE:
+      ly.leafResponseArrived(a, t);
+      break;
+  }
+  return true;
+}
