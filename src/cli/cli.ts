@@ -18,8 +18,11 @@ import { OutputError } from '../sweep/ResultWriter.js';
 import { RunDirError } from '../sweep/ResultReader.js';
 import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
 import { estimateWork } from '../sweep/estimateWork.js';
+import { formatBytes } from '../sweep/resourceLimits.js';
 import { terminalText } from './format.js';
 import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
+import { planLimits } from './limits.js';
+import { printJson } from './printJson.js';
 import { printRunSummary } from './printResults.js';
 import { readExperimentText } from './readInput.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
@@ -42,6 +45,8 @@ export interface CliIO {
   isTTY?: boolean;
   /** Install handlers for SIGINT/SIGTERM; returns a function that removes them. */
   onInterrupt?: (handler: () => void) => () => void;
+  /** The machine's memory in bytes, which a run's estimated memory is checked against (default: os.totalmem()). */
+  memoryBytes?: number;
 }
 
 /** An input problem: printed without a stack trace, exit code 2. */
@@ -175,6 +180,8 @@ interface RunOptions {
   shard?: ShardSpec;
   resume: boolean;
   quiet: boolean;
+  /** Run even when the estimated output or memory is over its limit. */
+  force?: boolean;
   /** Reports reference ../assets/ instead of inlining the bundles (run-all); each report's index entry is collected. */
   sharedAssets?: boolean;
   reportIndex?: IndexEntry[];
@@ -205,6 +212,11 @@ async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<n
     }
   }
   problems.push(...sameNameProblems(io, loaded));
+  for (const l of loaded) {
+    const limits = planLimits(relative(io.cwd, l.file) || l.file, l.plan, { force: opts.force ?? false, workers: opts.workers, memoryBytes: io.memoryBytes });
+    problems.push(...limits.refusals);
+    l.warnings.push(...limits.warnings);
+  }
   // Every file's problems at once, before anything runs.
   if (problems.length > 0) throw new UsageError(problems);
   // Several experiments run one after another on the same worker threads (started and warmed up once).
@@ -260,7 +272,7 @@ async function runLoaded(
       io.stderr(interruptedMessage(res, where));
       return 130;
     }
-    if (opts.json) io.stdout(JSON.stringify(res.single ? { experiment: plan.name, ...res.single } : res.summary, null, 2) + '\n');
+    if (opts.json) printJson(io.stdout, res.single ? { experiment: plan.name, ...res.single } : res.summary);
     else if (!opts.quiet) {
       io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
       io.stdout(printRunSummary(res, parseJsonOrNull(text)) + '\n');
@@ -339,6 +351,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--resume', 'keep the finished replications in the output directory and run only the missing ones', false)
     .option('--quiet', 'print nothing but errors', false)
     .option('--json', 'print the results JSON (or the sweep summary) to stdout', false)
+    .option('--force', 'run even when the estimated results are over 1 GB or the estimated memory over the machine\'s', false)
     .action(async (file: string, opts: Omit<RunOptions, 'json' | 'quick' | 'resume' | 'quiet'> & { json: boolean; quick: boolean; resume: boolean; quiet: boolean }) => {
       const path = resolve(io.cwd, file);
       let files = [path];
@@ -416,7 +429,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
       const abs = dirs.map((d) => resolve(io.cwd, d));
       const { summary, plan, outDir } = mergeRunDirs(abs, (experiment) => resolve(io.cwd, opts.out, experiment));
       const name = plan.name;
-      if (opts.json) io.stdout(JSON.stringify(summary, null, 2) + '\n');
+      if (opts.json) printJson(io.stdout, summary);
       else io.stdout(`merged ${dirs.length} shard${dirs.length > 1 ? 's' : ''} of ${name}: ${summary.cells.length} cells, written to ${relative(io.cwd, outDir) || '.'}\n`);
     });
 
@@ -426,9 +439,14 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .argument('<file>', 'experiment file (JSON)')
     .option('--quick', 'apply the file\'s "quick" overrides', false)
     .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
-    .action((file: string, opts: { quick: boolean; set: string[] }) => {
-      const { plan, warnings } = loadPlan(resolve(io.cwd, file), opts);
-      printWarnings(io, warnings);
+    .option('--workers <n>', 'worker threads the memory estimate counts (default: the available parallelism)', parsePositiveInt('--workers'))
+    .option('--force', 'exit 0 even when the estimated results or memory are over their limits (as run --force runs)', false)
+    .action((file: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean }) => {
+      const path = resolve(io.cwd, file);
+      const { plan, warnings } = loadPlan(path, opts);
+      const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes });
+      if (limits.refusals.length > 0) throw new UsageError(limits.refusals);
+      printWarnings(io, [...warnings, ...limits.warnings]);
       const lines = [`${plan.name}: valid`];
       let runs = 0;
       let ops = 0;
@@ -450,6 +468,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
       }
       lines.push(`  ${runs} runs in all`);
       lines.push(`  work: about ${fmtCount(ops)} operations, at most ${Number.isFinite(calls) ? fmtCount(calls) : 'unbounded'} leaf calls (if every attempt failed)`);
+      lines.push(`  output: about ${formatBytes(limits.findings.output.bytes)} of results; memory: about ${formatBytes(limits.findings.memory.bytes)} at peak`);
       io.stdout(lines.join('\n') + '\n');
     });
 

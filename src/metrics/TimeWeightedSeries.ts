@@ -1,3 +1,4 @@
+import { MAX_SERIES_BINS } from './BinnedSeries.js';
 import { checkBinning } from './checkBinning.js';
 
 /** Initial capacity, in bins, of the growable series. */
@@ -32,7 +33,7 @@ export class TimeWeightedSeries {
   private binEnd = 0;
 
   /** The gauge holds `initialValue` from `startMs` (finite); `binMs` must be > 0, `maxBins` a positive integer. */
-  constructor(binMs: number, maxBins = 1_000_000, startMs = 0, initialValue = 0) {
+  constructor(binMs: number, maxBins = MAX_SERIES_BINS, startMs = 0, initialValue = 0) {
     checkBinning('TimeWeightedSeries', binMs, maxBins);
     if (!Number.isFinite(startMs)) throw new RangeError(`TimeWeightedSeries: startMs must be finite (got ${startMs})`);
     this.binMs = binMs;

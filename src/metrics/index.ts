@@ -3,7 +3,7 @@ export { LogHistogram, HISTOGRAM_ZERO_LIMIT } from './LogHistogram.js';
 export type { HistogramSummary } from './LogHistogram.js';
 export { StreamingClustering } from './StreamingClustering.js';
 export type { ClusteringResult } from './StreamingClustering.js';
-export { BinnedSeries } from './BinnedSeries.js';
+export { BinnedSeries, MAX_SERIES_BINS } from './BinnedSeries.js';
 export { TimeWeightedSeries } from './TimeWeightedSeries.js';
 export { metricStats } from './metricStats.js';
 export type { MetricStats } from './metricStats.js';

@@ -1,6 +1,5 @@
 import { EventQueue } from '../engine/eventQueue.js';
-import { BinnedSeries, LogHistogram, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
-import { MAX_SERIES_BINS } from '../metrics/BinnedSeries.js';
+import { BinnedSeries, LogHistogram, MAX_SERIES_BINS, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
 import { MetricWindows } from '../metrics/MetricWindows.js';
 import { GIVE_UP_NAMES, GiveUp } from '../policy/outcome.js';
 import type { LayerGuards } from './layers/LayerGuards.js';
@@ -87,7 +86,7 @@ export class Measurements {
     this.windows = m.windows && m.windows.length > 0 ? new MetricWindows(m.windows) : null;
     this.sFailure = new BinnedSeries(m.timeSeriesBinMs);
     this.sWrites = sc.leaf.kind === 'occ' ? new BinnedSeries(m.timeSeriesBinMs) : null;
-    this.gInFlight = new TimeWeightedSeries(m.timeSeriesBinMs, 1_000_000, -sc.warmupMs, 0);
+    this.gInFlight = new TimeWeightedSeries(m.timeSeriesBinMs, MAX_SERIES_BINS, -sc.warmupMs, 0);
     this.deferred = deferReads ? new EventQueue(Math.min(1024, sc.workload.clients + 1)) : null;
   }
 

@@ -31,6 +31,11 @@ const CHUNK_CHARS = 1 << 20;
 export interface JsonChunkOptions {
   indent?: number;
   smallValues?: number;
+  /**
+   * Write infinite numbers as `null`, as `JSON.stringify` does (what `--json` prints), instead of
+   * leaving them out as result files do (toJson).
+   */
+  infiniteAsNull?: boolean;
 }
 
 /**
@@ -40,6 +45,8 @@ export interface JsonChunkOptions {
 export function writeJsonChunks(value: unknown, emit: (chunk: string) => void, opts: JsonChunkOptions = {}): void {
   const indent = opts.indent ?? 0;
   const small = opts.smallValues ?? SMALL_VALUES;
+  const keep = opts.infiniteAsNull === true;
+  const stringify = (v: unknown): string => (keep ? JSON.stringify(v, null, indent) : JSON.stringify(v, replacer, indent)) as string;
   const pads: string[] = [''];
   const pad = (depth: number): string => {
     while (pads.length <= depth) pads.push(' '.repeat(indent * pads.length));
@@ -72,7 +79,7 @@ export function writeJsonChunks(value: unknown, emit: (chunk: string) => void, o
     if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
       v = (v as { toJSON: (k: string) => unknown }).toJSON(key);
     }
-    return saved(v);
+    return keep ? v : saved(v);
   };
   const omitted = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
   const nl = (depth: number) => (indent > 0 ? '\n' + pad(depth) : '');
@@ -80,7 +87,7 @@ export function writeJsonChunks(value: unknown, emit: (chunk: string) => void, o
   const write = (v: unknown, depth: number): void => {
     if (typeof v === 'number') return put(Number.isFinite(v) ? String(v) : 'null');
     if (v === null || typeof v !== 'object' || isSmall(v, small) > 0) {
-      const text = JSON.stringify(v, replacer, indent) as string;
+      const text = stringify(v);
       put(indent > 0 && depth > 0 ? text.replace(/\n/g, '\n' + pad(depth)) : text);
       return;
     }

@@ -1,5 +1,5 @@
 import type { Uniform } from '../../engine/random.js';
-import { TimeWeightedSeries } from '../../metrics/index.js';
+import { MAX_SERIES_BINS, TimeWeightedSeries } from '../../metrics/index.js';
 import { makeAdmissionControl, type AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import { BudgetChain, makeBudgetChain } from '../../policy/budgets/BudgetChain.js';
 import type { Scenario } from '../scenario.js';
@@ -76,7 +76,7 @@ export class LayerGuards {
     this.budgetGauge.forEach((g, k) => (this.budgetGaugeSum[k] = g.reduce((a, b) => a + b, 0)));
     const binMs = sc.metrics.timeSeriesBinMs;
     this.gBudget = sc.stack.map((l, k) =>
-      this.hasBudget[k] ? new TimeWeightedSeries(binMs, 1_000_000, -sc.warmupMs, (this.budgetGaugeSum[k] as number) / l.instances) : null,
+      this.hasBudget[k] ? new TimeWeightedSeries(binMs, MAX_SERIES_BINS, -sc.warmupMs, (this.budgetGaugeSum[k] as number) / l.instances) : null,
     );
   }
 

@@ -1,4 +1,4 @@
-import { TimeWeightedSeries } from '../../../metrics/index.js';
+import { MAX_SERIES_BINS, TimeWeightedSeries } from '../../../metrics/index.js';
 import type { BackendStats, ServerSeries, ServerTotals } from '../Leaf.js';
 import type { LoadBalancer } from './LoadBalancer.js';
 
@@ -42,7 +42,7 @@ export class FarmStats {
     this.wasted = new Float64Array(n);
     this.maxQueue = new Float64Array(n);
     const perBackend = n > 1 && n <= 64;
-    const series = () => new TimeWeightedSeries(binMs, 1_000_000, startMs, 0);
+    const series = () => new TimeWeightedSeries(binMs, MAX_SERIES_BINS, startMs, 0);
     this.gBusy = perBackend ? Array.from({ length: n }, series) : [];
     this.gQueue = perBackend ? Array.from({ length: n }, series) : [];
     this.gBusyTotal = series();

@@ -1,6 +1,6 @@
 import type { Uniform } from '../../../engine/random.js';
 import type { Simulator } from '../../../engine/simulator.js';
-import { TimeWeightedSeries } from '../../../metrics/index.js';
+import { MAX_SERIES_BINS, TimeWeightedSeries } from '../../../metrics/index.js';
 import type { PoolLeaf } from '../../scenario.js';
 
 /** The load balancer's event kinds, relative to the first kind the farm gives it. */
@@ -112,9 +112,9 @@ export class LoadBalancer {
     this.intervalRequests = new Int32Array(n);
     this.intervalFailures = new Int32Array(n);
     this.ejections = new Float64Array(n);
-    this.gDown = new TimeWeightedSeries(binMs, 1_000_000, startMs, 0);
-    this.gEjected = new TimeWeightedSeries(binMs, 1_000_000, startMs, 0);
-    this.gHealthy = new TimeWeightedSeries(binMs, 1_000_000, startMs, n);
+    this.gDown = new TimeWeightedSeries(binMs, MAX_SERIES_BINS, startMs, 0);
+    this.gEjected = new TimeWeightedSeries(binMs, MAX_SERIES_BINS, startMs, 0);
+    this.gHealthy = new TimeWeightedSeries(binMs, MAX_SERIES_BINS, startMs, n);
   }
 
   /** Schedule the periodic checks (outlier detection's failure percentage, health checks). */

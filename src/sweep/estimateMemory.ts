@@ -1,0 +1,62 @@
+import type { ExperimentPlan } from '../experiment/index.js';
+import { seriesShape } from './estimateOutput.js';
+
+/**
+ * Memory of a process and its workers before any run: 142 MB peak resident for a run of 10^4 closed-loop
+ * clients (Node 20, `simulate` in one process, /usr/bin/time's maximum resident size).
+ */
+export const BASE_MEMORY_BYTES = 150e6;
+
+/**
+ * Memory per client: a closed loop of 1000 ms think time over 2 s against a server that never queues
+ * (every client with an operation in flight: its random streams, frame, request and events) peaked at
+ * 436 MB resident with 10^6 clients and 1050 MB with 3 x 10^6, (1050 - 436) MB / 2 x 10^6 = 307 bytes
+ * per client (typed-array columns grow by doubling, so part of it is spare capacity). Open loops hold
+ * fewer operations in flight; the same figure is their upper bound.
+ */
+export const CLIENT_BYTES = 300;
+
+/**
+ * Memory per time-series value: 8 bytes of Float64Array while a run measures, 8 in the results'
+ * arrays it returns and about as much in its line's JSON text (worker); the main thread keeps every
+ * replication's records (8 bytes per parsed number) until it writes the summary.
+ */
+export const RUN_VALUE_BYTES = 24;
+export const HELD_VALUE_BYTES = 8;
+
+/** The estimated peak memory of running a plan. */
+export interface MemoryEstimate {
+  bytes: number;
+  /** The most clients of one run, and the bytes of the largest run. */
+  clients: number;
+  perRunBytes: number;
+  /** Runs at once (workers, at most the runs). */
+  concurrent: number;
+  /** Series the main thread holds until the summary is written. */
+  heldBytes: number;
+}
+
+/**
+ * Peak memory of running `plan` on `workers` threads: the base, the largest run times the runs at
+ * once (clients x {@link CLIENT_BYTES} plus its series values x {@link RUN_VALUE_BYTES}), and every
+ * run's series values x {@link HELD_VALUE_BYTES}, which the main thread keeps for the summary.
+ */
+export function estimateMemory(plan: ExperimentPlan, workers: number): MemoryEstimate {
+  let perRunBytes = 0;
+  let clients = 0;
+  let heldBytes = 0;
+  let runs = 0;
+  for (const p of plan.parts) {
+    for (const c of p.cells) {
+      const s = seriesShape(c.scenario);
+      const values = s.bins * (1 + s.counts + s.gauges);
+      const run = c.scenario.workload.clients * CLIENT_BYTES + values * RUN_VALUE_BYTES;
+      if (run > perRunBytes) perRunBytes = run;
+      clients = Math.max(clients, c.scenario.workload.clients);
+      heldBytes += p.replications * values * HELD_VALUE_BYTES;
+      runs += p.replications;
+    }
+  }
+  const concurrent = Math.max(1, Math.min(workers, runs));
+  return { bytes: BASE_MEMORY_BYTES + concurrent * perRunBytes + heldBytes, clients, perRunBytes, concurrent, heldBytes };
+}

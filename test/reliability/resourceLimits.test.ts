@@ -1,0 +1,139 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/cli.js';
+import { tempDir, writeExperiment } from '../helpers/reliability.js';
+
+/** Run the CLI in-process on a machine of `memoryBytes`, capturing its output. */
+async function cliOn(memoryBytes: number, args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, { stdout: (s) => (out += s), stderr: (s) => (err += s), cwd, memoryBytes });
+  return { code, out, err };
+}
+
+const GB16 = 16e9;
+
+function closedLoop(clients: number) {
+  return {
+    name: 'many-clients',
+    scenario: {
+      workload: { kind: 'closed', clients, thinkMs: 1000, durationMs: 1000 },
+      stack: [{ name: 'client', policy: { maxAttempts: 2 } }],
+      leaf: { kind: 'server', concurrency: 4, serviceMs: 5 },
+    },
+  };
+}
+
+describe('validate and run refuse what would not fit in memory, unless --force', () => {
+  // 10^8 clients x 300 bytes = 30 GB, plus 150 MB of base and 2 bins x 9 series of values.
+  const refusal =
+    'e.json: the run would need about 30 GB of memory, more than this machine\'s 16 GB: 100000000 clients at 300 bytes each and the series, 30 GB a run x 1 at once, plus 144 bytes of series kept for the summary (use fewer clients or fewer workers, or pass --force to run it anyway)';
+
+  it('validate: exit 2 naming the clients and the estimate', async () => {
+    const dir = tempDir();
+    writeExperiment(dir, 'e.json', closedLoop(1e8));
+    const r = await cliOn(GB16, ['validate', 'e.json'], dir);
+    expect(r.err).toBe(`error: ${refusal}\n`);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+  });
+
+  it('run: exit 2 before anything runs; --force validates with a warning', async () => {
+    const dir = tempDir();
+    writeExperiment(dir, 'e.json', closedLoop(1e8));
+    const r = await cliOn(GB16, ['run', 'e.json', '--out', 'out', '--quiet'], dir);
+    expect(r.err).toBe(`error: ${refusal}\n`);
+    expect(r.code).toBe(2);
+    expect(() => readdirSync(join(dir, 'out'))).toThrow();
+    const forced = await cliOn(GB16, ['validate', 'e.json', '--force'], dir);
+    expect(forced.code).toBe(0);
+    expect(forced.err).toBe(`warning: ${refusal}\n`);
+  });
+
+  it('warns above half of the machine\'s memory', async () => {
+    const dir = tempDir();
+    writeExperiment(dir, 'e.json', closedLoop(3e7));
+    const r = await cliOn(GB16, ['validate', 'e.json'], dir);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe(
+      "warning: e.json: the run would need about 9.2 GB of memory, over half of this machine's 16 GB: 30000000 clients at 300 bytes each and the series, 9.0 GB a run x 1 at once, plus 144 bytes of series kept for the summary\n",
+    );
+  });
+});
+
+function openLoop(name: string, binMs: number, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    seed: 1,
+    scenario: {
+      workload: { kind: 'open', rate: 200, durationMs: 5000 },
+      stack: [{ name: 'client', policy: { maxAttempts: 3, backoff: { kind: 'full-jitter', baseMs: 10, capMs: 1000 } } }],
+      leaf: { kind: 'server', concurrency: 2, queueLimit: 10, serviceMs: { dist: 'exponential', mean: 8 } },
+      metrics: { timeSeriesBinMs: binMs },
+    },
+    variants: { a: {}, b: { 'stack.0.policy.maxAttempts': 2 } },
+    replications: 2,
+    ...extra,
+  };
+}
+
+describe('results over 100 MB are announced, over 1 GB refused unless --force', () => {
+  it('refuses a million bins a run over 3 variants x 2 replications, naming the bin width and the span', async () => {
+    const dir = tempDir();
+    writeExperiment(dir, 'e.json', { ...openLoop('long', 1), scenario: { ...openLoop('long', 1).scenario, workload: { kind: 'open', rate: 10, durationMs: 1_000_000 } }, variants: { a: {}, b: {}, c: {} } });
+    const r = await cliOn(GB16, ['run', 'e.json', '--out', 'out', '--quiet'], dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(
+      /^error: e\.json: the results would take about [0-9.]+ GB, over the limit of 1\.0 GB: time series of 1000000 bins a run \(metrics\.timeSeriesBinMs 1 ms over workload\.durationMs 1000000 ms\) x 9 series x 6 runs \(widen metrics\.timeSeriesBinMs or run fewer replications, or pass --force to write them anyway\)\n$/,
+    );
+  });
+});
+
+/** The bytes of the result files of a finished run (the report is left out, as by the estimate). */
+function resultBytes(dir: string): number {
+  return ['results.jsonl', 'summary.json', 'summary.csv', 'results.json'].reduce((n, f) => {
+    try {
+      return n + statSync(join(dir, f)).size;
+    } catch {
+      return n;
+    }
+  }, 0);
+}
+
+describe('the output estimate is within 2x of the files written', () => {
+  const shapes: Array<[string, Record<string, unknown>]> = [
+    ['open loop, 1 ms bins, 2 cells x 2 replications', openLoop('fine', 1)],
+    ['open loop, 1 s bins, 2 cells x 2 replications', openLoop('coarse', 1000)],
+    ['one cell, 60 replications (lines dominate)', { ...openLoop('lines', 1000), variants: undefined, replications: 60 }],
+    [
+      'a single closed-loop run with a retry budget (results.json)',
+      {
+        name: 'single',
+        seed: 2,
+        scenario: {
+          workload: { kind: 'closed', clients: 50, thinkMs: 20, durationMs: 3000 },
+          stack: [{ name: 'client', policy: { maxAttempts: 3, budget: [{ kind: 'token-bucket' }] } }],
+          leaf: { kind: 'server', concurrency: 4, queueLimit: 20, serviceMs: { dist: 'exponential', mean: 5 } },
+          metrics: { timeSeriesBinMs: 10 },
+        },
+      },
+    ],
+  ];
+  for (const [what, exp] of shapes) {
+    it(what, async () => {
+      const dir = tempDir();
+      writeExperiment(dir, 'e.json', exp);
+      const v = await cliOn(GB16, ['validate', 'e.json'], dir);
+      expect(v.code).toBe(0);
+      const m = /output: about ([0-9.]+) (KB|MB) of results/.exec(v.out);
+      expect(m).not.toBeNull();
+      const estimate = Number(m![1]) * (m![2] === 'KB' ? 1e3 : 1e6);
+      const r = await cliOn(GB16, ['run', 'e.json', '--out', 'out', '--quiet', '--workers', '1'], dir);
+      expect(r.code).toBe(0);
+      const real = resultBytes(join(dir, 'out', exp.name as string));
+      expect(estimate / real).toBeGreaterThan(0.5);
+      expect(estimate / real).toBeLessThan(2);
+    }, 120_000);
+  }
+});
