@@ -199,7 +199,7 @@ describe('findings', () => {
     const m = buildReportModel(summary(sweepCells()), runInfo({ ...occSource, report: { findings: { metrics: ['leafCalls'], cells: [{ variant: 'none' }] } } }));
     const t = findingsTable(m.parts[0]!);
     expect(t.columns.map((c) => c.title)).toEqual(['Leaf calls']);
-    expect(t.rows.map((r) => r.label)).toEqual(['workload.clients = 10', 'workload.clients = 20', 'workload.clients = 40', 'workload.clients = 1000']);
+    expect(t.rows.map((r) => r.label)).toEqual(['Clients = 10', 'Clients = 20', 'Clients = 40', 'Clients = 1000']);
   });
 
   it('a finding names the first key metric on which the variants differ, or says they agree', () => {
