@@ -14,22 +14,25 @@ export interface SchemaDoc {
 }
 
 /**
- * Descriptions (and `$defs` ids) of the experiment file's schemas, kept in a registry of this
- * module rather than zod's global one so that other code registering ids cannot collide with them.
+ * Descriptions, titles (and `$defs` ids) of the experiment file's schemas, kept in a registry of
+ * this module rather than zod's global one so that other code registering ids cannot collide with
+ * them. The JSON Schema carries all of it (`title` and `description` are JSON Schema's own words).
  */
-export const schemaDocs = z.registry<SchemaDoc>();
+export const schemaDocs = z.registry<Omit<SchemaDoc, 'unit'>>();
+
+/** Units of fields, apart from `schemaDocs` because JSON Schema has no keyword for a unit. */
+const schemaUnits = z.registry<{ unit: string }>();
 
 /** Attaches a description (and optionally a `$defs` id) to `schema` for the JSON Schema; returns it. */
 export function doc<T extends z.core.$ZodType>(schema: T, description: string, id?: string): T {
-  const known = schemaDocs.get(schema);
-  schemaDocs.add(schema, { ...known, ...(id === undefined ? { description } : { id, description }) });
+  schemaDocs.add(schema, id === undefined ? { description } : { id, description });
   return schema;
 }
 
 /** Attaches a field's title in words and its unit to `schema` (kept beside its description); returns it. */
 export function titled<T extends z.core.$ZodType>(schema: T, title: string, unit?: string): T {
-  const known = schemaDocs.get(schema);
-  schemaDocs.add(schema, { ...known, title, ...(unit === undefined ? {} : { unit }) });
+  schemaDocs.add(schema, { ...schemaDocs.get(schema), title });
+  if (unit !== undefined) schemaUnits.add(schema, { unit });
   return schema;
 }
 
@@ -40,7 +43,8 @@ function docsOf(schema: z.core.$ZodType, into: SchemaDoc[], seen: Set<z.core.$Zo
   if (seen.has(schema)) return [];
   seen.add(schema);
   const known = schemaDocs.get(schema);
-  if (known) into.push(known);
+  const unit = schemaUnits.get(schema);
+  if (known || unit) into.push({ ...known, ...unit });
   const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
   switch (def.type) {
     case 'optional':
