@@ -1,6 +1,6 @@
 import { backoffIsRandom, compileBackoff, type CompiledBackoff } from './backoff.js';
 import { retryableTable, retryOnMask } from './classify.js';
-import { DeadlineModeCode, MAX_RETRY_AFTER_DEFAULT_MS, RetryAfterCode, type RetryAfterCodeValue } from './retryLoop.js';
+import { DeadlineModeCode, MAX_RETRY_AFTER_DEFAULT_MS, RetryAfterCode, type RetryAfterCodeValue } from './retrySteps.js';
 import type { BackoffSpec, PolicySpec } from './types.js';
 
 /**

@@ -9,6 +9,7 @@ export * from './decision.js';
 export * from './outcome.js';
 export * from './presets.js';
 export * from './retryLoop.js';
+export * from './retrySteps.js';
 export * from './timer.js';
 export type * from './types.js';
 export * from './describePresets.js';

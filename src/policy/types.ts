@@ -142,7 +142,7 @@ export interface PolicySpec {
   /**
    * The longest server-required wait (Retry-After, gRPC pushback) the layer accepts: a hint longer
    * than this ends the call with `retry-after-too-long` instead of waiting (a wait is never
-   * shortened). Absent = `MAX_RETRY_AFTER_DEFAULT_MS` (5 minutes, retryLoop.ts). Applies where the
+   * shortened). Absent = `MAX_RETRY_AFTER_DEFAULT_MS` (5 minutes, retrySteps.ts). Applies where the
    * hint is a floor of the wait (`honor`, `honor-plus-jitter`, `replace`, `pushback`).
    */
   maxRetryAfterMs?: number;

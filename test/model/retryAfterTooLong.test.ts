@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateExperiment } from '../../src/experiment/index.js';
-import { MAX_RETRY_AFTER_DEFAULT_MS } from '../../src/policy/retryLoop.js';
+import { MAX_RETRY_AFTER_DEFAULT_MS } from '../../src/policy/retrySteps.js';
 import { backoff, burst, eventLog, layer, scenario, scripted, server, simulate, simulateTraced } from '../helpers/scenario.js';
 
 /** A server whose every answer is a 503 asking for `retryAfterMs`, after a 10 ms service time. */

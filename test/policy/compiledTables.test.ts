@@ -14,7 +14,7 @@ import {
 } from '../../src/policy/backoff.js';
 import { DEFAULT_RETRY_ON, isRetryable, RETRY_ON_CLASSES, retryableIn, retryableTable, retryOnMask } from '../../src/policy/classify.js';
 import { compilePolicy } from '../../src/policy/decision.js';
-import { isHedgeNonFatal, planRetry, RetryPlan } from '../../src/policy/retryLoop.js';
+import { isHedgeNonFatal, planRetry, RetryPlan } from '../../src/policy/retrySteps.js';
 import { GiveUp, Outcome } from '../../src/policy/outcome.js';
 import { PRESET_NAMES } from '../../src/policy/presets.js';
 import type { BackoffSpec, PolicySpec } from '../../src/policy/types.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isIdempotent, isRetryable, retryOnMask, DEFAULT_RETRY_ON } from '../../src/policy/classify.js';
 import { compilePolicy } from '../../src/policy/decision.js';
-import { attemptTimeoutMs, CONTINUE, judgeOutcome, Next, planRetry, RetryLoop, RetryPlan, RetryStep } from '../../src/policy/retryLoop.js';
+import { attemptTimeoutMs, CONTINUE, judgeOutcome, planRetry, RetryPlan } from '../../src/policy/retrySteps.js';
+import { Next, RetryLoop, RetryStep } from '../../src/policy/retryLoop.js';
 import { GiveUp, Outcome } from '../../src/policy/outcome.js';
 import type { PolicySpec } from '../../src/policy/types.js';
 

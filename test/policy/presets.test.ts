@@ -3,7 +3,7 @@ import { resolveScenario } from '../../src/experiment/index.js';
 import type { Policy } from '../../src/model/scenario.js';
 import { initialPrevSleepMs } from '../../src/policy/backoff.js';
 import { compilePolicy } from '../../src/policy/decision.js';
-import { planRetry, RetryPlan } from '../../src/policy/retryLoop.js';
+import { planRetry, RetryPlan } from '../../src/policy/retrySteps.js';
 import { Outcome } from '../../src/policy/outcome.js';
 import { metricStats } from '../../src/metrics/metricStats.js';
 import { simulate } from '../../src/simulate.js';

@@ -11,7 +11,7 @@ import {
   retryableForBudgets,
   RetryPlan,
   type PlanContext,
-} from '../../src/policy/retryLoop.js';
+} from '../../src/policy/retrySteps.js';
 import { GiveUp, Outcome } from '../../src/policy/outcome.js';
 import type { PolicySpec } from '../../src/policy/types.js';
 

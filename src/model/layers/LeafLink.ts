@@ -4,7 +4,7 @@ import type { Simulator } from '../../engine/simulator.js';
 import { Outcome } from '../../policy/outcome.js';
 import { K_LEAF_ARRIVE, K_LEAF_RESPONSE } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
-import { LeafAnswer, type Leaf, type LeafHost } from '../leaves/Leaf.js';
+import { LeafAnswer, type LastHop, type Leaf, type LeafHost } from '../leaves/Leaf.js';
 import type { Measurements } from '../Measurements.js';
 import { R_HANG, R_HOP, type RequestTable } from '../RequestTable.js';
 import type { Dist, Scenario } from '../scenario.js';
@@ -31,8 +31,8 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
   readonly L: number;
   /** Per layer: the delay of its hop down (and of the answer back), drawn through {@link hopMs}. */
   private readonly hop: Sampler[];
-  /** The client whose network stream the next hop draw comes from. */
-  private netClient = 0;
+  /** The client whose network stream the next hop draw comes from (shared with the leaf's {@link LastHop}). */
+  private readonly netStream = { client: 0 };
   /** Per layer: its hop takes no time. */
   readonly hopZero: boolean[];
   /** Per layer whose hop is a constant delay above 0: the lane for the messages crossing it (-1: none). */
@@ -55,7 +55,8 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
     const net = hopDists.some((d) => d.dist !== 'constant')
       ? new ClientRandom(sc.workload.clients, deriveSeed(seed, 'network'), { kind: 'independent' })
       : null;
-    const uNet: Uniform = net ? () => net.next(this.netClient) : notDrawn;
+    const stream = this.netStream;
+    const uNet: Uniform = net ? () => net.next(stream.client) : notDrawn;
     this.hop = hopDists.map((d) => makeSampler(d, uNet));
     // What a constant delay above 0 schedules comes in time order: a lane of the event queue (-1: the heap).
     this.hopLane = Int32Array.from(hopDists, (d) => (constantAboveZero(d) ? sim.addLane() : -1));
@@ -76,7 +77,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
 
   /** The delay of a message of `client` over layer k's hop, from the client's network stream. */
   hopMs(k: number, client: number): number {
-    this.netClient = client;
+    this.netStream.client = client;
     return (this.hop[k] as Sampler)();
   }
 
@@ -88,17 +89,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
     const leaf = this.leaf;
     const hopZero = this.hopZero[k] as boolean;
     if (hopZero && this.answersAtOnce) {
-      this.m.leafArrival(chain, t);
-      const ans = this.answer;
-      if (leaf.arriveAtOnce(f, n, this.fBad[f] === 1, t, ans)) {
-        this.attemptEnded(f, ans.verdict, ans.retryAfterMs, t);
-        return;
-      }
-      const r = this.req.alloc();
-      this.fillRequest(r, f, gen, chain, end);
-      this.fChild[f] = ~r;
-      this.req.timers.arm(r);
-      leaf.hold(r, ans, t);
+      this.callLeafAtOnce(f, n, gen, chain, end, t);
       return;
     }
     const r = this.req.alloc();
@@ -109,6 +100,25 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
     if (hopZero) this.leafArrive(r, t);
     else if (this.folds.readAhead && this.fBad[f] === 0) leaf.arriveAhead(r, rg, t);
     else this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, this.fClient[f] as number), K_LEAF_ARRIVE, r, rg);
+  }
+
+  /**
+   * {@link callLeaf} with no hop to a leaf that may answer on arrival (apart, so that the path
+   * through the hop stays small enough for the compiler to inline into the layers' send).
+   */
+  private callLeafAtOnce(f: number, n: number, gen: number, chain: number, end: number, t: number): void {
+    const leaf = this.leaf;
+    this.m.leafArrival(chain, t);
+    const ans = this.answer;
+    if (leaf.arriveAtOnce(f, n, this.fBad[f] === 1, t, ans)) {
+      this.attemptEnded(f, ans.verdict, ans.retryAfterMs, t);
+      return;
+    }
+    const r = this.req.alloc();
+    this.fillRequest(r, f, gen, chain, end);
+    this.fChild[f] = ~r;
+    this.req.timers.arm(r);
+    leaf.hold(r, ans, t);
   }
 
   /** A request slot for frame f's attempt (armed with generation `gen`) to the leaf. */
@@ -200,7 +210,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
     this.req.release(r);
   }
 
-  lastHopMs(client: number): number {
-    return this.hopMs(this.L - 1, client);
+  lastHop(): LastHop {
+    return { stream: this.netStream, sample: this.hop[this.L - 1] as Sampler };
   }
 }

@@ -1,4 +1,4 @@
-import { CONTINUE, type RetryPlan } from '../../policy/retryLoop.js';
+import { CONTINUE, type RetryPlan } from '../../policy/retrySteps.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome, OUTCOME_NAMES } from '../../policy/outcome.js';
 import type { TraceEvent } from '../trace.js';
 

@@ -43,8 +43,19 @@ export interface LeafHost {
   drop(r: number, t: number): void;
   /** Free request r, withdrawn by its caller (cancellation) or no longer needed. */
   release(r: number): void;
-  /** The delay of a message of `client` over the last hop (drawn from the client's network stream). */
-  lastHopMs(client: number): number;
+  /** The last hop, for the leaf to draw its delays itself (asked once, when the leaf is built). */
+  lastHop(): LastHop;
+}
+
+/**
+ * The last hop as a leaf draws it, without a call through its host per draw: set `stream.client`
+ * to the client whose network stream the draws come from, then each call of `sample` is the delay
+ * of one of that client's messages over the last hop. The model's own hop draws set the same
+ * cursor, so the draws come in the one order of the run.
+ */
+export interface LastHop {
+  readonly stream: { client: number };
+  readonly sample: () => number;
 }
 
 /** What every leaf is built from. */

@@ -2,7 +2,7 @@ import { Outcome } from '../../policy/outcome.js';
 import type { Measurements } from '../Measurements.js';
 import { R_HOP } from '../RequestTable.js';
 import { EventLeaf } from './EventLeaf.js';
-import type { LeafContext } from './Leaf.js';
+import type { LastHop, LeafContext } from './Leaf.js';
 
 /** The OCC leaf's event kinds, relative to the first kind the model gives it. */
 const K_WRITE = 0;
@@ -29,6 +29,9 @@ export class OccLeaf extends EventLeaf {
   private readonly m: Measurements;
   private readonly hopZero: boolean;
   private readonly writeLane: number;
+  /** The last hop's cursor and sampler ({@link LastHop}): the leaf draws its hops itself. */
+  private readonly hopStream: LastHop['stream'];
+  private readonly hopSample: LastHop['sample'];
   private version = 0;
   /** Time of the last successful write (-Infinity before the first). */
   private lastCommitMs = -Infinity;
@@ -38,6 +41,9 @@ export class OccLeaf extends EventLeaf {
     this.m = ctx.measurements;
     this.hopZero = options.hopZero;
     this.writeLane = options.writeLane;
+    const hop = ctx.host.lastHop();
+    this.hopStream = hop.stream;
+    this.hopSample = hop.sample;
   }
 
   dispatch(kind: number, a: number, b: number, t: number): boolean {
@@ -57,9 +63,13 @@ export class OccLeaf extends EventLeaf {
     }
     if (t >= 0) this.m.reads++;
     req.read[r] = this.version;
-    const c = req.client[r] as number;
     // The read's reply and the write's request are folded into one delay: nothing decides between them.
-    const d = this.hopZero ? 0 : this.host.lastHopMs(c) + this.host.lastHopMs(c);
+    let d = 0;
+    if (!this.hopZero) {
+      this.hopStream.client = req.client[r] as number;
+      const hop = this.hopSample;
+      d = hop() + hop();
+    }
     req.state[r] = R_HOP;
     // With a constant hop the writes come in the order of the reads: the write lane.
     this.sim.atInLane(this.writeLane, t + d, this.kindBase + K_WRITE, r, req.timers.arm(r));
@@ -74,10 +84,10 @@ export class OccLeaf extends EventLeaf {
    */
   override arriveAhead(r: number, gen: number, t: number): void {
     const req = this.req;
-    const host = this.host;
-    const c = req.client[r] as number;
-    const tr = t + host.lastHopMs(c);
-    const d = host.lastHopMs(c) + host.lastHopMs(c);
+    this.hopStream.client = req.client[r] as number;
+    const hop = this.hopSample;
+    const tr = t + hop();
+    const d = hop() + hop();
     req.read[r] = tr;
     // A read during the warm-up is not counted: it need not wait (the queue would grow with the warm-up).
     if (tr >= 0) this.m.deferRead(tr, req.chain[r] as number);
