@@ -2,7 +2,7 @@ import { backoffIsRandom, DEFAULT_RANDOMIZATION_FACTOR } from '../policy/backoff
 import type { BudgetKind, BudgetSpec } from '../policy/budgets/RetryBudget.js';
 import type { BackoffKind, BackoffSpec, PolicySpec } from '../policy/types.js';
 import type { CheckReport, LayerReport } from './checkStack.js';
-import { STORM_LIMITS, type StormLimit, type StormReport } from './simulateStorm.js';
+import { STORM_LIMITS, stormGoodputMeaning, type StormLimit, type StormReport } from './simulateStorm.js';
 import { fmtMs, fmtNum, fmtPct, fmtProduct, fmtX, table } from './text.js';
 import { FAILURE_CLASS_LABELS, FAILURE_CLASSES } from './worstCase.js';
 
@@ -215,6 +215,7 @@ export function formatStormReport(s: StormReport): string {
     ci(run.successFraction, fmtPct),
   ]);
   out.push(table(rows, ['failing', 'simulated', 'worst case', 'closed form', 'with budgets', 'goodput', 'succeeded'], [1, 2, 3, 4, 5, 6]));
+  out.push(`  ${stormGoodputMeaning(s.durationMs)}.`);
   for (const limit of STORM_LIMITS) {
     const n = s.runs.reduce((a, r) => a + r.truncatedBy[limit], 0);
     if (n > 0) {

@@ -35,8 +35,9 @@ export interface StormRun {
   /** Leaf calls per operation offered. */
   amplification: MetricStats;
   /**
-   * Successful operations per second, from the first arrival until the last operation ended (or
-   * the end of the arrivals, if later); work left running below after that is not counted.
+   * Successful operations per second of the time demand was offered: the storm's `durationMs` of
+   * arrivals, not the drain after it (the results' `goodputPerSec`, by the one rule of
+   * src/model/results.ts `demandMs`), so 100% success reads as the arrival rate.
    */
   goodputPerSec: MetricStats;
   /** Fraction of operations that succeeded. */
@@ -81,12 +82,11 @@ function clamp(m: MetricStats, lo: number, hi: number): MetricStats {
   return { ...m, ci95: [Math.max(lo, m.ci95[0]), Math.min(hi, m.ci95[1])] };
 }
 
-/** Successful operations per second until the last operation ended (orphaned work below does not stretch it). */
-function goodput(r: SimulationResults, durationMs: number): number {
-  const ms = r.truncated !== null ? r.simulatedMs : Math.max(durationMs, r.completionTimeMs);
-  return ms > 0 ? (r.operations.succeeded * 1000) / ms : 0;
+/** What the storm's goodput means, as `check --simulate` prints it under its table. */
+export function stormGoodputMeaning(durationMs: number): string {
+  const s = durationMs / 1000;
+  return `goodput: operations that succeeded per second of the ${Number.isInteger(s) ? s : s.toPrecision(3)} s the operations arrived (not of the drain after it; at 100% success it is the arrival rate)`;
 }
-
 
 /**
  * The scenario of the standard storm: open-loop arrivals (`ratePerSec` for `durationMs`) through
@@ -146,7 +146,7 @@ export function simulateStorm(stack: CheckStack, options: StormOptions = {}): St
     return {
       failureRate: p,
       amplification: metricStats(results.map((r) => r.amplification)),
-      goodputPerSec: clamp(metricStats(results.map((r) => goodput(r, options.durationMs ?? STORM_DEFAULTS.durationMs))), 0, Infinity),
+      goodputPerSec: clamp(metricStats(results.map((r) => r.goodputPerSec)), 0, Infinity),
       successFraction: clamp(metricStats(results.map((r) => (r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : 0))), 0, 1),
       truncated: results.filter((r) => r.truncated !== null).length,
       truncatedBy: Object.fromEntries(STORM_LIMITS.map((k) => [k, results.filter((r) => r.truncated === k).length])) as Record<StormLimit, number>,

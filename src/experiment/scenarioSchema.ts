@@ -15,7 +15,7 @@ import { namedLayers, uniqueLayerNames } from './layerNames.js';
 import { readScript } from './parseScript.js';
 import { policySchema } from '../policy/schema/policySchema.js';
 import type { PathSegment } from './Problem.js';
-import { doc } from '../policy/schema/schemaDocs.js';
+import { doc, titled } from '../policy/schema/schemaDocs.js';
 
 export { BACKOFF_KINDS, DEFAULT_RETRY_ON, policySchema, RETRY_AFTER_MODES, RETRY_ON_CLASSES } from '../policy/schema/policySchema.js';
 
@@ -127,11 +127,12 @@ export const rateSchema = doc(
 );
 
 const operationFields = {
-  method: f.oneOf(METHODS).default('GET'),
+  method: titled(f.oneOf(METHODS).default('GET'), 'Method'),
   deadlineMs: doc(f.number('>= 0').optional(), 'Total budget of an operation from its start; absent = no deadline.'),
-  permanentErrorFraction: doc(
-    f.number('between 0 and 1').default(0),
-    'Fraction of operations that are bad input (the leaf answers 400).',
+  permanentErrorFraction: titled(
+    doc(f.number('between 0 and 1').default(0), 'Fraction of operations that are bad input (the leaf answers 400).'),
+    'Bad-input fraction',
+    'fraction',
   ),
   entry: doc(entrySchema.optional(), 'In a service graph: the service and endpoint the operations arrive at (required there).'),
 };
@@ -149,13 +150,13 @@ export const workloadSchema = doc(
       kind: z.literal('closed'),
       clients: f.boundedInt(100_000_000),
       durationMs: f.number('> 0'),
-      thinkMs: distSchema.prefault(0),
+      thinkMs: titled(distSchema.prefault(0), 'Think time'),
       startMs: distSchema.prefault(0),
       ...operationFields,
     }),
     f.object({
       kind: z.literal('open'),
-      rate: rateSchema,
+      rate: titled(rateSchema.clone(), 'Arrival rate', 'operations/s'),
       durationMs: f.number('> 0'),
       clients: f.boundedInt(100_000_000).default(1),
       ...operationFields,
@@ -170,8 +171,8 @@ export const workloadSchema = doc(
 const layerSchema = doc(
   f.object({
     name: doc(f.nonEmptyString().optional(), 'Default: layer<i> (i from 0).'),
-    instances: doc(f.boundedInt(1_000_000).default(1), 'Clients map to instances by client id modulo this count.'),
-    hopMs: doc(distSchema.optional(), 'Delay of the hop to the next layer down (and back); default: network.hopMs.'),
+    instances: titled(doc(f.boundedInt(1_000_000).default(1), 'Clients map to instances by client id modulo this count.'), 'Instances', 'instances'),
+    hopMs: titled(doc(distSchema.optional(), 'Delay of the hop to the next layer down (and back); default: network.hopMs.'), 'Network hop'),
     policy: policySchema.prefault({}),
   }),
   'One retrying layer.',
@@ -187,7 +188,7 @@ const faultSchema = f
   .object({
     fromMs: f.number('>= 0').default(0),
     toMs: doc(f.number('>= 0').optional(), 'Default: forever.'),
-    probability: f.number('between 0 and 1'),
+    probability: titled(f.number('between 0 and 1'), 'Fault probability', 'fraction'),
     status: f.literals([400, 404, 429, 500, 503, 'timeout']).default(503),
     retryAfterMs: f.number('>= 0').optional(),
     latencyMs: distSchema.optional(),
@@ -216,10 +217,10 @@ const crashSchema = doc(
 
 /** The fields of one server, shared by the `server` leaf and the backends of a `pool`. */
 const serverFields = {
-  concurrency: f.intOrUnlimited(1).default(1),
-  queueLimit: f.intOrUnlimited(0).default('unlimited'),
-  discipline: f.oneOf(['fifo', 'lifo']).default('fifo'),
-  serviceMs: distSchema,
+  concurrency: titled(f.intOrUnlimited(1).default(1), 'Workers', 'workers'),
+  queueLimit: titled(f.intOrUnlimited(0).default('unlimited'), 'Queue limit', 'requests'),
+  discipline: titled(f.oneOf(['fifo', 'lifo']).default('fifo'), 'Queue discipline'),
+  serviceMs: titled(distSchema.clone(), 'Service time'),
   shedStatus: doc(
     f.literals([503, 'overloaded']).default(503),
     'What a full queue answers: 503, or "overloaded" (Google SRE book ch. 21: "overloaded; don\'t retry", never retried).',
@@ -472,9 +473,9 @@ export const scenarioSchema = doc(
       leaf: leafSchema.optional(),
       services: graph.services.optional(),
       bulkheads: graph.bulkheads.optional(),
-      network: f.object({ hopMs: distSchema.prefault(0) }).prefault({}),
+      network: f.object({ hopMs: titled(distSchema.prefault(0), 'Network hop') }).prefault({}),
       cancellation: doc(f.boolean().default(false), 'Propagate cancellation downstream when a caller stops waiting.'),
-      warmupMs: doc(f.number('>= 0').default(0), 'The system runs this long before t = 0; nothing is measured meanwhile.'),
+      warmupMs: titled(doc(f.number('>= 0').default(0), 'The system runs this long before t = 0; nothing is measured meanwhile.'), 'Warm-up'),
       horizonMs: doc(f.number('> 0').default(3_600_000), 'Safety bound on simulated time (after the warm-up).'),
       maxEvents: doc(f.positiveInt().default(200_000_000), 'Safety bound on the number of events.'),
       maxInFlight: doc(

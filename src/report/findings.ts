@@ -1,7 +1,7 @@
 import { evaluateAllClaims, ONE_REPLICATION, type ClaimResult } from './claims.js';
 import { difference, higherIsBetter, verdict, type Difference } from './compare.js';
-import { formatEstimate, formatNumber, formatParams, formatRange } from './format.js';
-import { metricInfo } from './metrics.js';
+import { formatEstimate, formatNumber, formatRange } from './format.js';
+import { metricInfo, paramLabel, paramsInWords, paramUnit } from './metrics.js';
 import { cellLabel, focusCells, hasMetric, metricMean, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
 import { clusteringMetric, defaultX, isClusteringAxis, keyMetrics, workAndTime } from './selectCharts.js';
 import { allNumbers } from './specs/common.js';
@@ -114,7 +114,7 @@ export function comparisonText(part: ReportPart, cells: readonly ReportCell[], m
   if (!best || !worst) return '';
   const first = cells[0] as ReportCell;
   const samePoint = Object.keys(first.params).length > 0 && cells.every((c) => sameValue(c.params, first.params));
-  const at = samePoint ? `At ${formatParams(first.params)}, ` : '';
+  const at = samePoint ? `At ${paramsInWords(first.params)}, ` : '';
   const info = metricInfo(metric);
   const title = at ? info.title.charAt(0).toLowerCase() + info.title.slice(1) : info.title;
   const label = (c: ReportCell) => cellLabel(c, cells);
@@ -175,13 +175,21 @@ export function crossings(part: ReportPart, metric: string, x: string): Crossing
   return out;
 }
 
+/** A value of a swept numeric field with its unit (`15.6 ms`), the unit left out when the field's name says it (`10` clients). */
+function axisValueText(x: string): (v: unknown) => string {
+  const unit = paramUnit(x);
+  const shown = unit !== '' && !paramLabel(x).toLowerCase().includes(unit.toLowerCase());
+  return (v) => `${formatNumber(v as number)}${shown ? ` ${unit}` : ''}`;
+}
+
 /** A sentence on the crossings of a metric along a numeric axis ('' without any). */
 export function crossingText(part: ReportPart, metric: string, x: string): string {
   const found = crossings(part, metric, x);
   if (found.length === 0) return '';
   const title = metricInfo(metric).title.toLowerCase();
+  const xv = axisValueText(x);
   const shown = found.slice(0, 3).map(
-    (c) => `${c.a} has ${c.aBefore === 'lower' ? 'lower' : 'higher'} ${title} than ${c.b} up to ${x} = ${formatNumber(c.before)} and ${c.aBefore === 'lower' ? 'higher' : 'lower'} from ${formatNumber(c.after)}`,
+    (c) => `${c.a} has ${c.aBefore === 'lower' ? 'lower' : 'higher'} ${title} than ${c.b} up to ${paramLabel(x)} = ${xv(c.before)} and ${c.aBefore === 'lower' ? 'higher' : 'lower'} from ${xv(c.after)}`,
   );
   return `Lines cross (beyond noise on both sides): ${shown.join('; ')}${found.length > 3 ? `; and ${found.length - 3} more` : ''}.`;
 }
@@ -202,8 +210,10 @@ export function trendText(part: ReportPart, metric: string, x: string): string {
   const same = formatNumber(metricMean(last, metric)) === formatNumber(metricMean(first, metric));
   const noise = v === 'noise' ? ' (within noise)' : v === 'unknown' ? '' : ' (beyond noise)';
   const info = metricInfo(metric);
-  if (same) return `${info.title} stays at ${estimateText(first, metric)} from ${x} = ${formatNumber(values[0])} to ${formatNumber(values[values.length - 1])}.`;
-  return `${info.title} ${dir} from ${estimateText(first, metric)} at ${x} = ${formatNumber(values[0])} to ${estimateText(last, metric)} at ${formatNumber(values[values.length - 1])}${noise}.`;
+  const label = paramLabel(x);
+  const xv = axisValueText(x);
+  if (same) return `${info.title} stays at ${estimateText(first, metric)} from ${label} = ${xv(values[0])} to ${xv(values[values.length - 1])}.`;
+  return `${info.title} ${dir} from ${estimateText(first, metric)} at ${label} = ${xv(values[0])} to ${estimateText(last, metric)} at ${xv(values[values.length - 1])}${noise}.`;
 }
 
 /**
@@ -221,7 +231,7 @@ export function generatedFinding(part: ReportPart): string {
   if (key.length === 0 || focus.length === 0) return `${part.cells.length} cells; no key metric was measured.`;
   const f0 = focus[0] as ReportCell;
   const samePoint = Object.keys(f0.params).length > 0 && focus.every((c) => sameValue(c.params, f0.params));
-  const at = samePoint ? `At ${formatParams(f0.params)}, ` : '';
+  const at = samePoint ? `At ${paramsInWords(f0.params)}, ` : '';
   const x = defaultX(part);
   if (focus.length >= 2) {
     const m = headlineMetric(key, focus) as string;
@@ -232,6 +242,12 @@ export function generatedFinding(part: ReportPart): string {
     const m = key.find((k) => trendText(part, k, x) !== '' && !trendText(part, k, x).includes(' stays at ')) ?? key[0];
     const t = m !== undefined ? trendText(part, m, x) : '';
     if (t) return `${t}${noIntervalText(part)}`;
+    // A categorical axis (a backoff kind): the best and worst of its values, not one arbitrary cell.
+    const along = part.cells.filter(
+      (c) => c.variant === f0.variant && Object.keys(c.params).every((k) => k === x || sameValue(c.params[k], f0.params[k])) && Object.keys(c.metrics).length > 0,
+    );
+    const mAlong = along.length >= 2 ? headlineMetric(key, along) : undefined;
+    if (mAlong !== undefined) return `${comparisonText(part, along, mAlong)}${noIntervalText(part)}`;
   }
   const text = key
     .slice(0, 3)

@@ -1,6 +1,11 @@
+import { scenarioSchema } from '../experiment/index.js';
+import { docsAlong, type SchemaDoc } from '../policy/schema/schemaDocs.js';
+import { paramEntries } from './format.js';
+
 /**
  * Names, titles and units of the metrics of summary.json (the dotted names of `flattenMetrics`),
- * and titles of swept parameters, for axis titles, tables and hint validation.
+ * and titles of swept parameters (from the scenario schema's documentation), for axis titles, tables
+ * and hint validation.
  */
 
 /** A metric's title and unit, e.g. `{ title: 'Completion time', unit: 'ms' }`. */
@@ -143,53 +148,28 @@ export function axisTitle(text: string, width = 44): string | string[] {
   return lines;
 }
 
-/** The unit of a swept parameter, from its name (`...Ms` -> ms, `clients` -> clients...); '' when unknown. */
-export function paramUnit(path: string): string {
-  const last = path.split('.').pop() ?? path;
-  if (/Ms$/.test(last)) return 'ms';
-  if (/PerSec$/.test(last)) return '/s';
-  const words: Record<string, string> = {
-    clients: 'clients',
-    concurrency: 'workers',
-    instances: 'instances',
-    maxAttempts: 'attempts',
-    queueLimit: 'requests',
-    multiplier: 'x',
-    probability: 'fraction',
-    permanentErrorFraction: 'fraction',
-    exponentOffset: 'exponent',
-  };
-  return words[last] ?? '';
+/** The docs of each segment of a swept parameter's path in the scenario schema, or null when it has none. */
+function fieldDocs(path: string): SchemaDoc[] | null {
+  return docsAlong(scenarioSchema, path.split('.'));
 }
 
-/** Names of scenario fields as their documentation (README, "Experiment files") calls them, without unit. */
-const FIELD_TITLES: Record<string, string> = {
-  clients: 'Clients',
-  rate: 'Arrival rate',
-  durationMs: 'Duration',
-  thinkMs: 'Think time',
-  deadlineMs: 'Deadline',
-  maxAttempts: 'Attempts',
-  perAttemptTimeoutMs: 'Per-attempt timeout',
-  tickMs: 'Timer tick',
-  baseMs: 'Backoff base',
-  capMs: 'Backoff cap',
-  multiplier: 'Backoff multiplier',
-  exponentOffset: 'Backoff exponent offset',
-  concurrency: 'Workers',
-  queueLimit: 'Queue limit',
-  instances: 'Instances',
-  probability: 'Fault probability',
-  permanentErrorFraction: 'Bad-input fraction',
-  hopMs: 'Network hop',
-  serviceMs: 'Service time',
-  retryAfter: 'Retry-After handling',
-  deadlineMode: 'Deadline mode',
-  seeding: 'Seeding mode',
-  method: 'Method',
-  discipline: 'Queue discipline',
-  warmupMs: 'Warm-up',
-};
+/**
+ * The unit of a swept parameter: the unit its field's documentation gives (`concurrency` ->
+ * workers), else the one its name carries (`...Ms` -> ms, `...PerSec` -> /s; a distribution's
+ * `mean` of `serviceMs` -> ms); '' when it has none.
+ */
+export function paramUnit(path: string): string {
+  const segs = path.split('.');
+  const docs = fieldDocs(path);
+  const own = docs?.[docs.length - 1]?.unit;
+  if (own !== undefined) return own;
+  const named = (seg: string | undefined) => (seg === undefined ? '' : /Ms$/.test(seg) ? 'ms' : /PerSec$/.test(seg) ? '/s' : '');
+  const last = segs[segs.length - 1];
+  return named(last) || (last !== 'dist' && docs !== null ? named(segs[segs.length - 2]) : '');
+}
+
+/** Fields that only group others: a field inside them is named without them (`Clients`, not `Workload clients`). */
+const CONTAINERS = new Set(['workload', 'leaf', 'stack', 'policy', 'network', 'server', 'metrics']);
 
 /** `baseMs` -> `Base`, `peakRatePerSec` -> `Peak rate`: a field name as words, its unit suffix dropped. */
 function words(name: string): string {
@@ -199,24 +179,48 @@ function words(name: string): string {
 }
 
 /**
- * A swept parameter in words: the field's name as the documentation calls it, where it is
- * (`Timer tick at layer 0`, `Backoff kind at layer 1`, `Server workers`), without the raw path.
+ * A swept parameter in words: its field's title from the schema's documentation (`concurrency`
+ * -> Workers), else its name as words, and where it is (`Timer tick at layer 0`, `Backoff kind at
+ * layer 1`, `Server workers`), never the raw path. A field inside another (a kind, a mode, a
+ * distribution's parameter, a budget's ratio) is named after the field it belongs to as well
+ * (`Backoff kind`, `Service time mean`, `Budget ratio`).
  */
 export function paramLabel(path: string): string {
   const segs = path.split('.');
-  const last = segs[segs.length - 1] ?? path;
-  const parent = segs[segs.length - 2];
-  let name = FIELD_TITLES[last] ?? words(last);
-  if ((last === 'kind' || last === 'mode') && parent) name = `${words(parent)} ${last}`;
-  if (last === 'dist' && parent) name = `${FIELD_TITLES[parent] ?? words(parent)} distribution`;
-  const layer = segs[0] === 'stack' && /^\d+$/.test(segs[1] ?? '') ? ` at layer ${segs[1]}` : '';
+  const docs = fieldDocs(path);
+  const title = (i: number) => docs?.[i]?.title ?? words(segs[i] ?? path);
+  const i = segs.length - 1;
+  const last = segs[i] ?? path;
+  const parent = i > 0 && !/^(\d+|\*)$/.test(segs[i - 1] ?? '') ? i - 1 : -1;
+  let name = title(i);
+  if (docs?.[i]?.title === undefined && parent >= 0) {
+    if (last === 'kind' || last === 'mode') name = `${title(parent)} ${last}`;
+    else if (last === 'dist') name = `${title(parent)} distribution`;
+    else if (docs !== null && !CONTAINERS.has(segs[parent] ?? '')) name = `${title(parent)} ${name.toLowerCase()}`;
+  }
+  const layer = segs[0] !== 'stack' ? '' : /^\d+$/.test(segs[1] ?? '') ? ` at layer ${segs[1]}` : segs[1] === '*' ? ' at every layer' : '';
   const where = segs[0] === 'leaf' && !layer && !/^(Server|Fault|Queue)/.test(name) ? 'Server ' : '';
   return `${where}${where ? name.charAt(0).toLowerCase() + name.slice(1) : name}${layer}`;
 }
 
-/** Axis title of a swept parameter: its name in words and its unit, e.g. `Clients (clients)` becomes `Clients`, `Timer tick at layer 0 (ms)`. */
+/** Axis title of a swept parameter: its name in words and its unit, e.g. `Clients` (the unit is in the name), `Timer tick at layer 0 (ms)`. */
 export function paramTitle(path: string): string {
   const unit = paramUnit(path);
   const label = paramLabel(path);
   return unit && !label.toLowerCase().includes(unit.toLowerCase()) ? `${label} (${unit})` : label;
+}
+
+/**
+ * A cell's swept parameters in words, each changed field once (`Timer tick at layer 0 = 15.6 ms`,
+ * `Attempts at every layer = 2`), for the labels of charts and tables; '' without any.
+ */
+export function paramsInWords(params: Record<string, unknown>): string {
+  return paramEntries(params)
+    .map((e) => {
+      const unit = paramUnit(e.name);
+      const label = paramLabel(e.name);
+      const shown = unit && /^-?[0-9.e+]+$/.test(e.value) && !label.toLowerCase().includes(unit.toLowerCase());
+      return `${label} = ${e.value}${shown ? ` ${unit}` : ''}`;
+    })
+    .join(', ');
 }

@@ -1,5 +1,5 @@
 import { variantColors, type VariantColors } from './colors.js';
-import { formatParams } from './format.js';
+import { paramsInWords } from './metrics.js';
 import { hintsFromSource, type CellSelector, type ReportHints } from './reportHints.js';
 import type { ReportCell, ReportRunInfo, ReportSummary } from './types.js';
 
@@ -213,7 +213,7 @@ export function focusCells(part: ReportPart): ReportCell[] {
 export function cellLabel(cell: ReportCell, shown: readonly ReportCell[]): string {
   const paramsDiffer = shown.some((c) => !sameValue(c.params, cell.params));
   const variantsDiffer = shown.some((c) => c.variant !== cell.variant);
-  const p = formatParams(cell.params);
+  const p = paramsInWords(cell.params);
   if (paramsDiffer && variantsDiffer) return p ? `${cell.variant} (${p})` : cell.variant;
   if (paramsDiffer) return p || cell.variant;
   return cell.variant;

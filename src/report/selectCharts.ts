@@ -1,6 +1,5 @@
 import { comparisonText, crossingText, trendText } from './findings.js';
-import { formatParams } from './format.js';
-import { metricInfo, paramLabel } from './metrics.js';
+import { metricInfo, paramLabel, paramsInWords } from './metrics.js';
 import type { ChartHint } from './reportHints.js';
 import { cellLabel, focusCells, hasMetric, metricMean, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
 import { amplificationSpec, layerAttemptsRows } from './specs/amplification.js';
@@ -186,7 +185,7 @@ function slug(s: string): string {
 function where(cells: readonly ReportCell[]): string {
   const first = cells[0];
   if (!first || Object.keys(first.params).length === 0) return '';
-  return cells.every((c) => sameValue(c.params, first.params)) ? ` at ${formatParams(first.params)}` : '';
+  return cells.every((c) => sameValue(c.params, first.params)) ? ` at ${paramsInWords(first.params)}` : '';
 }
 
 /**

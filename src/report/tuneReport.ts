@@ -2,6 +2,7 @@ import { csvCell } from '../sweep/csv.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { formatNumber, formatValue } from './format.js';
+import { paramLabel, paramTitle } from './metrics.js';
 import { reportHead, type ReportAssets } from './renderReport.js';
 
 /** Mean and 95% interval of a metric across replications, as a search reports them. */
@@ -151,8 +152,8 @@ export function tuneCharts(a: TuneReportInput): Array<{ id: string; title: strin
   for (const [i, s] of a.space.entries()) {
     const dim = s.dimension as { kind: string };
     const pts = finite.filter((r) => (r as Record<string, unknown>)[s.path] !== undefined).map((r) => ({ ...r, value: (r as Record<string, unknown>)[s.path] }));
-    const spec = scatter(pts, { field: 'value', title: s.path, type: dim.kind === 'choice' ? 'nominal' : 'quantitative', log: dim.kind === 'log' }, { title: o0.label });
-    charts.push({ id: `param-${i}`, title: `${o0.label} against ${s.path}`, caption: `The effect of ${s.path}: every candidate of the space at its last replication count (presets outside the space are left out).`, spec });
+    const spec = scatter(pts, { field: 'value', title: paramTitle(s.path), type: dim.kind === 'choice' ? 'nominal' : 'quantitative', log: dim.kind === 'log' }, { title: o0.label });
+    charts.push({ id: `param-${i}`, title: `${o0.label} against ${paramLabel(s.path)}`, caption: `The effect of ${s.path}: every candidate of the space at its last replication count (presets outside the space are left out).`, spec });
   }
   const roundRows = a.rounds.flatMap((r) => [
     { round: r.index, what: 'entered', candidates: r.entered.length },

@@ -70,6 +70,8 @@ describe('retrystorm check', () => {
     expect(r.out).toContain('Standard storm (2 runs per rate, seeds 1..2): 50 operations/s for 10 s from 100 clients');
     expect(r.out).toMatch(/^100% +\S+ \[\S+, \S+\] +4x +4x +1x +0\/s \[0\/s, 0\/s\] +0% \[0%, 0%\]$/m);
     expect(r.out).toMatch(/^5% +1\.0\d+x /m);
+    // Goodput by the results' one rule: successes per second of the 10 s of arrivals, and the table says so.
+    expect(r.out).toContain('  goodput: operations that succeeded per second of the 10 s the operations arrived (not of the drain after it; at 100% success it is the arrival rate).\n');
     const json = JSON.parse(run(workdir(), 'grpc-service-config.json', { simulate: true, replications: '2', json: true }).out) as CheckJson;
     expect(json.stacks[0]!.simulation!.runs.map((x) => x.failureRate)).toEqual([1, 0.1]);
   });

@@ -89,6 +89,17 @@ describe('the closed form matches the simulation within its 95% confidence inter
     }
   }
 
+  it('goodput is successes per second of the arrivals (the results\' one rule), not of the drain after them', () => {
+    // Operations that arrive near the end of the 10 s take up to 3 x 400 ms more: the run ends after 10 s.
+    const stack = stackOf({ layers: [{ name: 'app', policy: { maxAttempts: 3, perAttemptTimeoutMs: 400, backoff: { kind: 'none' } } }] });
+    const storm = simulateStorm(stack, { failureClass: 'timeout', failureRate: 0.5, fullFailure: false, replications: 3, ratePerSec: 100, durationMs: 10_000 });
+    const runs = [0, 1, 2].map((i) => simulate(stormScenario(stack, 'timeout', 0.5, { ratePerSec: 100, durationMs: 10_000 }), { seed: 1 + i }));
+    expect(runs.every((r) => r.completionTimeMs > 10_000)).toBe(true);
+    const perSec = runs.map((r) => r.operations.succeeded / 10);
+    expect(runs.map((r) => r.goodputPerSec)).toEqual(perSec);
+    expect(storm.runs[0]!.goodputPerSec.mean).toBe(metricStats(perSec).mean);
+  });
+
   it('timeouts at partial failure: each attempt against a leaf that does not answer ends at its timeout', () => {
     const stack = stackOf({
       layers: [

@@ -80,10 +80,10 @@ describe('findings computed from the data', () => {
     const m = model(cells, variants('a', 'b'));
     const part = m.parts[0] as (typeof m.parts)[number];
     expect(generatedFinding(part)).toBe(
-      'At workload.clients = 3, leaf calls: 22 ± 2 calls with b (lowest) against 31 ± 2 calls with a (highest); the difference is beyond noise (paired 95% interval of the difference [9, 9]). Lines cross (beyond noise on both sides): a has lower leaf calls than b up to workload.clients = 2 and higher from 3.',
+      'At Clients = 3, leaf calls: 22 ± 2 calls with b (lowest) against 31 ± 2 calls with a (highest); the difference is beyond noise (paired 95% interval of the difference [9, 9]). Lines cross (beyond noise on both sides): a has lower leaf calls than b up to Clients = 2 and higher from 3.',
     );
     expect(metricCaption(part, 'leafCalls', 'workload.clients', '3 replications')).toBe(
-      'Each line is a variant, its band the 95% confidence interval of the mean over 3 replications. Lines cross (beyond noise on both sides): a has lower leaf calls than b up to workload.clients = 2 and higher from 3.',
+      'Each line is a variant, its band the 95% confidence interval of the mean over 3 replications. Lines cross (beyond noise on both sides): a has lower leaf calls than b up to Clients = 2 and higher from 3.',
     );
   });
 
@@ -91,9 +91,9 @@ describe('findings computed from the data', () => {
     const cells = [10, 20, 40].map((x) => cellOf('default', { 'workload.clients': x }, { leafCalls: [x * 10, x * 10 + 2, x * 10 + 4] }));
     const m = model(cells, {});
     const part = m.parts[0] as (typeof m.parts)[number];
-    expect(generatedFinding(part)).toBe('Leaf calls rises from 102 ± 5 calls at workload.clients = 10 to 402 ± 5 calls at 40 (beyond noise).');
+    expect(generatedFinding(part)).toBe('Leaf calls rises from 102 ± 5 calls at Clients = 10 to 402 ± 5 calls at 40 (beyond noise).');
     expect(metricCaption(part, 'leafCalls', 'workload.clients', '3 replications')).toBe(
-      'The line is the mean over 3 replications, its band the 95% confidence interval. Leaf calls rises from 102 ± 5 calls at workload.clients = 10 to 402 ± 5 calls at 40 (beyond noise).',
+      'The line is the mean over 3 replications, its band the 95% confidence interval. Leaf calls rises from 102 ± 5 calls at Clients = 10 to 402 ± 5 calls at 40 (beyond noise).',
     );
   });
 
@@ -103,6 +103,15 @@ describe('findings computed from the data', () => {
     const part = m.parts[0] as (typeof m.parts)[number];
     expect(metricCaption(part, 'leafCalls', 'stack.1.policy.backoff.kind', '2 replications')).toBe(
       'Each point is the mean at one value of Backoff kind at layer 1 over 2 replications, its bar the 95% confidence interval.',
+    );
+  });
+
+  it('a categorical axis with one variant: the headline names the best and worst value, not one arbitrary cell', () => {
+    const kinds = ['none', 'exponential', 'decorrelated-jitter'];
+    const cells = kinds.map((k, i) => cellOf('default', { 'stack.1.policy.backoff.kind': k }, { leafCalls: [100 + 50 * i, 102 + 50 * i, 104 + 50 * i] }));
+    const m = model(cells, { sweep: { grid: { 'stack.1.policy.backoff.kind': kinds } } });
+    expect(findingLine(m)).toBe(
+      'Leaf calls: 102 ± 5 calls with Backoff kind at layer 1 = none (lowest) against 202 ± 5 calls with Backoff kind at layer 1 = decorrelated-jitter (highest); the difference is beyond noise (95% interval of the difference [93, 107]).',
     );
   });
 

@@ -130,7 +130,7 @@ describe('chooseCharts: charts from what the experiment varies and measures', ()
       ['01-metric-leafCalls', 'metric', 'Look at the gap.'],
       ['02-series', 'series', 'Replication 0 of'],
     ]);
-    expect(charts[1]?.title).toBe('Time series of a typical run at workload.clients = 10');
+    expect(charts[1]?.title).toBe('Time series of a typical run at Clients = 10');
     expect((charts[1]?.spec.vconcat as unknown[]).length).toBe(1);
   });
 
@@ -199,7 +199,7 @@ describe('findings', () => {
     const m = buildReportModel(summary(sweepCells()), runInfo({ ...occSource, report: { findings: { metrics: ['leafCalls'], cells: [{ variant: 'none' }] } } }));
     const t = findingsTable(m.parts[0]!);
     expect(t.columns.map((c) => c.title)).toEqual(['Leaf calls']);
-    expect(t.rows.map((r) => r.label)).toEqual(['workload.clients = 10', 'workload.clients = 20', 'workload.clients = 40', 'workload.clients = 1000']);
+    expect(t.rows.map((r) => r.label)).toEqual(['Clients = 10', 'Clients = 20', 'Clients = 40', 'Clients = 1000']);
   });
 
   it('a finding names the first key metric on which the variants differ, or says they agree', () => {
@@ -213,10 +213,10 @@ describe('findings', () => {
     it('a one-line finding: the hint, or the lowest and highest variant, or both ends of a sweep, or a single run\'s numbers', () => {
     expect(findingLine(buildReportModel(summary(sweepCells()), runInfo({ ...occSource, report: { finding: 'Jitter halves the work.' } })))).toBe('Jitter halves the work.');
     expect(findingLine(buildReportModel(summary(sweepCells()), runInfo(occSource)))).toBe(
-      'At workload.clients = 1000, writes: 2000 ± 200 calls with full-jitter (lowest) against 6000 ± 600 calls with none (highest); the difference is beyond noise (95% interval of the difference [3600, 4400]).',
+      'At Clients = 1000, writes: 2000 ± 200 calls with full-jitter (lowest) against 6000 ± 600 calls with none (highest); the difference is beyond noise (95% interval of the difference [3600, 4400]).',
     );
     const tick = [0, 50].map((t) => cell({ params: { 'stack.0.policy.tickMs': t }, metrics: { leafCalls: 100 + t } }));
-    expect(findingLine(buildReportModel(summary(tick), runInfo(null)))).toBe('Leaf calls rises from 100 calls at stack.0.policy.tickMs = 0 to 150 calls at 50 (beyond noise).');
+    expect(findingLine(buildReportModel(summary(tick), runInfo(null)))).toBe('Leaf calls rises from 100 calls at Timer tick at layer 0 = 0 ms to 150 calls at 50 ms (beyond noise).');
     const one = cell({ scenario: scenario({ workload: { kind: 'open' } }), metrics: { amplification: 1, 'latencyMs.p99': 188.5, goodputPerSec: 80.25 } });
     expect(findingLine(buildReportModel(summary([one]), runInfo(null)))).toBe(
       'Amplification 1 leaf calls per operation, p99 latency of successes 188.5 ms, goodput 80.25 operations/s.',

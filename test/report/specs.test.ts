@@ -352,6 +352,47 @@ describe('paretoSpec: total work against time with the Pareto frontier', () => {
   });
 });
 
+describe('paretoSpec with more variants than one panel shows', () => {
+  // 16 variants (as fleet-cascade's single cluster), on a front: work 10 * (i + 1), time 1000 / (i + 1).
+  const names = Array.from({ length: 16 }, (_, i) => `variant-${i + 1}`);
+  const many = variantColors(names);
+  const cells16 = names.map((v, i) => ({ label: v, cell: cell({ variant: v, metrics: { writes: [10 * (i + 1), 10 * (i + 1) - 2, 10 * (i + 1) + 2], completionTimeMs: 1000 / (i + 1) } }) }));
+  const s = paretoSpec({ cells: cells16, colors: many, work: 'writes', time: 'completionTimeMs' });
+  type Panel = { height: number; layer: [Layer & { data: { values: unknown[] } }, { data: { values: Array<{ variant: string; labelX?: number }> }; layer: Layer[] }] };
+  const panels = (s.vconcat ?? []) as Panel[];
+
+  it('splits them into panels of at most 8 variants, each in distinct colours, on shared axes', () => {
+    expect(s.layer).toBeUndefined();
+    expect(panels).toHaveLength(2);
+    const variantsOf = (p: Panel) => p.layer[1].data.values.map((v) => v.variant);
+    expect(panels.map(variantsOf)).toEqual([names.slice(0, 8), names.slice(8)]);
+    for (const p of panels) {
+      const point = p.layer[1].layer.find((l) => (l.mark as { type: string }).type === 'point') as Layer;
+      const scale = point.encoding.color?.scale as { domain: string[]; range: string[] };
+      expect(scale.domain).toEqual(variantsOf(p));
+      expect(new Set(scale.range).size).toBe(scale.domain.length);
+      // The same fitted domains in every panel, and the whole frontier drawn in each.
+      expect(point.encoding.x?.scale).toEqual((panels[0] as Panel).layer[1].layer.find((l) => (l.mark as { type: string }).type === 'point')?.encoding.x?.scale);
+      expect(p.layer[0].data.values).toHaveLength(16);
+    }
+    expect(s.resolve).toMatchObject({ scale: { x: 'shared', y: 'shared', color: 'independent' } });
+    expect(compileLog(s)).toEqual([]);
+  });
+
+  it('places each panel\'s labels among its own points, and keeps one legend filter per panel', () => {
+    const labelled = panels.map((p) => p.layer[1].data.values.filter((v) => v.labelX !== undefined).length);
+    expect(labelled.every((n) => n > 0)).toBe(true);
+    const params = panels.map((p) => (p.layer[1].layer.find((l) => l.params)?.params?.[0] as { name: string }).name);
+    expect(params).toEqual(['legend_filter_1', 'legend_filter_2']);
+  });
+
+  it('keeps one panel for up to 8 variants', () => {
+    const eight = paretoSpec({ cells: cells16.slice(0, 8), colors: many, work: 'writes', time: 'completionTimeMs' });
+    expect(eight.vconcat).toBeUndefined();
+    expect(layers(eight)).toHaveLength(2);
+  });
+});
+
 describe('giveUpsSpec: give-up reasons as stacked bars', () => {
   const c = cell({ variant: 'a', metrics: { 'operations.offered': 100, 'giveUps.success': 60, 'giveUps.deadline': 30, 'giveUps.attempt-limit': 10, 'giveUps.throttled': 0, 'operations.unfinished': 0 } });
 

@@ -27,7 +27,7 @@ import { between } from './between.js';
 import { describeValue } from './describeValue.js';
 import { fields as f } from './fields.js';
 import { nearestName } from './nearestName.js';
-import { doc } from './schemaDocs.js';
+import { doc, titled } from './schemaDocs.js';
 import { mergeJson } from './mergeJson.js';
 
 // The lists of kinds and classes are the policy's own (src/policy), re-exported for the schema.
@@ -60,10 +60,10 @@ export const backoffSchema = doc(
   f
     .object({
       kind: f.oneOf(BACKOFF_KINDS).default('full-jitter'),
-      baseMs: f.number('>= 0').default(100),
-      capMs: doc(capSchema.default(20_000), 'Upper bound of the wait (or of the interval, for `randomized`); "none" = no cap.'),
-      multiplier: f.number('>= 1').default(2),
-      exponentOffset: f.nonNegativeInt().default(0),
+      baseMs: titled(f.number('>= 0').default(100), 'Backoff base'),
+      capMs: titled(doc(capSchema.default(20_000), 'Upper bound of the wait (or of the interval, for `randomized`); "none" = no cap.'), 'Backoff cap', 'ms'),
+      multiplier: titled(f.number('>= 1').default(2), 'Backoff multiplier', 'x'),
+      exponentOffset: titled(f.nonNegativeInt().default(0), 'Backoff exponent offset', 'exponent'),
       randomizationFactor: doc(
         f.number('between 0 and 1').optional(),
         '`randomized`: the wait is drawn from [i(1 - f), i(1 + f)] around the interval i (default 0.5; cenkalti/backoff, google-http-client, resilience4j).',
@@ -301,17 +301,17 @@ function applyPreset(input: unknown): unknown {
 
 const policyFields = f.object({
   preset: presetSchema.optional(),
-  maxAttempts: doc(f.intOrUnlimited(1).default(3), 'Attempts, not retries: 3 = first call + at most 2 retries.'),
-  perAttemptTimeoutMs: f.number('> 0').optional(),
+  maxAttempts: titled(doc(f.intOrUnlimited(1).default(3), 'Attempts, not retries: 3 = first call + at most 2 retries.'), 'Attempts', 'attempts'),
+  perAttemptTimeoutMs: titled(f.number('> 0').optional(), 'Per-attempt timeout'),
   deadlineMode: f.oneOf(['propagate', 'fresh', 'none']).default('propagate'),
   backoff: backoffSchema.prefault({}),
-  tickMs: doc(f.number('>= 0').default(0), 'Wake-ups are rounded up to multiples of this; 0 = no rounding.'),
+  tickMs: titled(doc(f.number('>= 0').default(0), 'Wake-ups are rounded up to multiples of this; 0 = no rounding.'), 'Timer tick'),
   retryOn: f.array(f.oneOf(RETRY_ON_CLASSES), 'outcome classes').default(() => [...DEFAULT_RETRY_ON]),
   idempotency: f.oneOf(['http', 'always', 'never']).default('http'),
-  retryAfter: doc(
+  retryAfter: titled(doc(
     f.oneOf(RETRY_AFTER_MODES).default('honor'),
     'ignore; honor = max(hint, backoff); honor-plus-jitter = hint + backoff; replace = the hint; clamp = the hint within [backoff, backoff + 5 s] (botocore); pushback = gRPC pushback (wait exactly the hint and restart the backoff; a negative hint stops retrying).',
-  ),
+  ), 'Retry-After handling'),
   totalTimeoutMs: doc(
     f.number('> 0').optional(),
     'A timeout over all attempts of one call to this layer (Envoy route timeout): the layer works to min(incoming deadline, arrival + totalTimeoutMs).',
@@ -324,7 +324,7 @@ const policyFields = f.object({
     f.number('> 0').optional(),
     'The longest server-required wait (Retry-After, gRPC pushback) the layer accepts (default 300,000 = 5 minutes, the bound of Envoy\'s rate-limited retry back-off): a longer hint ends the call with retry-after-too-long instead of waiting, since a wait is never shortened. Applies in the modes where the hint is a floor of the wait (honor, honor-plus-jitter, replace, pushback).',
   ),
-  seeding: seedingSchema.optional(),
+  seeding: titled(seedingSchema.optional(), 'Seeding mode'),
   budget: budgetSchema.optional(),
   admission: admissionSchema.optional(),
   hedging: hedgingSchema.optional(),

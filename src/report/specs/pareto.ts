@@ -1,7 +1,8 @@
-import { colorScale, FRONTIER_COLOR, type VariantColors } from '../colors.js';
+import { colorScale, FRONTIER_COLOR, PALETTE, type VariantColors } from '../colors.js';
 import { axisTitle, metricInfo, metricTitle } from '../metrics.js';
 import type { VlSpec } from '../types.js';
-import { HEIGHT, legendOpacity, legendParam, spansDecades, topLevel, WIDTH } from './common.js';
+import { HEIGHT, LEGEND_PARAM, legendOpacity, legendParam, spansDecades, topLevel, WIDTH } from './common.js';
+import { seriesPanels } from './metricVsParam.js';
 import type { LabelledCell } from './amplification.js';
 import { fittedDomain, placeLabels } from './labels.js';
 
@@ -69,7 +70,9 @@ export function paretoPoints(cells: readonly LabelledCell[], work: string, time:
  * Total work against time: one point per cell (per variant by default) with 95% interval bars
  * on both axes, the Pareto frontier (the points nothing beats on both) joined by a dashed line,
  * and each point labelled where its label collides with nothing (the legend and the tooltip name
- * every point). Axes are fitted to the data. Lower left is better.
+ * every point). Axes are fitted to the data. Lower left is better. More than `MAX_SERIES`
+ * variants are split into panels stacked one above the other on the same axes, each with at most
+ * that many variants in distinct colours and its own legend, and the whole frontier drawn in each.
  */
 export function paretoSpec(input: {
   cells: readonly LabelledCell[];
@@ -85,21 +88,65 @@ export function paretoSpec(input: {
   const frontier = points.filter((p) => p.onFrontier).sort((a, b) => a.work - b.work);
   const logX = input.logX ?? spansDecades(points.flatMap((p) => [p.work, p.workLoDraw, p.workHi]));
   const logY = input.logY ?? spansDecades(points.flatMap((p) => [p.time, p.timeLoDraw, p.timeHi]));
-  // Domains fitted to the points and their intervals, fixed here so that the labels can be placed.
+  // Domains fitted to the points and their intervals, fixed here so that the labels can be placed (and every panel shares them).
   const xDomain = fittedDomain(points.flatMap((p) => [p.work, p.workLoDraw, p.workHi]), logX);
   const yDomain = fittedDomain(points.flatMap((p) => [p.time, p.timeLoDraw, p.timeHi]), logY);
   const scaleOf = (log: boolean, domain: [number, number]) => ({ ...(log ? { type: 'log' } : { zero: false }), domain, nice: false });
-  const x = { field: 'work', type: 'quantitative', title: axisTitle(metricTitle(input.work)), scale: scaleOf(logX, xDomain) };
-  const y = { field: 'time', type: 'quantitative', title: axisTitle(metricTitle(input.time), Math.floor(HEIGHT / 7)), scale: scaleOf(logY, yDomain) };
+  const axes: ParetoAxes = {
+    x: { field: 'work', type: 'quantitative', title: axisTitle(metricTitle(input.work)), scale: scaleOf(logX, xDomain) },
+    y: { field: 'time', type: 'quantitative', title: axisTitle(metricTitle(input.time), Math.floor(HEIGHT / 7)), scale: scaleOf(logY, yDomain) },
+    xDomain,
+    yDomain,
+    logX,
+    logY,
+  };
+  const top = topLevel(`${metricTitle(input.work)} against ${metricTitle(input.time)}, with the Pareto frontier`);
   const scale = colorScale(input.colors, points.map((p) => p.variant));
+  const panels = seriesPanels(scale.domain);
+  if (panels.length === 1) return { ...top, ...paretoPanel(input, points, frontier, axes, scale, HEIGHT, LEGEND_PARAM) };
+  const height = Math.max(160, Math.round(HEIGHT * 0.8));
+  return {
+    ...top,
+    vconcat: panels.map((names, i) => {
+      // The report's colours where they are distinct within the panel, else the palette in order.
+      const own = names.map((v) => scale.range[scale.domain.indexOf(v)] as string);
+      const range = new Set(own).size === own.length ? own : names.map((_, k) => PALETTE[k % PALETTE.length] as string);
+      return paretoPanel(input, points.filter((p) => names.includes(p.variant)), frontier, axes, { domain: names, range }, height, `${LEGEND_PARAM}_${i + 1}`);
+    }),
+    spacing: 16,
+    resolve: { scale: { x: 'shared', y: 'shared', color: 'independent', shape: 'independent' }, legend: { color: 'independent', shape: 'independent' } },
+  };
+}
+
+/** The axes every panel of a Pareto chart shares. */
+interface ParetoAxes {
+  x: VlSpec;
+  y: VlSpec;
+  xDomain: [number, number];
+  yDomain: [number, number];
+  logX: boolean;
+  logY: boolean;
+}
+
+/** One panel: the whole frontier, and the given points with their intervals and the labels that fit. */
+function paretoPanel(
+  input: { work: string; time: string },
+  points: readonly ParetoPoint[],
+  frontier: readonly ParetoPoint[],
+  axes: ParetoAxes,
+  scale: { domain: string[]; range: string[] },
+  height: number,
+  pn: string,
+): VlSpec {
+  const { x, y } = axes;
   const color = { field: 'variant', type: 'nominal', title: 'Variant', scale };
   // Interval bars take their colour from the data (no scale, so no second legend that would replace the points' interactive one).
   // Labels where they collide with nothing: the frontier's first, then left to right.
   const byPriority = points.map((p, i) => ({ p, i })).sort((a, b) => Number(b.p.onFrontier) - Number(a.p.onFrontier) || a.p.work - b.p.work);
   const places = placeLabels(
     byPriority.map(({ p }) => ({ x: p.work, y: p.time, label: p.label })),
-    { domain: xDomain, log: logX, length: WIDTH, inverted: false },
-    { domain: yDomain, log: logY, length: HEIGHT, inverted: true },
+    { domain: axes.xDomain, log: axes.logX, length: WIDTH, inverted: false },
+    { domain: axes.yDomain, log: axes.logY, length: height, inverted: true },
   );
   const placeOf = new Map(byPriority.map(({ i }, k) => [i, places[k] ?? null]));
   const colored = points.map((p, i) => {
@@ -120,9 +167,8 @@ export function paretoSpec(input: {
     { field: 'n', type: 'quantitative', title: 'Replications' },
   ];
   return {
-    ...topLevel(`${metricTitle(input.work)} against ${metricTitle(input.time)}, with the Pareto frontier`),
     width: WIDTH,
-    height: HEIGHT,
+    height,
     layer: [
       {
         data: { values: frontier },
@@ -132,17 +178,17 @@ export function paretoSpec(input: {
       {
         data: { values: colored },
         layer: [
-          { mark: { type: 'rule', strokeWidth: 1.2 }, encoding: { x: { ...x, field: 'workLoDraw' }, x2: { field: 'workHi' }, y, stroke: { field: 'color', type: 'nominal', scale: null }, opacity: legendOpacity() } },
-          { mark: { type: 'rule', strokeWidth: 1.2 }, encoding: { x, y: { ...y, field: 'timeLoDraw' }, y2: { field: 'timeHi' }, stroke: { field: 'color', type: 'nominal', scale: null }, opacity: legendOpacity() } },
+          { mark: { type: 'rule', strokeWidth: 1.2 }, encoding: { x: { ...x, field: 'workLoDraw' }, x2: { field: 'workHi' }, y, stroke: { field: 'color', type: 'nominal', scale: null }, opacity: legendOpacity(1, pn) } },
+          { mark: { type: 'rule', strokeWidth: 1.2 }, encoding: { x, y: { ...y, field: 'timeLoDraw' }, y2: { field: 'timeHi' }, stroke: { field: 'color', type: 'nominal', scale: null }, opacity: legendOpacity(1, pn) } },
           {
-            params: [legendParam('variant')],
+            params: [legendParam('variant', pn)],
             mark: { type: 'point', filled: true, size: 90 },
-            encoding: { x, y, color, shape: { field: 'onFrontier', type: 'nominal', title: 'On the frontier', scale: { domain: [true, false], range: ['diamond', 'circle'] } }, opacity: legendOpacity(), tooltip },
+            encoding: { x, y, color, shape: { field: 'onFrontier', type: 'nominal', title: 'On the frontier', scale: { domain: [true, false], range: ['diamond', 'circle'] } }, opacity: legendOpacity(1, pn), tooltip },
           },
           {
             transform: [{ filter: 'isValid(datum.labelX)' }],
             mark: { type: 'text', align: 'left', baseline: 'middle', fontSize: 11 },
-            encoding: { x: { ...x, field: 'labelX' }, y: { ...y, field: 'labelY' }, text: { field: 'label', type: 'nominal' }, opacity: legendOpacity() },
+            encoding: { x: { ...x, field: 'labelX' }, y: { ...y, field: 'labelY' }, text: { field: 'label', type: 'nominal' }, opacity: legendOpacity(1, pn) },
           },
         ],
       },
