@@ -100,13 +100,16 @@ function titlesOf(spec: unknown, into: string[] = []): string[] {
   return into;
 }
 
-describe('shipped quick reports (regenerated with every change of the charts)', () => {
-  const pages = readdirSync('reports')
-    .map((d) => join('reports', d, 'index.html'))
-    .filter((f) => existsSync(f));
+describe('shipped reports, quick and full (regenerated with every change of the charts)', () => {
+  const pagesIn = (root: string): string[] =>
+    readdirSync(root)
+      .map((d) => join(root, d, 'index.html'))
+      .filter((f) => existsSync(f));
+  const pages = [...pagesIn('reports'), ...pagesIn(join('reports', 'full'))];
 
   it('have charts to look at', () => {
-    expect(pages.length).toBeGreaterThanOrEqual(12);
+    expect(pagesIn('reports').length).toBeGreaterThanOrEqual(12);
+    expect(pagesIn(join('reports', 'full')).length).toBeGreaterThanOrEqual(12);
   });
 
   it('title no axis, legend or chart with a raw dotted path', () => {
@@ -120,7 +123,7 @@ describe('shipped quick reports (regenerated with every change of the charts)', 
       charts += specs.length;
       for (const t of specs.flatMap((s) => titlesOf(s.spec))) if (RAW_PATH.test(t)) raw.push(`${page}: ${t}`);
     }
-    expect(charts).toBeGreaterThan(40);
+    expect(charts).toBeGreaterThan(80);
     expect(raw).toEqual([]);
   });
 });
