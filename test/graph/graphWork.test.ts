@@ -155,6 +155,29 @@ describe('threaded services (scripted leaves, zero hops: exact event logs)', () 
   });
 });
 
+describe('threaded handlers ending at once, one after another', () => {
+  it('release their workers in turn without the stack growing with the queue', () => {
+    // fe (threaded, 1 worker, unbounded queue) calls dep with a 100 ms timeout; dep goes down at 50.
+    // 20,000 operations queue behind the first; when its call times out at 100, each next handler
+    // takes the worker, is refused by dep at once (no hop), fails and releases the worker.
+    const raw = {
+      workload: { kind: 'burst', clients: 20000, entry: { service: 'fe' } },
+      stack: [{ name: 'app', policy: tries(1) }],
+      services: {
+        fe: {
+          fleet: { kind: 'server', concurrency: 1, serviceMs: 1 },
+          execution: 'threaded',
+          endpoints: { page: { steps: [{ kind: 'call', calls: [{ service: 'dep', stack: [{ name: 'to-dep', policy: { ...tries(1), perAttemptTimeoutMs: 100 } }] }] }] } },
+        },
+        dep: { fleet: { kind: 'server', serviceMs: 1000, outages: [{ atMs: 50, durationMs: 100000 }] }, endpoints: { get: {} } },
+      },
+    };
+    const r = run(raw);
+    expect(r.operations).toMatchObject({ offered: 20000, failed: 20000 });
+    expect(service(r, 'fe')).toMatchObject({ served: 20000, maxQueue: 19999 });
+  });
+});
+
 describe('maxInFlight (async services)', () => {
   it('refuses at once with 503 a request beyond the cap, those waiting on calls counted', () => {
     // fe admits 2 requests; both wait on db (10 ms). Op 2 is refused at 0, retried by the entry's

@@ -127,6 +127,9 @@ export class ServiceRuntime implements LeafHost {
   /** Per fleet slot: the caller and its request (plain requests). */
   private upCaller = new Int32Array(64);
   private upR = new Int32Array(64);
+  /** A held worker is being released ({@link answer}); the held handlers that ended meanwhile: handler, generation, outcome, Retry-After. */
+  private releasing = false;
+  private readonly endedWhileReleasing: number[] = [];
   /** Per fleet slot: the handler it serves, {@link PLAIN_SLOT} or {@link WITHDRAWN_SLOT}. */
   private slotHandler = new Int32Array(64).fill(PLAIN_SLOT);
 
@@ -455,9 +458,35 @@ export class ServiceRuntime implements LeafHost {
 
   /**
    * Handler h ends: its held worker is released (its holding time wasted if nothing waits for the
-   * answer any more), its backend settled, and its answer goes to its caller.
+   * answer any more), its backend settled, and its answer goes to its caller. Releasing a worker
+   * starts the next queued handler, which may end at once (a call refused at once, with no hop) and
+   * release its worker in turn: a held handler ending while a worker of its service is being
+   * released ends just after that release, in order, so the stack does not grow with the queue.
    */
   private answer(h: number, outcome: number, retryAfterMs: number, t: number): void {
+    const H = this.handlers;
+    if (H.hHeld[h] === 0) {
+      this.end(h, outcome, retryAfterMs, t);
+      return;
+    }
+    const ended = this.endedWhileReleasing;
+    if (this.releasing) {
+      ended.push(h, H.hGen[h] as number, outcome, retryAfterMs);
+      return;
+    }
+    this.releasing = true;
+    this.end(h, outcome, retryAfterMs, t);
+    // Withdrawn or lost since (a generation moved on): already ended.
+    for (let i = 0; i < ended.length; i += 4) {
+      const e = ended[i] as number;
+      if (H.hGen[e] === ended[i + 1]) this.end(e, ended[i + 2] as number, ended[i + 3] as number, t);
+    }
+    ended.length = 0;
+    this.releasing = false;
+  }
+
+  /** {@link answer}, at once. */
+  private end(h: number, outcome: number, retryAfterMs: number, t: number): void {
     const H = this.handlers;
     const farm = this.farm as ServerFarm;
     const s = H.hSlot[h] as number;
@@ -481,7 +510,10 @@ export class ServiceRuntime implements LeafHost {
     const H = this.handlers;
     const step = this.stepOf(h);
     H.hGen[h] = (H.hGen[h] as number) + 1;
-    if (step !== undefined && step.kind === 'call' && step.cancellation) this.cancelOutstanding(h, step, t);
+    if (step !== undefined && step.kind === 'call') {
+      if (step.cancellation) this.cancelOutstanding(h, step, t);
+      else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
+    }
     const s = H.hSlot[h] as number;
     (this.farm as ServerFarm).handlerAnswered(s, Outcome.TIMEOUT, t);
     const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
