@@ -49,7 +49,7 @@ export function estimateMemory(plan: ExperimentPlan, workers: number, spans?: Ma
   for (const p of plan.parts) {
     for (const c of p.cells) {
       const s = seriesShape(c.scenario, spans?.get(c) ?? nominalSpan(c.scenario));
-      const values = s.bins * (1 + s.counts + s.gauges);
+      const values = s.bins * (1 + s.counts + s.gauges + s.serviceSeries);
       const run = c.scenario.workload.clients * CLIENT_BYTES + values * RUN_VALUE_BYTES;
       if (run > perRunBytes) perRunBytes = run;
       clients = Math.max(clients, c.scenario.workload.clients);

@@ -1,5 +1,6 @@
 import { replicationSeed, type Cell, type ExperimentPlan } from '../experiment/index.js';
 import { MAX_SERIES_BINS } from '../metrics/index.js';
+import { needsGraphRuntime } from '../model/graph/GraphRun.js';
 import { Model } from '../model/Model.js';
 import type { Scenario } from '../model/scenario.js';
 import { estimateWork } from './estimateWork.js';
@@ -51,6 +52,8 @@ const SAMPLE_BYTES = 20;
 
 /** Metrics of a run apart from those per layer, clustering width, window and cluster (src/sweep/flattenMetrics.ts: 58 to 60 measured with one layer and two widths). */
 const BASE_METRICS = 46;
+/** Metrics of one service of a graph: the numbers of its ServiceResult (utilisation included). */
+const SERVICE_METRICS = 19;
 
 /**
  * Without a run ahead (see {@link runSpans}), a burst's series are counted over the operation's
@@ -96,6 +99,13 @@ export interface SeriesShape extends SeriesSpan {
   meanSeries: number;
   meanBinBytes: number;
   meanOneBinBytes: number;
+  /**
+   * A service graph run by the graph runtime: each service's series in a run's results (arrivals
+   * first and retried, in flight, queue, busy; not in summary.json's), and the bytes of one bin of
+   * all of them.
+   */
+  serviceSeries: number;
+  serviceBinBytes: number;
 }
 
 function backendCount(sc: Scenario): number {
@@ -143,6 +153,7 @@ export function seriesShape(sc: Scenario, span: SeriesSpan = nominalSpan(sc)): S
   // Counts: arrivals first and retried, successes, failures (and OCC writes), then goodput; gauges: queue, in flight, busy, budgets, fleet.
   const countBytes = (4 + occ) * count + goodput;
   const gaugeBytes = queue + GAUGE_VALUE_BYTES + busy + (budgets + fleet) * GAUGE_VALUE_BYTES;
+  const services = needsGraphRuntime(sc) ? (sc.graph?.services.length ?? 0) : 0;
   const meanCountBytes = (4 + occ) * MEAN_COUNT_VALUE_BYTES + Math.max(goodput, MEAN_COUNT_VALUE_BYTES);
   return {
     bins,
@@ -152,6 +163,8 @@ export function seriesShape(sc: Scenario, span: SeriesSpan = nominalSpan(sc)): S
     meanSeries: 8 + occ,
     meanBinBytes: meanCountBytes + queue + GAUGE_VALUE_BYTES + busy,
     meanOneBinBytes: countBytes + queue + GAUGE_VALUE_BYTES + busy,
+    serviceSeries: 5 * services,
+    serviceBinBytes: services * (2 * count + 3 * GAUGE_VALUE_BYTES),
     spanMs,
     spanField: span.spanField,
   };
@@ -205,7 +218,11 @@ function runAhead(sc: Scenario, seed: number, cap: number): { spanMs: number; ev
 /** Metrics of one run of `sc` (src/sweep/flattenMetrics.ts). */
 function metricCount(sc: Scenario): number {
   const clusters = sc.leaf.kind === 'pool' ? 4 + 2 * sc.leaf.clusters.length : 0;
-  return BASE_METRICS + 2 * sc.stack.length + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters;
+  // A graph: 4 metrics per edge (at most one per call, and one per entry) and 19 per service (src/model/results.ts, ServiceResult).
+  const g = needsGraphRuntime(sc) ? sc.graph : undefined;
+  const edges = g === undefined ? 0 : g.entries.length + g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.length : 0), 0), 0), 0);
+  const graph = g === undefined ? 0 : 4 * edges + SERVICE_METRICS * g.services.length;
+  return BASE_METRICS + 2 * sc.stack.length + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters + graph;
 }
 
 /** The estimated output of a plan, and what dominates it. */
@@ -238,7 +255,7 @@ export function estimateOutput(plan: ExperimentPlan, spans: Map<Cell, SeriesSpan
       const sc = c.scenario;
       const s = seriesShape(sc, spans.get(c));
       const reps = p.replications;
-      const lineSeries = s.bins * s.runBinBytes;
+      const lineSeries = s.bins * (s.runBinBytes + s.serviceBinBytes);
       const metrics = metricCount(sc);
       const lineRest = LINE_BASE_BYTES + LINE_METRIC_BYTES * metrics + LINE_LAYER_BYTES * sc.stack.length + (sc.leaf.kind === 'pool' ? LINE_BACKEND_BYTES * backendCount(sc) : 0);
       const series = 1 + s.counts + s.gauges;
@@ -249,8 +266,10 @@ export function estimateOutput(plan: ExperimentPlan, spans: Map<Cell, SeriesSpan
       bytes += reps * (lineSeries + lineRest) + typical + mean + cellRest + csv;
       seriesBytes += reps * lineSeries + typical + mean;
       if (single) {
-        bytes += s.bins * (s.runBinBytes + series * SINGLE_INDENT_BYTES) + lineRest;
-        seriesBytes += s.bins * (s.runBinBytes + series * SINGLE_INDENT_BYTES);
+        // results.json: the services' series sit 4 levels deeper than the run's.
+        const one = s.bins * (s.runBinBytes + series * SINGLE_INDENT_BYTES + s.serviceBinBytes + s.serviceSeries * (SINGLE_INDENT_BYTES + 8));
+        bytes += one + lineRest;
+        seriesBytes += one;
       }
       runs += reps;
       if (largest === null || s.bins * series > largest.bins * largest.series) {

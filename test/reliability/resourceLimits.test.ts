@@ -124,6 +124,26 @@ describe('the output estimate is within 2x of the files written', () => {
       },
     ],
     [
+      'a service graph (a frontend fanning out to two services that share a database): its services\' series in every line',
+      {
+        name: 'graph',
+        seed: 4,
+        scenario: {
+          workload: { kind: 'open', rate: 100, durationMs: 5000, entry: { service: 'frontend' } },
+          stack: [{ name: 'client', policy: { maxAttempts: 2 } }],
+          services: {
+            frontend: { fleet: { kind: 'server', concurrency: 8, serviceMs: 2 }, endpoints: { page: { steps: [{ kind: 'work' }, { kind: 'call', calls: [{ service: 'a' }, { service: 'b' }] }] } } },
+            a: { fleet: { kind: 'server', concurrency: 4, serviceMs: 3 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db' }] }] } } },
+            b: { fleet: { kind: 'server', concurrency: 4, serviceMs: 3 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db' }] }] } } },
+            db: { fleet: { kind: 'server', concurrency: 4, serviceMs: { dist: 'exponential', mean: 2 } }, endpoints: { get: {} } },
+          },
+          metrics: { timeSeriesBinMs: 10 },
+        },
+        variants: { a: {}, b: { 'stack.0.policy.maxAttempts': 3 } },
+        replications: 2,
+      },
+    ],
+    [
       'a single closed-loop run with a retry budget (results.json)',
       {
         name: 'single',

@@ -7,9 +7,9 @@ import { Layers, METHOD_CODES } from '../layers/Layers.js';
 import { dispatchStackEvent } from '../layers/stackEvents.js';
 import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
-import { Measurements } from '../Measurements.js';
+import { Measurements, ServiceMeasurements } from '../Measurements.js';
 import { R_HANG, R_QUEUED, RequestTable } from '../RequestTable.js';
-import { buildResults, type EdgeResult, type SimulationResults, type Truncation } from '../results.js';
+import { buildResults, serviceResult, type EdgeResult, type SimulationResults, type Truncation } from '../results.js';
 import type { Layer, Scenario } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import type { TraceEvent } from '../trace.js';
@@ -93,6 +93,7 @@ export class GraphRun {
     const runtimes = new Map<string, ServiceRuntime>();
     for (const s of graph.services) {
       const rt = new ServiceRuntime(s, this.callers);
+      rt.measure = new ServiceMeasurements(sc.metrics.timeSeriesBinMs, -sc.warmupMs, this.sim);
       runtimes.set(s.name, rt);
       this.services.push(rt);
     }
@@ -187,7 +188,10 @@ export class GraphRun {
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
     this.m.gInFlight.finish(endMs);
-    for (const s of this.services) s.fleet.finish(endMs);
+    for (const s of this.services) {
+      s.fleet.finish(endMs);
+      s.measure.finish(endMs);
+    }
     this.entry.finish(endMs);
     const entryService = this.services.find((s) => s.name === (sc.graph as ServiceGraph).entries[0]?.service) as ServiceRuntime;
     const raw = this.m.snapshot({
@@ -203,10 +207,18 @@ export class GraphRun {
     const results = buildResults({ ...raw, seed: this.seed });
     results.operations.degraded = this.entryLeaf.degradedAnswers;
     results.edges = this.edges(results.operations.offered);
+    const bins = results.timeSeries.tMs.length;
     results.services = this.services.map((s) => {
-      const { concurrency: _c, ...totals } = s.fleet.totals() ?? NO_SERVER_TOTALS;
       const into = (results.edges ?? []).filter((e) => e.callee === s.name);
-      return { service: s.name, arrivals: into.reduce((n, e) => n + e.calls, 0), retries: into.reduce((n, e) => n + e.retries, 0), ...totals };
+      return serviceResult({
+        service: s.name,
+        arrivals: into.reduce((n, e) => n + e.calls, 0),
+        retries: into.reduce((n, e) => n + e.retries, 0),
+        totals: s.fleet.totals() ?? NO_SERVER_TOTALS,
+        refusedInFlight: s.refusedInFlight,
+        backends: s.fleet.backendStats(),
+        timeSeries: s.measure.series(bins, s.fleet.series(bins)),
+      });
     });
     return results;
   }

@@ -6,6 +6,7 @@ import type { Dist, Leaf as FleetSpec } from '../scenario.js';
 import type { CallSite } from './CallSite.js';
 import { HandlerTable } from './HandlerTable.js';
 import type { GraphService, Join } from './ServiceGraph.js';
+import type { ServiceMeasurements } from '../Measurements.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import { upwardOutcome } from './upwardOutcome.js';
 
@@ -123,6 +124,8 @@ export class ServiceRuntime implements LeafHost {
   inFlight = 0;
   /** Requests refused on arrival because `maxInFlight` were in flight (from t = 0 on). */
   refusedInFlight = 0;
+  /** Its arrivals and requests in flight over time (set by the graph's run before it starts). */
+  measure!: ServiceMeasurements;
   private handlers!: HandlerTable;
   /** Per fleet slot: the caller and its request (plain requests). */
   private upCaller = new Int32Array(64);
@@ -160,12 +163,14 @@ export class ServiceRuntime implements LeafHost {
 
   /** Request r of caller `leaf` arrives for endpoint `endpoint`. */
   accept(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
+    this.measure.arrival(leaf.callerReq.chain[r] as number, t);
     if (this.inFlight >= this.maxInFlight) {
       if (t >= 0) this.refusedInFlight++;
       leaf.answer(r, Outcome.S503, NaN, false, t);
       return;
     }
     this.inFlight++;
+    this.measure.inFlight(this.inFlight);
     const steps = (this.endpoints[endpoint] as EndpointRuntime).steps;
     if (steps === null) this.toFleet(leaf, r, t);
     else this.startHandler(leaf, r, endpoint, t);
@@ -220,6 +225,7 @@ export class ServiceRuntime implements LeafHost {
     if (this.req.state[inner] === R_HANG) {
       this.req.release(inner);
       this.inFlight--;
+      this.measure.inFlight(this.inFlight);
       leaf.hung(r);
     }
   }
@@ -238,6 +244,7 @@ export class ServiceRuntime implements LeafHost {
     const s = H.hSlot[h] as number;
     H.release(h);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     this.slotHandler[s] = WITHDRAWN_SLOT;
     // The fleet frees the worker or the queue place (or nothing) and then the slot, through release.
     (this.farm as ServerFarm).withdraw(s, t);
@@ -256,6 +263,7 @@ export class ServiceRuntime implements LeafHost {
     const r = this.upR[s] as number;
     this.req.release(s);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.answer(r, outcome, retryAfterMs, false, t);
   }
 
@@ -275,6 +283,7 @@ export class ServiceRuntime implements LeafHost {
     const r = this.upR[s] as number;
     this.req.release(s);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.lost(r, t);
   }
 
@@ -288,6 +297,7 @@ export class ServiceRuntime implements LeafHost {
     const r = this.upR[s] as number;
     this.req.release(s);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.freed(r);
   }
 
@@ -498,6 +508,7 @@ export class ServiceRuntime implements LeafHost {
     this.freeSlot(s);
     H.release(h);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.answer(r, outcome, retryAfterMs, degraded, t);
   }
 
@@ -521,6 +532,7 @@ export class ServiceRuntime implements LeafHost {
     this.freeSlot(s);
     H.release(h);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.lost(r, t);
   }
 
