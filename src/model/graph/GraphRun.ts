@@ -13,6 +13,7 @@ import { buildResults, serviceResult, type EdgeResult, type SimulationResults, t
 import type { Layer, Scenario } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import type { TraceEvent } from '../trace.js';
+import { handlerLevels, ServiceTracer, siteSink, traceSite } from '../traceGraph.js';
 import { makeWorkload, type Workload } from '../workloads/Workload.js';
 import { CallSite } from './CallSite.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type ServiceGraph } from './ServiceGraph.js';
@@ -91,9 +92,13 @@ export class GraphRun {
     this.claimStack(this.entry);
     this.workload = makeWorkload(sc, this.sim, seed, this.entry);
     const runtimes = new Map<string, ServiceRuntime>();
+    // A traced run: each service reports its handlers, each call's stack marks its events with its site, at their levels.
+    const trace = options.trace;
+    const levels = trace !== undefined ? handlerLevels(graph, sc.stack.length) : null;
     for (const s of graph.services) {
       const rt = new ServiceRuntime(s, this.callers);
       rt.measure = new ServiceMeasurements(sc.metrics.timeSeriesBinMs, -sc.warmupMs, this.sim);
+      if (trace !== undefined) rt.tracer = new ServiceTracer(trace, s, levels?.get(s.name) ?? 0);
       runtimes.set(s.name, rt);
       this.services.push(rt);
     }
@@ -128,7 +133,8 @@ export class GraphRun {
             nextKind += STACK_KINDS;
             this.checkKinds(nextKind);
             const siteReq = new RequestTable(64);
-            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(siteSc, false), 64, stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb));
+            const siteTrace = trace !== undefined ? siteSink(trace, traceSite(s.name, call, levels?.get(s.name) ?? 0)) : undefined;
+            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(siteSc, false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb), trace: siteTrace });
             this.claimStack(ly);
             const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed);
             this.callers.push(leaf);

@@ -7,6 +7,7 @@ import type { CallSite } from './CallSite.js';
 import { HandlerTable } from './HandlerTable.js';
 import type { GraphService, Join } from './ServiceGraph.js';
 import type { ServiceMeasurements } from '../Measurements.js';
+import type { ServiceTracer } from '../traceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import { upwardOutcome } from './upwardOutcome.js';
 
@@ -126,6 +127,8 @@ export class ServiceRuntime implements LeafHost {
   refusedInFlight = 0;
   /** Its arrivals and requests in flight over time (set by the graph's run before it starts). */
   measure!: ServiceMeasurements;
+  /** A traced run's reporter of its handlers (null when untraced). */
+  tracer: ServiceTracer | null = null;
   private handlers!: HandlerTable;
   /** Per fleet slot: the caller and its request (plain requests). */
   private upCaller = new Int32Array(64);
@@ -332,6 +335,7 @@ export class ServiceRuntime implements LeafHost {
     H.hChain[h] = up.chain[r] as number;
     H.hBad[h] = up.bad[r] as number;
     H.hOpSeq[h] = up.opSeq[r] as number;
+    this.tracer?.handler(H.hOpSeq[h] as number, endpoint, t);
     const s = this.slotFor(leaf, r, h);
     H.hSlot[h] = s;
     this.req.state[s] = R_HANDLER;
@@ -360,6 +364,7 @@ export class ServiceRuntime implements LeafHost {
       this.answer(h, Outcome.SUCCESS, NaN, t);
       return;
     }
+    this.tracer?.step(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, t);
     if (step.kind === 'work') {
       const s = H.hSlot[h] as number;
       const farm = this.farm as ServerFarm;
@@ -439,6 +444,7 @@ export class ServiceRuntime implements LeafHost {
     } else if (succ >= step.k) decided = 'success';
     else if (succ + pending < step.k) decided = 'failure';
     if (decided === null) return;
+    this.tracer?.join(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, decided === 'success', H.hDegraded[h] === 1, t);
     H.hGen[h] = gen + 1;
     if (step.cancellation) this.cancelOutstanding(h, step, t);
     else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
@@ -505,6 +511,7 @@ export class ServiceRuntime implements LeafHost {
     const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
     const r = H.hR[h] as number;
     const degraded = H.hDegraded[h] === 1;
+    this.tracer?.answer(H.hOpSeq[h] as number, H.hEndpoint[h] as number, outcome, t);
     this.freeSlot(s);
     H.release(h);
     this.inFlight--;
@@ -526,6 +533,7 @@ export class ServiceRuntime implements LeafHost {
       else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
     }
     const s = H.hSlot[h] as number;
+    this.tracer?.lost(H.hOpSeq[h] as number, H.hEndpoint[h] as number, t);
     (this.farm as ServerFarm).handlerAnswered(s, Outcome.TIMEOUT, t);
     const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
     const r = H.hR[h] as number;
