@@ -69,12 +69,14 @@ const BURST_SPAN_MS = 60_000;
  * demand and 1 s operations ran 1,000 times its duration). So the estimate runs replication 0 of
  * each cell ahead, with its own seed, while {@link RUN_AHEAD_CELL_EVENTS} events per cell and
  * {@link RUN_AHEAD_PLAN_EVENTS} in all last (about half a second), on cells of at most
- * {@link RUN_AHEAD_CLIENTS} clients (their memory). Replication 0's span is within 0.84 to 1.00 of
+ * {@link RUN_AHEAD_CLIENTS} clients (their memory) whose estimated operations fit in their share. Replication 0's span is within 0.84 to 1.00 of
  * the mean over replications, summed over a part's cells, in every shipped experiment.
  */
 const RUN_AHEAD_CELL_EVENTS = 200_000;
 const RUN_AHEAD_PLAN_EVENTS = 1_000_000;
 const RUN_AHEAD_CLIENTS = 100_000;
+/** Events an operation takes at the least (its start, its arrival at the leaf, the answer): 3. */
+const MIN_OPERATION_EVENTS = 3;
 
 /** What a span measured by running replication 0 ahead is called in messages. */
 const RUN_AHEAD_FIELD = "replication 0's span (run ahead)";
@@ -185,7 +187,7 @@ export function runSpans(plan: ExperimentPlan): Map<Cell, SeriesSpan> {
     for (const c of p.cells) {
       const sc = c.scenario;
       const cap = Math.min(RUN_AHEAD_CELL_EVENTS, budget);
-      const measured = sc.workload.clients <= RUN_AHEAD_CLIENTS && cap > 0 ? runAhead(sc, replicationSeed(plan.seed, c.part, c.params, 0), cap) : null;
+      const measured = sc.workload.clients <= RUN_AHEAD_CLIENTS && mayEndWithin(sc, cap) ? runAhead(sc, replicationSeed(plan.seed, c.part, c.params, 0), cap) : null;
       if (measured === null) {
         pending.push(c);
         continue;
@@ -201,6 +203,17 @@ export function runSpans(plan: ExperimentPlan): Map<Cell, SeriesSpan> {
     }
   }
   return spans;
+}
+
+/**
+ * Whether a run of `sc` may end within `cap` events: each operation takes at least
+ * {@link MIN_OPERATION_EVENTS} (its start, its arrival at the leaf, the answer), and a closed loop's
+ * client makes at least one. A run that cannot is not run ahead (it would spend its share for nothing).
+ */
+function mayEndWithin(sc: Scenario, cap: number): boolean {
+  const w = sc.workload;
+  const operations = Math.max(estimateWork(sc).operations, w.kind === 'open' ? 0 : w.clients);
+  return cap > 0 && operations * MIN_OPERATION_EVENTS <= cap;
 }
 
 /** Run `sc` with `seed` for at most `cap` events: the span its series cover and the events it took, or null when it did not end (or could not run). */
