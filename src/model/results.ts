@@ -10,6 +10,7 @@ import { unknownWorkload } from './workloads/Workload.js';
  * drain included: arrivals at the callee from the caller (its own refusals included, hedges included),
  * those sent while any layer on the path from the entry was past its first attempt (`retries`), and
  * while a layer of the edge's own call stack was (`ownRetries`); `amplification`: calls per operation.
+ * An edge with a bulkhead also has `bulkheadFull`: the attempts its bulkhead refused (not calls).
  */
 export interface EdgeResult {
   /** The calling service, or `workload` for an entry edge. */
@@ -19,6 +20,8 @@ export interface EdgeResult {
   retries: number;
   ownRetries: number;
   amplification: number;
+  /** Edges with a bulkhead only: attempts it refused at the caller, never sent. */
+  bulkheadFull?: number;
 }
 
 /**

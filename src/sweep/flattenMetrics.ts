@@ -131,6 +131,7 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, retries, e.retries);
     put(out, ownRetries, e.ownRetries);
     put(out, amplification, e.amplification);
+    if (e.bulkheadFull !== undefined) put(out, `edges.${e.caller}->${e.callee}.bulkheadFull`, e.bulkheadFull);
   }
   for (const s of r.services ?? []) {
     for (const [k, v] of Object.entries(s)) if (k !== 'service') put(out, `services.${s.service}.${k}`, v);

@@ -14,6 +14,7 @@ import type { Layer, Scenario } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import type { TraceEvent } from '../trace.js';
 import { makeWorkload, type Workload } from '../workloads/Workload.js';
+import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
@@ -113,6 +114,11 @@ export class GraphRun {
     this.entry.connect(this.entryLeaf, this.workload);
     // The call sites: a stack of layers per call, one instance per backend of the calling service.
     let nextKind = LEAF_KINDS_FROM;
+    const bulkheads = new Map<string, Bulkhead>();
+    for (const b of graph.bulkheads) {
+      const backends = (runtimes.get(b.caller) as ServiceRuntime).backendCount;
+      bulkheads.set(`${b.caller}\u0000${b.callee}`, new Bulkhead(b.caller, b.callee, b.maxConcurrent, backends));
+    }
     const callersOf = new Map<string, Layer[]>(graph.entries.map((e) => [e.service, [...sc.stack]]));
     for (const s of graph.services) {
       const rt = runtimes.get(s.name) as ServiceRuntime;
@@ -129,12 +135,13 @@ export class GraphRun {
             const siteReq = new RequestTable(64);
             const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(siteSc, false), 64, stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb));
             this.claimStack(ly);
-            const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed);
+            const bulkhead = bulkheads.get(`${s.name}\u0000${call.service}`) ?? null;
+            const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed, bulkhead);
             this.callers.push(leaf);
             this.callerNames.push(s.name);
             const method = METHOD_CODES[endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method ?? sc.workload.method];
             const site = new CallSite(rt, ly, leaf, method, call.optional);
-            ly.connectCallSite(leaf, site);
+            ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
             const list = callersOf.get(call.service) ?? [];
             list.push(...siteSc.stack);
             callersOf.set(call.service, list);
@@ -223,6 +230,7 @@ export class GraphRun {
         row.calls += e.calls;
         row.retries += e.retries;
         row.ownRetries += e.ownRetries;
+        if (leaf.bulkhead !== null) row.bulkheadFull = (row.bulkheadFull ?? 0) + e.bulkheadFull;
         out.set(key, row);
       });
     });

@@ -5,7 +5,7 @@ import { endpointNamed, serviceNamed, type ServiceGraph } from './ServiceGraph.j
  * What of a service graph the model cannot run yet, one message per part (empty: it runs). The model
  * runs entries (one, or a weighted mix) at endpoints answered by their fleets or by handlers whose
  * steps are `call` steps, on async services, down to leaf services (endpoints without steps). `work`
- * steps, threaded services with handlers, in-flight caps, bulkheads, optimistic-concurrency fleets
+ * steps, threaded services with handlers, in-flight caps, optimistic-concurrency fleets
  * in a graph with handlers, and entry endpoints whose method differs from the operation's are
  * validated but not simulated.
  */
@@ -31,6 +31,5 @@ export function unsimulatedGraphParts(graph: ServiceGraph, operationMethod: Meth
     if (service.maxInFlight !== 'unlimited') problems.push(`${at}.maxInFlight: a cap on requests in flight is not simulated yet`);
     if (handlers && service.fleet.kind === 'occ') problems.push(`${at}.fleet: an optimistic-concurrency fleet in a graph with handlers is not simulated yet`);
   }
-  if (graph.bulkheads.length > 0) problems.push('scenario.bulkheads: bulkheads are not simulated yet');
   return problems;
 }

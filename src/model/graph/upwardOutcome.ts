@@ -4,7 +4,7 @@ import { Outcome } from '../../policy/outcome.js';
  * What a failed handler answers its caller, by the outcome of the call that decided it (README,
  * "Service graphs"): a downstream timeout or 504 (a deadline exceeded below) -> timeout; 503 and 429
  * -> 503; 500, 400 and 404 (and a write conflict) -> 500; local refusals (throttled, circuit-open,
- * budget-exhausted) -> 503; "overloaded; don't retry" is passed on. Indexed by outcome code; written once.
+ * budget-exhausted, bulkhead-full) -> 503; "overloaded; don't retry" is passed on. Indexed by outcome code; written once.
  */
 const UPWARD: readonly number[] = (() => {
   const up: number[] = [];
@@ -21,6 +21,7 @@ const UPWARD: readonly number[] = (() => {
   up[Outcome.LOCAL_THROTTLED] = Outcome.S503;
   up[Outcome.LOCAL_CIRCUIT_OPEN] = Outcome.S503;
   up[Outcome.LOCAL_BUDGET_EXHAUSTED] = Outcome.S503;
+  up[Outcome.LOCAL_BULKHEAD_FULL] = Outcome.S503;
   return up;
 })();
 
