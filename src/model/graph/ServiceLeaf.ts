@@ -72,9 +72,26 @@ export class ServiceLeaf implements Leaf, SendGate {
   private slot = new Uint8Array(64);
   readonly refusal = Outcome.LOCAL_BULKHEAD_FULL;
 
-  constructor(req: RequestTable, layers: Layers, caller: number, targets: ServiceTarget[], seed: number, bulkhead: Bulkhead | null = null) {
+  /** Graphs with several workloads: their number (0: one workload), and this stack's workload (-1: a call site's, read from each request's key). */
+  private readonly wCount: number;
+  private readonly wIndex: number;
+  /** Per (target, workload): the workload's share of the edge ({@link wCount} > 0 only). */
+  private readonly byWorkload: EdgeCounters[];
+
+  constructor(
+    req: RequestTable,
+    layers: Layers,
+    caller: number,
+    targets: ServiceTarget[],
+    seed: number,
+    bulkhead: Bulkhead | null = null,
+    workloads: { count: number; index: number } | null = null,
+  ) {
     this.req = req;
     this.bulkhead = bulkhead;
+    this.wCount = workloads?.count ?? 0;
+    this.wIndex = workloads?.index ?? -1;
+    this.byWorkload = Array.from({ length: targets.length * this.wCount }, () => new EdgeCounters());
     this.layers = layers;
     this.caller = caller;
     this.targets = targets;
@@ -125,6 +142,8 @@ export class ServiceLeaf implements Leaf, SendGate {
     }
     this.targetOf[r] = i;
     this.inner[r] = NO_INNER;
+    // A workload's stack keys its operations for the whole graph: its own sequence number x workloads + its index.
+    if (this.wIndex >= 0) this.req.opSeq[r] = (this.req.opSeq[r] as number) * this.wCount + this.wIndex;
     const b = this.bulkhead;
     if (b !== null) {
       b.take(this.req.client[r] as number);
@@ -140,8 +159,19 @@ export class ServiceLeaf implements Leaf, SendGate {
     if (t >= 0) {
       b.refused++;
       (this.edges[0] as EdgeCounters).bulkheadFull++;
+      if (this.wCount > 0) (this.byWorkload[this.workloadOfKey(this.layers.fOpSeq[f] as number)] as EdgeCounters).bulkheadFull++;
     }
     return false;
+  }
+
+  /** The workload of an operation key (graphs with several workloads). */
+  private workloadOfKey(key: number): number {
+    return this.wIndex >= 0 ? this.wIndex : key % this.wCount;
+  }
+
+  /** Target j's share of workload k (graphs with several workloads). */
+  workloadEdge(j: number, k: number): EdgeCounters {
+    return this.byWorkload[j * this.wCount + k] as EdgeCounters;
   }
 
   released(r: number): void {
@@ -163,6 +193,12 @@ export class ServiceLeaf implements Leaf, SendGate {
       e.calls++;
       e.retries += this.req.chain[r] as number;
       e.ownRetries += this.own[r] as number;
+      if (this.wCount > 0) {
+        const w = this.byWorkload[i * this.wCount + this.workloadOfKey(this.req.opSeq[r] as number)] as EdgeCounters;
+        w.calls++;
+        w.retries += this.req.chain[r] as number;
+        w.ownRetries += this.own[r] as number;
+      }
     }
     const target = this.targets[i] as ServiceTarget;
     target.service.accept(this, r, target.endpoint, t);

@@ -12,10 +12,12 @@ import { endpointNamed, serviceNamed, type ServiceGraph } from './ServiceGraph.j
 export function unsimulatedGraphParts(graph: ServiceGraph, operationMethod: Method): string[] {
   const problems: string[] = [];
   const handlers = graph.services.some((s) => s.endpoints.some((e) => e.steps !== undefined));
-  for (const entry of graph.entries) {
-    const endpoint = endpointNamed(serviceNamed(graph, entry.service), entry.endpoint);
-    if (endpoint.method !== undefined && endpoint.method !== operationMethod) {
-      problems.push(`scenario.services.${entry.service}.endpoints.${endpoint.name}.method ${endpoint.method} differs from the operation's ${operationMethod}: not simulated yet`);
+  for (const { entries, method } of graph.workloads?.map((w) => ({ entries: w.entries, method: w.workload.method })) ?? [{ entries: graph.entries, method: operationMethod }]) {
+    for (const entry of entries) {
+      const endpoint = endpointNamed(serviceNamed(graph, entry.service), entry.endpoint);
+      if (endpoint.method !== undefined && endpoint.method !== method) {
+        problems.push(`scenario.services.${entry.service}.endpoints.${endpoint.name}.method ${endpoint.method} differs from the operation's ${method}: not simulated yet`);
+      }
     }
   }
   for (const service of graph.services) {
