@@ -18,7 +18,7 @@ import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
-import { joinCode, ServiceRuntime, type CallStepRuntime, type EndpointRuntime } from './ServiceRuntime.js';
+import { joinCode, ServiceRuntime, workStep, type EndpointRuntime, type StepRuntime } from './ServiceRuntime.js';
 import { WorkloadMeasurements } from './WorkloadMeasurements.js';
 
 /** The event kinds of one stack of layers: its frame, hedge and request kinds (eventKinds.ts, from K_FRAME_WAKE to K_LEAF_RESPONSE). */
@@ -108,7 +108,7 @@ export class GraphRun {
     });
     const runtimes = new Map<string, ServiceRuntime>();
     for (const s of graph.services) {
-      const rt = new ServiceRuntime(s.name, s.fleet, this.callers);
+      const rt = new ServiceRuntime(s, this.callers);
       runtimes.set(s.name, rt);
       this.services.push(rt);
     }
@@ -171,8 +171,8 @@ export class GraphRun {
       const backends = rt.backendCount;
       const endpoints: EndpointRuntime[] = s.endpoints.map((ep) => {
         if (ep.steps === undefined) return { steps: null };
-        const steps = ep.steps.map((step, i): CallStepRuntime => {
-          if (step.kind !== 'call') throw new Error('internal: work steps are refused before the run');
+        const steps = ep.steps.map((step, i): StepRuntime => {
+          if (step.kind === 'work') return workStep(step.serviceMs, ep.name, i);
           const sites = step.calls.map((call, j) => {
             const siteSc = callSiteScenario(sc, call, backends, graph);
             const kb = nextKind - K_FRAME_WAKE;
@@ -193,7 +193,7 @@ export class GraphRun {
             callersOf.set(call.service, list);
             return site;
           });
-          return { ...joinCode(step.join, step.calls.length), cancellation: step.cancellation, sites };
+          return { kind: 'call', ...joinCode(step.join, step.calls.length), cancellation: step.cancellation, sites };
         });
         return { steps };
       });
