@@ -61,6 +61,7 @@ export function traceOperation(scenario: Scenario, options: { seed: number; fixe
     seed: options.seed,
     ...(options.fixedDraw !== undefined ? { fixedDraw: options.fixedDraw } : {}),
     trace: (e) => timeline.push(e),
+    traceGraph: true,
   }).run();
   const layers: TraceLayerSummary[] = scenario.stack.map((l) => ({
     layer: l.name,

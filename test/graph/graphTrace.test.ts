@@ -138,8 +138,13 @@ describe('trace through a service graph: handlers, their steps and joins, and ea
     const resolved = resolveScenario({ ...fanOut.scenario, workload: { kind: 'burst', clients: 4, entry: { service: 'fe' } } });
     if (!resolved.ok) throw new Error(resolved.errors.join('\n'));
     const events: TraceEvent[] = [];
-    const traced = new Model(resolved.scenario, { seed: 2, trace: (e) => events.push(e) }).run();
+    const traced = new Model(resolved.scenario, { seed: 2, trace: (e) => events.push(e), traceGraph: true }).run();
     expect(traced).toEqual(new Model(resolved.scenario, { seed: 2 }).run());
+    // Without traceGraph the trace is the workload's stack's alone, as in a stack run.
+    const entryOnly: TraceEvent[] = [];
+    new Model(resolved.scenario, { seed: 2, trace: (e) => entryOnly.push(e) }).run();
+    expect(entryOnly.length).toBeGreaterThan(0);
+    expect(entryOnly.filter((e) => 'service' in e || e.site !== undefined)).toEqual([]);
     // Each of the 4 operations: one handler at fe, its answer, and the calls of both call sites.
     for (let op = 0; op < 4; op++) {
       const mine = events.filter((e) => e.op === op);
