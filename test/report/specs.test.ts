@@ -348,6 +348,14 @@ describe('paretoSpec: total work against time with the Pareto frontier', () => {
     const point = points.layer.find((l) => (l.mark as { type: string }).type === 'point');
     expect(point?.encoding.x).toMatchObject({ field: 'work', title: 'Writes (calls)' });
     expect(point?.encoding.y).toMatchObject({ field: 'time', title: 'Completion time (ms)' });
+    // The shape legend says in words which points are on the frontier (not "true" / "false").
+    expect(point?.encoding.shape).toMatchObject({ field: 'standing', title: 'Pareto frontier', scale: { domain: ['on the frontier', 'dominated'] } });
+    const drawn = (points as unknown as { data: { values: Array<{ label: string; standing: string }> } }).data.values;
+    expect(drawn.map((p) => [p.label, p.standing])).toEqual([
+      ['none', 'on the frontier'],
+      ['exponential', 'on the frontier'],
+      ['full-jitter', 'on the frontier'],
+    ]);
     expect(compileLog(s)).toEqual([]);
   });
 });
