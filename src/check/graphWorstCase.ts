@@ -1,4 +1,4 @@
-import { endpointNamed, serviceNamed, WORKLOAD_CALLER, type GraphCall, type GraphStep, type ServiceGraph } from '../model/graph/ServiceGraph.js';
+import { endpointNamed, serviceNamed, type GraphCall, type GraphEntry, type GraphStep, type ServiceGraph } from '../model/graph/ServiceGraph.js';
 import { upwardOutcome } from '../model/graph/upwardOutcome.js';
 import { Outcome } from '../policy/outcome.js';
 import type { Method, PolicySpec } from '../policy/types.js';
@@ -6,7 +6,7 @@ import { classOutcome, FAILURE_CLASSES, worstCase, type FailureClass } from './w
 
 /** Calls on one edge of a graph per entry operation, at worst. */
 export interface EdgeWorstCase {
-  /** The calling service, or `workload` for the entry edge. */
+  /** The calling service, or the workload for the entry edge. */
   caller: string;
   callee: string;
   /** At most (+Infinity: unbounded). */
@@ -22,9 +22,13 @@ export interface GraphWorstCase {
   edges: EdgeWorstCase[];
 }
 
-/** A graph as `check` reads it: the resolved graph, the workload's stack and the operation sent through it. */
+/** A graph as `check` reads it: the resolved graph, one workload's entries and stack, and the operation sent through it. */
 export interface CheckGraph {
   graph: ServiceGraph;
+  /** The caller named on the entry edges (`workload`, or the workload's name). */
+  caller: string;
+  /** Where the workload's operations arrive. */
+  entries: GraphEntry[];
   /** The policies of the workload's stack, from the caller down. */
   entryPolicies: PolicySpec[];
   method: Method;
@@ -116,15 +120,15 @@ export function graphWorstCase(input: CheckGraph, cls: FailureClass): GraphWorst
       }
     }
   };
-  const totalWeight = graph.entries.reduce((sum, e) => sum + e.weight, 0);
+  const totalWeight = input.entries.reduce((sum, e) => sum + e.weight, 0);
   let entryAnswer: FailureClass | 'success' = 'success';
-  for (const entry of graph.entries) {
+  for (const entry of input.entries) {
     const answer = answerOf(entry.service, entry.endpoint);
     const c = classOf(answer);
     if (c !== null && entryAnswer === 'success') entryAnswer = c;
     const perOperation = c === null ? 1 : worstCase(input.entryPolicies, c, input.method, input.deadlineMs).leafCalls;
     const calls = (perOperation * entry.weight) / totalWeight;
-    add(WORKLOAD_CALLER, entry.service, calls);
+    add(input.caller, entry.service, calls);
     visit(entry.service, entry.endpoint, calls);
   }
   return { failureClass: cls, entryAnswer, edges: [...edges.values()] };

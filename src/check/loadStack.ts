@@ -4,7 +4,7 @@ import type { PathSegment } from '../experiment/Problem.js';
 import { resolveScenario } from '../experiment/resolveScenario.js';
 import { METHODS, stackSchema } from '../experiment/scenarioSchema.js';
 import { fields as f } from '../policy/schema/fields.js';
-import { endpointNamed, serviceNamed, type ServiceGraph } from '../model/graph/ServiceGraph.js';
+import { endpointNamed, serviceNamed, WORKLOAD_CALLER, type ServiceGraph } from '../model/graph/ServiceGraph.js';
 import type { Dist, Layer } from '../model/scenario.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { CheckInputError } from './CheckInputError.js';
@@ -219,7 +219,14 @@ function loadExperimentStacks(text: string, file: JsonObject, source: string, op
     const method = options.method ?? sc.workload.method;
     const workloadStack: CheckStack = { source, name, method, ...(deadlineMs !== undefined ? { deadlineMs } : {}), layers };
     if (sc.graph === undefined) return [workloadStack];
-    workloadStack.graph = { graph: sc.graph, entryPolicies: layers.map((l) => l.policy), method, ...(deadlineMs !== undefined ? { deadlineMs } : {}) };
+    workloadStack.graph = {
+      graph: sc.graph,
+      caller: WORKLOAD_CALLER,
+      entries: sc.graph.entries,
+      entryPolicies: layers.map((l) => l.policy),
+      method,
+      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+    };
     return [workloadStack, ...callStacks(sc.graph, part.scenario, name, source, method)];
   }).flat();
 }

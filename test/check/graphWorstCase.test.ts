@@ -61,7 +61,7 @@ function graph(status: string, ops = 10): Json {
 
 function checked(raw: Json, cls: '503' | '500' | '429' | '400' | '404') {
   const sc = resolved(raw);
-  const w = graphWorstCase({ graph: sc.graph!, entryPolicies: sc.stack.map((l) => l.policy), method: sc.workload.method }, cls);
+  const w = graphWorstCase({ graph: sc.graph!, caller: 'workload', entries: sc.graph!.entries, entryPolicies: sc.stack.map((l) => l.policy), method: sc.workload.method }, cls);
   return { w, edges: Object.fromEntries(w.edges.map((e) => [`${e.caller} -> ${e.callee}`, e.callsPerOperation])) };
 }
 
