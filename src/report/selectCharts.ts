@@ -55,7 +55,7 @@ export function drawnGraph(cell: ReportCell): { nodes: DrawnNode[]; edges: Drawn
   const used = new Set(edges.flatMap((e) => [e.caller, e.callee]));
   const nodes: DrawnNode[] = [...callers, ...services]
     .filter((n) => used.has(n))
-    .map((name) => ({ name, utilisation: mean(`services.${name}.utilisation`), crashes: mean(`services.${name}.crashes`) }));
+    .map((name) => ({ name, utilisation: mean(`services.${name}.utilization`), crashes: mean(`services.${name}.crashes`) }));
   return { nodes, edges };
 }
 

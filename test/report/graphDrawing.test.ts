@@ -80,7 +80,7 @@ describe('graph drawing', () => {
     const graphScenario = { ...scenario(), graph: { services: [{ name: 'a->b' }, { name: 'b' }, { name: 'idle' }], entries: [], bulkheads: [] } };
     const c = cell({
       scenario: graphScenario as never,
-      metrics: { 'edges.workload->a->b.amplification': 2, 'edges.a->b->b.amplification': 6, 'services.b.utilisation': 0.5, 'services.b.crashes': 1, 'edges.a->b->b.calls': 60 },
+      metrics: { 'edges.workload->a->b.amplification': 2, 'edges.a->b->b.amplification': 6, 'services.b.utilization': 0.5, 'services.b.crashes': 1, 'edges.a->b->b.calls': 60 },
     });
     expect(drawnGraph(c)).toEqual({
       nodes: [
