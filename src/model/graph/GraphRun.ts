@@ -17,7 +17,7 @@ import { makeWorkload, type Workload } from '../workloads/Workload.js';
 import { CallSite } from './CallSite.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
-import { joinCode, ServiceRuntime, type CallStepRuntime, type EndpointRuntime } from './ServiceRuntime.js';
+import { joinCode, ServiceRuntime, workStep, type EndpointRuntime, type StepRuntime } from './ServiceRuntime.js';
 
 /** The event kinds of one stack of layers: its frame, hedge and request kinds (eventKinds.ts, from K_FRAME_WAKE to K_LEAF_RESPONSE). */
 const STACK_KINDS = K_LEAF_RESPONSE - K_FRAME_WAKE + 1;
@@ -92,7 +92,7 @@ export class GraphRun {
     this.workload = makeWorkload(sc, this.sim, seed, this.entry);
     const runtimes = new Map<string, ServiceRuntime>();
     for (const s of graph.services) {
-      const rt = new ServiceRuntime(s.name, s.fleet, this.callers);
+      const rt = new ServiceRuntime(s, this.callers);
       runtimes.set(s.name, rt);
       this.services.push(rt);
     }
@@ -119,8 +119,8 @@ export class GraphRun {
       const backends = rt.backendCount;
       const endpoints: EndpointRuntime[] = s.endpoints.map((ep) => {
         if (ep.steps === undefined) return { steps: null };
-        const steps = ep.steps.map((step, i): CallStepRuntime => {
-          if (step.kind !== 'call') throw new Error('internal: work steps are refused before the run');
+        const steps = ep.steps.map((step, i): StepRuntime => {
+          if (step.kind === 'work') return workStep(step.serviceMs, ep.name, i);
           const sites = step.calls.map((call, j) => {
             const siteSc = callSiteScenario(sc, call, backends, graph);
             const kb = nextKind - K_FRAME_WAKE;
@@ -140,7 +140,7 @@ export class GraphRun {
             callersOf.set(call.service, list);
             return site;
           });
-          return { ...joinCode(step.join, step.calls.length), cancellation: step.cancellation, sites };
+          return { kind: 'call', ...joinCode(step.join, step.calls.length), cancellation: step.cancellation, sites };
         });
         return { steps };
       });

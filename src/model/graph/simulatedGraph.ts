@@ -3,11 +3,11 @@ import { endpointNamed, serviceNamed, type ServiceGraph } from './ServiceGraph.j
 
 /**
  * What of a service graph the model cannot run yet, one message per part (empty: it runs). The model
- * runs entries (one, or a weighted mix) at endpoints answered by their fleets or by handlers whose
- * steps are `call` steps, on async services, down to leaf services (endpoints without steps). `work`
- * steps, threaded services with handlers, in-flight caps, bulkheads, optimistic-concurrency fleets
- * in a graph with handlers, and entry endpoints whose method differs from the operation's are
- * validated but not simulated.
+ * runs entries (one, or a weighted mix) at endpoints answered by their fleets or by handlers of
+ * `work` and `call` steps, on `async` services (with their `maxInFlight`) and `threaded` ones, down
+ * to leaf services (endpoints without steps). Bulkheads, optimistic-concurrency fleets in a graph
+ * with handlers, and entry endpoints whose method differs from the operation's are validated but
+ * not simulated.
  */
 export function unsimulatedGraphParts(graph: ServiceGraph, operationMethod: Method): string[] {
   const problems: string[] = [];
@@ -20,15 +20,6 @@ export function unsimulatedGraphParts(graph: ServiceGraph, operationMethod: Meth
   }
   for (const service of graph.services) {
     const at = `scenario.services.${service.name}`;
-    service.endpoints.forEach((endpoint) => {
-      (endpoint.steps ?? []).forEach((step, i) => {
-        if (step.kind === 'work') problems.push(`${at}.endpoints.${endpoint.name}.steps.${i}: work steps are not simulated yet (call steps are)`);
-      });
-    });
-    if (service.execution === 'threaded' && service.endpoints.some((e) => e.steps !== undefined)) {
-      problems.push(`${at}.execution: handlers of threaded services are not simulated yet (set "async")`);
-    }
-    if (service.maxInFlight !== 'unlimited') problems.push(`${at}.maxInFlight: a cap on requests in flight is not simulated yet`);
     if (handlers && service.fleet.kind === 'occ') problems.push(`${at}.fleet: an optimistic-concurrency fleet in a graph with handlers is not simulated yet`);
   }
   if (graph.bulkheads.length > 0) problems.push('scenario.bulkheads: bulkheads are not simulated yet');
