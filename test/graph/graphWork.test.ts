@@ -352,6 +352,7 @@ describe('what a failed handler answers upward', () => {
       throttled: '503',
       'circuit-open': '503',
       'budget-exhausted': '503',
+      'bulkhead-full': '503',
     });
   });
 });
