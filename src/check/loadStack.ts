@@ -218,16 +218,30 @@ function loadExperimentStacks(text: string, file: JsonObject, source: string, op
     const name = part.name === '' ? experiment.name : `${experiment.name}/${part.name}`;
     const method = options.method ?? sc.workload.method;
     const workloadStack: CheckStack = { source, name, method, ...(deadlineMs !== undefined ? { deadlineMs } : {}), layers };
-    if (sc.graph === undefined) return [workloadStack];
-    workloadStack.graph = {
-      graph: sc.graph,
-      caller: WORKLOAD_CALLER,
-      entries: sc.graph.entries,
-      entryPolicies: layers.map((l) => l.policy),
-      method,
-      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
-    };
-    return [workloadStack, ...callStacks(sc.graph, part.scenario, name, source, method)];
+    const graph = sc.graph;
+    if (graph === undefined) return [workloadStack];
+    if (graph.workloads === undefined) {
+      workloadStack.graph = { graph, caller: WORKLOAD_CALLER, entries: graph.entries, entryPolicies: layers.map((l) => l.policy), method, ...(deadlineMs !== undefined ? { deadlineMs } : {}) };
+      return [workloadStack, ...callStacks(graph, part.scenario, name, source, method)];
+    }
+    // Several workloads: each one's own stack, with the edges its operations reach.
+    const workloads = graph.workloads.map((w): CheckStack => {
+      const wMethod = options.method ?? w.workload.method;
+      const wDeadline = options.deadlineMs ?? w.workload.deadlineMs;
+      const wLayers = w.stack.map((layer, i) => {
+        const raw = rawAt(part.scenario, ['workloads', w.name, 'stack', i, 'policy']);
+        return toCheckLayer(layer, inlineOrigin(raw), []);
+      });
+      return {
+        source,
+        name: `${name} (workload ${w.name})`,
+        method: wMethod,
+        ...(wDeadline !== undefined ? { deadlineMs: wDeadline } : {}),
+        layers: wLayers,
+        graph: { graph, caller: w.name, entries: w.entries, entryPolicies: wLayers.map((l) => l.policy), method: wMethod, ...(wDeadline !== undefined ? { deadlineMs: wDeadline } : {}) },
+      };
+    });
+    return [...workloads, ...callStacks(graph, part.scenario, name, source, method)];
   }).flat();
 }
 

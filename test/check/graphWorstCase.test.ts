@@ -163,3 +163,45 @@ describe('check reads a service graph from an experiment file', () => {
     expect(checkStack(stacks[1]!).graph).toBeUndefined();
   });
 });
+
+describe('check reads a graph of several workloads', () => {
+  const tries2 = (n: number) => ({ maxAttempts: n, backoff: { kind: 'none' } });
+  const file = {
+    name: 'two',
+    scenario: {
+      workloads: {
+        web: { kind: 'burst', clients: 20, entry: { service: 'fe' }, stack: [{ name: 'browser', policy: tries2(3) }] },
+        batch: { kind: 'burst', clients: 10, entry: { service: 'b' }, stack: [{ name: 'job', policy: { preset: 'botocore-legacy', maxAttempts: 2, backoff: { kind: 'none' } } }] },
+      },
+      network: { hopMs: 0 },
+      services: {
+        fe: {
+          fleet: { kind: 'server', serviceMs: 1 },
+          endpoints: { page: { steps: [{ kind: 'call', calls: [{ service: 'a', stack: [{ name: 'a-sdk', policy: tries2(2) }] }, { service: 'b', stack: [{ name: 'b-sdk', policy: tries2(3) }] }] }] } },
+        },
+        a: { fleet: { kind: 'server', serviceMs: 1 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db', stack: [{ name: 'a-db', policy: tries2(2) }] }] }] } } },
+        b: { fleet: { kind: 'server', serviceMs: 1 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db', stack: [{ name: 'b-db', policy: tries2(4) }] }] }] } } },
+        db: { fleet: { kind: 'script', script: ['503:1'] }, endpoints: { get: {} } },
+      },
+    },
+  };
+
+  it("checks each workload's own stack with the edges its operations reach, as a simulation counts them per workload", () => {
+    const stacks = loadStacks(JSON.stringify(file), 'two.json');
+    expect(stacks.map((s) => [s.name, s.method, s.layers.map((l) => `${l.name}: ${l.origin}`), s.graph?.caller ?? null])).toEqual([
+      ['two (workload web)', 'GET', ['browser: inline'], 'web'],
+      ['two (workload batch)', 'GET', ['job: preset botocore-legacy with overrides'], 'batch'],
+      ['two (fe.page -> a.get)', 'GET', ['a-sdk: inline'], null],
+      ['two (fe.page -> b.get)', 'GET', ['b-sdk: inline'], null],
+      ['two (a.get -> db.get)', 'GET', ['a-db: inline'], null],
+      ['two (b.get -> db.get)', 'GET', ['b-db: inline'], null],
+    ]);
+    const sim = new Model(resolved(file.scenario), { seed: 1 }).run();
+    for (const s of stacks.slice(0, 2)) {
+      const at503 = checkStack(s).graph?.find((g) => g.failureClass === '503');
+      const w = s.graph!.caller;
+      const simulated = Object.fromEntries((sim.edges ?? []).filter((e) => (e.workloads?.[w]?.calls ?? 0) > 0).map((e) => [`${e.caller} -> ${e.callee}`, e.workloads![w]!.amplification]));
+      expect(Object.fromEntries(at503!.edges.map((e) => [`${e.caller} -> ${e.callee}`, e.callsPerOperation]))).toEqual(simulated);
+    }
+  });
+});
