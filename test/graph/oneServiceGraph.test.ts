@@ -128,10 +128,9 @@ describe('a stack + leaf scenario written as a graph of one service', () => {
       services: {
         fe: {
           fleet: { kind: 'server', serviceMs: 1 },
-          maxInFlight: 4,
           endpoints: { page: { steps: [{ kind: 'work' }, { kind: 'call', calls: [{ service: 'db' }] }] }, put: { method: 'PUT' } },
         },
-        db: { fleet: { kind: 'server', serviceMs: 1 }, endpoints: { get: {} } },
+        db: { fleet: { kind: 'occ' }, endpoints: { get: {} } },
       },
     };
     let error: unknown;
@@ -143,11 +142,10 @@ describe('a stack + leaf scenario written as a graph of one service', () => {
     expect(error).toBeInstanceOf(ScenarioError);
     expect((error as ScenarioError).problems).toEqual([
       "scenario.services.fe.endpoints.put.method PUT differs from the operation's GET: not simulated yet",
-      'scenario.services.fe.endpoints.page.steps.0: work steps are not simulated yet (call steps are)',
-      'scenario.services.fe.maxInFlight: a cap on requests in flight is not simulated yet',
+      'scenario.services.db.fleet: an optimistic-concurrency fleet in a graph with handlers is not simulated yet',
     ]);
     graph.workload.entry = [{ service: 'fe', endpoint: 'put' }];
-    graph.services.fe.maxInFlight = 'unlimited' as unknown as number;
+    (graph.services.db as { fleet: unknown }).fleet = { kind: 'server', serviceMs: 1 };
     expect(() => simulate(graph)).toThrow('scenario.services.fe.endpoints.put.method PUT differs from the operation\'s GET: not simulated yet');
   });
 });

@@ -3,8 +3,8 @@ import { growColumns, NO_F64, NO_I32, NO_U8, type ColumnSpec } from '../typedArr
 /** The columns of the handler table (their number sizes the buffer). */
 const HANDLER_COLUMNS: ColumnSpec<HandlerTable> = {
   f64: ['hDeadline', 'hOpSeq'],
-  i32: ['hCaller', 'hR', 'hEndpoint', 'hStep', 'hGen', 'hSucc', 'hPending', 'hBackend'],
-  u8: ['hChain', 'hBad', 'hDegraded'],
+  i32: ['hCaller', 'hR', 'hEndpoint', 'hStep', 'hGen', 'hSucc', 'hPending', 'hBackend', 'hSlot'],
+  u8: ['hChain', 'hBad', 'hDegraded', 'hHeld'],
 };
 
 /**
@@ -31,13 +31,17 @@ export class HandlerTable {
   /** The current step: calls succeeded, and calls not yet ended. */
   hSucc: Int32Array = NO_I32;
   hPending: Int32Array = NO_I32;
-  /** The backend of the service handling the request (the instance of its call stacks' layers). */
+  /** The backend of the service handling the request (the instance of its call stacks' layers), pinned on arrival. */
   hBackend: Int32Array = NO_I32;
+  /** The handler's slot in its service's fleet table (its work steps and its held worker). */
+  hSlot: Int32Array = NO_I32;
   /** 1 when a layer upstream is on a retry. */
   hChain: Uint8Array = NO_U8;
   hBad: Uint8Array = NO_U8;
   /** 1 once an optional call failed, or a call's success was degraded. */
   hDegraded: Uint8Array = NO_U8;
+  /** 1 while a threaded handler holds its worker (from `workerTaken` to its end). */
+  hHeld: Uint8Array = NO_U8;
   hFrames = new Int32Array(0);
 
   constructor(maxCalls: number, initial = 64) {

@@ -1,10 +1,11 @@
 import { GiveUp, Outcome } from '../../policy/outcome.js';
 import type { LastHop, Leaf, LeafHost } from '../leaves/Leaf.js';
-import { R_HANG, R_HOP, RequestTable } from '../RequestTable.js';
-import type { Leaf as FleetSpec } from '../scenario.js';
+import { ServerFarm } from '../leaves/server/ServerFarm.js';
+import { R_HANDLER, R_HANG, R_HOP, RequestTable, WORK_HOLD } from '../RequestTable.js';
+import type { Dist, Leaf as FleetSpec } from '../scenario.js';
 import type { CallSite } from './CallSite.js';
 import { HandlerTable } from './HandlerTable.js';
-import type { Join } from './ServiceGraph.js';
+import type { GraphService, Join } from './ServiceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import { upwardOutcome } from './upwardOutcome.js';
 
@@ -15,14 +16,39 @@ const JOIN_ALL = 0;
 const JOIN_ANY = 1;
 const JOIN_QUORUM = 2;
 
+/** {@link ServiceRuntime}'s `slotHandler` of a fleet slot serving a plain (leaf) request. */
+const PLAIN_SLOT = -1;
+/** ... of the slot of a withdrawn handler, which the fleet frees later (`LeafHost.release`). */
+const WITHDRAWN_SLOT = -2;
+
+/**
+ * What a caller's {@link ServiceLeaf.inner} holds for a request handled by handler h: -2 - h
+ * (negative, and never -1, which is {@link ServiceLeaf}'s "nothing"); a fleet slot is itself (>= 0).
+ */
+const handlerInner = (h: number): number => -2 - h;
+
 /** One `call` step of a handler, as the runtime runs it. */
 export interface CallStepRuntime {
+  kind: 'call';
   join: number;
   /** Successes that decide a quorum (all: every call; any: 1). */
   k: number;
   cancellation: boolean;
   sites: CallSite[];
 }
+
+/** One `work` step of a handler, as the runtime runs it. */
+export interface WorkStepRuntime {
+  kind: 'work';
+  /** The step's own service time; undefined: the serving backend's `serviceMs`. */
+  serviceMs: Dist | undefined;
+  /** The name of the step's random stream at its service's fleet (`<endpoint>/<step index>`). */
+  name: string;
+  /** The fleet's sampler code for the step (`ServerFarm.registerWork`; 0: the backend's own), set by {@link ServiceRuntime.connect}. */
+  code: number;
+}
+
+export type StepRuntime = CallStepRuntime | WorkStepRuntime;
 
 /** The join's code and quorum for {@link CallStepRuntime}. */
 export function joinCode(join: Join, calls: number): { join: number; k: number } {
@@ -31,9 +57,14 @@ export function joinCode(join: Join, calls: number): { join: number; k: number }
   return { join: JOIN_QUORUM, k: join.k };
 }
 
+/** Step `index` of endpoint `endpoint`, a `work` step, as the runtime runs it. */
+export function workStep(serviceMs: Dist | undefined, endpoint: string, index: number): WorkStepRuntime {
+  return { kind: 'work', serviceMs, name: `${endpoint}/${index}`, code: 0 };
+}
+
 /** An endpoint as the runtime runs it: null steps, the fleet answers as a leaf does. */
 export interface EndpointRuntime {
-  steps: CallStepRuntime[] | null;
+  steps: StepRuntime[] | null;
 }
 
 /** The backends of a fleet (the instances of its callers' layers). */
@@ -46,69 +77,120 @@ export function backendsOf(fleet: FleetSpec): number {
  * `leaf` scenario would have, with its own request table, event kinds and random streams) and the
  * handlers of its endpoints. A request arriving from any caller ({@link ServiceLeaf}) becomes a slot
  * of the fleet's table (an endpoint without steps: answered by the fleet as a leaf answers) or a
- * handler (an endpoint with steps); the service remembers the caller and its request to answer
- * through. A handler's `call` step starts one call per call site and joins them: `all` fails at the
+ * handler (an endpoint with steps) with a slot of its own in the fleet's table, pinned to the
+ * backend the load balancer picks on its arrival (`ServerFarm.pickBackend`); the service remembers
+ * the caller and its request to answer through.
+ *
+ * Workers. On an `async` service a handler holds a worker only during its `work` steps: each joins
+ * the worker queue of its backend under the fleet's discipline, as a leaf request does (triage:
+ * down, faults, shedding, the adaptive limit, `queueLimit`; drops of expired requests, CoDel,
+ * crashes), timed by the step's `serviceMs` or the backend's. On a `threaded` service the handler
+ * queues so for a worker when it starts and holds it until it ends (`LeafHost.workerTaken`,
+ * `ServerFarm.releaseWorker`), through its calls and their backoff waits; its `work` steps run on
+ * that worker without queueing again (`ServerFarm.runHeldWork`). A work step (or a threaded
+ * handler's start) the fleet refuses fails the handler with the fleet's own answer (a full queue:
+ * 503), its Retry-After hint included; one the fleet loses (a crash, an outage, an expired request
+ * dropped) loses the handler: its caller times out. Work done while nothing up to the entry waits
+ * is wasted work at this service's fleet.
+ *
+ * Calls. A handler's `call` step starts one call per call site and joins them: `all` fails at the
  * first failed required call and succeeds once every required call succeeded and every optional one
  * ended (degraded if one failed); `any` succeeds at the first success and fails when every call
  * failed; a quorum k succeeds at the k-th success and fails once fewer than k can still succeed.
  * Calls still outstanding when the join decides are cancelled (the step's `cancellation`) or run on
- * with nothing waiting for them. A failed step answers upward by {@link upwardOutcome}. It is the
- * fleet's host.
+ * with nothing waiting for them, holding no worker of this service. A failed call step answers
+ * upward by {@link upwardOutcome}.
+ *
+ * In flight. `maxInFlight` caps the requests admitted and not yet answered (handlers waiting on
+ * calls, and requests at the fleet, included); one arriving beyond it is refused at once with 503.
+ * It is the fleet's host.
  */
 export class ServiceRuntime implements LeafHost {
   readonly name: string;
   readonly req: RequestTable;
   fleet!: Leaf;
+  /** The fleet as a farm of servers when the service has handlers (validation allows them only on server and pool fleets). */
+  private farm: ServerFarm | null = null;
   readonly endpoints: EndpointRuntime[] = [];
   /** Every stack calling a service of the graph, by its index (shared by the graph's services). */
   private readonly callers: ServiceLeaf[];
   /** The backends of the fleet. */
   readonly backendCount: number;
-  private nextBackend = 0;
+  /** Thread-per-request: a handler holds its worker from its start to its end. */
+  readonly threaded: boolean;
+  private readonly maxInFlight: number;
+  /** Requests admitted and not yet answered (or lost, or withdrawn). */
+  inFlight = 0;
+  /** Requests refused on arrival because `maxInFlight` were in flight (from t = 0 on). */
+  refusedInFlight = 0;
   private handlers!: HandlerTable;
-  /** Per fleet request: the caller and its request. */
+  /** Per fleet slot: the caller and its request (plain requests). */
   private upCaller = new Int32Array(64);
   private upR = new Int32Array(64);
+  /** A held worker is being released ({@link answer}); the held handlers that ended meanwhile: handler, generation, outcome, Retry-After. */
+  private releasing = false;
+  private readonly endedWhileReleasing: number[] = [];
+  /** Per fleet slot: the handler it serves, {@link PLAIN_SLOT} or {@link WITHDRAWN_SLOT}. */
+  private slotHandler = new Int32Array(64).fill(PLAIN_SLOT);
 
-  constructor(name: string, fleet: FleetSpec, callers: ServiceLeaf[]) {
-    this.name = name;
+  constructor(service: GraphService, callers: ServiceLeaf[]) {
+    this.name = service.name;
     this.callers = callers;
     this.req = new RequestTable(64);
-    this.backendCount = backendsOf(fleet);
+    this.backendCount = backendsOf(service.fleet);
+    this.threaded = service.execution === 'threaded';
+    this.maxInFlight = service.maxInFlight === 'unlimited' ? Infinity : service.maxInFlight;
   }
 
-  /** Connect the fleet, once the endpoints' handlers are in {@link endpoints}. */
+  /** Connect the fleet, once the endpoints' handlers are in {@link endpoints}: the work steps' samplers are registered with it. */
   connect(fleet: Leaf): void {
     this.fleet = fleet;
-    const maxCalls = Math.max(1, ...this.endpoints.flatMap((e) => (e.steps ?? []).map((s) => s.sites.length)));
+    const steps = this.endpoints.flatMap((e) => e.steps ?? []);
+    const maxCalls = Math.max(1, ...steps.map((s) => (s.kind === 'call' ? s.sites.length : 0)));
     this.handlers = new HandlerTable(maxCalls);
+    if (!this.endpoints.some((e) => e.steps !== null)) return;
+    if (!(fleet instanceof ServerFarm)) throw new Error(`internal: service ${this.name} has handlers but its fleet has no workers`);
+    this.farm = fleet;
+    for (const step of steps) {
+      if (step.kind === 'work' && step.serviceMs !== undefined) step.code = fleet.registerWork(step.serviceMs, step.name);
+    }
   }
 
   // ------------------------------------------------------------ from callers
 
   /** Request r of caller `leaf` arrives for endpoint `endpoint`. */
   accept(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
+    if (this.inFlight >= this.maxInFlight) {
+      if (t >= 0) this.refusedInFlight++;
+      leaf.answer(r, Outcome.S503, NaN, false, t);
+      return;
+    }
+    this.inFlight++;
     const steps = (this.endpoints[endpoint] as EndpointRuntime).steps;
     if (steps === null) this.toFleet(leaf, r, t);
     else this.startHandler(leaf, r, endpoint, t);
   }
 
-  private toFleet(leaf: ServiceLeaf, r: number, t: number): void {
+  /** A slot of the fleet's table for a request of caller `leaf`, its fields copied from the caller's request r. */
+  private slotFor(leaf: ServiceLeaf, r: number, handler: number): number {
     const req = this.req;
     const up = leaf.callerReq;
     const s = req.alloc();
     if (s >= this.upR.length) {
       const n = Math.max(s + 1, this.upR.length * 2);
-      const a = new Int32Array(n);
-      a.set(this.upCaller);
-      this.upCaller = a;
-      const b = new Int32Array(n);
-      b.set(this.upR);
-      this.upR = b;
+      const grow = (a: Int32Array, fill: number) => {
+        const b = new Int32Array(n).fill(fill);
+        b.set(a);
+        return b;
+      };
+      this.upCaller = grow(this.upCaller, 0);
+      this.upR = grow(this.upR, 0);
+      this.slotHandler = grow(this.slotHandler, PLAIN_SLOT);
     }
     this.upCaller[s] = leaf.caller;
     this.upR[s] = r;
-    leaf.inner[r] = s;
+    this.slotHandler[s] = handler;
+    req.plain(s);
     req.state[s] = R_HOP;
     req.parent[s] = -1;
     req.parentGen[s] = 0;
@@ -121,6 +203,12 @@ export class ServiceRuntime implements LeafHost {
     req.backend[s] = -1;
     req.lbOpen[s] = 0;
     req.timers.arm(s);
+    return s;
+  }
+
+  private toFleet(leaf: ServiceLeaf, r: number, t: number): void {
+    const s = this.slotFor(leaf, r, PLAIN_SLOT);
+    leaf.inner[r] = s;
     this.fleet.route(s, s, 1);
     this.fleet.arrive(s, t);
   }
@@ -131,59 +219,84 @@ export class ServiceRuntime implements LeafHost {
     this.fleet.abandon(inner, t);
     if (this.req.state[inner] === R_HANG) {
       this.req.release(inner);
+      this.inFlight--;
       leaf.hung(r);
     }
   }
 
-  /** Cancellation: the caller withdraws request r; it recurses downstream. */
+  /** Cancellation: the caller withdraws request r; it recurses downstream, and frees what the handler holds at the fleet. */
   withdraw(leaf: ServiceLeaf, r: number, inner: number, t: number): void {
     if (inner >= 0) {
       this.fleet.withdraw(inner, t);
       return;
     }
-    const h = ~inner;
+    const h = -2 - inner;
     const H = this.handlers;
-    const steps = (this.endpoints[H.hEndpoint[h] as number] as EndpointRuntime).steps as CallStepRuntime[];
-    const step = steps[H.hStep[h] as number];
+    const step = this.stepOf(h);
     H.hGen[h] = (H.hGen[h] as number) + 1;
-    if (step !== undefined) this.cancelOutstanding(h, step, t);
+    if (step !== undefined && step.kind === 'call') this.cancelOutstanding(h, step, t);
+    const s = H.hSlot[h] as number;
     H.release(h);
+    this.inFlight--;
+    this.slotHandler[s] = WITHDRAWN_SLOT;
+    // The fleet frees the worker or the queue place (or nothing) and then the slot, through release.
+    (this.farm as ServerFarm).withdraw(s, t);
     leaf.freed(r);
   }
 
   // ------------------------------------------------------------ the fleet's host
 
   respond(s: number, outcome: number, retryAfterMs: number, t: number): void {
+    const h = this.slotHandler[s] as number;
+    if (h >= 0) {
+      this.stepAnswered(h, s, outcome, retryAfterMs, t);
+      return;
+    }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
     this.req.release(s);
+    this.inFlight--;
     leaf.answer(r, outcome, retryAfterMs, false, t);
   }
 
   stillWanted(s: number): boolean {
+    const h = this.slotHandler[s] as number;
+    if (h >= 0) return (this.callers[this.handlers.hCaller[h] as number] as ServiceLeaf).wanted(this.handlers.hR[h] as number);
     return (this.callers[this.upCaller[s] as number] as ServiceLeaf).wanted(this.upR[s] as number);
   }
 
   drop(s: number, t: number): void {
+    const h = this.slotHandler[s] as number;
+    if (h >= 0) {
+      this.handlerLost(h, t);
+      return;
+    }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
     this.req.release(s);
+    this.inFlight--;
     leaf.lost(r, t);
   }
 
   release(s: number): void {
+    if (this.slotHandler[s] !== PLAIN_SLOT) {
+      // A withdrawn handler's slot: the handler is gone already.
+      this.freeSlot(s);
+      return;
+    }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
     this.req.release(s);
+    this.inFlight--;
     leaf.freed(r);
   }
 
-  /**
-   * Held workers (threaded handlers) are not run yet: simulatedGraph refuses threaded services, so
-   * no request of a service's table holds its worker.
-   */
-  workerTaken(s: number): void {
-    throw new Error(`internal: request ${s} of a service holds a worker, but threaded handlers are not run`);
+  /** A threaded handler's slot s took its worker at t: the handler starts its steps on it. */
+  workerTaken(s: number, _b: number, t: number): void {
+    const h = this.slotHandler[s] as number;
+    if (h < 0) throw new Error(`internal: request ${s} of service ${this.name} holds a worker but serves no handler`);
+    this.handlers.hHeld[h] = 1;
+    this.runStep(h, t);
   }
 
   /** Hops between services belong to the callers' stacks: the fleet's own answers take none (OCC fleets with handlers are not run). */
@@ -196,29 +309,56 @@ export class ServiceRuntime implements LeafHost {
   private startHandler(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
     const H = this.handlers;
     const up = leaf.callerReq;
+    const farm = this.farm as ServerFarm;
     const h = H.alloc();
-    leaf.inner[r] = ~h;
+    leaf.inner[r] = handlerInner(h);
     H.hCaller[h] = leaf.caller;
     H.hR[h] = r;
     H.hEndpoint[h] = endpoint;
     H.hStep[h] = 0;
     H.hDegraded[h] = 0;
-    H.hBackend[h] = this.nextBackend;
-    this.nextBackend = (this.nextBackend + 1) % this.backendCount;
+    H.hHeld[h] = 0;
     H.hDeadline[h] = up.deadline[r] as number;
     H.hChain[h] = up.chain[r] as number;
     H.hBad[h] = up.bad[r] as number;
     H.hOpSeq[h] = up.opSeq[r] as number;
-    this.runStep(h, t);
+    const s = this.slotFor(leaf, r, h);
+    H.hSlot[h] = s;
+    this.req.state[s] = R_HANDLER;
+    H.hBackend[h] = farm.pickBackend(s);
+    if (!this.threaded) {
+      this.runStep(h, t);
+      return;
+    }
+    // Thread-per-request: the handler waits for a worker of its backend (workerTaken), or is refused.
+    this.req.work[s] = WORK_HOLD;
+    this.req.state[s] = R_HOP;
+    farm.arrive(s, t);
+  }
+
+  /** Handler h's current step (undefined past the last). */
+  private stepOf(h: number): StepRuntime | undefined {
+    const H = this.handlers;
+    return ((this.endpoints[H.hEndpoint[h] as number] as EndpointRuntime).steps as StepRuntime[])[H.hStep[h] as number];
   }
 
   /** Run handler h's current step, or answer success when none is left. */
   private runStep(h: number, t: number): void {
     const H = this.handlers;
-    const steps = (this.endpoints[H.hEndpoint[h] as number] as EndpointRuntime).steps as CallStepRuntime[];
-    const step = steps[H.hStep[h] as number];
+    const step = this.stepOf(h);
     if (step === undefined) {
-      this.answer(h, Outcome.SUCCESS, t);
+      this.answer(h, Outcome.SUCCESS, NaN, t);
+      return;
+    }
+    if (step.kind === 'work') {
+      const s = H.hSlot[h] as number;
+      const farm = this.farm as ServerFarm;
+      if (H.hHeld[h] === 1) farm.runHeldWork(s, step.code, t);
+      else {
+        this.req.work[s] = step.code;
+        this.req.state[s] = R_HOP;
+        farm.arrive(s, t);
+      }
       return;
     }
     const gen = H.hGen[h] as number;
@@ -237,12 +377,37 @@ export class ServiceRuntime implements LeafHost {
     }
   }
 
+  /**
+   * The fleet answered handler h's slot s: a work step ended (success: the next step runs; else the
+   * handler fails with the fleet's answer), or a threaded handler was refused a worker.
+   */
+  private stepAnswered(h: number, s: number, outcome: number, retryAfterMs: number, t: number): void {
+    const H = this.handlers;
+    if (H.hHeld[h] === 1) {
+      // A work step on the held worker is done; the worker stays held.
+      H.hStep[h] = (H.hStep[h] as number) + 1;
+      this.runStep(h, t);
+      return;
+    }
+    if (this.req.work[s] === WORK_HOLD) {
+      if (outcome === Outcome.SUCCESS) throw new Error(`internal: a threaded handler of service ${this.name} was answered before it took a worker`);
+      this.answer(h, outcome, retryAfterMs, t);
+      return;
+    }
+    this.req.state[s] = R_HANDLER;
+    if (outcome !== Outcome.SUCCESS) {
+      this.answer(h, outcome, retryAfterMs, t);
+      return;
+    }
+    H.hStep[h] = (H.hStep[h] as number) + 1;
+    this.runStep(h, t);
+  }
+
   /** Call j of handler h's current step (generation gen) ended: the join decides, or waits. */
   callEnded(h: number, gen: number, j: number, reason: number, outcome: number, degraded: boolean, t: number): void {
     const H = this.handlers;
     if (H.hGen[h] !== gen) return;
-    const steps = (this.endpoints[H.hEndpoint[h] as number] as EndpointRuntime).steps as CallStepRuntime[];
-    const step = steps[H.hStep[h] as number] as CallStepRuntime;
+    const step = this.stepOf(h) as CallStepRuntime;
     H.hFrames[h * H.maxCalls + j] = -1;
     const pending = (H.hPending[h] as number) - 1;
     H.hPending[h] = pending;
@@ -270,7 +435,7 @@ export class ServiceRuntime implements LeafHost {
     if (decided === 'success') {
       H.hStep[h] = (H.hStep[h] as number) + 1;
       this.runStep(h, t);
-    } else this.answer(h, upwardOutcome(outcome), t);
+    } else this.answer(h, upwardOutcome(outcome), NaN, t);
   }
 
   /** Cancel the calls of handler h's step still outstanding. */
@@ -285,14 +450,78 @@ export class ServiceRuntime implements LeafHost {
     }
   }
 
-  /** Handler h ends: its answer goes to its caller. */
-  private answer(h: number, outcome: number, t: number): void {
+  /** Free fleet slot s of a handler that has ended. */
+  private freeSlot(s: number): void {
+    this.slotHandler[s] = PLAIN_SLOT;
+    this.req.release(s);
+  }
+
+  /**
+   * Handler h ends: its held worker is released (its holding time wasted if nothing waits for the
+   * answer any more), its backend settled, and its answer goes to its caller. Releasing a worker
+   * starts the next queued handler, which may end at once (a call refused at once, with no hop) and
+   * release its worker in turn: a held handler ending while a worker of its service is being
+   * released ends just after that release, in order, so the stack does not grow with the queue.
+   */
+  private answer(h: number, outcome: number, retryAfterMs: number, t: number): void {
     const H = this.handlers;
+    if (H.hHeld[h] === 0) {
+      this.end(h, outcome, retryAfterMs, t);
+      return;
+    }
+    const ended = this.endedWhileReleasing;
+    if (this.releasing) {
+      ended.push(h, H.hGen[h] as number, outcome, retryAfterMs);
+      return;
+    }
+    this.releasing = true;
+    this.end(h, outcome, retryAfterMs, t);
+    // Withdrawn or lost since (a generation moved on): already ended.
+    for (let i = 0; i < ended.length; i += 4) {
+      const e = ended[i] as number;
+      if (H.hGen[e] === ended[i + 1]) this.end(e, ended[i + 2] as number, ended[i + 3] as number, t);
+    }
+    ended.length = 0;
+    this.releasing = false;
+  }
+
+  /** {@link answer}, at once. */
+  private end(h: number, outcome: number, retryAfterMs: number, t: number): void {
+    const H = this.handlers;
+    const farm = this.farm as ServerFarm;
+    const s = H.hSlot[h] as number;
+    if (H.hHeld[h] === 1) farm.releaseWorker(s, t);
+    farm.handlerAnswered(s, outcome, t);
     const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
     const r = H.hR[h] as number;
     const degraded = H.hDegraded[h] === 1;
+    this.freeSlot(s);
     H.release(h);
-    leaf.answer(r, outcome, NaN, degraded, t);
+    this.inFlight--;
+    leaf.answer(r, outcome, retryAfterMs, degraded, t);
+  }
+
+  /**
+   * The fleet lost handler h's request (a crash or outage of its backend, an expired request
+   * dropped from the queue): nobody answers, its caller times out. Calls of its current step still
+   * outstanding are cancelled if the step's `cancellation` is on, and run on otherwise.
+   */
+  private handlerLost(h: number, t: number): void {
+    const H = this.handlers;
+    const step = this.stepOf(h);
+    H.hGen[h] = (H.hGen[h] as number) + 1;
+    if (step !== undefined && step.kind === 'call') {
+      if (step.cancellation) this.cancelOutstanding(h, step, t);
+      else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
+    }
+    const s = H.hSlot[h] as number;
+    (this.farm as ServerFarm).handlerAnswered(s, Outcome.TIMEOUT, t);
+    const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
+    const r = H.hR[h] as number;
+    this.freeSlot(s);
+    H.release(h);
+    this.inFlight--;
+    leaf.lost(r, t);
   }
 
   /** Whether handler h (generation gen) still waits for a call, and its own caller for it. */

@@ -1,7 +1,7 @@
 import { Timers } from '../../../engine/timers.js';
 import { Outcome } from '../../../policy/outcome.js';
 import type { IntDeque } from '../../IntDeque.js';
-import { R_CANCELLED, R_QUEUED, R_SERVICE } from '../../RequestTable.js';
+import { R_CANCELLED, R_QUEUED, R_SERVICE, WORK_HOLD } from '../../RequestTable.js';
 import type { PoolLeaf, ServerLeaf } from '../../scenario.js';
 import { streamIf } from '../../streams.js';
 import { DELAYED_ANSWER, LeafAnswer, NEEDS_SLOT, type BackendStats, type Leaf, type LeafContext, type ServerSeries, type ServerTotals } from '../Leaf.js';
@@ -90,7 +90,10 @@ export class ServerFarm extends Backends implements Leaf {
   dispatch(kind: number, a: number, b: number, t: number, active: boolean): boolean {
     switch (kind) {
       case FarmKind.SERVICE_DONE:
-        if (this.req.timers.isLive(a, b)) this.serviceDone(a, t);
+        if (this.req.timers.isLive(a, b)) {
+          if (this.req.work[a] === WORK_HOLD) this.heldWorkDone(a, t);
+          else this.serviceDone(a, t);
+        }
         return true;
       case FarmKind.FAULT_ANSWER:
         if (this.req.timers.isLive(a, b)) this.answer(a, this.req.outcome[a] as number, this.req.retryAfter[a] as number, t);
@@ -189,9 +192,13 @@ export class ServerFarm extends Backends implements Leaf {
     this.settle(r, true, t);
   }
 
-  /** Cancellation: free the request's worker or its queue place (or the slot, if the request is elsewhere). */
+  /**
+   * Cancellation: free the request's worker or its queue place (or the slot, if the request is
+   * elsewhere). A handler's pinned request is settled at its backend here too (not as a failure).
+   */
   withdraw(r: number, t: number): void {
     this.settle(r, false, t);
+    this.handlerAnswered(r, Outcome.SUCCESS, t);
     const req = this.req;
     const b = req.backend[r] as number;
     switch (req.state[r]) {
@@ -278,11 +285,32 @@ export class ServerFarm extends Backends implements Leaf {
   /**
    * A service time for a `work` step of a threaded handler running on its held worker at backend b:
    * drawn from `work`'s sampler ({@link registerWork}; 0: the backend's own `serviceMs` from the
-   * `service` stream), degraded by the backend's load (the held workers count). The host times it
-   * itself; the farm keeps the worker busy until {@link releaseWorker}.
+   * `service` stream), degraded by the backend's load (the held workers count). A host that times
+   * the step itself uses this; {@link runHeldWork} draws and times it. The farm keeps the worker
+   * busy until {@link releaseWorker}.
    */
   drawServiceMs(b: number, work: number): number {
     return this.serviceTime(b, work);
+  }
+
+  /**
+   * Run a `work` step of held request r (it holds its worker: {@link LeafHost.workerTaken} was
+   * called) on that worker, with no queueing: its service time is drawn as {@link drawServiceMs}
+   * draws it, and when it ends the host is told with `respond(r, SUCCESS)` while r still holds its
+   * worker (state R_SERVICE) until {@link releaseWorker}. A crash or outage of the backend before
+   * then loses r (`LeafHost.drop`), as it loses any held request. Returns the service time.
+   */
+  runHeldWork(r: number, work: number, t: number): number {
+    const req = this.req;
+    if (req.state[r] !== R_SERVICE || req.work[r] !== WORK_HOLD) throw new Error(`internal: request ${r} holds no worker`);
+    const d = this.serviceTime(req.backend[r] as number, work);
+    this.sim.at(t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
+    return d;
+  }
+
+  /** A held request's `work` step ({@link runHeldWork}) is done: it keeps its worker. */
+  private heldWorkDone(r: number, t: number): void {
+    this.host.respond(r, Outcome.SUCCESS, NaN, t);
   }
 
   /**
