@@ -179,7 +179,7 @@ export class GraphRun {
             nextKind += STACK_KINDS;
             this.checkKinds(nextKind);
             const siteReq = new RequestTable(64);
-            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(siteSc, false), 64, stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb));
+            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), 64, stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb));
             this.claimStack(ly);
             const bulkhead = bulkheads.get(`${s.name}\u0000${call.service}`) ?? null;
             const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed, bulkhead, named === undefined ? null : { count: W, index: -1 });
@@ -374,6 +374,15 @@ export class GraphRun {
     for (const e of this.entryStacks) if (e.layers.inFlightOps > 0 || e.workload.pending > 0) return true;
     return false;
   }
+}
+
+/**
+ * What a call site's own measurements keep: the results report the edges' counters and the
+ * services' fleets, not the call sites' leaf-arrival statistics, so their clustering statistics and
+ * metric windows, which every call would update, are left out.
+ */
+function callSiteMetrics(siteSc: Scenario): Scenario {
+  return { ...siteSc, metrics: { ...siteSc.metrics, clusteringBinMs: [], windows: [] } };
 }
 
 /**
