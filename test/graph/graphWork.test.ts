@@ -355,3 +355,55 @@ describe('what a failed handler answers upward', () => {
     });
   });
 });
+
+describe('outages during work (scripted leaves, zero hops: exact event logs)', () => {
+  const entry = [{ name: 'app', policy: { maxAttempts: 2, backoff: { kind: 'none' }, perAttemptTimeoutMs: 30 } }];
+
+  it("an outage of the backend during an async work step loses the handler: its caller's attempt times out", () => {
+    // fe's backend goes down over [5, 15) while op 0's 10 ms work step is in service; the entry's
+    // attempt times out at 30 and its retry is served over [30, 40).
+    const raw = {
+      workload: { kind: 'burst', clients: 1, entry: { service: 'fe' } },
+      stack: entry,
+      network: { hopMs: 0 },
+      services: {
+        fe: { fleet: { kind: 'server', concurrency: 1, serviceMs: 10, outages: [{ atMs: 5, durationMs: 10 }] }, endpoints: { page: { steps: [{ kind: 'work' }] } } },
+      },
+    };
+    const { log, r } = entryLog(raw);
+    expect(log).toEqual([
+      [30, 0, 'outcome', 'timeout'],
+      [40, 0, 'outcome', '200'],
+      [40, 0, 'give-up', 'success'],
+    ]);
+    expect(service(r, 'fe')).toMatchObject({ served: 1, lost: 1 });
+  });
+
+  it("an outage while a threaded handler holds its worker through a call loses it; the call runs on with nothing waiting", () => {
+    // Op 0 takes the worker at 0, works to 2 and calls db (20 ms); fe's backend is down over [10, 20).
+    // The handler is lost at 10, its call runs on to 22; the entry's retry at 30 works to 32 and its call ends at 52.
+    const raw = {
+      workload: { kind: 'burst', clients: 1, entry: { service: 'fe' } },
+      stack: entry,
+      network: { hopMs: 0 },
+      services: {
+        fe: {
+          fleet: { kind: 'server', concurrency: 1, serviceMs: 2, outages: [{ atMs: 10, durationMs: 10 }] },
+          execution: 'threaded',
+          endpoints: { page: { steps: [{ kind: 'work' }, { kind: 'call', calls: [{ service: 'db' }] }] } },
+        },
+        db: { fleet: { kind: 'script', script: ['200:20'] }, endpoints: { get: {} } },
+      },
+    };
+    const { log, r } = entryLog(raw);
+    expect(log).toEqual([
+      [30, 0, 'outcome', 'timeout'],
+      [52, 0, 'outcome', '200'],
+      [52, 0, 'give-up', 'success'],
+    ]);
+    expect(calls(r)).toEqual({ 'workload -> fe': 2, 'fe -> db': 2 });
+    // Busy: [0, 10) for the lost handler, [30, 52) for the second.
+    expect(service(r, 'fe')).toMatchObject({ served: 1, lost: 1 });
+    expect(service(r, 'fe').meanBusy).toBeCloseTo((10 + 22) / 52, 12);
+  });
+});
