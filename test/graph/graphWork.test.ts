@@ -211,6 +211,29 @@ describe('maxInFlight (async services)', () => {
   });
 });
 
+describe('maxInFlight of a leaf service', () => {
+  it('caps the requests at its fleet too, the one-service graph included', () => {
+    // One service, its endpoint answered by its fleet (10 ms of service on unlimited workers), at
+    // most 1 request in flight: op 1 is refused at 0 and retried by the entry's layer at 15.
+    const raw = {
+      workload: { kind: 'burst', clients: 2, entry: { service: 'api' } },
+      stack: [{ name: 'app', policy: { maxAttempts: 2, backoff: { kind: 'constant', baseMs: 15 } } }],
+      network: { hopMs: 0 },
+      services: { api: { fleet: { kind: 'server', concurrency: 'unlimited', serviceMs: 10 }, maxInFlight: 1, endpoints: { get: {} } } },
+    };
+    const { log, r } = entryLog(raw);
+    expect(log).toEqual([
+      [0, 1, 'outcome', '503'],
+      [10, 0, 'outcome', '200'],
+      [10, 0, 'give-up', 'success'],
+      [25, 1, 'outcome', '200'],
+      [25, 1, 'give-up', 'success'],
+    ]);
+    expect(calls(r)).toEqual({ 'workload -> api': 3 });
+    expect(service(r, 'api')).toMatchObject({ served: 2, shed: 0 });
+  });
+});
+
 describe('cancellation reaching a handler', () => {
   it('withdraws the first handler of a service too, and its own calls with it', () => {
     // fe's step `any` (cancellation on) calls mid (a handler calling db, 100 ms) and fast (10 ms):
