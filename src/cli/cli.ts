@@ -455,9 +455,15 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
         lines.push(`  part ${p.name}: ${p.cells.length} cells x ${p.replications} replications`);
         const first = p.cells[0]?.scenario;
         if (first?.graph !== undefined) {
-          const edges = callsIfEveryCallFails(first.graph, first.stack);
-          const listed = edges.map((e) => `${e.caller} -> ${e.callee} ${fmtCalls(e.callsPerOperation)}`);
-          lines.push(`    calls per operation if every call failed (its first cell): ${listed.join(', ')}`);
+          const graph = first.graph;
+          const format = (edges: ReturnType<typeof callsIfEveryCallFails>) => edges.map((e) => `${e.caller} -> ${e.callee} ${fmtCalls(e.callsPerOperation)}`).join(', ');
+          if (graph.workloads === undefined) lines.push(`    calls per operation if every call failed (its first cell): ${format(callsIfEveryCallFails(graph, first.stack))}`);
+          else {
+            for (const w of graph.workloads) {
+              const edges = callsIfEveryCallFails({ ...graph, entries: w.entries }, w.stack, w.name);
+              lines.push(`    calls per operation of ${w.name} if every call failed (its first cell): ${format(edges)}`);
+            }
+          }
         }
         runs += p.cells.length * p.replications;
         for (const c of p.cells) {

@@ -7,7 +7,8 @@ import { parseRetryAfterMs } from './retryAfter.js';
  * permanent client errors; `429` a refusal before any processing; `500`/`503` server errors;
  * `conflict` an optimistic-concurrency write conflict; `overloaded` the SRE book's "overloaded;
  * don't retry"; `deadline-exceeded` a layer below that gave up on its deadline; `throttled`,
- * `circuit-open` and `budget-exhausted` refusals a layer below made without any call.
+ * `circuit-open` and `budget-exhausted` refusals a layer below made without any call; `bulkhead-full`
+ * a service graph's bulkhead refusing a call.
  */
 export type OutcomeName =
   | '200'
@@ -22,7 +23,8 @@ export type OutcomeName =
   | 'deadline-exceeded'
   | 'throttled'
   | 'circuit-open'
-  | 'budget-exhausted';
+  | 'budget-exhausted'
+  | 'bulkhead-full';
 
 /** How an attempt settled: the value `fn` returned, or what it threw. */
 export type Settled<T> = { kind: 'value'; value: T } | { kind: 'error'; error: unknown };

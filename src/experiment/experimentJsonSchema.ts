@@ -16,10 +16,16 @@ export function experimentJsonSchema(): Record<string, unknown> {
     metadata: schemaDocs,
   }) as Record<string, unknown>;
   const { $schema, ...rest } = generated;
-  // A scenario has a leaf, or services (a service graph): exactly one of them.
+  // A scenario has a leaf, or services (a service graph): exactly one of them. It has a workload and
+  // a stack, or (a service graph) named workloads, each with its own stack, instead.
   const scenarioDef = (rest.$defs as Record<string, Record<string, unknown>> | undefined)?.Scenario;
   if (scenarioDef !== undefined) {
     scenarioDef.oneOf = [{ required: ['leaf'], not: { required: ['services'] } }, { required: ['services'], not: { required: ['leaf'] } }];
+    scenarioDef.required = ((scenarioDef.required as string[] | undefined) ?? []).filter((k) => k !== 'workload' && k !== 'stack');
+    scenarioDef.anyOf = [
+      { required: ['workload', 'stack'], not: { required: ['workloads'] } },
+      { required: ['workloads', 'services'], not: { anyOf: [{ required: ['workload'] }, { required: ['stack'] }] } },
+    ];
   }
   const schema: Record<string, unknown> = {
     $schema,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { WORKLOAD_CALLER, type Bulkhead, type GraphEntry, type GraphService, type GraphStep, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
-import type { Dist, Layer, Leaf, Method } from '../model/scenario.js';
+import { WORKLOAD_CALLER, type Bulkhead, type GraphEntry, type GraphService, type GraphStep, type GraphWorkload, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
+import type { Dist, Layer, Leaf, Method, Workload } from '../model/scenario.js';
 import { between } from '../policy/schema/between.js';
 import { describeValue } from '../policy/schema/describeValue.js';
 import { fields as f } from '../policy/schema/fields.js';
@@ -49,12 +49,16 @@ interface ParsedEntry {
   weight?: number | undefined;
 }
 
-/** The graph fields of a scenario as parsed: `services`, `bulkheads` and the workload's `entry`. */
+/** The graph fields of a scenario as parsed: `services`, `bulkheads` and the workload's `entry` (or each named workload's). */
 export interface ParsedGraph {
   services: Record<string, ParsedService>;
   bulkheads?: Array<{ caller: string; callee: string; maxConcurrent: number }> | undefined;
   entry?: ParsedEntry | ParsedEntry[] | undefined;
+  workloads?: Record<string, { entry?: ParsedEntry | ParsedEntry[] | undefined }> | undefined;
 }
+
+/** A named workload as parsed: a workload with its entry and its own stack. */
+export type ParsedNamedWorkload = Workload & { entry?: ParsedEntry | ParsedEntry[] | undefined; stack: Layer[] };
 
 const entryTarget = { service: f.nonEmptyString(), endpoint: doc(f.nonEmptyString().optional(), 'May be left out when the service has one endpoint.') };
 
@@ -224,10 +228,16 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
   }
   reportCycles(edges, report);
 
-  const entries = graph.entry === undefined ? [] : Array.isArray(graph.entry) ? graph.entry : [graph.entry];
-  entries.forEach((en, i) => {
-    resolve(Array.isArray(graph.entry) ? ['workload', 'entry', i] : ['workload', 'entry'], en.service, en.endpoint);
-  });
+  const checkEntry = (at: PathSegment[], entry: ParsedEntry | ParsedEntry[] | undefined): void => {
+    const entries = entry === undefined ? [] : Array.isArray(entry) ? entry : [entry];
+    entries.forEach((en, i) => resolve(Array.isArray(entry) ? [...at, i] : at, en.service, en.endpoint));
+  };
+  if (graph.workloads === undefined) checkEntry(['workload', 'entry'], graph.entry);
+  for (const [name, w] of Object.entries(graph.workloads ?? {})) {
+    if (!NAME.test(name)) report(['workloads', name], 'is not a valid workload name (a letter, then letters, digits, "_" and "-")', name);
+    else if (Object.hasOwn(services, name)) report(['workloads', name], `is also the name of a service (entry edges are named <workload> -> <service>)`, name, [['services', name]]);
+    checkEntry(['workloads', name, 'entry'], w.entry);
+  }
 
   const seen = new Map<string, number>();
   (graph.bulkheads ?? []).forEach((b, i) => {
@@ -305,8 +315,17 @@ function resolveJoin(join: 'all' | 'any' | { quorum: number }): Join {
   return typeof join === 'object' ? { kind: 'quorum', k: join.quorum } : { kind: join };
 }
 
-/** The resolved graph of a checked {@link ParsedGraph}; `cancellation` is the scenario's default for call steps. */
-export function resolveGraph(graph: ParsedGraph, cancellation: boolean): ServiceGraph {
+/** The resolved entries of a checked entry (one, or a mix). */
+function resolveEntries(services: Record<string, ParsedService>, entry: ParsedEntry | ParsedEntry[] | undefined): GraphEntry[] {
+  const written = entry === undefined ? [] : Array.isArray(entry) ? entry : [entry];
+  return written.map((en) => ({ service: en.service, endpoint: endpointOf(services, en.service, en.endpoint), weight: en.weight ?? 1 }));
+}
+
+/**
+ * The resolved graph of a checked {@link ParsedGraph}; `cancellation` is the scenario's default for
+ * call steps. With named `workloads`, each is resolved with its own entries, and `entries` are the first one's.
+ */
+export function resolveGraph(graph: Omit<ParsedGraph, 'workloads'> & { workloads?: Record<string, ParsedNamedWorkload> | undefined }, cancellation: boolean): ServiceGraph {
   const services = graph.services;
   const resolved: GraphService[] = Object.entries(services).map(([name, s]) => ({
     name,
@@ -332,8 +351,13 @@ export function resolveGraph(graph: ParsedGraph, cancellation: boolean): Service
         : {}),
     })),
   }));
-  const written = graph.entry === undefined ? [] : Array.isArray(graph.entry) ? graph.entry : [graph.entry];
-  const entries: GraphEntry[] = written.map((en) => ({ service: en.service, endpoint: endpointOf(services, en.service, en.endpoint), weight: en.weight ?? 1 }));
   const bulkheads: Bulkhead[] = (graph.bulkheads ?? []).map((b) => ({ caller: b.caller, callee: b.callee, maxConcurrent: b.maxConcurrent }));
-  return { services: resolved, entries, bulkheads };
+  if (graph.workloads === undefined) return { services: resolved, entries: resolveEntries(services, graph.entry), bulkheads };
+  const workloads: GraphWorkload[] = Object.entries(graph.workloads).map(([name, { entry, stack, ...workload }]) => ({
+    name,
+    workload: workload as Workload,
+    stack,
+    entries: resolveEntries(services, entry),
+  }));
+  return { services: resolved, entries: workloads[0]?.entries ?? [], bulkheads, workloads };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type {
   Dist,
+  Layer,
   Leaf,
   PoolLeaf,
   ServerLeaf,
@@ -137,14 +138,15 @@ const operationFields = {
   entry: doc(entrySchema.optional(), 'In a service graph: the service and endpoint the operations arrive at (required there).'),
 };
 
-/** What drives the simulation: open loop (Poisson arrivals), closed loop, or a burst of clients at once. */
-export const workloadSchema = doc(
-  f.choice('kind', ['burst', 'closed', 'open'], [
+/** The three kinds of workload, each object with `extra` fields besides its own (a named workload's `stack`). */
+function workloadKinds<E extends z.core.$ZodLooseShape>(extra: E) {
+  return [
     f.object({
       kind: z.literal('burst'),
       clients: f.boundedInt(100_000_000),
       startMs: distSchema.prefault(0),
       ...operationFields,
+      ...extra,
     }),
     f.object({
       kind: z.literal('closed'),
@@ -153,6 +155,7 @@ export const workloadSchema = doc(
       thinkMs: titled(distSchema.prefault(0), 'Think time'),
       startMs: distSchema.prefault(0),
       ...operationFields,
+      ...extra,
     }),
     f.object({
       kind: z.literal('open'),
@@ -160,11 +163,15 @@ export const workloadSchema = doc(
       durationMs: f.number('> 0'),
       clients: f.boundedInt(100_000_000).default(1),
       ...operationFields,
+      ...extra,
     }),
-  ]),
-  'burst: N clients, one operation each; closed: N clients in a loop with think time; open: Poisson arrivals at a rate.',
-  'Workload',
-);
+  ] as const;
+}
+
+const WORKLOAD_DOC = 'burst: N clients, one operation each; closed: N clients in a loop with think time; open: Poisson arrivals at a rate.';
+
+/** What drives the simulation: open loop (Poisson arrivals), closed loop, or a burst of clients at once. */
+export const workloadSchema = doc(f.choice('kind', ['burst', 'closed', 'open'], workloadKinds({})), WORKLOAD_DOC, 'Workload');
 
 // Layers and policies --------------------------------------------------------------------------
 
@@ -181,6 +188,13 @@ const layerSchema = doc(
 
 /** Layers from the caller down to the leaf (1 to 16); unnamed layers are called layer0, layer1, ... */
 export const stackSchema = f.array(layerSchema, 'layers', 1, 16).superRefine(uniqueLayerNames).transform(namedLayers);
+
+/** One of a service graph's several workloads (`workloads.<name>`): a workload with its own `entry` and client-side `stack`. */
+const namedWorkloadSchema = doc(
+  f.choice('kind', ['burst', 'closed', 'open'], workloadKinds({ stack: doc(stackSchema.clone(), "The workload's own client-side layers, from the caller down.") })),
+  `${WORKLOAD_DOC} Each has its own entry and stack.`,
+  'NamedWorkload',
+);
 
 // Leaves ----------------------------------------------------------------------------------------
 
@@ -461,59 +475,121 @@ const metricsSchema = f.object({
 const graph = graphSchemas({ dist: distSchema, leaf: leafSchema, methods: METHODS });
 
 /**
+ * Stand-ins for `workload` and `stack` in a scenario that gives `workloads` instead (each with its
+ * own stack): the scenario's fields keep their rules for the usual form, and the resolved scenario
+ * takes the first named workload's.
+ */
+const STAND_IN_WORKLOAD = { kind: 'burst', clients: 1 };
+const STAND_IN_STACK = [{}];
+
+/** A scenario as written, with the stand-ins when it names `workloads`; `workloads` beside `workload` or `stack` is reported. */
+function withNamedWorkloads(input: unknown, ctx: z.RefinementCtx): unknown {
+  if (input === null || typeof input !== 'object' || Array.isArray(input) || !Object.hasOwn(input, 'workloads')) return input;
+  const o = input as Record<string, unknown>;
+  const given = (['workload', 'stack'] as const).filter((k) => Object.hasOwn(o, k));
+  if (given.length > 0) {
+    between(ctx, ['workloads'], `cannot be combined with ${given.join(' and ')} (each named workload has its own entry and stack)`, o.workloads, given.map((k) => [k]));
+    return input;
+  }
+  return { ...o, workload: STAND_IN_WORKLOAD, stack: STAND_IN_STACK };
+}
+
+type ParsedNamedWorkload = z.output<typeof namedWorkloadSchema>;
+
+/** The entry, stack, deadline and path of each workload of a parsed scenario: its named workloads, or its one workload. */
+function workloadsOf(scenario: { workload: z.output<typeof workloadSchema>; stack: Layer[]; workloads?: Record<string, ParsedNamedWorkload> | undefined }) {
+  if (scenario.workloads === undefined) return [{ at: ['workload'] as PathSegment[], entry: scenario.workload.entry, stack: scenario.stack, deadlineMs: scenario.workload.deadlineMs, stackAt: ['stack'] as PathSegment[] }];
+  return Object.entries(scenario.workloads).map(([name, w]) => ({
+    at: ['workloads', name] as PathSegment[],
+    entry: w.entry,
+    stack: w.stack,
+    deadlineMs: w.deadlineMs,
+    stackAt: ['workloads', name, 'stack'] as PathSegment[],
+  }));
+}
+
+/**
  * One complete simulation as written in an experiment file, resolved to a `Scenario` with every
  * default filled in (README.md, "The model"). Checks between fields (capMs >= baseMs, ramp points in
  * order, fault windows, a hanging script needs a timeout) carry the paths of the fields involved.
+ * A service graph may have several `workloads` instead of `workload` and `stack`.
  */
 export const scenarioSchema = doc(
-  f
-    .object({
-      workload: workloadSchema,
-      stack: stackSchema,
-      leaf: leafSchema.optional(),
-      services: graph.services.optional(),
-      bulkheads: graph.bulkheads.optional(),
-      network: f.object({ hopMs: titled(distSchema.prefault(0), 'Network hop') }).prefault({}),
-      cancellation: doc(f.boolean().default(false), 'Propagate cancellation downstream when a caller stops waiting.'),
-      warmupMs: titled(doc(f.number('>= 0').default(0), 'The system runs this long before t = 0; nothing is measured meanwhile.'), 'Warm-up'),
-      horizonMs: doc(f.number('> 0').default(3_600_000), 'Safety bound on simulated time (after the warm-up).'),
-      maxEvents: doc(f.positiveInt().default(200_000_000), 'Safety bound on the number of events.'),
-      maxInFlight: doc(
-        f.positiveInt().default(10_000_000),
-        'Safety bound on the operations in flight at once in an open loop: one far above capacity with an unlimited queue piles them up, each holding memory until it ends, and stops here (closed loops and bursts hold at most one per client).',
-      ),
-      metrics: metricsSchema.prefault({}),
-    })
-    .superRefine((scenario, ctx) => {
-      const entry = scenario.workload.entry;
-      if (scenario.services === undefined) {
-        if (scenario.leaf === undefined) between(ctx, ['leaf'], 'is required', undefined, []);
-        if (entry !== undefined) between(ctx, ['workload', 'entry'], 'needs services (a stack + leaf scenario calls its leaf)', entry, [['services']]);
-        if (scenario.bulkheads !== undefined) between(ctx, ['bulkheads'], 'needs services (bulkheads are between services)', scenario.bulkheads, [['services']]);
-      } else {
-        if (scenario.leaf !== undefined) between(ctx, ['services'], 'cannot be combined with leaf (in a service graph the services are the leaves)', scenario.services, [['leaf']]);
-        if (entry === undefined) between(ctx, ['workload', 'entry'], 'is required with services (the service and endpoint operations arrive at)', undefined, [['services']]);
-        graphIssues({ services: scenario.services, bulkheads: scenario.bulkheads, entry }, ctx);
-      }
-      const leaf = scenario.leaf ?? entryFleet(scenario.services, entry);
-      if (leaf?.kind !== 'script' || !leaf.script.some((e) => e.status === 'hang')) return;
-      const hasTimeout = scenario.stack.some((layer) => layer.policy.perAttemptTimeoutMs !== undefined);
-      if (!hasTimeout && scenario.workload.deadlineMs === undefined) {
-        const where: PathSegment[] = scenario.leaf !== undefined ? ['leaf', 'script'] : ['services', firstEntry(entry)?.service ?? '', 'fleet', 'script'];
-        between(
-          ctx,
-          where,
-          'contains "hang" but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)',
-          leaf.script,
-          [['stack'], ['workload']],
-        );
-      }
-    })
-    .transform(({ workload: { entry, ...workload }, leaf, services, bulkheads, ...rest }): Scenario => {
-      if (services === undefined) return { ...rest, workload, leaf: leaf as Leaf };
-      const graph = resolveGraph({ services, bulkheads, entry }, rest.cancellation);
-      return { ...rest, workload, leaf: entryFleet(services, entry) as Leaf, graph };
-    }),
+  z.preprocess(
+    withNamedWorkloads,
+    f
+      .object({
+        workload: workloadSchema,
+        stack: stackSchema,
+        workloads: doc(
+          f.record(namedWorkloadSchema).optional(),
+          'A service graph\'s several workloads by name, instead of `workload` and `stack`: each enters at its own `entry` through its own `stack`.',
+        ),
+        leaf: leafSchema.optional(),
+        services: graph.services.optional(),
+        bulkheads: graph.bulkheads.optional(),
+        network: f.object({ hopMs: titled(distSchema.prefault(0), 'Network hop') }).prefault({}),
+        cancellation: doc(f.boolean().default(false), 'Propagate cancellation downstream when a caller stops waiting.'),
+        warmupMs: titled(doc(f.number('>= 0').default(0), 'The system runs this long before t = 0; nothing is measured meanwhile.'), 'Warm-up'),
+        horizonMs: doc(f.number('> 0').default(3_600_000), 'Safety bound on simulated time (after the warm-up).'),
+        maxEvents: doc(f.positiveInt().default(200_000_000), 'Safety bound on the number of events.'),
+        maxInFlight: doc(
+          f.positiveInt().default(10_000_000),
+          'Safety bound on the operations in flight at once in an open loop: one far above capacity with an unlimited queue piles them up, each holding memory until it ends, and stops here (closed loops and bursts hold at most one per client).',
+        ),
+        metrics: metricsSchema.prefault({}),
+      })
+      .superRefine((scenario, ctx) => {
+        const workloads = workloadsOf(scenario);
+        if (scenario.workloads !== undefined && workloads.length === 0) between(ctx, ['workloads'], 'must have at least 1 workload (got 0)', scenario.workloads, []);
+        if (scenario.services === undefined) {
+          if (scenario.leaf === undefined) between(ctx, ['leaf'], 'is required', undefined, []);
+          if (scenario.workloads !== undefined) between(ctx, ['workloads'], 'needs services (several workloads enter a service graph)', scenario.workloads, [['services']]);
+          else if (scenario.workload.entry !== undefined) between(ctx, ['workload', 'entry'], 'needs services (a stack + leaf scenario calls its leaf)', scenario.workload.entry, [['services']]);
+          if (scenario.bulkheads !== undefined) between(ctx, ['bulkheads'], 'needs services (bulkheads are between services)', scenario.bulkheads, [['services']]);
+        } else {
+          if (scenario.leaf !== undefined) between(ctx, ['services'], 'cannot be combined with leaf (in a service graph the services are the leaves)', scenario.services, [['leaf']]);
+          for (const w of workloads) {
+            if (w.entry === undefined) between(ctx, [...w.at, 'entry'], 'is required with services (the service and endpoint operations arrive at)', undefined, [['services']]);
+          }
+          graphIssues(
+            {
+              services: scenario.services,
+              bulkheads: scenario.bulkheads,
+              entry: scenario.workloads === undefined ? scenario.workload.entry : undefined,
+              workloads: scenario.workloads === undefined ? undefined : Object.fromEntries(Object.entries(scenario.workloads).map(([name, w]) => [name, { entry: w.entry }])),
+            },
+            ctx,
+          );
+        }
+        for (const w of workloads) {
+          const leaf = scenario.leaf ?? entryFleet(scenario.services, w.entry);
+          if (leaf?.kind !== 'script' || !leaf.script.some((e) => e.status === 'hang')) continue;
+          const hasTimeout = w.stack.some((layer) => layer.policy.perAttemptTimeoutMs !== undefined);
+          if (!hasTimeout && w.deadlineMs === undefined) {
+            const where: PathSegment[] = scenario.leaf !== undefined ? ['leaf', 'script'] : ['services', firstEntry(w.entry)?.service ?? '', 'fleet', 'script'];
+            between(
+              ctx,
+              where,
+              `contains "hang" but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)`,
+              leaf.script,
+              [w.stackAt, w.at],
+            );
+          }
+        }
+      })
+      .transform(({ workload: { entry, ...workload }, stack, workloads, leaf, services, bulkheads, ...rest }): Scenario => {
+        if (services === undefined) return { ...rest, workload, stack, leaf: leaf as Leaf };
+        if (workloads === undefined) {
+          const graph = resolveGraph({ services, bulkheads, entry }, rest.cancellation);
+          return { ...rest, workload, stack, leaf: entryFleet(services, entry) as Leaf, graph };
+        }
+        const graph = resolveGraph({ services, bulkheads, workloads }, rest.cancellation);
+        const first = Object.values(workloads)[0] as ParsedNamedWorkload;
+        const { entry: firstEntryWritten, stack: firstStack, ...firstWorkload } = first;
+        return { ...rest, workload: firstWorkload, stack: firstStack, leaf: entryFleet(services, firstEntryWritten) as Leaf, graph };
+      }),
+  ),
   'One complete simulation; variants and sweeps override parts of it by dotted path.',
   'Scenario',
 );

@@ -10,6 +10,7 @@ import { unknownWorkload } from './workloads/Workload.js';
  * drain included: arrivals at the callee from the caller (its own refusals included, hedges included),
  * those sent while any layer on the path from the entry was past its first attempt (`retries`), and
  * while a layer of the edge's own call stack was (`ownRetries`); `amplification`: calls per operation.
+ * An edge with a bulkhead also has `bulkheadFull`: the attempts its bulkhead refused (not calls).
  */
 export interface EdgeResult {
   /** The calling service, or `workload` for an entry edge. */
@@ -19,6 +20,33 @@ export interface EdgeResult {
   retries: number;
   ownRetries: number;
   amplification: number;
+  /** Edges with a bulkhead only: attempts it refused at the caller, never sent. */
+  bulkheadFull?: number;
+  /** Graphs with several workloads only: the calls of each workload's operations (amplification: per operation of that workload). */
+  workloads?: Record<string, EdgeWorkloadCalls>;
+}
+
+/** One workload's share of an edge's calls. */
+export interface EdgeWorkloadCalls {
+  calls: number;
+  retries: number;
+  ownRetries: number;
+  amplification: number;
+}
+
+/**
+ * One of a graph's several workloads: its operations (`degraded` as in the totals), how they ended,
+ * its calls at its entries (`leafCalls`, and per operation), its latency and its goodput (over its
+ * own demand).
+ */
+export interface WorkloadResult {
+  workload: string;
+  operations: { offered: number; succeeded: number; failed: number; unfinished: number; degraded?: number };
+  giveUps: Record<string, number>;
+  leafCalls: number;
+  amplification: number;
+  latencyMs: LatencySummary;
+  goodputPerSec: number;
 }
 
 /**
@@ -82,6 +110,12 @@ export interface SimulationResults {
   edges?: EdgeResult[];
   /** Service graphs only: each service's arrivals and its fleet's totals, in declaration order. */
   services?: ServiceResult[];
+  /**
+   * Graphs with several workloads only: each workload's own results. The totals (operations,
+   * latencies, `leafCalls`: calls at the entries) are those of all workloads; `attempts` lists every
+   * workload's layers as `<workload>.<layer>`; `goodputPerSec` is the sum of the workloads'.
+   */
+  workloads?: WorkloadResult[];
   /** Operations by the reason they ended (`success` included). */
   giveUps: Record<string, number>;
   attempts: LayerAttempts[];

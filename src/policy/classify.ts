@@ -13,6 +13,7 @@ export const RetryOnBit: Record<RetryOnClass, number> = {
   throttled: 1 << 7,
   'circuit-open': 1 << 8,
   'budget-exhausted': 1 << 9,
+  'bulkhead-full': 1 << 10,
 };
 
 /** The retryable classes, in a stable order (for messages and schemas; not Object.keys, which puts numeric keys first). */
@@ -27,6 +28,7 @@ export const RETRY_ON_CLASSES = [
   'throttled',
   'circuit-open',
   'budget-exhausted',
+  'bulkhead-full',
 ] as const satisfies readonly RetryOnClass[];
 
 /** Default retryable classes: timeouts, 500, 503, 429 and write conflicts; never 400/404. */
@@ -81,6 +83,8 @@ export function isRetryable(outcome: number, idempotent: boolean, mask: number):
       return (mask & RetryOnBit['circuit-open']) !== 0;
     case Outcome.LOCAL_BUDGET_EXHAUSTED:
       return (mask & RetryOnBit['budget-exhausted']) !== 0;
+    case Outcome.LOCAL_BULKHEAD_FULL:
+      return (mask & RetryOnBit['bulkhead-full']) !== 0;
     default:
       return false;
   }

@@ -20,6 +20,13 @@ export const Outcome = {
   LOCAL_THROTTLED: 10,
   LOCAL_CIRCUIT_OPEN: 11,
   LOCAL_BUDGET_EXHAUSTED: 12,
+  /**
+   * A service graph's bulkhead was full (README, "Service graphs"): the calling backend already had
+   * its cap of calls in flight to the callee, so the attempt was refused without a call
+   * (resilience4j 2.4.0 `SemaphoreBulkhead.tryAcquirePermission` failing with a zero
+   * `maxWaitDuration`: BulkheadFullException). Occurs only in graphs with bulkheads.
+   */
+  LOCAL_BULKHEAD_FULL: 13,
 } as const;
 export type OutcomeCode = (typeof Outcome)[keyof typeof Outcome];
 
@@ -38,6 +45,7 @@ export const OUTCOME_NAMES: readonly string[] = [
   'throttled',
   'circuit-open',
   'budget-exhausted',
+  'bulkhead-full',
 ];
 
 /**

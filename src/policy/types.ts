@@ -68,7 +68,8 @@ export type RetryOnClass =
   | 'conflict'
   | 'throttled'
   | 'circuit-open'
-  | 'budget-exhausted';
+  | 'budget-exhausted'
+  | 'bulkhead-full';
 
 export type DeadlineMode = 'propagate' | 'fresh' | 'none';
 

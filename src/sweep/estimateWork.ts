@@ -15,6 +15,12 @@ export interface WorkEstimate {
  * mean times (an upper bound when the server queues).
  */
 export function estimateWork(sc: Scenario): WorkEstimate {
+  // A graph's several workloads: the sum of each one's, on its own stack.
+  const several = sc.graph?.workloads;
+  if (several !== undefined && several.length > 1) {
+    const parts = several.map((w) => estimateWork({ ...sc, workload: w.workload, stack: w.stack, graph: { ...sc.graph!, workloads: undefined } }));
+    return { operations: parts.reduce((n, p) => n + p.operations, 0), maxLeafCalls: parts.reduce((n, p) => n + p.maxLeafCalls, 0) };
+  }
   const operations = estimateOperations(sc);
   let product = 1;
   for (const l of sc.stack) product *= l.policy.maxAttempts === 'unlimited' ? Infinity : l.policy.maxAttempts;

@@ -131,6 +131,23 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, retries, e.retries);
     put(out, ownRetries, e.ownRetries);
     put(out, amplification, e.amplification);
+    if (e.bulkheadFull !== undefined) put(out, `edges.${e.caller}->${e.callee}.bulkheadFull`, e.bulkheadFull);
+    for (const [w, c] of Object.entries(e.workloads ?? {})) {
+      const at = `edges.${e.caller}->${e.callee}.workloads.${w}`;
+      put(out, `${at}.calls`, c.calls);
+      put(out, `${at}.retries`, c.retries);
+      put(out, `${at}.ownRetries`, c.ownRetries);
+      put(out, `${at}.amplification`, c.amplification);
+    }
+  }
+  for (const w of r.workloads ?? []) {
+    const at = `workloads.${w.workload}`;
+    for (const [k, v] of Object.entries(w.operations)) put(out, `${at}.operations.${k}`, v);
+    for (const [k, v] of Object.entries(w.giveUps)) put(out, `${at}.giveUps.${k}`, v);
+    put(out, `${at}.leafCalls`, w.leafCalls);
+    put(out, `${at}.amplification`, w.amplification);
+    for (const [k, v] of Object.entries(w.latencyMs)) put(out, `${at}.latencyMs.${k}`, v);
+    put(out, `${at}.goodputPerSec`, w.goodputPerSec);
   }
   for (const s of r.services ?? []) {
     for (const [k, v] of Object.entries(s)) if (k !== 'service') put(out, `services.${s.service}.${k}`, v);

@@ -76,7 +76,7 @@ describe('resilience4j (Spring Boot)', () => {
   it("an empty instance gets resilience4j's defaults: 3 attempts, 500 ms fixed, every failure", () => {
     const layer = importResilience4j('resilience4j.retry.instances.a.failAfterMaxAttempts=true\n', 'a.properties');
     expect([layer.policy.maxAttempts, layer.policy.backoff]).toEqual([3, { kind: 'constant', baseMs: 500, capMs: 'none' }]);
-    expect(layer.policy.retryOn).toEqual(['timeout', '500', '503', '429', '400', '404', 'conflict', 'throttled', 'circuit-open', 'budget-exhausted']);
+    expect(layer.policy.retryOn).toEqual(['timeout', '500', '503', '429', '400', '404', 'conflict', 'throttled', 'circuit-open', 'budget-exhausted', 'bulkhead-full']);
   });
 
   it('Spring durations', () => {

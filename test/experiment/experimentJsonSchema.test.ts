@@ -52,7 +52,17 @@ describe('experimentJsonSchema', () => {
 
   it('describes scenarios with their defaults', () => {
     const defs = schema.$defs as Json;
-    expect(defs.Scenario.required).toEqual(['workload', 'stack']);
+    // A workload and a stack, or (a service graph) named workloads, each with its own stack.
+    expect(defs.Scenario.required).toEqual([]);
+    expect(defs.Scenario.anyOf).toEqual([
+      { required: ['workload', 'stack'], not: { required: ['workloads'] } },
+      { required: ['workloads', 'services'], not: { anyOf: [{ required: ['workload'] }, { required: ['stack'] }] } },
+    ]);
+    expect(defs.NamedWorkload.oneOf.map((o: Json) => o.required)).toEqual([
+      ['kind', 'clients', 'stack'],
+      ['kind', 'clients', 'durationMs', 'stack'],
+      ['kind', 'rate', 'durationMs', 'stack'],
+    ]);
     expect(defs.Scenario.properties.stack).toMatchObject({ type: 'array', minItems: 1, maxItems: 16 });
     expect(defs.Scenario.properties.horizonMs).toMatchObject({ type: 'number', exclusiveMinimum: 0, default: 3600000 });
     expect(defs.Policy.properties.maxAttempts.default).toBe(3);
@@ -83,6 +93,12 @@ describe('experimentJsonSchema', () => {
     expect(jsonSchemaCheck(schema, { name: 'exp', scenario })).toEqual([]);
     expect(jsonSchemaCheck(schema, { name: 'exp', scenario: { ...scenario, horizonMS: 5 } })).toContain('$.scenario.horizonMS: additional property');
     expect(jsonSchemaCheck(schema, { name: 'exp', scenario, parts: [{ name: 'a', scenario }] })).toContain('$: matches 0 of oneOf');
+    const { workload: _w, stack: _s, ...noWorkload } = scenario;
+    expect(jsonSchemaCheck(schema, { name: 'exp', scenario: noWorkload }).length).toBeGreaterThan(0);
+    const services = { fe: { fleet: { kind: 'server', serviceMs: 1 }, endpoints: { get: {} } } };
+    const named = { workloads: { web: { kind: 'burst', clients: 10, entry: { service: 'fe' }, stack: [{}] } }, services };
+    expect(jsonSchemaCheck(schema, { name: 'exp', scenario: named })).toEqual([]);
+    expect(jsonSchemaCheck(schema, { name: 'exp', scenario: { ...named, stack: [{}] } }).length).toBeGreaterThan(0);
   });
 
   it('accepts every shipped experiment file, each of which is valid', () => {

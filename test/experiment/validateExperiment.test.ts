@@ -146,7 +146,7 @@ describe('validateExperiment', () => {
       'an unknown retryable class',
       file((s) => ((s.stack as Json[])[0] = { policy: { retryOn: ['timeout', 502] } })),
       [
-        'scenario.stack.0.policy.retryOn.1 must be one of timeout, 500, 503, 429, 400, 404, conflict, throttled, circuit-open, budget-exhausted (got 502)',
+        'scenario.stack.0.policy.retryOn.1 must be one of timeout, 500, 503, 429, 400, 404, conflict, throttled, circuit-open, budget-exhausted, bulkhead-full (got 502)',
       ],
     ],
     [

@@ -303,7 +303,8 @@ describe('three async services in tandem (a Jackson network)', () => {
 describe('thread starvation: a slow dependency uses up a threaded service\'s threads', () => {
   // A gateway (async) calls, for each operation, fe's slow endpoint (optional; it calls dep, which
   // answers after 1 s) and then fe's healthy endpoint (1 ms of work), joined by `all`: an operation
-  // succeeds when its healthy call does. fe has 8 workers and no queue.
+  // succeeds when its healthy call does. fe has 8 workers and no queue. Threaded, the slow calls
+  // use up its threads; a bulkhead of 4 on its calls to dep, or async handling, keeps it serving.
   const raw = (execution: 'threaded' | 'async') => ({
     workload: { kind: 'open', rate: 40, durationMs: 3000, clients: 1, entry: { service: 'gw' } },
     stack: [{ name: 'app', policy: tries(1) }],
@@ -349,6 +350,25 @@ describe('thread starvation: a slow dependency uses up a threaded service\'s thr
     expect(service(r, 'fe').shed).toBeGreaterThan(r.operations.failed);
   });
 
+  it.each([1, 2, 3])('threaded with a bulkhead of 4 on the dependency (seed %s): the healthy endpoint keeps being served', (seed) => {
+    // At most 4 slow calls wait on dep; the others are refused at once (bulkhead-full), their
+    // handlers fail and release their threads, so 4 of the 8 stay free for the healthy endpoint.
+    const withBulkhead = { ...raw('threaded'), bulkheads: [{ caller: 'fe', callee: 'dep', maxConcurrent: 4 }] };
+    const start = new Map<number, number>();
+    const ok = new Map<number, boolean>();
+    const r = run(withBulkhead, seed, (e) => {
+      if (e.layer !== 0) return;
+      if (e.event === 'call') start.set(e.op, e.tMs);
+      if (e.event === 'give-up') ok.set(e.op, e.reason === 'success');
+    });
+    expect([...start.keys()].every((op) => ok.get(op) === true)).toBe(true);
+    expect(r.operations).toMatchObject({ failed: 0, succeeded: r.operations.offered });
+    // Most slow calls were refused by the bulkhead (their operations degraded); fe refused nothing.
+    expect(calls(r)['fe -> dep']).toBeLessThanOrEqual(4 * 3);
+    expect(r.operations.degraded).toBeGreaterThan(0.6 * r.operations.offered);
+    expect(service(r, 'fe').shed).toBe(0);
+  });
+
   it.each([1, 2, 3])('async with the default maxInFlight (seed %s): the healthy endpoint keeps being served', (seed) => {
     const { r, ops } = operations('async', seed);
     expect(ops.every((o) => o.ok)).toBe(true);
@@ -375,6 +395,7 @@ describe('what a failed handler answers upward', () => {
       throttled: '503',
       'circuit-open': '503',
       'budget-exhausted': '503',
+      'bulkhead-full': '503',
     });
   });
 });

@@ -9,15 +9,17 @@ import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
 import { Measurements } from '../Measurements.js';
 import { R_HANG, R_QUEUED, RequestTable } from '../RequestTable.js';
-import { buildResults, type EdgeResult, type SimulationResults, type Truncation } from '../results.js';
+import { buildResults, type EdgeResult, type EdgeWorkloadCalls, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
 import type { Layer, Scenario } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import type { TraceEvent } from '../trace.js';
 import { makeWorkload, type Workload } from '../workloads/Workload.js';
+import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
-import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type ServiceGraph } from './ServiceGraph.js';
+import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
 import { joinCode, ServiceRuntime, workStep, type EndpointRuntime, type StepRuntime } from './ServiceRuntime.js';
+import { WorkloadMeasurements } from './WorkloadMeasurements.js';
 
 /** The event kinds of one stack of layers: its frame, hedge and request kinds (eventKinds.ts, from K_FRAME_WAKE to K_LEAF_RESPONSE). */
 const STACK_KINDS = K_LEAF_RESPONSE - K_FRAME_WAKE + 1;
@@ -33,16 +35,29 @@ export interface GraphRunOptions {
 }
 
 /**
- * Whether a scenario needs the graph runtime: a graph whose entries are more than one endpoint
- * answered by its fleet, or whose entry service caps its requests in flight (a stack + leaf run has no such cap).
+ * Whether a scenario needs the graph runtime: a graph with several workloads, or whose entries are
+ * more than one endpoint answered by its fleet, or whose entry service caps its requests in flight
+ * (a stack + leaf run has no such cap).
  */
 export function needsGraphRuntime(sc: Scenario): boolean {
   const g = sc.graph;
   if (g === undefined) return false;
-  if (g.entries.length !== 1) return true;
+  if (g.workloads !== undefined || g.entries.length !== 1) return true;
   const entry = g.entries[0] as ServiceGraph['entries'][number];
   const service = g.services.find((s) => s.name === entry.service);
   return service !== undefined && (endpointNamed(service, entry.endpoint).steps !== undefined || service.maxInFlight !== 'unlimited');
+}
+
+/** One workload of a graph run: its scenario (the graph's, with its workload and stack), measurements, stack, leaf and operations. */
+interface EntryStack {
+  name: string;
+  sc: Scenario;
+  m: Measurements;
+  layers: Layers;
+  req: RequestTable;
+  leaf: ServiceLeaf;
+  workload: Workload;
+  entries: GraphEntry[];
 }
 
 /**
@@ -53,16 +68,23 @@ export function needsGraphRuntime(sc: Scenario): boolean {
  * every service ({@link ServiceRuntime}) has its fleet with its own request table, kinds and streams.
  * The dispatch sends each kind to its owner. The results are those of the workload's stack, with
  * the entry service's fleet as the server, plus the edges' counters and degraded operations.
+ *
+ * Several workloads (`workloads`) each have their own stack, operations and measurements
+ * ({@link WorkloadMeasurements}, which count in the run's totals too); the first keeps the kinds
+ * from 0 and the master seed, the others have kinds of their own and seeds derived from their
+ * names. Their operations are told apart everywhere by their key (`opSeq`, which every request and
+ * handler downstream carries): the workload's own sequence number times the number of workloads,
+ * plus the workload's index, set as a request leaves a workload's stack.
  */
 export class GraphRun {
   private readonly sc: Scenario;
   private readonly sim: Simulator;
   private readonly seed: number;
   private readonly m: Measurements;
-  private readonly entry: Layers;
-  private readonly entryReq: RequestTable;
-  private readonly entryLeaf: ServiceLeaf;
-  private readonly workload: Workload;
+  /** The workloads' stacks (one unless the graph has `workloads`). */
+  private readonly entryStacks: EntryStack[] = [];
+  /** Per event kind: the workload whose events it carries, or null. */
+  private readonly kindWorkload: Array<EntryStack | null> = new Array<EntryStack | null>(KIND_LIMIT).fill(null);
   private readonly services: ServiceRuntime[] = [];
   private readonly callers: ServiceLeaf[] = [];
   /** The caller's name of each stack (index as {@link callers}): the workload or the calling service. */
@@ -80,8 +102,6 @@ export class GraphRun {
     this.seed = seed;
     const initial = 1024;
     this.sim = new Simulator(-sc.warmupMs, initial);
-    this.entryReq = new RequestTable(initial);
-    this.m = new Measurements(sc, false);
     const stackOptions = (policies: Layer[], s: number, kindBase: number) => ({
       seed: s,
       policies: policies.map((l) => compilePolicy(l.policy)),
@@ -90,9 +110,6 @@ export class GraphRun {
       folds: NO_FOLDS,
       kindBase,
     });
-    this.entry = new Layers(sc, this.sim, this.entryReq, this.m, initial, { ...stackOptions(sc.stack, seed, 0), trace: options.trace });
-    this.claimStack(this.entry);
-    this.workload = makeWorkload(sc, this.sim, seed, this.entry);
     const runtimes = new Map<string, ServiceRuntime>();
     for (const s of graph.services) {
       const rt = new ServiceRuntime(s, this.callers);
@@ -104,19 +121,55 @@ export class GraphRun {
       const spec = graph.services.find((s) => s.name === service);
       return { service: rt, endpoint: spec?.endpoints.findIndex((e) => e.name === endpoint) ?? -1, weight };
     };
-    this.entryLeaf = new ServiceLeaf(
-      this.entryReq,
-      this.entry,
-      0,
-      graph.entries.map((e) => target(e.service, e.endpoint, e.weight)),
-      seed,
-    );
-    this.callers.push(this.entryLeaf);
-    this.callerNames.push(WORKLOAD_CALLER);
-    this.entry.connect(this.entryLeaf, this.workload);
-    // The call sites: a stack of layers per call, one instance per backend of the calling service.
     let nextKind = LEAF_KINDS_FROM;
-    const callersOf = new Map<string, Layer[]>(graph.entries.map((e) => [e.service, [...sc.stack]]));
+    // The workloads: one (the scenario's), or each of `workloads` with its own stack.
+    const named = graph.workloads;
+    const W = named?.length ?? 1;
+    const totalStack: Layer[] = named === undefined ? sc.stack : named.flatMap((w) => w.stack.map((l) => ({ ...l, name: `${w.name}.${l.name}` })));
+    this.m = new Measurements(named === undefined ? sc : { ...sc, stack: totalStack }, false);
+    const specs = named ?? [{ name: WORKLOAD_CALLER, workload: sc.workload, stack: sc.stack, entries: graph.entries }];
+    specs.forEach((w, i) => {
+      const wSc: Scenario = named === undefined ? sc : { ...sc, workload: w.workload, stack: w.stack };
+      const wSeed = i === 0 ? seed : deriveSeed(seed, 'workload', w.name);
+      let stackBase = 0;
+      let workloadBase = 0;
+      if (i > 0) {
+        stackBase = nextKind - K_FRAME_WAKE;
+        nextKind += STACK_KINDS;
+        workloadBase = nextKind - K_OP_START;
+        nextKind += K_ARRIVAL - K_OP_START + 1;
+        this.checkKinds(nextKind);
+      }
+      const req = new RequestTable(initial);
+      const m = named === undefined ? this.m : new WorkloadMeasurements(wSc, this.m);
+      const layers = new Layers(wSc, this.sim, req, m, initial, { ...stackOptions(w.stack, wSeed, stackBase), trace: i === 0 ? options.trace : undefined });
+      this.claimStack(layers);
+      const workload = makeWorkload(wSc, this.sim, wSeed, layers, workloadBase);
+      const leaf = new ServiceLeaf(
+        req,
+        layers,
+        this.callers.length,
+        w.entries.map((e) => target(e.service, e.endpoint, e.weight)),
+        wSeed,
+        null,
+        named === undefined ? null : { count: W, index: i },
+      );
+      this.callers.push(leaf);
+      this.callerNames.push(w.name);
+      layers.connect(leaf, workload);
+      const entry: EntryStack = { name: w.name, sc: wSc, m, layers, req, leaf, workload, entries: w.entries };
+      this.entryStacks.push(entry);
+      this.kindWorkload[workloadBase + K_OP_START] = entry;
+      this.kindWorkload[workloadBase + K_ARRIVAL] = entry;
+    });
+    // The call sites: a stack of layers per call, one instance per backend of the calling service.
+    const bulkheads = new Map<string, Bulkhead>();
+    for (const b of graph.bulkheads) {
+      const backends = (runtimes.get(b.caller) as ServiceRuntime).backendCount;
+      bulkheads.set(`${b.caller}\u0000${b.callee}`, new Bulkhead(b.caller, b.callee, b.maxConcurrent, backends));
+    }
+    const callersOf = new Map<string, Layer[]>();
+    for (const w of specs) for (const e of w.entries) callersOf.set(e.service, [...(callersOf.get(e.service) ?? []), ...w.stack]);
     for (const s of graph.services) {
       const rt = runtimes.get(s.name) as ServiceRuntime;
       const backends = rt.backendCount;
@@ -132,12 +185,13 @@ export class GraphRun {
             const siteReq = new RequestTable(64);
             const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(siteSc, false), 64, stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb));
             this.claimStack(ly);
-            const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed);
+            const bulkhead = bulkheads.get(`${s.name}\u0000${call.service}`) ?? null;
+            const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed, bulkhead, named === undefined ? null : { count: W, index: -1 });
             this.callers.push(leaf);
             this.callerNames.push(s.name);
             const method = METHOD_CODES[endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method ?? sc.workload.method];
             const site = new CallSite(rt, ly, leaf, method, call.optional);
-            ly.connectCallSite(leaf, site);
+            ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
             const list = callersOf.get(call.service) ?? [];
             list.push(...siteSc.stack);
             callersOf.set(call.service, list);
@@ -184,28 +238,62 @@ export class GraphRun {
   run(): SimulationResults {
     const sc = this.sc;
     const t0 = -sc.warmupMs;
-    this.workload.start(t0);
+    for (const e of this.entryStacks) e.workload.start(t0);
     for (const s of this.services) s.fleet.start(t0);
     const stats = this.sim.run((kind, a, b, t) => this.dispatch(kind, a, b, t), { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents });
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
     this.m.gInFlight.finish(endMs);
     for (const s of this.services) s.fleet.finish(endMs);
-    this.entry.finish(endMs);
-    const entryService = this.services.find((s) => s.name === (sc.graph as ServiceGraph).entries[0]?.service) as ServiceRuntime;
-    const raw = this.m.snapshot({
-      endMs,
-      events: stats.events,
-      truncated,
-      unfinished: this.entry.inFlightOps,
-      leaf: entryService.fleet,
-      queuedAtEnd: entryService.req.count(R_QUEUED),
-      hanging: this.entryReq.count(R_HANG),
-      guards: this.entry.guards,
-    });
+    const several = this.entryStacks.length > 1 || (sc.graph as ServiceGraph).workloads !== undefined;
+    for (const e of this.entryStacks) {
+      if (e.m !== this.m) e.m.gInFlight.finish(endMs);
+      e.layers.finish(endMs);
+    }
+    const serviceOf = (e: EntryStack) => this.services.find((s) => s.name === e.entries[0]?.service) as ServiceRuntime;
+    const snapshot = (m: Measurements, stacks: EntryStack[]) => {
+      const entryService = serviceOf(stacks[0] as EntryStack);
+      return m.snapshot({
+        endMs,
+        events: stats.events,
+        truncated,
+        unfinished: stacks.reduce((n, e) => n + e.layers.inFlightOps, 0),
+        leaf: entryService.fleet,
+        queuedAtEnd: entryService.req.count(R_QUEUED),
+        hanging: stacks.reduce((n, e) => n + e.req.count(R_HANG), 0),
+        guards: (stacks[0] as EntryStack).layers.guards,
+      });
+    };
+    if (several) this.gatherLayers();
+    const raw = snapshot(this.m, this.entryStacks);
+    let perWorkload: WorkloadResult[] | undefined;
+    if (several) {
+      const bins = raw.series.bins;
+      const inFlight = new Array<number>(bins).fill(0);
+      for (const e of this.entryStacks) e.m.gInFlight.binMeans(bins).forEach((v, k) => (inFlight[k] = (inFlight[k] as number) + v));
+      raw.series.inFlight = inFlight;
+      raw.series.budgets = this.entryStacks.flatMap((e) => e.layers.guards.series(e.sc, bins).map((b) => ({ ...b, layer: `${e.name}.${b.layer}` })));
+      perWorkload = this.entryStacks.map((e) => {
+        const r = buildResults({ ...snapshot(e.m, [e]), seed: this.seed });
+        return {
+          workload: e.name,
+          operations: { ...r.operations, degraded: e.leaf.degradedAnswers },
+          giveUps: r.giveUps,
+          leafCalls: r.leafCalls,
+          amplification: r.amplification,
+          latencyMs: r.latencyMs,
+          goodputPerSec: r.goodputPerSec,
+        };
+      });
+    }
     const results = buildResults({ ...raw, seed: this.seed });
-    results.operations.degraded = this.entryLeaf.degradedAnswers;
-    results.edges = this.edges(results.operations.offered);
+    results.operations.degraded = this.entryStacks.reduce((n, e) => n + e.leaf.degradedAnswers, 0);
+    if (perWorkload !== undefined) {
+      // Each workload's goodput is over its own demand (results.ts, demandMs); the run's is their sum.
+      results.goodputPerSec = perWorkload.reduce((n, w) => n + w.goodputPerSec, 0);
+      results.workloads = perWorkload;
+    }
+    results.edges = this.edges(results.operations.offered, perWorkload);
     results.services = this.services.map((s) => {
       const { concurrency: _c, ...totals } = s.fleet.totals() ?? NO_SERVER_TOTALS;
       const into = (results.edges ?? []).filter((e) => e.callee === s.name);
@@ -214,8 +302,26 @@ export class GraphRun {
     return results;
   }
 
-  /** The edges' counters (README, "Service graphs", item 9), summed over the stacks of each (caller, callee) pair, in the order first met. */
-  private edges(offered: number): EdgeResult[] {
+  /** The totals' layer counters: every workload's layers in turn (the totals' stack). */
+  private gatherLayers(): void {
+    const total = this.m;
+    let k = 0;
+    for (const e of this.entryStacks) {
+      const m = e.m;
+      total.layerFirst.set(m.layerFirst, k);
+      total.layerRetries.set(m.layerRetries, k);
+      total.layerCancelled.set(m.layerCancelled, k);
+      total.layerHedges.set(m.layerHedges, k);
+      total.layerGiveUps.set(m.layerGiveUps, k * (m.layerGiveUps.length / m.layerFirst.length));
+      k += m.layerFirst.length;
+    }
+  }
+
+  /**
+   * The edges' counters (README, "Service graphs", item 9), summed over the stacks of each (caller,
+   * callee) pair, in the order first met; with several workloads, each workload's share too.
+   */
+  private edges(offered: number, workloads: WorkloadResult[] | undefined): EdgeResult[] {
     const out = new Map<string, EdgeResult>();
     this.callers.forEach((leaf, i) => {
       leaf.targets.forEach((tg, j) => {
@@ -226,18 +332,36 @@ export class GraphRun {
         row.calls += e.calls;
         row.retries += e.retries;
         row.ownRetries += e.ownRetries;
+        if (leaf.bulkhead !== null) row.bulkheadFull = (row.bulkheadFull ?? 0) + e.bulkheadFull;
+        if (workloads !== undefined) {
+          const by = (row.workloads ??= Object.fromEntries(workloads.map((w) => [w.workload, { calls: 0, retries: 0, ownRetries: 0, amplification: 0 } as EdgeWorkloadCalls])));
+          workloads.forEach((w, k) => {
+            const c = leaf.workloadEdge(j, k);
+            const into = by[w.workload] as EdgeWorkloadCalls;
+            into.calls += c.calls;
+            into.retries += c.retries;
+            into.ownRetries += c.ownRetries;
+          });
+        }
         out.set(key, row);
       });
     });
     const rows = [...out.values()];
-    for (const r of rows) r.amplification = offered > 0 ? r.calls / offered : 0;
+    for (const r of rows) {
+      r.amplification = offered > 0 ? r.calls / offered : 0;
+      for (const w of workloads ?? []) {
+        const c = (r.workloads as Record<string, EdgeWorkloadCalls>)[w.workload] as EdgeWorkloadCalls;
+        c.amplification = w.operations.offered > 0 ? c.calls / w.operations.offered : 0;
+      }
+    }
     return rows;
   }
 
   private dispatch(kind: number, a: number, b: number, t: number): void {
-    if (kind === K_OP_START || kind === K_ARRIVAL) {
+    const w = this.kindWorkload[kind];
+    if (w !== null && w !== undefined) {
       this.lastLiveMs = t;
-      this.workload.fire(kind, a, t);
+      w.workload.fire(kind, a, t);
       return;
     }
     const ly = this.kindStack[kind];
@@ -246,8 +370,13 @@ export class GraphRun {
       return;
     }
     const fleet = this.kindFleet[kind] as Leaf;
-    const active = this.entry.inFlightOps > 0 || this.workload.pending > 0;
-    if (fleet.dispatch(kind - (this.kindFrom[kind] as number), a, b, t, active)) this.lastLiveMs = t;
+    if (fleet.dispatch(kind - (this.kindFrom[kind] as number), a, b, t, this.active())) this.lastLiveMs = t;
+  }
+
+  /** Whether some workload still has operations in flight or to come. */
+  private active(): boolean {
+    for (const e of this.entryStacks) if (e.layers.inFlightOps > 0 || e.workload.pending > 0) return true;
+    return false;
   }
 }
 

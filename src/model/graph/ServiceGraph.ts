@@ -6,7 +6,7 @@
  * (service, endpoint) nodes has no cycle). Services and endpoints are referred to by name.
  */
 
-import type { Dist, Layer, Leaf, Method } from '../scenario.js';
+import type { Dist, Layer, Leaf, Method, Workload } from '../scenario.js';
 
 /** The caller of an entry edge (`workload -> <service>`): the workload, whose stack calls the entry service; no service may be named so. */
 export const WORKLOAD_CALLER = 'workload';
@@ -76,11 +76,30 @@ export interface Bulkhead {
   maxConcurrent: number;
 }
 
+/** One of a graph's several workloads (`workloads.<name>`): its operations, its own client-side stack and its entries. */
+export interface GraphWorkload {
+  name: string;
+  workload: Workload;
+  stack: Layer[];
+  /** At least one; this workload's stack calls these. */
+  entries: GraphEntry[];
+}
+
 export interface ServiceGraph {
   services: GraphService[];
-  /** At least one; the workload's stack calls these. */
+  /** At least one; the workload's stack calls these (with several workloads: the first one's). */
   entries: GraphEntry[];
   bulkheads: Bulkhead[];
+  /**
+   * Several workloads, each entering through its own stack (the scenario's `workload` and `stack`
+   * are then the first one's); absent: the scenario's one workload and stack, entering at `entries`.
+   */
+  workloads?: GraphWorkload[];
+}
+
+/** The entries of every workload of a graph. */
+export function allEntries(graph: ServiceGraph): GraphEntry[] {
+  return graph.workloads === undefined ? graph.entries : graph.workloads.flatMap((w) => w.entries);
 }
 
 /** The service named `name` (the graph was validated: every name used in it exists). */
@@ -113,6 +132,6 @@ export function unreachableServices(graph: ServiceGraph): string[] {
     reached.add(service);
     for (const call of callsOf(endpointNamed(serviceNamed(graph, service), endpoint))) visit(call.service, call.endpoint);
   };
-  for (const entry of graph.entries) visit(entry.service, entry.endpoint);
+  for (const entry of allEntries(graph)) visit(entry.service, entry.endpoint);
   return graph.services.filter((s) => !reached.has(s.name)).map((s) => s.name);
 }

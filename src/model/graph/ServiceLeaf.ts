@@ -2,7 +2,9 @@ import { deriveSeed } from '../../engine/random.js';
 import { Outcome } from '../../policy/outcome.js';
 import type { BackendStats, Leaf, ServerSeries, ServerTotals } from '../leaves/Leaf.js';
 import type { Layers } from '../layers/Layers.js';
+import type { SendGate } from '../layers/LeafLink.js';
 import { R_CANCELLED, R_HANG, type RequestTable } from '../RequestTable.js';
+import type { Bulkhead } from './Bulkhead.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
 
 /** {@link ServiceLeaf.inner} of a request the callee holds nothing for. */
@@ -21,6 +23,8 @@ export class EdgeCounters {
   calls = 0;
   retries = 0;
   ownRetries = 0;
+  /** Attempts the caller's bulkhead refused (never sent, so not among the calls). */
+  bulkheadFull = 0;
 }
 
 /** A uniform draw in [0, 1) keyed by (seed, operation): mulberry32's output function on a Weyl sequence (Tommy Ettinger, 2017). */
@@ -38,8 +42,11 @@ function keyedUniform(seed: number, key: number): number {
  * the callee holds for it (a request slot of the callee's fleet, or a handler), so that an abandoned
  * or withdrawn request reaches it. It counts the calls of its edge: arrivals, those sent while a layer
  * on the path from the entry was retrying (`chain`), and those where a layer of its own stack was.
+ * With a {@link Bulkhead} on its (caller, callee) pair it is its stack's {@link SendGate}: an attempt
+ * takes a slot of its backend as it is sent and gives it back when its request is released (its
+ * answer reached the last layer), abandoned (the attempt timed out) or withdrawn (cancelled).
  */
-export class ServiceLeaf implements Leaf {
+export class ServiceLeaf implements Leaf, SendGate {
   readonly answersAtOnce = false;
   readonly arrivesAhead = false;
   private readonly req: RequestTable;
@@ -59,9 +66,32 @@ export class ServiceLeaf implements Leaf {
   degradedTop = new Uint8Array(64);
   /** Degraded successes answered from t = 0 on to calls still waited for (a workload's stack: its degraded operations). */
   degradedAnswers = 0;
+  /** The bulkhead of this stack's (caller, callee) pair, or null. */
+  readonly bulkhead: Bulkhead | null;
+  /** Per request: 1 while it holds a slot of the bulkhead. */
+  private slot = new Uint8Array(64);
+  readonly refusal = Outcome.LOCAL_BULKHEAD_FULL;
 
-  constructor(req: RequestTable, layers: Layers, caller: number, targets: ServiceTarget[], seed: number) {
+  /** Graphs with several workloads: their number (0: one workload), and this stack's workload (-1: a call site's, read from each request's key). */
+  private readonly wCount: number;
+  private readonly wIndex: number;
+  /** Per (target, workload): the workload's share of the edge ({@link wCount} > 0 only). */
+  private readonly byWorkload: EdgeCounters[];
+
+  constructor(
+    req: RequestTable,
+    layers: Layers,
+    caller: number,
+    targets: ServiceTarget[],
+    seed: number,
+    bulkhead: Bulkhead | null = null,
+    workloads: { count: number; index: number } | null = null,
+  ) {
     this.req = req;
+    this.bulkhead = bulkhead;
+    this.wCount = workloads?.count ?? 0;
+    this.wIndex = workloads?.index ?? -1;
+    this.byWorkload = Array.from({ length: targets.length * this.wCount }, () => new EdgeCounters());
     this.layers = layers;
     this.caller = caller;
     this.targets = targets;
@@ -89,6 +119,7 @@ export class ServiceLeaf implements Leaf {
     this.inner = grow(this.inner);
     this.targetOf = grow(this.targetOf);
     this.own = grow(this.own);
+    this.slot = grow(this.slot);
   }
 
   /** The top frame of the stack above last-layer frame f. */
@@ -111,6 +142,48 @@ export class ServiceLeaf implements Leaf {
     }
     this.targetOf[r] = i;
     this.inner[r] = NO_INNER;
+    // A workload's stack keys its operations for the whole graph: its own sequence number x workloads + its index.
+    if (this.wIndex >= 0) this.req.opSeq[r] = (this.req.opSeq[r] as number) * this.wCount + this.wIndex;
+    const b = this.bulkhead;
+    if (b !== null) {
+      b.take(this.req.client[r] as number);
+      this.slot[r] = 1;
+    }
+  }
+
+  // ------------------------------------------------------------ the bulkhead (SendGate)
+
+  admits(f: number, t: number): boolean {
+    const b = this.bulkhead as Bulkhead;
+    if (b.free(this.layers.fClient[f] as number)) return true;
+    if (t >= 0) {
+      b.refused++;
+      (this.edges[0] as EdgeCounters).bulkheadFull++;
+      if (this.wCount > 0) (this.byWorkload[this.workloadOfKey(this.layers.fOpSeq[f] as number)] as EdgeCounters).bulkheadFull++;
+    }
+    return false;
+  }
+
+  /** The workload of an operation key (graphs with several workloads). */
+  private workloadOfKey(key: number): number {
+    return this.wIndex >= 0 ? this.wIndex : key % this.wCount;
+  }
+
+  /** Target j's share of workload k (graphs with several workloads). */
+  workloadEdge(j: number, k: number): EdgeCounters {
+    return this.byWorkload[j * this.wCount + k] as EdgeCounters;
+  }
+
+  released(r: number): void {
+    this.giveSlot(r);
+  }
+
+  /** Request r's attempt no longer holds its slot (if it held one). */
+  private giveSlot(r: number): void {
+    if (this.slot[r] === 1) {
+      this.slot[r] = 0;
+      (this.bulkhead as Bulkhead).give(this.req.client[r] as number);
+    }
   }
 
   arrive(r: number, t: number): void {
@@ -120,6 +193,12 @@ export class ServiceLeaf implements Leaf {
       e.calls++;
       e.retries += this.req.chain[r] as number;
       e.ownRetries += this.own[r] as number;
+      if (this.wCount > 0) {
+        const w = this.byWorkload[i * this.wCount + this.workloadOfKey(this.req.opSeq[r] as number)] as EdgeCounters;
+        w.calls++;
+        w.retries += this.req.chain[r] as number;
+        w.ownRetries += this.own[r] as number;
+      }
     }
     const target = this.targets[i] as ServiceTarget;
     target.service.accept(this, r, target.endpoint, t);
@@ -160,12 +239,14 @@ export class ServiceLeaf implements Leaf {
   }
 
   abandon(r: number, t: number): void {
+    if (this.bulkhead !== null) this.giveSlot(r);
     const inner = this.inner[r] as number;
     if (inner === NO_INNER) return;
     (this.targets[this.targetOf[r] as number] as ServiceTarget).service.abandon(this, r, inner, t);
   }
 
   withdraw(r: number, t: number): void {
+    if (this.bulkhead !== null) this.giveSlot(r);
     const inner = this.inner[r] as number;
     this.req.state[r] = R_CANCELLED;
     if (inner === NO_INNER) {

@@ -32,9 +32,10 @@ function firstCallStep(steps: readonly GraphStep[] | undefined): Extract<GraphSt
  * on). The assumptions: no deadlines, cancellation, budgets, breakers, throttles, bulkheads, hedging
  * or optional calls, idempotent methods, unlimited queues and in-flight caps, and the leaf services
  * always refusing. An entry mix weighs each entry by its share of the weights. Edges are listed in
- * the order they are first reached.
+ * the order they are first reached. `caller` names the entry edges' caller (one of several workloads:
+ * pass its entries as the graph's and its stack).
  */
-export function callsIfEveryCallFails(graph: ServiceGraph, entryStack: readonly Layer[]): EdgeCalls[] {
+export function callsIfEveryCallFails(graph: ServiceGraph, entryStack: readonly Layer[], caller: string = WORKLOAD_CALLER): EdgeCalls[] {
   const edges = new Map<string, EdgeCalls>();
   const add = (caller: string, callee: string, calls: number): void => {
     const key = `${caller}\u0000${callee}`;
@@ -54,7 +55,7 @@ export function callsIfEveryCallFails(graph: ServiceGraph, entryStack: readonly 
   const perEntry = attemptsOf(entryStack);
   for (const entry of graph.entries) {
     const calls = (perEntry * entry.weight) / totalWeight;
-    add(WORKLOAD_CALLER, entry.service, calls);
+    add(caller, entry.service, calls);
     visit(entry.service, entry.endpoint, calls);
   }
   return [...edges.values()];

@@ -4,7 +4,7 @@ import { Outcome, type OutcomeCode } from '../../policy/outcome.js';
  * What a failed handler answers its caller, by the outcome of the call that decided it (README,
  * "Service graphs"): a downstream timeout or 504 (a deadline exceeded below) -> timeout; 503 and 429
  * -> 503; 500, 400 and 404 (and a write conflict) -> 500; local refusals (throttled, circuit-open,
- * budget-exhausted) -> 503; "overloaded; don't retry" is passed on. A record over every outcome's
+ * budget-exhausted, bulkhead-full) -> 503; "overloaded; don't retry" is passed on. A record over every outcome's
  * name: an outcome added to {@link Outcome} without its entry here does not compile.
  */
 const UPWARD_BY_NAME: Record<keyof typeof Outcome, OutcomeCode> = {
@@ -21,6 +21,7 @@ const UPWARD_BY_NAME: Record<keyof typeof Outcome, OutcomeCode> = {
   LOCAL_THROTTLED: Outcome.S503,
   LOCAL_CIRCUIT_OPEN: Outcome.S503,
   LOCAL_BUDGET_EXHAUSTED: Outcome.S503,
+  LOCAL_BULKHEAD_FULL: Outcome.S503,
 };
 
 /** {@link UPWARD_BY_NAME} indexed by outcome code, for the run's hot path. */

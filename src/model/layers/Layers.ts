@@ -14,7 +14,7 @@ import { R_CANCELLED, R_FREE, R_HANG, type RequestTable } from '../RequestTable.
 import type { Method, Scenario } from '../scenario.js';
 import type { OperationStarter, Workload } from '../workloads/Workload.js';
 import { NO_CHILD } from './FrameTable.js';
-import { LeafLink } from './LeafLink.js';
+import { LeafLink, type SendGate } from './LeafLink.js';
 import { Hedging } from './Hedging.js';
 import { LayerGuards } from './LayerGuards.js';
 import { traceAttempt, traceCall, traceGiveUp, traceOutcome, traceWait, type TraceSink } from './traceEvents.js';
@@ -137,9 +137,9 @@ export class Layers extends LeafLink implements OperationStarter {
     this.maxInFlight = workload.maxInFlight;
   }
 
-  /** Connect a graph's call site: the leaf is the callee service, and the calls end at `site`. */
-  connectCallSite(leaf: Leaf, site: CallEnds): void {
-    this.connectLeaf(leaf);
+  /** Connect a graph's call site: the leaf is the callee service, the calls end at `site`, and `gate` (a bulkhead) may refuse its attempts. */
+  connectCallSite(leaf: Leaf, site: CallEnds, gate: SendGate | null = null): void {
+    this.connectLeaf(leaf, gate);
     this.site = site;
   }
 

@@ -17,6 +17,20 @@ export function constantAboveZero(d: Dist): boolean {
 }
 
 /**
+ * What may refuse the last layer's attempts before any request is made (a service graph's
+ * bulkhead, graph/Bulkhead.ts): asked as an attempt is sent, told when a request slot of the stack
+ * is released.
+ */
+export interface SendGate {
+  /** Whether last-layer frame f may send its attempt at t; false: it is refused with `refusal`. */
+  admits(f: number, t: number): boolean;
+  /** The outcome of a refused attempt. */
+  readonly refusal: number;
+  /** Request r of the stack is released (its answer reached the last layer, or nothing waits for it). */
+  released(r: number): void;
+}
+
+/**
  * The layers' side of the network and of the leaf: the hops between layers (each client's
  * messages draw their delays from the client's own stream), the last layer's requests to the leaf
  * and the leaf's answers back ({@link LeafHost}). `Layers` extends it with the retry loop; the two
@@ -44,6 +58,8 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
   private answersAtOnce = false;
   /** The first of this stack's event kinds: 0 for a workload's stack, a range of its own for each call site of a graph. */
   readonly kb: number;
+  /** What may refuse the last layer's attempts at once (a graph call site's bulkhead), or null. */
+  private gate: SendGate | null = null;
 
   constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, seed: number, folds: Folds, kindBase = 0) {
     super(initialFrames);
@@ -75,10 +91,11 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
   /** The retry decision taken ahead, when the answer leaves the leaf (see `Layers`); false: not taken. */
   protected abstract retryAhead(f: number, outcome: number, retryAfterMs: number, arriveMs: number): boolean;
 
-  /** Connect the leaf the last layer calls. */
-  protected connectLeaf(leaf: Leaf): void {
+  /** Connect the leaf the last layer calls, and what may refuse its attempts at once. */
+  protected connectLeaf(leaf: Leaf, gate: SendGate | null = null): void {
     this.leaf = leaf;
     this.answersAtOnce = leaf.answersAtOnce;
+    this.gate = gate;
   }
 
   /** The delay of a message of `client` over layer k's hop, from the client's network stream. */
@@ -93,6 +110,10 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
    */
   protected callLeaf(f: number, k: number, n: number, gen: number, chain: number, end: number, t: number): void {
     const leaf = this.leaf;
+    if (this.gate !== null && !this.gate.admits(f, t)) {
+      this.attemptEnded(f, this.gate.refusal, NaN, t);
+      return;
+    }
     const hopZero = this.hopZero[k] as boolean;
     if (hopZero && this.answersAtOnce) {
       this.callLeafAtOnce(f, n, gen, chain, end, t);
@@ -213,6 +234,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
 
   /** Release a request slot. */
   release(r: number): void {
+    if (this.gate !== null) this.gate.released(r);
     this.req.release(r);
   }
 

@@ -23,6 +23,7 @@ export class Burst implements Workload {
     private readonly sim: Simulator,
     seed: number,
     private readonly ops: OperationStarter,
+    private readonly kindBase = 0,
   ) {
     this.start0 = makeSampler(w.startMs, streamFor(w.startMs, seed, 'start'));
     this.startConstant = w.startMs.dist === 'constant';
@@ -33,7 +34,7 @@ export class Burst implements Workload {
 
   /** The burst starts at t = 0 after the warm-up. */
   start(): void {
-    scheduleFirstStarts(this.sim, this.clients, this.start0, this.startConstant, 0);
+    scheduleFirstStarts(this.sim, this.clients, this.start0, this.startConstant, 0, this.kindBase);
     this.pending += this.clients;
   }
 

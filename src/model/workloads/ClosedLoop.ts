@@ -13,9 +13,9 @@ type ClosedSpec = Extract<WorkloadSpec, { kind: 'closed' }>;
  * first operation of each. Clients that all start at the same instant start in order, so a lane
  * of the event queue holds them without a heap.
  */
-export function scheduleFirstStarts(sim: Simulator, clients: number, start: Sampler, constant: boolean, baseMs: number): void {
+export function scheduleFirstStarts(sim: Simulator, clients: number, start: Sampler, constant: boolean, baseMs: number, kindBase = 0): void {
   const lane = constant ? sim.addLane() : -1;
-  for (let c = 0; c < clients; c++) sim.atInLane(lane, baseMs + start(), K_OP_START, c, 0);
+  for (let c = 0; c < clients; c++) sim.atInLane(lane, baseMs + start(), kindBase + K_OP_START, c, 0);
 }
 
 /**
@@ -40,6 +40,7 @@ export class ClosedLoop implements Workload {
     private readonly sim: Simulator,
     seed: number,
     private readonly ops: OperationStarter,
+    private readonly kindBase = 0,
   ) {
     this.think = makeSampler(w.thinkMs, streamFor(w.thinkMs, seed, 'think'));
     this.start0 = makeSampler(w.startMs, streamFor(w.startMs, seed, 'start'));
@@ -52,7 +53,7 @@ export class ClosedLoop implements Workload {
   }
 
   start(t0: number): void {
-    scheduleFirstStarts(this.sim, this.clients, this.start0, this.startConstant, t0);
+    scheduleFirstStarts(this.sim, this.clients, this.start0, this.startConstant, t0, this.kindBase);
     this.pending += this.clients;
   }
 
@@ -65,7 +66,7 @@ export class ClosedLoop implements Workload {
   ended(client: number, t: number): void {
     const next = t + this.think();
     if (next < this.durationMs) {
-      this.sim.atInLane(this.thinkLane, next, K_OP_START, client, 0);
+      this.sim.atInLane(this.thinkLane, next, this.kindBase + K_OP_START, client, 0);
       this.pending++;
     }
   }

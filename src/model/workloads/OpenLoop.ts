@@ -32,6 +32,7 @@ export class OpenLoop implements Workload {
     private readonly sim: Simulator,
     seed: number,
     private readonly ops: OperationStarter,
+    private readonly kindBase = 0,
   ) {
     this.maxInFlight = maxInFlight;
     this.rate = rateFunction(w.rate);
@@ -62,7 +63,7 @@ export class OpenLoop implements Workload {
     if (!(max > 0)) return;
     const t = this.steady ? fromMs + (standardExponential(this.arrivalU) * 1000) / max : this.thinned(fromMs);
     if (t >= this.durationMs) return;
-    this.sim.at(t, K_ARRIVAL, 0, 0);
+    this.sim.at(t, this.kindBase + K_ARRIVAL, 0, 0);
     this.pending++;
   }
 

@@ -12,7 +12,8 @@ export interface OperationStarter {
 
 /**
  * A workload: when operations start and which client each belongs to (README "The model"). It
- * schedules its own events (kinds `K_OP_START` and `K_ARRIVAL` of eventKinds.ts) and draws what
+ * schedules its own events (kinds `K_OP_START` and `K_ARRIVAL` of eventKinds.ts, shifted by its
+ * `kindBase`: a graph's second and further workloads have kinds of their own) and draws what
  * it decides from the `workload` stream (which client, whether the operation is bad input).
  */
 export interface Workload {
@@ -39,15 +40,15 @@ export function unknownWorkload(kind: never): never {
 }
 
 /** The workload a scenario names. */
-export function makeWorkload(sc: Scenario, sim: Simulator, seed: number, ops: OperationStarter): Workload {
+export function makeWorkload(sc: Scenario, sim: Simulator, seed: number, ops: OperationStarter, kindBase = 0): Workload {
   const w = sc.workload;
   switch (w.kind) {
     case 'open':
-      return new OpenLoop(w, sc.maxInFlight, sim, seed, ops);
+      return new OpenLoop(w, sc.maxInFlight, sim, seed, ops, kindBase);
     case 'closed':
-      return new ClosedLoop(w, sim, seed, ops);
+      return new ClosedLoop(w, sim, seed, ops, kindBase);
     case 'burst':
-      return new Burst(w, sim, seed, ops);
+      return new Burst(w, sim, seed, ops, kindBase);
     default:
       return unknownWorkload(w);
   }
