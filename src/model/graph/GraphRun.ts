@@ -34,14 +34,18 @@ export interface GraphRunOptions {
   trace?: (e: TraceEvent) => void;
 }
 
-/** Whether a scenario needs the graph runtime: a graph with several workloads, or whose entries are more than one endpoint answered by its fleet. */
+/**
+ * Whether a scenario needs the graph runtime: a graph with several workloads, or whose entries are
+ * more than one endpoint answered by its fleet, or whose entry service caps its requests in flight
+ * (a stack + leaf run has no such cap).
+ */
 export function needsGraphRuntime(sc: Scenario): boolean {
   const g = sc.graph;
   if (g === undefined) return false;
   if (g.workloads !== undefined || g.entries.length !== 1) return true;
   const entry = g.entries[0] as ServiceGraph['entries'][number];
   const service = g.services.find((s) => s.name === entry.service);
-  return service !== undefined && endpointNamed(service, entry.endpoint).steps !== undefined;
+  return service !== undefined && (endpointNamed(service, entry.endpoint).steps !== undefined || service.maxInFlight !== 'unlimited');
 }
 
 /** One workload of a graph run: its scenario (the graph's, with its workload and stack), measurements, stack, leaf and operations. */
