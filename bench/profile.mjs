@@ -1,5 +1,5 @@
 // CPU profile of one benchmark workload through the full model, summarised by self time.
-//   node bench/profile.mjs mm1|storm|aws [--top N] [--keep DIR]
+//   node bench/profile.mjs mm1|storm|graph|aws [--top N] [--keep DIR]
 // runs the workload in a child under `node --cpu-prof` and prints the functions with the most
 // self time (V8's sampling profiler; inlined functions count toward the function they were
 // inlined into). The .cpuprofile is kept in DIR (default: a temporary directory), for Chrome
@@ -16,19 +16,22 @@ const args = process.argv.slice(2);
 
 async function child(name) {
   const { Model } = await import('../dist/model/Model.js');
-  const { mm1Scenario, stormScenario } = await import('./lib/scenarios.mjs');
+  const { graphScenario, mm1Scenario, stormScenario } = await import('./lib/scenarios.mjs');
   if (name === 'mm1') {
     const sc = mm1Scenario(2_000_000);
     for (let i = 0; i < 3; i++) new Model(sc, { seed: i + 1 }).run();
   } else if (name === 'storm') {
     const sc = stormScenario();
     for (let i = 0; i < 3; i++) new Model(sc, { seed: i + 1 }).run();
+  } else if (name === 'graph') {
+    const sc = graphScenario();
+    for (let i = 0; i < 3; i++) new Model(sc, { seed: i + 1 }).run();
   } else if (name === 'aws') {
     const { awsSweepTasks, runAwsTasks } = await import('./lib/awsPlan.mjs');
     const { plan, tasks } = awsSweepTasks(!args.includes('--full'));
     runAwsTasks(plan, tasks);
   } else {
-    throw new Error(`unknown workload ${name} (mm1, storm, aws)`);
+    throw new Error(`unknown workload ${name} (mm1, storm, graph, aws)`);
   }
 }
 

@@ -5,6 +5,8 @@
 //   engine  hold model, src's Simulator vs the reference heap (bench/reference/hold.mjs)
 //   mm1     M/M/1 through the full model vs the reference M/M/1 (bench/reference/mm1.mjs)
 //   storm   10,000 clients, 3 layers x 3 attempts, 10 s of failure, vs bench/reference/storm.mjs
+//   graph   7 services (a frontend, 3 mid-tier, 3 shared backends), 10,000 clients, a 10 s backend
+//           outage: calls per CPU-second on all edges vs the storm's leaf attempts, in the same process
 //   aws     the aws-contention-2015 sweep vs an event-per-hop implementation (bench/naive/)
 //   memory  peak RSS: 1,000,000 clients; 10,000,000 open-loop operations vs 1,000,000
 //   sweep   worker-pool scaling vs two processes (bench/sweepScaling.mjs)
@@ -17,6 +19,7 @@ const CASES = {
   engine: 'engine.mjs',
   mm1: 'mm1.mjs',
   storm: 'storm.mjs',
+  graph: 'graph.mjs',
   aws: 'aws.mjs',
   memory: 'memoryRuns.mjs',
   sweep: 'sweepScaling.mjs',

@@ -55,6 +55,63 @@ export function stormScenario(options = {}) {
 }
 
 /**
+ * The graph benchmark: 10,000 closed-loop clients (as the storm's: think time exponential, mean 1 s;
+ * first operations spread over the first second; none started after 20 s) call a frontend through
+ * one layer of 3 attempts (full jitter, base 10 ms, cap 1 s). The frontend (async, no work of its
+ * own) calls 3 mid-tier services in parallel, joined by `all`, each through an sdk of 3 attempts;
+ * mid-tier service i (async) calls backends i and i + 1 (of 3, shared) joined by `all`, each through
+ * a client of 2 attempts. The backends are servers of 400 workers with exponential service of mean
+ * 10 ms (about half busy at 20,000 calls/s each); backend b1 is down (an outage: 503 at once) for
+ * the first 10 s. Hops take no time.
+ */
+export function graphScenario(options = {}) {
+  const o = { clients: 10_000, durationMs: 20_000, ...options };
+  const retrying = (attempts) => ({ maxAttempts: attempts, backoff: { kind: 'full-jitter', baseMs: 10, capMs: 1000 } });
+  const backend = (outage) => ({
+    fleet: { kind: 'server', concurrency: 400, serviceMs: { dist: 'exponential', mean: 10 }, ...(outage ? { outages: [{ atMs: 0, durationMs: 10_000 }] } : {}) },
+    endpoints: { get: {} },
+  });
+  const mid = (a, b) => ({
+    fleet: { kind: 'server', serviceMs: 1 },
+    endpoints: {
+      get: {
+        steps: [
+          {
+            kind: 'call',
+            calls: [a, b].map((service) => ({ service, stack: [{ name: 'client', policy: retrying(2) }] })),
+          },
+        ],
+      },
+    },
+  });
+  return resolve({
+    workload: {
+      kind: 'closed',
+      clients: o.clients,
+      durationMs: o.durationMs,
+      thinkMs: { dist: 'exponential', mean: 1000 },
+      startMs: { dist: 'uniform', min: 0, max: 1000 },
+      entry: { service: 'frontend' },
+    },
+    stack: [{ name: 'app', policy: retrying(3) }],
+    services: {
+      frontend: {
+        fleet: { kind: 'server', serviceMs: 1 },
+        endpoints: {
+          page: { steps: [{ kind: 'call', calls: ['m1', 'm2', 'm3'].map((service) => ({ service, stack: [{ name: 'sdk', policy: retrying(3) }] })) }] },
+        },
+      },
+      m1: mid('b1', 'b2'),
+      m2: mid('b2', 'b3'),
+      m3: mid('b3', 'b1'),
+      b1: backend(true),
+      b2: backend(false),
+      b3: backend(false),
+    },
+  });
+}
+
+/**
  * A million closed-loop clients (memory): think time exponential with mean 10 s, first operations
  * spread over the first 10 s, two layers (3 attempts each, full jitter) and a server with 2,000
  * workers and exponential service of mean 10 ms; clients stop starting operations at `durationMs`.

@@ -97,9 +97,9 @@ const MAX_STEPS = 2_000_000;
 class TooLarge extends Error {}
 
 /** Every backoff drawn at the bottom of its range. */
-const SHORTEST: UniformDraw = () => 0;
+const SHORTEST: UniformDraw = { uniform: () => 0 };
 /** Every backoff drawn at the top of its range. */
-const LONGEST: UniformDraw = () => 1;
+const LONGEST: UniformDraw = { uniform: () => 1 };
 
 /**
  * One operation walked through the stack deterministically, with the leaf failing every attempt

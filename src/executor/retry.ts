@@ -1,6 +1,6 @@
 import { isIdempotent } from '../policy/classify.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome } from '../policy/outcome.js';
-import { Next, RetryLoop, RetryStep } from '../policy/retryLoop.js';
+import { Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { classifySettled, isResponseLike, outcomeCode, outcomeName, type Classification, type OutcomeName, type Settled } from './classify.js';
 import { RetryAbortedError, RetryGiveUpError, type GiveUpReason } from './errors.js';
@@ -208,7 +208,7 @@ export async function retry<T>(
   }
   const clock = options.clock ?? performance;
   const sleep = options.sleep ?? realSleep;
-  const random = options.random ?? Math.random;
+  const random: UniformDraw = { uniform: options.random ?? Math.random };
   const classify = options.classify ?? (classifySettled as (s: Settled<T>, attempt: number) => Classification);
   const dispose = options.dispose ?? disposeDefault;
   const idem = options.idempotent ?? isIdempotent(policyMethod(options.method), p.spec.idempotency);

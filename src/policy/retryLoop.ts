@@ -86,7 +86,7 @@ export class RetryLoop {
     out.planned = false;
     if (deadlineAtMs - nowMs <= 0) return end(out, GiveUp.DEADLINE, lastOutcome);
     if (admission !== null) {
-      const d = admission.admit(nowMs, draw());
+      const d = admission.admit(nowMs, draw.uniform());
       if (d < 0) return end(out, GiveUp.THROTTLED, attemptsMade > 0 ? lastOutcome : Outcome.LOCAL_THROTTLED);
       if (d > 0) {
         if (nowMs + d >= deadlineAtMs) return end(out, GiveUp.DEADLINE, lastOutcome);
@@ -153,7 +153,7 @@ export class RetryLoop {
       const refusal = chain.refuse(nowMs, outcome);
       if (refusal !== CONTINUE) return end(out, refusal as GiveUpCode, outcome);
     }
-    const u = p.randomBackoff ? draw() : 0;
+    const u = p.randomBackoff ? draw.uniform() : 0;
     const ctx = this.ctx;
     ctx.outcome = outcome;
     ctx.callStartMs = callStartMs;
@@ -247,7 +247,7 @@ export class RetryLoop {
       if (refusal !== CONTINUE) return refusal;
     }
     // A delay is a refusal too: a hedge is sent now or not at all.
-    if (admission !== null && admission.admit(nowMs, draw()) !== 0) return GiveUp.THROTTLED;
+    if (admission !== null && admission.admit(nowMs, draw.uniform()) !== 0) return GiveUp.THROTTLED;
     if (chain !== null) chain.onRetryScheduled(nowMs, outcome);
     return CONTINUE;
   }
@@ -265,8 +265,14 @@ function end(out: RetryStep, reason: GiveUpCode, outcome: number): NextCode {
   return (out.next = Next.END);
 }
 
-/** A source of uniform draws in [0, 1), called only when a decision needs one. */
-export type UniformDraw = () => number;
+/**
+ * A source of uniform draws in [0, 1), asked only when a decision needs one. An object with a
+ * method rather than a function: a caller that builds one source per run (the simulator's layers)
+ * passes instances of one class, so the call stays the same function from run to run.
+ */
+export interface UniformDraw {
+  uniform(): number;
+}
 
 /** What the caller of a {@link RetryLoop} does next ({@link RetryStep.next}). */
 export const Next = {

@@ -121,20 +121,23 @@ export interface PlanContext {
 
 /** Result of {@link planRetry}, written into a reusable object (no allocation on the hot path). */
 export class RetryPlan {
+  // The times start as NaN (nothing planned yet) rather than 0: a field that starts as a small
+  // integer and later holds fractions changes its representation in V8, which discards the
+  // optimized code of every method reading the plan each time a new run builds its own plan.
   /** `wait-exceeds-deadline`, or {@link CONTINUE} when the retry goes ahead. */
   giveUp: GiveUpCode | typeof CONTINUE = CONTINUE;
   /** The backoff ceiling of this retry (upper end of the drawn range). */
-  ceilingMs = 0;
+  ceilingMs = NaN;
   /** The backoff sample before Retry-After and tick rounding. */
-  backoffMs = 0;
+  backoffMs = NaN;
   /** The delay after Retry-After handling, before tick rounding. */
-  delayMs = 0;
+  delayMs = NaN;
   /** The actual wait: wakeAtMs - nowMs. */
-  waitMs = 0;
+  waitMs = NaN;
   /** When the next attempt starts (on a tick boundary). */
-  wakeAtMs = 0;
+  wakeAtMs = NaN;
   /** The backoff state (decorrelated jitter's or Polly's) to carry to the next retry. */
-  nextPrevSleepMs = 0;
+  nextPrevSleepMs = NaN;
   /**
    * A gRPC pushback (n >= 0) set this wait: the backoff sequence restarts, so the next computed
    * backoff is that of retry 1 again. The caller counts retries for the backoff from here

@@ -211,6 +211,29 @@ describe('maxInFlight (async services)', () => {
   });
 });
 
+describe('maxInFlight of a leaf service', () => {
+  it('caps the requests at its fleet too, the one-service graph included', () => {
+    // One service, its endpoint answered by its fleet (10 ms of service on unlimited workers), at
+    // most 1 request in flight: op 1 is refused at 0 and retried by the entry's layer at 15.
+    const raw = {
+      workload: { kind: 'burst', clients: 2, entry: { service: 'api' } },
+      stack: [{ name: 'app', policy: { maxAttempts: 2, backoff: { kind: 'constant', baseMs: 15 } } }],
+      network: { hopMs: 0 },
+      services: { api: { fleet: { kind: 'server', concurrency: 'unlimited', serviceMs: 10 }, maxInFlight: 1, endpoints: { get: {} } } },
+    };
+    const { log, r } = entryLog(raw);
+    expect(log).toEqual([
+      [0, 1, 'outcome', '503'],
+      [10, 0, 'outcome', '200'],
+      [10, 0, 'give-up', 'success'],
+      [25, 1, 'outcome', '200'],
+      [25, 1, 'give-up', 'success'],
+    ]);
+    expect(calls(r)).toEqual({ 'workload -> api': 3 });
+    expect(service(r, 'api')).toMatchObject({ served: 2, shed: 0 });
+  });
+});
+
 describe('cancellation reaching a handler', () => {
   it('withdraws the first handler of a service too, and its own calls with it', () => {
     // fe's step `any` (cancellation on) calls mid (a handler calling db, 100 ms) and fast (10 ms):
@@ -280,7 +303,8 @@ describe('three async services in tandem (a Jackson network)', () => {
 describe('thread starvation: a slow dependency uses up a threaded service\'s threads', () => {
   // A gateway (async) calls, for each operation, fe's slow endpoint (optional; it calls dep, which
   // answers after 1 s) and then fe's healthy endpoint (1 ms of work), joined by `all`: an operation
-  // succeeds when its healthy call does. fe has 8 workers and no queue.
+  // succeeds when its healthy call does. fe has 8 workers and no queue. Threaded, the slow calls
+  // use up its threads; a bulkhead of 4 on its calls to dep, or async handling, keeps it serving.
   const raw = (execution: 'threaded' | 'async') => ({
     workload: { kind: 'open', rate: 40, durationMs: 3000, clients: 1, entry: { service: 'gw' } },
     stack: [{ name: 'app', policy: tries(1) }],
@@ -326,6 +350,25 @@ describe('thread starvation: a slow dependency uses up a threaded service\'s thr
     expect(service(r, 'fe').shed).toBeGreaterThan(r.operations.failed);
   });
 
+  it.each([1, 2, 3])('threaded with a bulkhead of 4 on the dependency (seed %s): the healthy endpoint keeps being served', (seed) => {
+    // At most 4 slow calls wait on dep; the others are refused at once (bulkhead-full), their
+    // handlers fail and release their threads, so 4 of the 8 stay free for the healthy endpoint.
+    const withBulkhead = { ...raw('threaded'), bulkheads: [{ caller: 'fe', callee: 'dep', maxConcurrent: 4 }] };
+    const start = new Map<number, number>();
+    const ok = new Map<number, boolean>();
+    const r = run(withBulkhead, seed, (e) => {
+      if (e.layer !== 0) return;
+      if (e.event === 'call') start.set(e.op, e.tMs);
+      if (e.event === 'give-up') ok.set(e.op, e.reason === 'success');
+    });
+    expect([...start.keys()].every((op) => ok.get(op) === true)).toBe(true);
+    expect(r.operations).toMatchObject({ failed: 0, succeeded: r.operations.offered });
+    // Most slow calls were refused by the bulkhead (their operations degraded); fe refused nothing.
+    expect(calls(r)['fe -> dep']).toBeLessThanOrEqual(4 * 3);
+    expect(r.operations.degraded).toBeGreaterThan(0.6 * r.operations.offered);
+    expect(service(r, 'fe').shed).toBe(0);
+  });
+
   it.each([1, 2, 3])('async with the default maxInFlight (seed %s): the healthy endpoint keeps being served', (seed) => {
     const { r, ops } = operations('async', seed);
     expect(ops.every((o) => o.ok)).toBe(true);
@@ -354,5 +397,57 @@ describe('what a failed handler answers upward', () => {
       'budget-exhausted': '503',
       'bulkhead-full': '503',
     });
+  });
+});
+
+describe('outages during work (scripted leaves, zero hops: exact event logs)', () => {
+  const entry = [{ name: 'app', policy: { maxAttempts: 2, backoff: { kind: 'none' }, perAttemptTimeoutMs: 30 } }];
+
+  it("an outage of the backend during an async work step loses the handler: its caller's attempt times out", () => {
+    // fe's backend goes down over [5, 15) while op 0's 10 ms work step is in service; the entry's
+    // attempt times out at 30 and its retry is served over [30, 40).
+    const raw = {
+      workload: { kind: 'burst', clients: 1, entry: { service: 'fe' } },
+      stack: entry,
+      network: { hopMs: 0 },
+      services: {
+        fe: { fleet: { kind: 'server', concurrency: 1, serviceMs: 10, outages: [{ atMs: 5, durationMs: 10 }] }, endpoints: { page: { steps: [{ kind: 'work' }] } } },
+      },
+    };
+    const { log, r } = entryLog(raw);
+    expect(log).toEqual([
+      [30, 0, 'outcome', 'timeout'],
+      [40, 0, 'outcome', '200'],
+      [40, 0, 'give-up', 'success'],
+    ]);
+    expect(service(r, 'fe')).toMatchObject({ served: 1, lost: 1 });
+  });
+
+  it("an outage while a threaded handler holds its worker through a call loses it; the call runs on with nothing waiting", () => {
+    // Op 0 takes the worker at 0, works to 2 and calls db (20 ms); fe's backend is down over [10, 20).
+    // The handler is lost at 10, its call runs on to 22; the entry's retry at 30 works to 32 and its call ends at 52.
+    const raw = {
+      workload: { kind: 'burst', clients: 1, entry: { service: 'fe' } },
+      stack: entry,
+      network: { hopMs: 0 },
+      services: {
+        fe: {
+          fleet: { kind: 'server', concurrency: 1, serviceMs: 2, outages: [{ atMs: 10, durationMs: 10 }] },
+          execution: 'threaded',
+          endpoints: { page: { steps: [{ kind: 'work' }, { kind: 'call', calls: [{ service: 'db' }] }] } },
+        },
+        db: { fleet: { kind: 'script', script: ['200:20'] }, endpoints: { get: {} } },
+      },
+    };
+    const { log, r } = entryLog(raw);
+    expect(log).toEqual([
+      [30, 0, 'outcome', 'timeout'],
+      [52, 0, 'outcome', '200'],
+      [52, 0, 'give-up', 'success'],
+    ]);
+    expect(calls(r)).toEqual({ 'workload -> fe': 2, 'fe -> db': 2 });
+    // Busy: [0, 10) for the lost handler, [30, 52) for the second.
+    expect(service(r, 'fe')).toMatchObject({ served: 1, lost: 1 });
+    expect(service(r, 'fe').meanBusy).toBeCloseTo((10 + 22) / 52, 12);
   });
 });

@@ -81,7 +81,7 @@ describe('the retry decision, in order', () => {
   it('a spent deadline stops before the first call', () => {
     const loop = new RetryLoop(compilePolicy(policy()));
     const step = new RetryStep();
-    const draw = (): number => 0.5;
+    const draw = { uniform: (): number => 0.5 };
     expect(loop.beforeAttempt(0, Outcome.DEADLINE_EXCEEDED, 0, 0, null, draw, step)).toBe(Next.END);
     expect([step.reason, step.outcome]).toEqual([GiveUp.DEADLINE, Outcome.DEADLINE_EXCEEDED]);
     expect(loop.beforeAttempt(0, Outcome.DEADLINE_EXCEEDED, 0, 1, null, draw, step)).toBe(Next.SEND);

@@ -5,7 +5,7 @@ import type { RetryBudget } from '../../src/policy/budgets/RetryBudget.js';
 import { DEFAULT_RETRY_ON } from '../../src/policy/classify.js';
 import { compilePolicy } from '../../src/policy/decision.js';
 import { GIVE_UP_NAMES, Outcome } from '../../src/policy/outcome.js';
-import { Next, RetryLoop, RetryStep } from '../../src/policy/retryLoop.js';
+import { Next, RetryLoop, RetryStep, type UniformDraw } from '../../src/policy/retryLoop.js';
 import type { PolicySpec } from '../../src/policy/types.js';
 
 const policy = (over: Partial<PolicySpec> = {}): PolicySpec => ({
@@ -22,14 +22,16 @@ const policy = (over: Partial<PolicySpec> = {}): PolicySpec => ({
 const loopOf = (over: Partial<PolicySpec> = {}): RetryLoop => new RetryLoop(compilePolicy(policy(over)));
 
 /** A draw source that hands out `values` in turn and logs every call. */
-function draws(...values: number[]): { draw: () => number; taken: number[] } {
+function draws(...values: number[]): { draw: UniformDraw; taken: number[] } {
   const taken: number[] = [];
   return {
     taken,
-    draw: () => {
-      const v = values[taken.length] ?? 0.5;
-      taken.push(v);
-      return v;
+    draw: {
+      uniform: () => {
+        const v = values[taken.length] ?? 0.5;
+        taken.push(v);
+        return v;
+      },
     },
   };
 }
@@ -110,7 +112,7 @@ describe('RetryLoop: after an attempt, in the order of the retry decision', () =
     outcome: number,
     t: number,
     deadline: number,
-    opts: { ra?: number; idempotent?: boolean; chain?: BudgetChain | null; draw?: () => number; base?: number; prev?: number } = {},
+    opts: { ra?: number; idempotent?: boolean; chain?: BudgetChain | null; draw?: UniformDraw; base?: number; prev?: number } = {},
   ): { next: number; step: RetryStep } => {
     const step = new RetryStep();
     const next = loop.afterAttempt(

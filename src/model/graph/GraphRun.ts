@@ -37,14 +37,18 @@ export interface GraphRunOptions {
   traceGraph?: boolean;
 }
 
-/** Whether a scenario needs the graph runtime: a graph with several workloads, or whose entries are more than one endpoint answered by its fleet. */
+/**
+ * Whether a scenario needs the graph runtime: a graph with several workloads, or whose entries are
+ * more than one endpoint answered by its fleet, or whose entry service caps its requests in flight
+ * (a stack + leaf run has no such cap).
+ */
 export function needsGraphRuntime(sc: Scenario): boolean {
   const g = sc.graph;
   if (g === undefined) return false;
   if (g.workloads !== undefined || g.entries.length !== 1) return true;
   const entry = g.entries[0] as ServiceGraph['entries'][number];
   const service = g.services.find((s) => s.name === entry.service);
-  return service !== undefined && endpointNamed(service, entry.endpoint).steps !== undefined;
+  return service !== undefined && (endpointNamed(service, entry.endpoint).steps !== undefined || service.maxInFlight !== 'unlimited');
 }
 
 /** One workload of a graph run: its scenario (the graph's, with its workload and stack), measurements, stack, leaf and operations. */
@@ -188,7 +192,7 @@ export class GraphRun {
             this.checkKinds(nextKind);
             const siteReq = new RequestTable(64);
             const siteTrace = trace !== undefined ? siteSink(trace, traceSite(s.name, call, levels?.get(s.name) ?? 0)) : undefined;
-            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(siteSc, false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb), trace: siteTrace });
+            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb), trace: siteTrace });
             this.claimStack(ly);
             const bulkhead = bulkheads.get(`${s.name}\u0000${call.service}`) ?? null;
             const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed, bulkhead, named === undefined ? null : { count: W, index: -1 });
@@ -394,6 +398,15 @@ export class GraphRun {
     for (const e of this.entryStacks) if (e.layers.inFlightOps > 0 || e.workload.pending > 0) return true;
     return false;
   }
+}
+
+/**
+ * What a call site's own measurements keep: the results report the edges' counters and the
+ * services' fleets, not the call sites' leaf-arrival statistics, so their clustering statistics and
+ * metric windows, which every call would update, are left out.
+ */
+function callSiteMetrics(siteSc: Scenario): Scenario {
+  return { ...siteSc, metrics: { ...siteSc.metrics, clusteringBinMs: [], windows: [] } };
 }
 
 /**

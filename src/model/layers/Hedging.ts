@@ -60,7 +60,7 @@ export class Hedging {
       ly.fDeadline[f] as number,
       guards.decisionChain(k, inst),
       guards.admission(k, inst),
-      guards.uAdmission,
+      guards,
       step,
     );
     if (step.cancelHedgeTimer) ly.hedgeTimers.cancel(f);
@@ -81,7 +81,7 @@ export class Hedging {
       ly.fDeadline[f] as number,
       guards.decisionChain(k, inst),
       guards.admission(k, inst),
-      guards.uAdmission,
+      guards,
       ly.step,
     );
     if (next === Next.HEDGE) ly.sendAttempt(f, t);

@@ -2,6 +2,7 @@ import type { Uniform } from '../../engine/random.js';
 import { MAX_SERIES_BINS, TimeWeightedSeries } from '../../metrics/index.js';
 import { makeAdmissionControl, type AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import { BudgetChain, makeBudgetChain } from '../../policy/budgets/BudgetChain.js';
+import type { UniformDraw } from '../../policy/retryLoop.js';
 import type { Scenario } from '../scenario.js';
 import { streamIf } from '../streams.js';
 
@@ -39,7 +40,7 @@ class GaugedChain extends BudgetChain {
  * to their `RetryLoop` (src/policy/retryLoop.ts), which asks and tells them at the steps of the
  * retry decision; `inst` is the frame's instance of layer k.
  */
-export class LayerGuards {
+export class LayerGuards implements UniformDraw {
   /** Per layer: it has budgets / an admission control / either. */
   readonly hasBudget: boolean[];
   readonly hasAdmission: boolean[];
@@ -48,8 +49,8 @@ export class LayerGuards {
   private readonly gauged: BudgetChain[][];
   private readonly admissions: Array<Array<AdmissionControl | null>>;
   private readonly instances: number[];
-  /** The admission controls' uniform draws (one stream for every layer). */
-  readonly uAdmission: Uniform;
+  /** The admission controls' uniform draws (one stream for every layer; {@link uniform} hands them to the retry loops). */
+  private readonly uAdmission: Uniform;
   /** Per layer with budgets: the first budget's gauge of each instance, their sum, and its series. */
   private readonly budgetGauge: Float64Array[];
   private readonly budgetGaugeSum: Float64Array;
@@ -78,6 +79,11 @@ export class LayerGuards {
     this.gBudget = sc.stack.map((l, k) =>
       this.hasBudget[k] ? new TimeWeightedSeries(binMs, MAX_SERIES_BINS, -sc.warmupMs, (this.budgetGaugeSum[k] as number) / l.instances) : null,
     );
+  }
+
+  /** The admission controls' next uniform draw (the guards are the retry loops' {@link UniformDraw} for admission). */
+  uniform(): number {
+    return this.uAdmission();
   }
 
   /** The budgets of layer k's instance `inst` for counting and withdrawing attempts (null: the layer has none). */

@@ -58,7 +58,7 @@ export interface CallEnds {
  * wasted work. It is the leaf's host: the leaf's answers come back here. Per-client jitter state
  * lives in typed arrays; nothing is allocated per event.
  */
-export class Layers extends LeafLink implements OperationStarter {
+export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   private readonly sc: Scenario;
   /** Per layer: the retry loop of its policy, and the step its answers are written into. */
   readonly loops: RetryLoop[];
@@ -68,11 +68,9 @@ export class Layers extends LeafLink implements OperationStarter {
   private readonly jitter: ClientRandom[];
   /** Whether the backoff's jitter is seeded at call start. */
   private readonly timeSeeded: boolean[];
-  /** The layer and client the loop's next jitter draw is for ({@link jitterDraw}). */
+  /** The layer and client the loop's next jitter draw is for ({@link uniform}). */
   private drawLayer = 0;
   private drawClient = 0;
-  /** The jitter draw the loops ask for: layer `drawLayer`'s stream of client `drawClient`. */
-  private readonly jitterDraw: UniformDraw = () => this.draw(this.drawLayer, this.drawClient);
   readonly instances: number[];
   readonly hedging: boolean[];
   readonly guards: LayerGuards;
@@ -240,7 +238,7 @@ export class Layers extends LeafLink implements OperationStarter {
       t,
       this.fDeadline[f] as number,
       admission,
-      guards.uAdmission,
+      guards,
       step,
     );
     if (next === Next.SEND) this.sendAttempt(f, t);
@@ -365,7 +363,7 @@ export class Layers extends LeafLink implements OperationStarter {
       this.fPrevSleep[f] as number,
       chain,
       admission,
-      this.jitterDraw,
+      this,
       step,
     );
     if (this.trace && step.planned) traceWait(this.trace, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, step);
@@ -409,7 +407,12 @@ export class Layers extends LeafLink implements OperationStarter {
     return true;
   }
 
-  /** Layer k's jitter draw for `client` (its stream, or the fixed draw). */
+  /** The jitter draw the loops ask for (the layers are their {@link UniformDraw}): layer `drawLayer`'s stream of client `drawClient`. */
+  uniform(): number {
+    return this.draw(this.drawLayer, this.drawClient);
+  }
+
+    /** Layer k's jitter draw for `client` (its stream, or the fixed draw). */
   draw(k: number, client: number): number {
     if (this.fixedDraw !== undefined) return this.fixedDraw;
     return (this.jitter[k] as ClientRandom).next(client);
