@@ -385,7 +385,7 @@ export class ServiceRuntime implements LeafHost {
     for (let j = 0; j < sites.length && H.hGen[h] === gen; j++) {
       const site = sites[j] as CallSite;
       const ly = site.layers;
-      const f = ly.openCall(H.hBackend[h] as number, site.method, H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number);
+      const f = ly.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number);
       site.record(f, h, gen, j);
       H.hFrames[base + j] = f;
       ly.beginCall(f, t);
