@@ -445,6 +445,10 @@ const metricWindowSchema = f
     name: doc(f.matching(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'a name of letters, digits, "_" and "-"'), 'Name of the window in the results (`windows.<name>.goodputPerSec`).'),
     fromMs: doc(f.number('>= 0'), 'Start of the window (after the warm-up).'),
     toMs: doc(f.number('> 0'), 'End of the window (excluded).'),
+    recoveryTime: doc(
+      f.boolean().optional(),
+      'Also measure `recoveryMs`: how long after the window\'s start the first 1 s bin came from which 10 s of goodput reach 90% of their demand.',
+    ),
   })
   .superRefine((w, ctx) => {
     if (w.toMs <= w.fromMs) between(ctx, ['toMs'], `must be > fromMs (got ${w.toMs} <= ${w.fromMs})`, w.toMs, [['fromMs']]);
@@ -463,7 +467,7 @@ const metricsSchema = f.object({
         });
       })
       .optional(),
-    'Named intervals measured on their own: amplification, success rate, goodput and whether the system recovered (goodput over the last 30 s >= 90% of the demand offered then).',
+    'Named intervals measured on their own: amplification, success rate, goodput and whether the system recovered (goodput over the last 30 s >= 90% of the demand offered then); with `recoveryTime`, also when.',
   ),
   timeSeriesBinMs: doc(f.positiveAtLeast(0.001).default(1000), 'Bins of the time series (at least 1 µs; at most a million bins are kept).'),
   clusteringBinMs: doc(

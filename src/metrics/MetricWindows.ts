@@ -3,6 +3,8 @@ export interface MetricWindowSpec {
   name: string;
   fromMs: number;
   toMs: number;
+  /** Also measure {@link MetricWindowResult.recoveryMs} (it keeps two counts per second of the window). */
+  recoveryTime?: boolean;
 }
 
 /** How long the tail of a window is that decides whether the system recovered in it. */
@@ -10,7 +12,17 @@ export const RECOVERY_TAIL_MS = 30_000;
 /** The share of the demand offered in that tail that must succeed in it. */
 export const RECOVERY_SHARE = 0.9;
 
-/** The measures of a window that are metrics of a run (`windows.<name>.<measure>` in summary.json). */
+/** The bins of the recovery time: 1 s of goodput and demand each, counted from the window's start. */
+export const RECOVERY_BIN_MS = 1000;
+/** How long goodput must keep up with demand, from a bin on, for the system to count as back then. */
+export const RECOVERY_SPAN_MS = 10_000;
+/** The most recovery bins a window keeps (a longer window is searched over its first million seconds). */
+export const RECOVERY_MAX_BINS = 1_000_000;
+
+/**
+ * The measures of a window that are metrics of every run (`windows.<name>.<measure>` in summary.json),
+ * those a tuning goal may read. `recoveryMs` is a metric too, but only of the runs that got back.
+ */
 export const WINDOW_METRICS = ['amplification', 'successRate', 'goodputPerSec', 'recovered'] as const;
 
 /** What one window measured. */
@@ -35,6 +47,44 @@ export interface MetricWindowResult {
    * demand offered in that time: successes ending in it >= 0.9 x operations starting in it.
    */
   recovered: boolean;
+  /**
+   * How long after the window's start the system was back: the start of the first 1 s bin (bins
+   * counted from the window's start) from which the successes ending in the next 10 s reach 90% of
+   * the operations starting in those 10 s, the 10 s inside the window; null when no bin does. With
+   * the window starting at an operator's intervention it is the time that intervention took to
+   * bring the system back; a bin offered nothing counts as kept up with, as in `recovered`. Only for
+   * a window with `recoveryTime`.
+   */
+  recoveryMs?: number | null;
+}
+
+/**
+ * The recovery time of {@link MetricWindowResult.recoveryMs} from per-bin counts: the start (bin
+ * index x `binMs`) of the first bin b with b + span bins inside `bins` (the whole bins of the
+ * window) such that the successes in bins b..b+span-1 reach `share` of the operations offered in
+ * them; null when none does. A sliding sum, so linear in the bins.
+ */
+export function recoveryFromBins(
+  offered: ArrayLike<number>,
+  succeeded: ArrayLike<number>,
+  bins: number,
+  spanBins = RECOVERY_SPAN_MS / RECOVERY_BIN_MS,
+  share = RECOVERY_SHARE,
+  binMs = RECOVERY_BIN_MS,
+): number | null {
+  if (bins < spanBins) return null;
+  let off = 0;
+  let ok = 0;
+  for (let i = 0; i < spanBins; i++) {
+    off += offered[i] as number;
+    ok += succeeded[i] as number;
+  }
+  for (let b = 0; ; b++) {
+    if (ok >= share * off) return b * binMs;
+    if (b + spanBins >= bins) return null;
+    off += (offered[b + spanBins] as number) - (offered[b] as number);
+    ok += (succeeded[b + spanBins] as number) - (succeeded[b] as number);
+  }
 }
 
 /**
@@ -47,6 +97,11 @@ export class MetricWindows {
   private readonly to: Float64Array;
   private readonly tailFrom: Float64Array;
   private readonly counts: Float64Array;
+  /** Per window, operations offered and successes ended in each 1 s bin from its start (whole bins only). */
+  private readonly binOffered: Float64Array[];
+  private readonly binSucceeded: Float64Array[];
+  /** Whether any window measures its recovery time. */
+  private readonly timed: boolean;
   private static readonly FIELDS = 6;
 
   constructor(private readonly specs: readonly MetricWindowSpec[]) {
@@ -55,6 +110,21 @@ export class MetricWindows {
     this.to = Float64Array.from(specs, (w) => w.toMs);
     this.tailFrom = Float64Array.from(specs, (w) => Math.max(w.fromMs, w.toMs - RECOVERY_TAIL_MS));
     this.counts = new Float64Array(n * MetricWindows.FIELDS);
+    const bins = specs.map((w) => (w.recoveryTime === true ? Math.min(RECOVERY_MAX_BINS, Math.floor((w.toMs - w.fromMs) / RECOVERY_BIN_MS)) : 0));
+    this.timed = specs.some((w) => w.recoveryTime === true);
+    this.binOffered = bins.map((b) => new Float64Array(b));
+    this.binSucceeded = bins.map((b) => new Float64Array(b));
+  }
+
+  /** Counts `t` in the recovery bin of each window it falls in (beyond the whole bins: nowhere). */
+  private addBin(arrays: Float64Array[], t: number): void {
+    for (let w = 0; w < this.from.length; w++) {
+      const from = this.from[w] as number;
+      if (t < from) continue;
+      const a = arrays[w] as Float64Array;
+      const b = Math.floor((t - from) / RECOVERY_BIN_MS);
+      if (b < a.length) a[b] = (a[b] as number) + 1;
+    }
   }
 
   private add(field: number, t: number, tail: number): void {
@@ -70,6 +140,7 @@ export class MetricWindows {
   /** An operation starts at `t`. */
   offered(t: number): void {
     this.add(0, t, 4);
+    if (this.timed) this.addBin(this.binOffered, t);
   }
 
   /** The leaf receives a request at `t`. */
@@ -81,6 +152,7 @@ export class MetricWindows {
   succeeded(startMs: number, t: number): void {
     this.add(2, startMs, -1);
     this.add(3, t, 5);
+    if (this.timed) this.addBin(this.binSucceeded, t);
   }
 
   /** What each window measured, in the order given. */
@@ -100,6 +172,9 @@ export class MetricWindows {
         successRate: offered > 0 ? c(2) / offered : 0,
         goodputPerSec: sec > 0 ? c(3) / sec : 0,
         recovered: c(5) >= RECOVERY_SHARE * c(4),
+        ...(w.recoveryTime === true
+          ? { recoveryMs: recoveryFromBins(this.binOffered[i] as Float64Array, this.binSucceeded[i] as Float64Array, (this.binOffered[i] as Float64Array).length) }
+          : {}),
       };
     });
   }

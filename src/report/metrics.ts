@@ -77,14 +77,28 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo }> 
   },
   { re: /^retryClustering\.([0-9.e+-]+)ms\.maxBin$/, info: (m) => ({ title: `Largest ${m[1]} ms bin of retry arrivals`, unit: 'calls' }) },
   {
-    re: /^windows\.(.+)\.(amplification|successRate|goodputPerSec|recovered)$/,
+    re: /^windows\.(.+)\.(amplification|successRate|goodputPerSec|recovered|recoveryMs)$/,
     info: (m) =>
       ({
         amplification: { title: `Amplification in window ${m[1]}`, unit: 'leaf calls per operation' },
         successRate: { title: `Success rate in window ${m[1]}`, unit: 'fraction of operations' },
         goodputPerSec: { title: `Goodput in window ${m[1]}`, unit: 'operations/s' },
         recovered: { title: `Recovered by the end of window ${m[1]}`, unit: 'fraction of replications' },
+        recoveryMs: { title: `Time from the start of window ${m[1]} until goodput kept up with demand`, unit: 'ms (runs that got there)' },
       })[m[2] as string] as MetricInfo,
+  },
+  // A service's lookaside caches (README, "Caches").
+  {
+    re: /^services\.([^.]+)\.caches\.(.+)\.(lookups|hits|hitRatio|coalesced|fills|lateSuccesses)$/,
+    info: (m) =>
+      ({
+        lookups: { title: `Lookups in cache ${m[2]} of ${m[1]}`, unit: 'lookups' },
+        hits: { title: `Hits in cache ${m[2]} of ${m[1]}`, unit: 'lookups' },
+        hitRatio: { title: `Hit ratio of cache ${m[2]} of ${m[1]}`, unit: 'hits / lookups' },
+        coalesced: { title: `Coalesced misses in cache ${m[2]} of ${m[1]}`, unit: 'lookups' },
+        fills: { title: `Fills of cache ${m[2]} of ${m[1]}`, unit: 'entries' },
+        lateSuccesses: { title: `Successes too late to fill cache ${m[2]} of ${m[1]}`, unit: 'calls' },
+      })[m[3] as string] as MetricInfo,
   },
   { re: /^fleet\.(.+)\.crashes$/, info: (m) => ({ title: `Backend crashes in cluster ${m[1]}`, unit: 'crashes' }) },
   { re: /^fleet\.(.+)\.served$/, info: (m) => ({ title: `Requests served by cluster ${m[1]}`, unit: 'requests' }) },
@@ -103,7 +117,8 @@ export const METRIC_NAMES_TEXT = [
   'clustering.<binMs>ms.maxBin',
   'retryClustering.<binMs>ms.peakToMean',
   'retryClustering.<binMs>ms.maxBin',
-  'windows.<name>.<amplification|successRate|goodputPerSec|recovered>',
+  'windows.<name>.<amplification|successRate|goodputPerSec|recovered|recoveryMs>',
+  'services.<service>.caches.<cache>.<lookups|hits|hitRatio|coalesced|fills|lateSuccesses>',
   'fleet.<cluster>.crashes',
   'fleet.<cluster>.served',
 ].join(', ');

@@ -124,6 +124,7 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, `windows.${w.name}.successRate`, w.successRate);
     put(out, `windows.${w.name}.goodputPerSec`, w.goodputPerSec);
     put(out, `windows.${w.name}.recovered`, w.recovered ? 1 : 0);
+    put(out, `windows.${w.name}.recoveryMs`, w.recoveryMs);
   }
   for (const e of r.edges ?? []) {
     const [calls, retries, ownRetries, amplification] = EDGES.get(`${e.caller}->${e.callee}`) as [string, string, string, string];

@@ -108,6 +108,17 @@ describe('flattenMetrics', () => {
       ['0.5', '1', '15.6'].flatMap((w) => [`clustering.${w}ms.peakToMean`, `clustering.${w}ms.dispersionIndex`, `clustering.${w}ms.maxBin`]),
     );
   });
+
+  it('gives windows.<name>.recoveryMs of a window that got back and leaves it out of one that did not', () => {
+    const m = flattenMetrics(
+      simulate({ ...failing, metrics: { windows: [{ name: 'all', fromMs: 0, toMs: 10_000, recoveryTime: true }] } }),
+    );
+    // Every operation starts and fails in the first second: the only 10 s of the window never get back.
+    expect(Object.keys(m).filter((k) => k.startsWith('windows.'))).toEqual(['windows.all.amplification', 'windows.all.successRate', 'windows.all.goodputPerSec', 'windows.all.recovered']);
+    const ok = flattenMetrics(simulate({ ...pool, metrics: { windows: [{ name: 'all', fromMs: 0, toMs: 5000, recoveryTime: true }, { name: 'ten', fromMs: 0, toMs: 10_000, recoveryTime: true }, { name: 'plain', fromMs: 0, toMs: 10_000 }] } }));
+    // A 5 s window has no 10 whole seconds; the 10 s one is back from its first bin.
+    expect([ok['windows.all.recoveryMs'], ok['windows.ten.recoveryMs'], ok['windows.plain.recoveryMs']]).toEqual([undefined, 0, undefined]);
+  });
 });
 
 describe('runReplication', () => {
