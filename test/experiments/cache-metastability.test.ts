@@ -82,7 +82,6 @@ describe('cache-metastability (shipped experiment)', () => {
     expect([Math.min(...rates), Math.max(...rates)]).toEqual([1100, 1350]);
     const at = 'services.app.endpoints.get.steps.0.calls.0';
     expect(load?.variants['no-retries']).toEqual({ [`${at}.stack.0.policy.maxAttempts`]: 1 });
-    expect(load?.variants['retries-no-coalescing']).toEqual({ [`${at}.cache.coalesce`]: false });
   });
 
   it('a collapsed run lives on its hits: after the flush every success is a hit, answers come too late to fill, and db keeps working for nobody', () => {
