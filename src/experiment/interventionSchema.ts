@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Intervention, InterventionChange, StackRef } from '../model/interventions.js';
-import type { Layer, Leaf, Scenario } from '../model/scenario.js';
+import { layerAt, type Intervention, type InterventionChange, type StackRef } from '../model/interventions.js';
+import type { Leaf, Scenario } from '../model/scenario.js';
 import { fields as f } from '../policy/schema/fields.js';
 import { doc } from '../policy/schema/schemaDocs.js';
 import type { PathSegment, Problem } from './Problem.js';
@@ -29,7 +29,7 @@ export const interventionsSchema = doc(
 );
 
 /** What one path of an intervention changes. */
-type Target =
+export type SetTarget =
   | { kind: 'policy'; stack: StackRef; layer: number }
   | { kind: 'queueLimit'; service: string | null }
   | { kind: 'maxInFlight'; service: string };
@@ -48,9 +48,9 @@ const isIndex = (s: PathSegment | undefined): s is number => typeof s === 'numbe
 const isName = (s: PathSegment | undefined): s is string => typeof s === 'string';
 
 /** What `segments` (relative to the scenario) change, or undefined when an intervention cannot change it. */
-function targetOf(segments: readonly PathSegment[]): Target | undefined {
+function targetOf(segments: readonly PathSegment[]): SetTarget | undefined {
   const [a, b, c, d, e, g, h, i, j] = segments;
-  const policyAt = (at: number, stack: StackRef): Target | undefined =>
+  const policyAt = (at: number, stack: StackRef): SetTarget | undefined =>
     isIndex(segments[at]) && segments[at + 1] === 'policy' ? { kind: 'policy', stack, layer: segments[at] as number } : undefined;
   if (a === 'stack') return policyAt(1, { kind: 'workload', workload: null });
   if (a === 'workloads' && isName(b) && c === 'stack') return policyAt(3, { kind: 'workload', workload: b });
@@ -64,24 +64,22 @@ function targetOf(segments: readonly PathSegment[]): Target | undefined {
   return undefined;
 }
 
+/** What a dotted path of an intervention's `set` changes (`scenario.` accepted), or undefined when an intervention cannot change it or it is no path. */
+export function setTargetOf(path: string): SetTarget | undefined {
+  try {
+    return targetOf(scenarioRelative(splitPath(path)));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A fleet's `queueLimit` path (below `leaf` or `services.<name>.fleet`). */
-function fleetLimit(rest: readonly PathSegment[], service: string | null): Target | undefined {
+function fleetLimit(rest: readonly PathSegment[], service: string | null): SetTarget | undefined {
   const ok =
     (rest.length === 1 && rest[0] === 'queueLimit') ||
     (rest.length === 2 && rest[0] === 'server' && rest[1] === 'queueLimit') ||
     (rest.length === 4 && rest[0] === 'clusters' && isIndex(rest[1]) && rest[2] === 'server' && rest[3] === 'queueLimit');
   return ok ? { kind: 'queueLimit', service } : undefined;
-}
-
-/** The layer a policy target names in a resolved scenario (undefined: it has no such layer). */
-function layerOf(sc: Scenario, stack: StackRef, layer: number): Layer | undefined {
-  if (stack.kind === 'workload') {
-    if (stack.workload === null) return sc.graph?.workloads === undefined ? sc.stack[layer] : undefined;
-    return sc.graph?.workloads?.find((w) => w.name === stack.workload)?.stack[layer];
-  }
-  const service = sc.graph?.services.find((s) => s.name === stack.service);
-  const step = service?.endpoints.find((ep) => ep.name === stack.endpoint)?.steps?.[stack.step];
-  return step?.kind === 'call' ? step.calls[stack.call]?.stack[layer] : undefined;
 }
 
 /** The fleet a queue-limit target names in a resolved scenario. */
@@ -127,7 +125,7 @@ export function resolveInterventions(
     const keys = Object.keys(iv.set);
     if (keys.length === 0) problems.push({ path: at('set'), text: 'must set at least one path' });
     const next = cloneJson(current);
-    const targets: Array<{ key: string; segments: PathSegment[]; target: Target }> = [];
+    const targets: Array<{ key: string; segments: PathSegment[]; target: SetTarget }> = [];
     for (const key of keys) {
       let segments: PathSegment[];
       try {
@@ -187,11 +185,11 @@ function blame(p: Problem, targets: ReadonlyArray<{ key: string; segments: PathS
 }
 
 /** The change a target makes, read from the scenario after the intervention (`after`) against the one before it. */
-function changeOf(target: Target, after: Scenario, before: Scenario, refuse: (text: string, field?: string) => void): InterventionChange | undefined {
+function changeOf(target: SetTarget, after: Scenario, before: Scenario, refuse: (text: string, field?: string) => void): InterventionChange | undefined {
   switch (target.kind) {
     case 'policy': {
-      const layer = layerOf(after, target.stack, target.layer);
-      const old = layerOf(before, target.stack, target.layer);
+      const layer = layerAt(after, target.stack, target.layer);
+      const old = layerAt(before, target.stack, target.layer);
       if (layer === undefined || old === undefined) {
         refuse(
           target.stack.kind === 'workload' && target.stack.workload === null && after.graph?.workloads !== undefined

@@ -1,5 +1,6 @@
 import type { EventHandler, RunBounds, RunStats, Simulator } from '../engine/simulator.js';
 import type { PolicySpec } from '../policy/types.js';
+import type { Layer, Scenario } from './scenario.js';
 
 /**
  * Timed interventions (README, "Timed interventions"): at `atMs` an operator changes a layer's
@@ -103,4 +104,15 @@ export function laterPolicies(interventions: readonly Intervention[] | undefined
 /** The key of a graph call's stack, as {@link StackRef} names it. */
 export function callKey(service: string, endpoint: string, step: number, call: number): string {
   return `${service}\u0000${endpoint}\u0000${step}\u0000${call}`;
+}
+
+/** The layer `layer` of the stack `stack` names in a resolved scenario (undefined: it has no such layer). */
+export function layerAt(sc: Scenario, stack: StackRef, layer: number): Layer | undefined {
+  if (stack.kind === 'workload') {
+    if (stack.workload === null) return sc.graph?.workloads === undefined ? sc.stack[layer] : undefined;
+    return sc.graph?.workloads?.find((w) => w.name === stack.workload)?.stack[layer];
+  }
+  const service = sc.graph?.services.find((s) => s.name === stack.service);
+  const step = service?.endpoints.find((ep) => ep.name === stack.endpoint)?.steps?.[stack.step];
+  return step?.kind === 'call' ? step.calls[stack.call]?.stack[layer] : undefined;
 }
