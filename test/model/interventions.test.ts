@@ -37,6 +37,9 @@ function errors(scenario: Record<string, unknown>): string[] {
   return resolved.errors;
 }
 
+const SUPPORTED_TEXT =
+  "an intervention changes a layer's policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call's stack), a fleet's queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet) or a service's maxInFlight (services.<name>.maxInFlight)";
+
 const constant100 = { kind: 'constant', baseMs: 100, capMs: 100 };
 
 /** One client whose calls the script answers 503 after 50 ms; the layer retries after 100 ms, 5 attempts. */
@@ -248,5 +251,33 @@ describe('validation of interventions', () => {
     const { interventions: _none, ...without } = failing([]);
     const plain = resolveScenario(without);
     expect(plain.ok && 'interventions' in plain.scenario).toBe(false);
+  });
+});
+
+describe('interventions on the command line', () => {
+  it('validate refuses a bad path with exit code 2, the dotted path and the rule, and no stack trace', async () => {
+    const { cli, tempDir, writeExperiment } = await import('../cli/helpers.js');
+    const file = writeExperiment(tempDir(), 'bad.json', { name: 'bad-intervention', scenario: failing([{ atMs: 10, set: { 'leaf.script': ['200'] } }]) });
+    const r = await cli(['validate', file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("scenario.interventions.0.set.leaf.script is not a setting an intervention can change (an intervention changes a layer's policy");
+    expect(r.err).not.toMatch(/\n\s+at /);
+  });
+
+  it('a variant may set the interventions (an error there names the variant); its cells resolve them', async () => {
+    const { expandExperiment } = await import('../../src/experiment/index.js');
+    const root = {
+      name: 'variant-intervention',
+      scenario: failing([]),
+      variants: { steady: {}, 'retries-off': { interventions: [{ atMs: 175, set: { 'stack.0.policy.maxAttempts': 1 } }] } },
+    };
+    const plan = expandExperiment({ root }, { quick: false });
+    if (!plan.ok) throw new Error(plan.errors.join('\n'));
+    const cells = plan.plan.parts[0]?.cells ?? [];
+    expect(cells.map((c) => c.scenario.interventions?.map((i) => i.atMs))).toEqual([undefined, [175]]);
+    const bad = expandExperiment({ root: { ...root, variants: { off: { interventions: [{ atMs: 1, set: { 'stack.0.name': 'x' } }] } } } }, { quick: false });
+    expect(bad.ok ? [] : bad.errors).toEqual([
+      "variants.off: scenario.interventions.0.set.stack.0.name is not a setting an intervention can change (" + SUPPORTED_TEXT + ')',
+    ]);
   });
 });
