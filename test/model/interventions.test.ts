@@ -201,6 +201,29 @@ describe('timed interventions in a service graph', () => {
     expect(results.interventions).toEqual([{ atMs: 175, paths: ['services.app.endpoints.get.steps.0.calls.0.stack.0.policy.maxAttempts'] }]);
   });
 
+  it("a graph fleet's queueLimit lowered at t sheds the newest queued calls with 503, which the handlers answer upward", () => {
+    const { log, results } = run({
+      workload: { kind: 'burst', clients: 4, entry: { service: 'app' } },
+      stack: [{ name: 'client', policy: { maxAttempts: 1 } }],
+      services: {
+        app: {
+          fleet: { kind: 'server', concurrency: 10, serviceMs: 1 },
+          endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db', stack: [{ name: 'sdk', policy: { maxAttempts: 1 } }] }] }] } },
+        },
+        db: { fleet: { kind: 'server', concurrency: 1, serviceMs: 100 }, endpoints: { get: {} } },
+      },
+      interventions: [{ atMs: 50, set: { 'services.db.fleet.queueLimit': 1 } }],
+    });
+    expect(log.filter((l) => l.includes('app->db outcome'))).toEqual([
+      '50 op3 app->db outcome 1 503',
+      '50 op2 app->db outcome 1 503',
+      '100 op0 app->db outcome 1 200',
+      '200 op1 app->db outcome 1 200',
+    ]);
+    expect(results.services?.find((s) => s.service === 'db')?.shed).toBe(2);
+    expect(results.operations).toMatchObject({ succeeded: 2, failed: 2 });
+  });
+
   it("maxInFlight lowered at t on a service: arrivals from t on are refused beyond it, those admitted before go on", () => {
     const sc = {
       workload: { kind: 'burst', clients: 3, startMs: { dist: 'uniform', min: 0, max: 100 }, entry: { service: 'app' } },
