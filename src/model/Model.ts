@@ -176,7 +176,7 @@ export class Model implements InterventionTarget {
     this.lastLiveMs = t;
     switch (kind) {
       case K_FRAME_WAKE:
-        layers.startAttempt(a, t);
+        layers.wake(a, b, t);
         return;
       case K_FRAME_SEND:
         layers.sendAttempt(a, t);

@@ -101,9 +101,11 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   /**
    * Per frame, once a timed intervention changed a layer's policy (null before, and in a run
    * without interventions): 1 when the frame's retry was planned under an earlier policy, 3 when
-   * budgets were added or replaced since; its wake-up asks the loop again ({@link swapPolicy}).
+   * budgets were added or replaced since, for its wake-up armed with generation `recheckGen`; that
+   * wake-up asks the loop again ({@link swapPolicy}, {@link wake}).
    */
   private recheck: Uint8Array | null = null;
+  private recheckGen: Uint32Array | null = null;
 
   constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, o: LayersOptions) {
     super(sc, sim, req, m, initialFrames, o.seed, o.folds, o.kindBase ?? 0);
@@ -234,9 +236,14 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     this.startAttempt(f, t);
   }
 
+  /** Frame f's backoff wake-up (armed with generation `gen`) at t: the next attempt starts, unless a policy changed while it waited and the loop now ends the call. */
+  wake(f: number, gen: number, t: number): void {
+    if (this.recheck !== null && this.recheckEnds(f, gen, t)) return;
+    this.startAttempt(f, t);
+  }
+
   /** Before an attempt, the loop's answer: end the call (a spent deadline, a refusal), send the attempt later (an admission delay) or now. */
   startAttempt(f: number, t: number): void {
-    if (this.recheck !== null && (this.fAttempts[f] as number) > 0 && this.recheckEnds(f, t)) return;
     const k = this.fLayer[f] as number;
     const guards = this.guards;
     const admission = guards.hasAdmission[k] ? guards.admission(k, this.fInst[f] as number) : null;
@@ -257,7 +264,6 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
 
   /** Send an attempt (admitted): count it, arm its timeout, and call the next hop. */
   sendAttempt(f: number, t: number): void {
-    if (this.recheck !== null && f < this.recheck.length) this.recheck[f] = 0;
     const k = this.fLayer[f] as number;
     const n = (this.fAttempts[f] as number) + 1;
     this.fAttempts[f] = n;
@@ -524,22 +530,35 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     if (this.hedging[k]) return;
     const n = this.frameCount;
     let marks = this.recheck;
-    if (marks === null || marks.length < n) {
-      const grown = new Uint8Array(Math.max(n, 64));
-      if (marks !== null) grown.set(marks);
-      this.recheck = marks = grown;
+    let gens = this.recheckGen;
+    if (marks === null || gens === null || marks.length < n) {
+      const size = Math.max(n, 64);
+      const m = new Uint8Array(size);
+      const g = new Uint32Array(size);
+      if (marks !== null && gens !== null) {
+        m.set(marks);
+        g.set(gens);
+      }
+      this.recheck = marks = m;
+      this.recheckGen = gens = g;
     }
     const mark = newBudgets ? 3 : 1;
-    // Every frame of layer k between attempts (a free frame or one not begun yet is cleared when it sends).
+    // Every frame of layer k between attempts, for the event it waits for now: only a wake-up armed
+    // with that generation is asked again (a free frame, one not begun or one whose attempt is
+    // delayed by its admission control never wakes with it).
+    const timers = this.frameTimers;
     for (let f = 0; f < n; f++) {
-      if (this.fLayer[f] === k && this.fInAttempt[f] === 0 && (this.fAttempts[f] as number) > 0) marks[f] = (marks[f] as number) | mark;
+      if (this.fLayer[f] !== k || this.fInAttempt[f] !== 0 || (this.fAttempts[f] as number) === 0) continue;
+      const gen = timers.current(f);
+      marks[f] = gens[f] === gen ? (marks[f] as number) | mark : mark;
+      gens[f] = gen;
     }
   }
 
-  /** Frame f's retry, planned before its layer's policy changed, wakes at t: the loop re-checks it; true when the call ends there. */
-  private recheckEnds(f: number, t: number): boolean {
+  /** Frame f's retry, planned before its layer's policy changed, wakes at t (its wake-up armed with `gen`): the loop re-checks it; true when the call ends there. */
+  private recheckEnds(f: number, gen: number, t: number): boolean {
     const marks = this.recheck as Uint8Array;
-    const mark = f < marks.length ? (marks[f] as number) : 0;
+    const mark = f < marks.length && (this.recheckGen as Uint32Array)[f] === gen ? (marks[f] as number) : 0;
     if (mark === 0) return false;
     marks[f] = 0;
     const k = this.fLayer[f] as number;
