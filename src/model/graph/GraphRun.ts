@@ -19,6 +19,7 @@ import { handlerLevels, ServiceTracer, siteSink, traceSite } from '../traceGraph
 import { makeWorkload, type Workload } from '../workloads/Workload.js';
 import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
+import { GraphCaches } from './GraphCaches.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
 import { joinCode, ServiceRuntime, workStep, type EndpointRuntime, type StepRuntime } from './ServiceRuntime.js';
@@ -104,6 +105,8 @@ export class GraphRun implements InterventionTarget {
   /** The stacks of the graph's calls by {@link callKey}, and the services by name (for timed interventions). */
   private readonly callStacks = new Map<string, Layers>();
   private readonly serviceByName = new Map<string, ServiceRuntime>();
+  /** The calls' lookaside caches (README, "Caches"). */
+  readonly caches: GraphCaches;
 
   constructor(sc: Scenario, options: GraphRunOptions) {
     const graph = sc.graph as ServiceGraph;
@@ -112,6 +115,7 @@ export class GraphRun implements InterventionTarget {
     this.seed = seed;
     const initial = 1024;
     this.sim = new Simulator(-sc.warmupMs, initial);
+    this.caches = new GraphCaches(this.sim, seed, sc.metrics.timeSeriesBinMs, -sc.warmupMs);
     const stackOptions = (policies: Layer[], s: number, kindBase: number, isStack: (ref: StackRef) => boolean) => ({
       seed: s,
       policies: policies.map((l) => compilePolicy(l.policy)),
@@ -186,6 +190,8 @@ export class GraphRun implements InterventionTarget {
       const backends = (runtimes.get(b.caller) as ServiceRuntime).backendCount;
       bulkheads.set(`${b.caller}\u0000${b.callee}`, new Bulkhead(b.caller, b.callee, b.maxConcurrent, backends));
     }
+    // A call to an endpoint that declares no method makes the operation's: that of its workload.
+    const workloadMethods = Int8Array.from(specs, (w) => METHOD_CODES[w.workload.method]);
     const callersOf = new Map<string, Layer[]>();
     for (const w of specs) for (const e of w.entries) callersOf.set(e.service, [...(callersOf.get(e.service) ?? []), ...w.stack]);
     for (const s of graph.services) {
@@ -210,8 +216,15 @@ export class GraphRun implements InterventionTarget {
             const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed, bulkhead, named === undefined ? null : { count: W, index: -1 });
             this.callers.push(leaf);
             this.callerNames.push(s.name);
-            const method = METHOD_CODES[endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method ?? sc.workload.method];
-            const site = new CallSite(rt, ly, leaf, method, call.optional);
+            const declared = endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method;
+            const takeKinds = (n: number): number => {
+              const from = nextKind;
+              nextKind += n;
+              this.checkKinds(nextKind);
+              return from;
+            };
+            const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, takeKinds);
+            const site = new CallSite(rt, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache);
             ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
             const list = callersOf.get(call.service) ?? [];
             list.push(...siteSc.stack);
@@ -261,6 +274,7 @@ export class GraphRun implements InterventionTarget {
     const t0 = -sc.warmupMs;
     for (const e of this.entryStacks) e.workload.start(t0);
     for (const s of this.services) s.fleet.start(t0);
+    this.caches.start();
     const { stats, applied } = runWithInterventions(
       this.sim,
       (kind, a, b, t) => this.dispatch(kind, a, b, t),
@@ -337,6 +351,7 @@ export class GraphRun implements InterventionTarget {
         timeSeries: s.measure.series(bins, s.fleet.series(bins)),
       });
     });
+    this.caches.attach(results.services, bins);
     if (sc.interventions !== undefined) results.interventions = applied;
     return results;
   }
@@ -431,6 +446,10 @@ export class GraphRun implements InterventionTarget {
     const ly = this.kindStack[kind];
     if (ly !== null && ly !== undefined) {
       if (dispatchStackEvent(ly, kind - ly.kb, a, b, t)) this.lastLiveMs = t;
+      return;
+    }
+    if (this.caches.owns(kind)) {
+      if (this.caches.fire(kind, a, b, t)) this.lastLiveMs = t;
       return;
     }
     const fleet = this.kindFleet[kind] as Leaf;
