@@ -75,7 +75,7 @@ describe('cache-metastability (shipped experiment)', () => {
       expect(call.stack).toEqual([{ name: 'app', policy: { maxAttempts: 3, perAttemptTimeoutMs: 200, backoff: { kind: 'none' } } }]);
       expect(sc.services.db.fleet).toEqual({ kind: 'server', concurrency: 16, serviceMs: { dist: 'exponential', mean: 20 }, queueLimit: 1000, discipline: 'fifo', dropExpired: false });
       expect(sc.services.app.execution).toBe('async');
-      expect(sc.metrics.windows).toEqual([{ name: 'after', fromMs: 60_000, toMs: 240_000, recoveryTime: true }]);
+      expect(sc.metrics.windows[0]).toEqual({ name: 'after', fromMs: 60_000, toMs: 240_000, recoveryTime: true });
     }
     const load = raw.parts.find((x) => x.name === 'load');
     const rates = load?.sweep?.grid['workload.rate'] ?? [];
