@@ -168,7 +168,11 @@ export class ServiceRuntime implements LeafHost {
   accept(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
     this.measure.arrival(leaf.callerReq.chain[r] as number, t);
     if (this.inFlight >= this.maxInFlight) {
-      if (t >= 0) this.refusedInFlight++;
+      if (t >= 0) {
+        this.refusedInFlight++;
+        this.measure.refusedInFlight(t);
+      }
+      this.measure.answered(true, t);
       leaf.answer(r, Outcome.S503, NaN, false, t);
       return;
     }
@@ -267,6 +271,7 @@ export class ServiceRuntime implements LeafHost {
     this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
+    this.measure.answered(outcome !== Outcome.SUCCESS, t);
     leaf.answer(r, outcome, retryAfterMs, false, t);
   }
 
@@ -287,6 +292,7 @@ export class ServiceRuntime implements LeafHost {
     this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
+    this.measure.answered(true, t);
     leaf.lost(r, t);
   }
 
@@ -516,6 +522,7 @@ export class ServiceRuntime implements LeafHost {
     H.release(h);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
+    this.measure.answered(outcome !== Outcome.SUCCESS, t);
     leaf.answer(r, outcome, retryAfterMs, degraded, t);
   }
 
@@ -541,6 +548,7 @@ export class ServiceRuntime implements LeafHost {
     H.release(h);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
+    this.measure.answered(true, t);
     leaf.lost(r, t);
   }
 
