@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveScenario } from '../../src/experiment/index.js';
 import { Model } from '../../src/model/Model.js';
 import type { SimulationResults } from '../../src/model/results.js';
+import { flattenMetrics } from '../../src/sweep/flattenMetrics.js';
 
 type Json = Record<string, any>;
 
@@ -62,6 +63,18 @@ describe('the cascade timeline of a graph run', () => {
     expect(failed('mid').findIndex((n) => n > 0)).toBe(11);
     expect(failed('db').findIndex((n) => n > 0)).toBe(10);
     expect(failed('fe').slice(20).every((n) => n === 0)).toBe(true);
+  });
+
+  it('is in summary.csv as cascade.<service>.<event>AtMs, absent for what did not happen', () => {
+    const m = flattenMetrics(run(outageGraph(1000)));
+    expect(Object.entries(m).filter(([k]) => k.startsWith('cascade.'))).toEqual([
+      ['cascade.db.troubleAtMs', 10_000],
+      ['cascade.mid.troubleAtMs', 11_000],
+      ['cascade.fe.troubleAtMs', 14_000],
+      ['cascade.fe.recoveredAtMs', 20_000],
+      ['cascade.mid.recoveredAtMs', 20_000],
+      ['cascade.db.recoveredAtMs', 20_000],
+    ]);
   });
 
   it('keeps 1 s bins of its own when the series have another width (the same timeline)', () => {
