@@ -2,6 +2,7 @@ import type { CascadeEvent } from '../metrics/cascadeTimeline.js';
 import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
+import type { CacheResult } from './graph/CallCache.js';
 import type { ServiceSeries } from './Measurements.js';
 import type { Scenario } from './scenario.js';
 import type { BackendStats, ServerTotals } from './leaves/Leaf.js';
@@ -64,6 +65,8 @@ export type ServiceResult = { service: string; arrivals: number; first: number; 
     refusedInFlight: number;
     crashes: number;
     timeSeries: ServiceSeries;
+    /** Its lookaside caches by name (services with a cache only). */
+    caches?: Record<string, CacheResult>;
   };
 
 /** What a service's result is made of (the graph's run gathers it). */

@@ -52,6 +52,8 @@ const SAMPLE_BYTES = 20;
 
 /** Metrics of a run apart from those per layer, clustering width, window and cluster (src/sweep/flattenMetrics.ts: 58 to 60 measured with one layer and two widths). */
 const BASE_METRICS = 46;
+/** Metrics of one lookaside cache of a graph: the numbers of its CacheResult (src/model/graph/CallCache.ts, hit ratio included). */
+const CACHE_METRICS = 6;
 /** Metrics of one service of a graph: the numbers of its ServiceResult (utilisation included). */
 const SERVICE_METRICS = 19;
 
@@ -156,6 +158,8 @@ export function seriesShape(sc: Scenario, span: SeriesSpan = nominalSpan(sc)): S
   const countBytes = (4 + occ) * count + goodput;
   const gaugeBytes = queue + GAUGE_VALUE_BYTES + busy + (budgets + fleet) * GAUGE_VALUE_BYTES;
   const services = needsGraphRuntime(sc) ? (sc.graph?.services.length ?? 0) : 0;
+  // Each cache adds two count series (lookups, hits) to its service's.
+  const caches = cachesOf(sc);
   const meanCountBytes = (4 + occ) * MEAN_COUNT_VALUE_BYTES + Math.max(goodput, MEAN_COUNT_VALUE_BYTES);
   return {
     bins,
@@ -165,8 +169,8 @@ export function seriesShape(sc: Scenario, span: SeriesSpan = nominalSpan(sc)): S
     meanSeries: 8 + occ,
     meanBinBytes: meanCountBytes + queue + GAUGE_VALUE_BYTES + busy,
     meanOneBinBytes: countBytes + queue + GAUGE_VALUE_BYTES + busy,
-    serviceSeries: 5 * services,
-    serviceBinBytes: services * (2 * count + 3 * GAUGE_VALUE_BYTES),
+    serviceSeries: 5 * services + 2 * caches,
+    serviceBinBytes: services * (2 * count + 3 * GAUGE_VALUE_BYTES) + caches * 2 * count,
     spanMs,
     spanField: span.spanField,
   };
@@ -234,7 +238,7 @@ function metricCount(sc: Scenario): number {
   // A graph: 4 metrics per edge (at most one per call, and one per entry) and 19 per service (src/model/results.ts, ServiceResult).
   const g = needsGraphRuntime(sc) ? sc.graph : undefined;
   const edges = g === undefined ? 0 : g.entries.length + g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.length : 0), 0), 0), 0);
-  const graph = g === undefined ? 0 : 4 * edges + SERVICE_METRICS * g.services.length;
+  const graph = g === undefined ? 0 : 4 * edges + SERVICE_METRICS * g.services.length + CACHE_METRICS * cachesOf(sc);
   return BASE_METRICS + 2 * sc.stack.length + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters + graph;
 }
 
@@ -291,4 +295,10 @@ export function estimateOutput(plan: ExperimentPlan, spans: Map<Cell, SeriesSpan
     }
   }
   return { bytes: Math.round(bytes), seriesBytes: Math.round(seriesBytes), runs, largest };
+}
+
+/** The lookaside caches of a scenario's graph (one per call that declares one), when it runs as a graph. */
+function cachesOf(sc: Scenario): number {
+  const g = needsGraphRuntime(sc) ? sc.graph : undefined;
+  return g === undefined ? 0 : g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.filter((c) => c.cache !== undefined).length : 0), 0), 0), 0);
 }

@@ -152,6 +152,9 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
   }
   for (const s of r.services ?? []) {
     for (const [k, v] of Object.entries(s)) if (k !== 'service') put(out, `services.${s.service}.${k}`, v);
+    for (const [name, c] of Object.entries(s.caches ?? {})) {
+      for (const [k, v] of Object.entries(c)) put(out, `services.${s.service}.caches.${name}.${k}`, v);
+    }
   }
   // The cascade timeline: when each service first got in trouble, crashed, recovered (absent: it did not).
   for (const e of r.cascade ?? []) put(out, `cascade.${e.service}.${e.event}AtMs`, e.atMs);

@@ -144,6 +144,27 @@ describe('the output estimate is within 2x of the files written', () => {
       },
     ],
     [
+      'a service graph with lookaside caches: their series in every line',
+      {
+        name: 'cached',
+        seed: 5,
+        scenario: {
+          workload: { kind: 'open', rate: 100, durationMs: 5000, entry: { service: 'app' } },
+          stack: [{ name: 'client', policy: { maxAttempts: 2 } }],
+          services: {
+            app: {
+              fleet: { kind: 'server', concurrency: 8, serviceMs: 2 },
+              endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db', cache: { capacity: 50, keys: 500, zipf: 0.8 } }, { service: 'db', cache: { name: 'db2', capacity: 50, keys: 500, zipf: 0.8 } }] }] } },
+            },
+            db: { fleet: { kind: 'server', concurrency: 4, serviceMs: { dist: 'exponential', mean: 2 } }, endpoints: { get: {} } },
+          },
+          metrics: { timeSeriesBinMs: 10 },
+        },
+        variants: { a: {}, b: { 'stack.0.policy.maxAttempts': 3 } },
+        replications: 2,
+      },
+    ],
+    [
       'a single closed-loop run with a retry budget (results.json)',
       {
         name: 'single',

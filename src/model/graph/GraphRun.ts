@@ -19,6 +19,7 @@ import { handlerLevels, ServiceTracer, siteSink, traceSite } from '../traceGraph
 import { makeWorkload, type Workload } from '../workloads/Workload.js';
 import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
+import { GraphCaches } from './GraphCaches.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
 import { joinCode, ServiceRuntime, workStep, type EndpointRuntime, type StepRuntime } from './ServiceRuntime.js';
@@ -99,6 +100,8 @@ export class GraphRun {
   private readonly kindFleet: Array<Leaf | null> = new Array<Leaf | null>(KIND_LIMIT).fill(null);
   private readonly kindFrom = new Int32Array(KIND_LIMIT);
   private lastLiveMs = 0;
+  /** The calls' lookaside caches (README, "Caches"). */
+  readonly caches: GraphCaches;
 
   constructor(sc: Scenario, options: GraphRunOptions) {
     const graph = sc.graph as ServiceGraph;
@@ -107,6 +110,7 @@ export class GraphRun {
     this.seed = seed;
     const initial = 1024;
     this.sim = new Simulator(-sc.warmupMs, initial);
+    this.caches = new GraphCaches(this.sim, seed, sc.metrics.timeSeriesBinMs, -sc.warmupMs);
     const stackOptions = (policies: Layer[], s: number, kindBase: number) => ({
       seed: s,
       policies: policies.map((l) => compilePolicy(l.policy)),
@@ -201,7 +205,14 @@ export class GraphRun {
             this.callers.push(leaf);
             this.callerNames.push(s.name);
             const method = METHOD_CODES[endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method ?? sc.workload.method];
-            const site = new CallSite(rt, ly, leaf, method, call.optional);
+            const takeKinds = (n: number): number => {
+              const from = nextKind;
+              nextKind += n;
+              this.checkKinds(nextKind);
+              return from;
+            };
+            const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, takeKinds);
+            const site = new CallSite(rt, ly, leaf, method, call.optional, cache);
             ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
             const list = callersOf.get(call.service) ?? [];
             list.push(...siteSc.stack);
@@ -251,6 +262,7 @@ export class GraphRun {
     const t0 = -sc.warmupMs;
     for (const e of this.entryStacks) e.workload.start(t0);
     for (const s of this.services) s.fleet.start(t0);
+    this.caches.start();
     const stats = this.sim.run((kind, a, b, t) => this.dispatch(kind, a, b, t), { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents });
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
@@ -321,6 +333,7 @@ export class GraphRun {
         timeSeries: s.measure.series(bins, this.fleetSeries(s, bins)),
       });
     });
+    this.caches.attach(results.services, bins);
     results.cascade = this.cascade(endMs);
     return results;
   }
@@ -415,6 +428,10 @@ export class GraphRun {
     const ly = this.kindStack[kind];
     if (ly !== null && ly !== undefined) {
       if (dispatchStackEvent(ly, kind - ly.kb, a, b, t)) this.lastLiveMs = t;
+      return;
+    }
+    if (this.caches.owns(kind)) {
+      if (this.caches.fire(kind, a, b, t)) this.lastLiveMs = t;
       return;
     }
     const fleet = this.kindFleet[kind] as Leaf;
