@@ -1,4 +1,5 @@
 import type { CascadeEvent } from '../metrics/cascadeTimeline.js';
+import type { AppliedIntervention } from './interventions.js';
 import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
@@ -163,6 +164,8 @@ export interface SimulationResults {
    * workload's layers as `<workload>.<layer>`; `goodputPerSec` is the sum of the workloads'.
    */
   workloads?: WorkloadResult[];
+  /** Scenarios with timed interventions only: those applied during the run, in order (when, and the paths each set). */
+  interventions?: AppliedIntervention[];
   /** Operations by the reason they ended (`success` included). */
   giveUps: Record<string, number>;
   attempts: LayerAttempts[];
