@@ -137,6 +137,15 @@ describe('lookaside caches: fills, flushes, TTL, copies (scripted, exact)', () =
     expect(r.operations).toMatchObject({ offered: 4, succeeded: 4 });
   });
 
+  it('a hit answered after its step was decided without it is a stale timer: the run ends with its last operation', () => {
+    // Warm; the hit takes 5 ms, the step's other call answers at 1 and decides "any": the operation
+    // ends at 1 (the next would start at 11, past the duration); the hit's event at 5 answers nothing.
+    const r = run(graph({ hitLatencyMs: 5 }, { extraCalls: [{ service: 'other' }], join: 'any', durationMs: 10 }));
+    expect(cacheOf(r)).toMatchObject({ lookups: 1, hits: 1 });
+    expect(r.latencyMs.max).toBe(1);
+    expect(r.simulatedMs).toBe(1);
+  });
+
   it('starts warm (the key of K = 1 is held) unless initial is "empty"', () => {
     const warm = run(graph({}));
     expect(cacheOf(warm)).toMatchObject({ lookups: 4, hits: 4, fills: 0 });
@@ -169,6 +178,12 @@ describe('lookaside caches: fills, flushes, TTL, copies (scripted, exact)', () =
     const late = run(graph({ flushAtMs: [1000] }));
     expect(cacheOf(late)).toMatchObject({ lookups: 4, hits: 4 });
     expect(late.simulatedMs).toBe(30);
+    expect(late.truncated).toBeNull();
+    // One past the horizon never comes and does not truncate the run at the horizon.
+    const beyond = graph({ flushAtMs: [1000] });
+    beyond.horizonMs = 500;
+    const never = run(beyond);
+    expect([never.truncated, never.simulatedMs]).toEqual([null, 30]);
   });
 
   it('TTL: counted from the fill, a hit does not extend it, an expired entry is a miss and is filled again', () => {
@@ -199,7 +214,9 @@ describe('lookaside caches: fills, flushes, TTL, copies (scripted, exact)', () =
 
   it('warm(n) fills the n most popular keys, the most popular at the head, evicting by LRU (an operator warming a cache)', () => {
     const sc = resolve(graph({ capacity: 3, keys: 10, zipf: 1, initial: 'empty', perBackend: true }, { app: { kind: 'pool', backends: 2, server: { serviceMs: 0 } } }));
-    const c = new GraphRun(sc, { seed: 1 }).caches.cache('app', 'db')!;
+    const caches = new GraphRun(sc, { seed: 1 }).caches;
+    const c = caches.cache('app', 'db')!;
+    expect(caches.at('services.app.endpoints.get.steps.0.calls.0.cache')).toBe(c);
     c.warm(5, 0);
     for (const copy of c.copies) expect(copy.keysInOrder()).toEqual([1, 2, 3]);
   });

@@ -72,6 +72,8 @@ export type CacheResult = CacheCounts & { hitRatio: number | null; timeSeries: {
 export class CallCache {
   readonly service: string;
   readonly name: string;
+  /** Where it is declared, relative to the scenario (`services.<service>.endpoints.<endpoint>.steps.<i>.calls.<j>.cache`). */
+  readonly path: string;
   readonly spec: CallCacheSpec;
   readonly popularity: ZipfKeys;
   /** One copy, or one per backend of the calling service. */
@@ -123,10 +125,12 @@ export class CallCache {
     spec: CallCacheSpec,
     popularity: ZipfKeys,
     backends: number,
+    path: string,
     o: { sim: Simulator; seed: number; keySeed: number; kindBase: number; index: number; binMs: number; startMs: number },
   ) {
     this.service = service;
     this.name = spec.name;
+    this.path = path;
     this.spec = spec;
     this.popularity = popularity;
     this.sim = o.sim;
@@ -159,9 +163,9 @@ export class CallCache {
     this.deadlineOf = deadlineOf;
   }
 
-  /** The flushes to come: each an event at its time (from t = 0 on). */
-  start(): void {
-    for (const at of this.spec.flushAtMs) this.sim.at(at, this.kindBase + K_CACHE_FLUSH, 0, this.index);
+  /** The flushes to come: each an event at its time (from t = 0 on); one past the run's horizon never comes (and does not hold the run open). */
+  start(horizonMs: number): void {
+    for (const at of this.spec.flushAtMs) if (at <= horizonMs) this.sim.at(at, this.kindBase + K_CACHE_FLUSH, 0, this.index);
   }
 
   /** The key operation `opSeq` carries: the rank its own draw stands for in the keys' popularity. */
@@ -294,11 +298,19 @@ export class CallCache {
     for (const c of this.copies) c.warmMostPopular(n, t);
   }
 
-  /** One of the graph's cache events (kind relative to the caches' first): a hit answered, a waiter's deadline, a flush. True when it answered a call. */
+  /**
+   * One of the graph's cache events (kind relative to the caches' first): a hit answered, a
+   * waiter's deadline, a flush. True when it answered a call that was still waited for (activity
+   * of the run; a handler that moved on meanwhile makes it a stale timer).
+   */
   fire(kind: number, a: number, t: number): boolean {
+    const owner = this.owner;
     if (kind === K_CACHE_HIT) {
       this.pFree.push(a);
-      this.owner.callEnded(this.pH[a] as number, this.pGen[a] as number, this.pJ[a] as number, GiveUp.SUCCESS, Outcome.SUCCESS, false, t);
+      const h = this.pH[a] as number;
+      const gen = this.pGen[a] as number;
+      if (!owner.awaits(h, gen)) return false;
+      owner.callEnded(h, gen, this.pJ[a] as number, GiveUp.SUCCESS, Outcome.SUCCESS, false, t);
       return true;
     }
     if (kind === K_CACHE_WAIT) {
@@ -310,7 +322,10 @@ export class CallCache {
       }
       // Gives up waiting; its record stays in its slot's list (not waiting) until the call it waited for ends.
       this.wState[a] = 0;
-      this.owner.callEnded(this.wH[a] as number, this.wGen[a] as number, this.wJ[a] as number, GiveUp.DEADLINE, Outcome.DEADLINE_EXCEEDED, false, t);
+      const h = this.wH[a] as number;
+      const gen = this.wGen[a] as number;
+      if (!owner.awaits(h, gen)) return false;
+      owner.callEnded(h, gen, this.wJ[a] as number, GiveUp.DEADLINE, Outcome.DEADLINE_EXCEEDED, false, t);
       return true;
     }
     this.flush();

@@ -209,7 +209,7 @@ export class GraphRun {
               this.checkKinds(nextKind);
               return from;
             };
-            const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, takeKinds);
+            const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, `services.${s.name}.endpoints.${ep.name}.steps.${i}.calls.${j}.cache`, takeKinds);
             const site = new CallSite(rt, ly, leaf, method, call.optional, cache);
             ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
             const list = callersOf.get(call.service) ?? [];
@@ -260,7 +260,7 @@ export class GraphRun {
     const t0 = -sc.warmupMs;
     for (const e of this.entryStacks) e.workload.start(t0);
     for (const s of this.services) s.fleet.start(t0);
-    this.caches.start();
+    this.caches.start(sc.horizonMs);
     const stats = this.sim.run((kind, a, b, t) => this.dispatch(kind, a, b, t), { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents });
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
