@@ -5,6 +5,7 @@ import { BinnedSeries } from '../../metrics/BinnedSeries.js';
 import { GiveUp, Outcome } from '../../policy/outcome.js';
 import { LruCache } from '../cache/LruCache.js';
 import type { ZipfKeys } from '../cache/ZipfKeys.js';
+import type { ServiceTracer } from '../traceGraph.js';
 import type { CallCacheSpec } from './ServiceGraph.js';
 
 /** The event kinds of a graph's caches, relative to their first (GraphRun gives them a range when the graph has a cache). */
@@ -90,6 +91,9 @@ export class CallCache {
   /** The lane of a constant hit latency's events (in time order), or -1. */
   private readonly hitLane: number;
   private owner!: CacheOwner;
+  /** A traced run's reporter of the calling service (null when untraced), and the endpoint whose handlers look up. */
+  tracer: ServiceTracer | null = null;
+  endpoint = 0;
   /** The deadline a waiter gives up at, from its handler's deadline and the time it starts waiting (the call's top layer's). */
   private deadlineOf!: (incomingMs: number, t: number) => number;
   private readonly slotsPerCopy: number;
@@ -114,8 +118,11 @@ export class CallCache {
   private readonly wFree: number[] = [];
   private wNext = 0;
 
-  /** Per top frame of the call's stack: the (copy, key) slot whose miss it carries, or NONE. */
+  /** Per top frame of the call's stack: the (copy, key) slot whose miss it carries, or NONE; and (traced runs) its operation. */
   private fSlot = new Int32Array(64).fill(NONE);
+  private fOp = new Float64Array(64);
+  /** The operation of the miss {@link missSlot} (traced runs). */
+  private missOp = 0;
 
   /** Set by {@link lookup} on a miss that calls through: the slot and whether the call leads coalescing. */
   missSlot = NONE;
@@ -192,13 +199,18 @@ export class CallCache {
         this.counts.hits++;
         this.sHits.add(t);
       }
+      this.tracer?.cache(opSeq, this.endpoint, this.name, key, 'hit', t);
       this.answerHit(h, gen, j, t);
       return true;
     }
     const slot = copy * this.slotsPerCopy + key;
     this.missSlot = slot;
-    if (!this.spec.coalesce) return false;
-    if (this.leader[slot] === NONE) return false;
+    this.missOp = opSeq;
+    if (!this.spec.coalesce || this.leader[slot] === NONE) {
+      this.tracer?.cache(opSeq, this.endpoint, this.name, key, 'miss', t);
+      return false;
+    }
+    this.tracer?.cache(opSeq, this.endpoint, this.name, key, 'waits', t);
     if (counted) this.counts.coalesced++;
     this.wait(slot, h, gen, j, Math.max(t, this.deadlineOf(deadlineMs, t)));
     return true;
@@ -212,9 +224,13 @@ export class CallCache {
       const b = new Int32Array(n).fill(NONE);
       b.set(this.fSlot);
       this.fSlot = b;
+      const o = new Float64Array(n);
+      o.set(this.fOp);
+      this.fOp = o;
     }
     const slot = this.missSlot;
     this.fSlot[f] = slot;
+    this.fOp[f] = this.missOp;
     if (this.spec.coalesce) this.leader[slot] = f;
   }
 
@@ -234,11 +250,16 @@ export class CallCache {
       this.wHead[slot] = this.wTail[slot] = NONE;
     }
     if (reason === GiveUp.SUCCESS) {
+      const copy = Math.floor(slot / this.slotsPerCopy);
+      const key = slot - copy * this.slotsPerCopy;
       if (owner.awaits(h, gen) || this.anyWaiting(waiters)) {
-        const copy = Math.floor(slot / this.slotsPerCopy);
-        (this.copies[copy] as LruCache).fill(slot - copy * this.slotsPerCopy, t);
+        (this.copies[copy] as LruCache).fill(key, t);
         if (t >= 0) this.counts.fills++;
-      } else if (t >= 0) this.counts.lateSuccesses++;
+        this.tracer?.cache(this.fOp[f] as number, this.endpoint, this.name, key, 'filled', t);
+      } else {
+        if (t >= 0) this.counts.lateSuccesses++;
+        this.tracer?.cache(this.fOp[f] as number, this.endpoint, this.name, key, 'late', t);
+      }
     }
     owner.callEnded(h, gen, j, reason, outcome, degraded, t);
     for (let w = waiters; w !== NONE; ) {

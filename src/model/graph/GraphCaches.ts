@@ -33,10 +33,11 @@ export class GraphCaches {
 
   /**
    * The cache of a call of `owner` (whose backends are its layers' instances), through `layers` (the
-   * call's stack: its top layer's deadline is a coalesced waiter's), declared at `path`; `takeKinds`
+   * call's stack: its top layer's deadline is a coalesced waiter's), declared at `path` for the
+   * handlers of `owner`'s endpoint number `endpoint`; `takeKinds`
    * gives the caches' range of kinds the first time.
    */
-  add(owner: ServiceRuntime, spec: CallCacheSpec, layers: Layers, path: string, takeKinds: (n: number) => number): CallCache {
+  add(owner: ServiceRuntime, spec: CallCacheSpec, layers: Layers, path: string, endpoint: number, takeKinds: (n: number) => number): CallCache {
     if (this.kindBase < 0) this.kindBase = takeKinds(CACHE_KINDS);
     const space = `${spec.keys}/${spec.zipf}`;
     let keys = this.popularity.get(space);
@@ -54,6 +55,8 @@ export class GraphCaches {
       binMs: this.binMs,
       startMs: this.startMs,
     });
+    cache.tracer = owner.tracer;
+    cache.endpoint = endpoint;
     const top = layers.loops[0];
     cache.connect(owner, top === undefined ? (d) => d : (d, t) => top.deadlineAtMs(d, t));
     this.list.push(cache);

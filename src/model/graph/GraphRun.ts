@@ -185,7 +185,7 @@ export class GraphRun {
     for (const s of graph.services) {
       const rt = runtimes.get(s.name) as ServiceRuntime;
       const backends = rt.backendCount;
-      const endpoints: EndpointRuntime[] = s.endpoints.map((ep) => {
+      const endpoints: EndpointRuntime[] = s.endpoints.map((ep, e) => {
         if (ep.steps === undefined) return { steps: null };
         const steps = ep.steps.map((step, i): StepRuntime => {
           if (step.kind === 'work') return workStep(step.serviceMs, ep.name, i);
@@ -209,7 +209,7 @@ export class GraphRun {
               this.checkKinds(nextKind);
               return from;
             };
-            const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, `services.${s.name}.endpoints.${ep.name}.steps.${i}.calls.${j}.cache`, takeKinds);
+            const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, `services.${s.name}.endpoints.${ep.name}.steps.${i}.calls.${j}.cache`, e, takeKinds);
             const site = new CallSite(rt, ly, leaf, method, call.optional, cache);
             ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
             const list = callersOf.get(call.service) ?? [];
