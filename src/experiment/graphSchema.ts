@@ -137,7 +137,7 @@ export function graphSchemas(parts: GraphSchemaParts) {
     ),
   ]);
   const endpoint = f.object({
-    method: doc(f.oneOf(parts.methods).optional(), "The method of calls to this endpoint; default: the operation's."),
+    method: doc(f.oneOf(parts.methods).optional(), "The method of calls to this endpoint; default: the method of the operation each call serves (of its workload)."),
     steps: doc(f.array(step, 'steps', 1).optional(), 'The handler, run in order; default: the fleet answers as a leaf does.'),
   });
   const service = doc(

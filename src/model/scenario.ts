@@ -241,3 +241,13 @@ export interface Scenario {
   maxInFlight: number;
   metrics: MetricsSpec;
 }
+
+/** Every workload of a scenario: a graph's several `workloads`, or its one `workload`. */
+export function scenarioWorkloads(sc: Scenario): Workload[] {
+  return sc.graph?.workloads?.map((w) => w.workload) ?? [sc.workload];
+}
+
+/** The clients of all of a scenario's workloads together. */
+export function scenarioClients(sc: Scenario): number {
+  return scenarioWorkloads(sc).reduce((n, w) => n + w.clients, 0);
+}

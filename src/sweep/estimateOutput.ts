@@ -2,7 +2,8 @@ import { replicationSeed, type Cell, type ExperimentPlan } from '../experiment/i
 import { MAX_SERIES_BINS } from '../metrics/index.js';
 import { needsGraphRuntime } from '../model/graph/GraphRun.js';
 import { Model } from '../model/Model.js';
-import type { Scenario } from '../model/scenario.js';
+import { allEntries } from '../model/graph/ServiceGraph.js';
+import { scenarioClients, scenarioWorkloads, type Scenario } from '../model/scenario.js';
 import { estimateWork } from './estimateWork.js';
 
 /**
@@ -56,6 +57,8 @@ const BASE_METRICS = 46;
 const CACHE_METRICS = 6;
 /** Metrics of one service of a graph: the numbers of its ServiceResult (utilisation included). */
 const SERVICE_METRICS = 19;
+/** Metrics of one of several workloads (`workloads.<name>.*`: operations, give-ups, leaf calls, amplification, latency, goodput; 18 measured). */
+const WORKLOAD_METRICS = 18;
 
 /**
  * Without a run ahead (see {@link runSpans}), a burst's series are counted over the operation's
@@ -118,6 +121,8 @@ function backendCount(sc: Scenario): number {
 
 /** The span without running: a loop's duration, a burst's deadline or first minute, at most the horizon. */
 export function nominalSpan(sc: Scenario): SeriesSpan {
+  const several = scenarioWorkloads(sc);
+  if (several.length > 1) return several.map((w) => nominalSpan({ ...sc, workload: w, graph: undefined })).reduce((a, b) => (b.spanMs > a.spanMs ? b : a));
   const w = sc.workload;
   const burst = w.kind === 'burst';
   const deadlineMs = w.deadlineMs;
@@ -191,7 +196,7 @@ export function runSpans(plan: ExperimentPlan): Map<Cell, SeriesSpan> {
     for (const c of p.cells) {
       const sc = c.scenario;
       const cap = Math.min(RUN_AHEAD_CELL_EVENTS, budget);
-      const measured = sc.workload.clients <= RUN_AHEAD_CLIENTS && mayEndWithin(sc, cap) ? runAhead(sc, replicationSeed(plan.seed, c.part, c.params, 0), cap) : null;
+      const measured = scenarioClients(sc) <= RUN_AHEAD_CLIENTS && mayEndWithin(sc, cap) ? runAhead(sc, replicationSeed(plan.seed, c.part, c.params, 0), cap) : null;
       if (measured === null) {
         pending.push(c);
         continue;
@@ -215,8 +220,8 @@ export function runSpans(plan: ExperimentPlan): Map<Cell, SeriesSpan> {
  * client makes at least one. A run that cannot is not run ahead (it would spend its share for nothing).
  */
 function mayEndWithin(sc: Scenario, cap: number): boolean {
-  const w = sc.workload;
-  const operations = Math.max(estimateWork(sc).operations, w.kind === 'open' ? 0 : w.clients);
+  const clients = scenarioWorkloads(sc).reduce((n, w) => n + (w.kind === 'open' ? 0 : w.clients), 0);
+  const operations = Math.max(estimateWork(sc).operations, clients);
   return cap > 0 && operations * MIN_OPERATION_EVENTS <= cap;
 }
 
@@ -235,11 +240,14 @@ function runAhead(sc: Scenario, seed: number, cap: number): { spanMs: number; ev
 /** Metrics of one run of `sc` (src/sweep/flattenMetrics.ts). */
 function metricCount(sc: Scenario): number {
   const clusters = sc.leaf.kind === 'pool' ? 4 + 2 * sc.leaf.clusters.length : 0;
-  // A graph: 4 metrics per edge (at most one per call, and one per entry) and 19 per service (src/model/results.ts, ServiceResult).
+  // A graph: 4 metrics per edge (at most one per call, and one per entry) and 19 per service (src/model/results.ts, ServiceResult);
+  // with several workloads, 4 more per edge and workload, and each workload's own.
   const g = needsGraphRuntime(sc) ? sc.graph : undefined;
-  const edges = g === undefined ? 0 : g.entries.length + g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.length : 0), 0), 0), 0);
-  const graph = g === undefined ? 0 : 4 * edges + SERVICE_METRICS * g.services.length + CACHE_METRICS * cachesOf(sc);
-  return BASE_METRICS + 2 * sc.stack.length + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters + graph;
+  const edges = g === undefined ? 0 : allEntries(g).length + g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.length : 0), 0), 0), 0);
+  const named = g?.workloads?.length ?? 0;
+  const graph = g === undefined ? 0 : 4 * edges * (1 + named) + SERVICE_METRICS * g.services.length + WORKLOAD_METRICS * named + CACHE_METRICS * cachesOf(sc);
+  const layers = g?.workloads?.reduce((n, w) => n + w.stack.length, 0) ?? sc.stack.length;
+  return BASE_METRICS + 2 * layers + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters + graph;
 }
 
 /** The estimated output of a plan, and what dominates it. */

@@ -15,8 +15,12 @@ export class CallSite implements CallEnds {
   readonly owner: ServiceRuntime;
   readonly layers: Layers;
   readonly leaf: ServiceLeaf;
-  /** The method code of the calls (the callee endpoint's, or the operation's). */
-  readonly method: number;
+  /**
+   * The method code of the calls per workload (the workload index is the operation's key modulo
+   * their count, see ServiceLeaf): one entry, the callee endpoint's method, when it declares one;
+   * else each workload's operation method.
+   */
+  private readonly methods: Int8Array;
   readonly optional: boolean;
   /** The lookaside cache in front of the call (README, "Caches"), or null. */
   readonly cache: CallCache | null;
@@ -24,13 +28,19 @@ export class CallSite implements CallEnds {
   private gen = new Int32Array(64);
   private call = new Int32Array(64);
 
-  constructor(owner: ServiceRuntime, layers: Layers, leaf: ServiceLeaf, method: number, optional: boolean, cache: CallCache | null = null) {
+  constructor(owner: ServiceRuntime, layers: Layers, leaf: ServiceLeaf, methods: Int8Array, optional: boolean, cache: CallCache | null = null) {
     this.owner = owner;
     this.cache = cache;
     this.layers = layers;
     this.leaf = leaf;
-    this.method = method;
+    this.methods = methods;
     this.optional = optional;
+  }
+
+  /** The method code of a call made for the operation keyed `opSeq`. */
+  methodFor(opSeq: number): number {
+    const m = this.methods;
+    return m.length === 1 ? (m[0] as number) : (m[opSeq % m.length] as number);
   }
 
   /** Cancel the call of top frame f (its handler no longer waits), unless coalesced misses still wait for it. */

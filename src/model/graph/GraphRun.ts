@@ -180,6 +180,8 @@ export class GraphRun {
       const backends = (runtimes.get(b.caller) as ServiceRuntime).backendCount;
       bulkheads.set(`${b.caller}\u0000${b.callee}`, new Bulkhead(b.caller, b.callee, b.maxConcurrent, backends));
     }
+    // A call to an endpoint that declares no method makes the operation's: that of its workload.
+    const workloadMethods = Int8Array.from(specs, (w) => METHOD_CODES[w.workload.method]);
     const callersOf = new Map<string, Layer[]>();
     for (const w of specs) for (const e of w.entries) callersOf.set(e.service, [...(callersOf.get(e.service) ?? []), ...w.stack]);
     for (const s of graph.services) {
@@ -202,7 +204,7 @@ export class GraphRun {
             const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed, bulkhead, named === undefined ? null : { count: W, index: -1 });
             this.callers.push(leaf);
             this.callerNames.push(s.name);
-            const method = METHOD_CODES[endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method ?? sc.workload.method];
+            const declared = endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method;
             const takeKinds = (n: number): number => {
               const from = nextKind;
               nextKind += n;
@@ -210,7 +212,7 @@ export class GraphRun {
               return from;
             };
             const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, `services.${s.name}.endpoints.${ep.name}.steps.${i}.calls.${j}.cache`, e, takeKinds);
-            const site = new CallSite(rt, ly, leaf, method, call.optional, cache);
+            const site = new CallSite(rt, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache);
             ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
             const list = callersOf.get(call.service) ?? [];
             list.push(...siteSc.stack);

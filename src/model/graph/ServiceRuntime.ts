@@ -391,7 +391,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
         continue;
       }
       const ly = site.layers;
-      const f = ly.openCall(H.hBackend[h] as number, site.method, H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number);
+      const f = ly.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number);
       site.record(f, h, gen, j);
       H.hFrames[base + j] = f;
       ly.beginCall(f, t);
