@@ -1,3 +1,4 @@
+import type { AppliedIntervention } from './interventions.js';
 import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
@@ -156,6 +157,8 @@ export interface SimulationResults {
    * workload's layers as `<workload>.<layer>`; `goodputPerSec` is the sum of the workloads'.
    */
   workloads?: WorkloadResult[];
+  /** Scenarios with timed interventions only: those applied during the run, in order (when, and the paths each set). */
+  interventions?: AppliedIntervention[];
   /** Operations by the reason they ended (`success` included). */
   giveUps: Record<string, number>;
   attempts: LayerAttempts[];

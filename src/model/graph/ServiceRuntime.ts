@@ -121,7 +121,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
   readonly backendCount: number;
   /** Thread-per-request: a handler holds its worker from its start to its end. */
   readonly threaded: boolean;
-  private readonly maxInFlight: number;
+  private maxInFlight: number;
   /** Requests admitted and not yet answered (or lost, or withdrawn). */
   inFlight = 0;
   /** Requests refused on arrival because `maxInFlight` were in flight (from t = 0 on). */
@@ -147,6 +147,11 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     this.backendCount = backendsOf(service.fleet);
     this.threaded = service.execution === 'threaded';
     this.maxInFlight = service.maxInFlight === 'unlimited' ? Infinity : service.maxInFlight;
+  }
+
+  /** At most `value` requests in flight from now on (a timed intervention; Infinity: unlimited): those beyond it already admitted go on. */
+  setMaxInFlight(value: number): void {
+    this.maxInFlight = value;
   }
 
   /** Connect the fleet, once the endpoints' handlers are in {@link endpoints}: the work steps' samplers are registered with it. */
