@@ -198,7 +198,7 @@ export class GraphRun implements InterventionTarget {
     for (const s of graph.services) {
       const rt = runtimes.get(s.name) as ServiceRuntime;
       const backends = rt.backendCount;
-      const endpoints: EndpointRuntime[] = s.endpoints.map((ep) => {
+      const endpoints: EndpointRuntime[] = s.endpoints.map((ep, e) => {
         if (ep.steps === undefined) return { steps: null };
         const steps = ep.steps.map((step, i): StepRuntime => {
           if (step.kind === 'work') return workStep(step.serviceMs, ep.name, i);
@@ -224,7 +224,7 @@ export class GraphRun implements InterventionTarget {
               this.checkKinds(nextKind);
               return from;
             };
-            const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, takeKinds);
+            const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, `services.${s.name}.endpoints.${ep.name}.steps.${i}.calls.${j}.cache`, e, takeKinds);
             const site = new CallSite(rt, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache);
             ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
             const list = callersOf.get(call.service) ?? [];
@@ -275,7 +275,7 @@ export class GraphRun implements InterventionTarget {
     const t0 = -sc.warmupMs;
     for (const e of this.entryStacks) e.workload.start(t0);
     for (const s of this.services) s.fleet.start(t0);
-    this.caches.start();
+    this.caches.start(sc.horizonMs);
     const { stats, applied } = runWithInterventions(
       this.sim,
       (kind, a, b, t) => this.dispatch(kind, a, b, t),
