@@ -147,6 +147,9 @@ export class Model implements InterventionTarget {
       }
       case 'maxInFlight':
         throw new Error('internal: maxInFlight changes only in a graph run');
+      case 'warm':
+        // A graph run as stack + leaf calls no service's calls: its caches see no lookup.
+        return;
     }
   }
 
