@@ -1,7 +1,7 @@
 import { expandExperiment, parseExperimentText, parseScript, ValidationError } from '../experiment/index.js';
 import { readExperimentText } from './readInput.js';
 import { traceOperation, type TraceResult } from '../model/traceOperation.js';
-import type { ServiceTraceEvent, TraceEvent } from '../model/trace.js';
+import type { CacheTraceWhat, ServiceTraceEvent, TraceEvent } from '../model/trace.js';
 import { fmt } from './format.js';
 
 /** The flags of `retrystorm trace` as commander hands them over (strings, unparsed). */
@@ -206,6 +206,15 @@ function ms(v: number): string {
   return Number.isFinite(v) ? `${fmt(v)} ms` : 'none';
 }
 
+/** A cache's line, in words. */
+const CACHE_WORDS: Record<CacheTraceWhat, (key: number) => string> = {
+  hit: (k) => `key ${k} hit`,
+  miss: (k) => `key ${k} missed, calls`,
+  waits: (k) => `key ${k} missed, waits for its call in flight`,
+  filled: (k) => `key ${k} filled`,
+  late: (k) => `key ${k} not filled (the success came after the call stopped waiting)`,
+};
+
 /** A service's line of a graph's timeline (its handler at its level). */
 function formatServiceEvent(t: string, e: ServiceTraceEvent): string {
   const name = `${'  '.repeat(e.level)}${e.service}.${e.endpoint}`;
@@ -220,6 +229,8 @@ function formatServiceEvent(t: string, e: ServiceTraceEvent): string {
       return `${t}${name}: answers ${e.outcome}`;
     case 'lost':
       return `${t}${name}: request lost, nobody answers`;
+    case 'cache':
+      return `${t}${name}: cache ${e.cache}: ${CACHE_WORDS[e.what](e.key)}`;
   }
 }
 

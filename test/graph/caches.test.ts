@@ -6,6 +6,7 @@ import { Model } from '../../src/model/Model.js';
 import type { ServiceResult, SimulationResults } from '../../src/model/results.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { flattenMetrics } from '../../src/sweep/flattenMetrics.js';
+import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
 import { jsonSchemaCheck } from '../helpers/jsonSchemaCheck.js';
 
 type Json = Record<string, any>;
@@ -137,6 +138,15 @@ describe('lookaside caches: fills, flushes, TTL, copies (scripted, exact)', () =
     expect(r.operations).toMatchObject({ offered: 4, succeeded: 4 });
   });
 
+  it('a hit answered after its step was decided without it is a stale timer: the run ends with its last operation', () => {
+    // Warm; the hit takes 5 ms, the step's other call answers at 1 and decides "any": the operation
+    // ends at 1 (the next would start at 11, past the duration); the hit's event at 5 answers nothing.
+    const r = run(graph({ hitLatencyMs: 5 }, { extraCalls: [{ service: 'other' }], join: 'any', durationMs: 10 }));
+    expect(cacheOf(r)).toMatchObject({ lookups: 1, hits: 1 });
+    expect(r.latencyMs.max).toBe(1);
+    expect(r.simulatedMs).toBe(1);
+  });
+
   it('starts warm (the key of K = 1 is held) unless initial is "empty"', () => {
     const warm = run(graph({}));
     expect(cacheOf(warm)).toMatchObject({ lookups: 4, hits: 4, fills: 0 });
@@ -169,6 +179,12 @@ describe('lookaside caches: fills, flushes, TTL, copies (scripted, exact)', () =
     const late = run(graph({ flushAtMs: [1000] }));
     expect(cacheOf(late)).toMatchObject({ lookups: 4, hits: 4 });
     expect(late.simulatedMs).toBe(30);
+    expect(late.truncated).toBeNull();
+    // One past the horizon never comes and does not truncate the run at the horizon.
+    const beyond = graph({ flushAtMs: [1000] });
+    beyond.horizonMs = 500;
+    const never = run(beyond);
+    expect([never.truncated, never.simulatedMs]).toEqual([null, 30]);
   });
 
   it('TTL: counted from the fill, a hit does not extend it, an expired entry is a miss and is filled again', () => {
@@ -199,7 +215,9 @@ describe('lookaside caches: fills, flushes, TTL, copies (scripted, exact)', () =
 
   it('warm(n) fills the n most popular keys, the most popular at the head, evicting by LRU (an operator warming a cache)', () => {
     const sc = resolve(graph({ capacity: 3, keys: 10, zipf: 1, initial: 'empty', perBackend: true }, { app: { kind: 'pool', backends: 2, server: { serviceMs: 0 } } }));
-    const c = new GraphRun(sc, { seed: 1 }).caches.cache('app', 'db')!;
+    const caches = new GraphRun(sc, { seed: 1 }).caches;
+    const c = caches.cache('app', 'db')!;
+    expect(caches.at('services.app.endpoints.get.steps.0.calls.0.cache')).toBe(c);
     c.warm(5, 0);
     for (const copy of c.copies) expect(copy.keysInOrder()).toEqual([1, 2, 3]);
   });
@@ -370,5 +388,66 @@ describe('lookaside caches: results, metrics and validation', () => {
     const bad = graph({ capacity: 10, keys: 100, zipf: 0.8 });
     cache(bad).colour = 'red';
     expect(jsonSchemaCheck(schema, { name: 'x', scenario: bad }).length).toBeGreaterThan(0);
+  });
+});
+
+describe('lookaside caches in a trace', () => {
+  /** One operation; app looks key 1 up before calling db (answers after 2 ms) through its sdk; hops of 1 ms. */
+  const traced = (cache: Json) => ({
+    name: 'trace-cache',
+    scenario: {
+      workload: { kind: 'burst', clients: 1, entry: { service: 'app' } },
+      stack: [{ name: 'client', policy: tries(1) }],
+      network: { hopMs: 1 },
+      services: {
+        app: { fleet: { kind: 'server', serviceMs: 1 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db', stack: [{ name: 'sdk', policy: tries(1) }], cache: { capacity: 1, keys: 1, zipf: 0, ...cache } }] }] } } },
+        db: { fleet: { kind: 'script', script: ['200:2'] }, endpoints: { q: {} } },
+      },
+    },
+  });
+
+  it('a hit answers after the hit latency without a call; a miss calls and its success fills', async () => {
+    const hit = await cli(['trace', writeExperiment(tempDir(), 't.json', traced({}))]);
+    expect(hit.code).toBe(0);
+    expect(hit.out.split('\n').filter((l) => l !== '')).toEqual([
+      't=0         client: call received (deadline none)',
+      't=0         client: attempt 1 starts, timeout none',
+      't=1           app.get: request received, handler starts',
+      't=1           app.get: step 1: calls db.q (join all)',
+      't=1           app.get: cache db: key 1 hit',
+      't=2           app.get: step 1: join all decides success',
+      't=2           app.get: answers 200',
+      't=3         client: attempt 1 -> 200',
+      't=3         client: ends: success after 1 attempt (returns 200)',
+      'outcome: success after 1 attempt at t=3 ms',
+    ]);
+    const miss = await cli(['trace', writeExperiment(tempDir(), 't.json', traced({ initial: 'empty' }))]);
+    expect(miss.out.split('\n').filter((l) => l !== '')).toEqual([
+      't=0         client: call received (deadline none)',
+      't=0         client: attempt 1 starts, timeout none',
+      't=1           app.get: request received, handler starts',
+      't=1           app.get: step 1: calls db.q (join all)',
+      't=1           app.get: cache db: key 1 missed, calls',
+      't=1             sdk (app -> db.q): call received (deadline none)',
+      't=1             sdk (app -> db.q): attempt 1 starts, timeout none',
+      't=5             sdk (app -> db.q): attempt 1 -> 200',
+      't=5             sdk (app -> db.q): ends: success after 1 attempt (returns 200)',
+      't=5           app.get: cache db: key 1 filled',
+      't=5           app.get: step 1: join all decides success',
+      't=5           app.get: answers 200',
+      't=6         client: attempt 1 -> 200',
+      't=6         client: ends: success after 1 attempt (returns 200)',
+      'outcome: success after 1 attempt at t=6 ms',
+    ]);
+  });
+
+  it('tracing a graph with caches leaves its results unchanged', () => {
+    const raw = { ...graph({ capacity: 20, keys: 100, zipf: 0.8, coalesce: true, ttlMs: 30 }, { clients: 5, durationMs: 2000, db: { kind: 'server', concurrency: 2, serviceMs: { dist: 'exponential', mean: 4 } } }) };
+    const sc = resolve(raw);
+    const plain = new Model(sc, { seed: 3 }).run();
+    const events: unknown[] = [];
+    const traced = new Model(sc, { seed: 3, trace: (e) => events.push(e), traceGraph: true }).run();
+    expect(events.some((e) => (e as Json).event === 'cache')).toBe(true);
+    expect(traced).toEqual(plain);
   });
 });

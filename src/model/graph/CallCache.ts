@@ -5,6 +5,7 @@ import { BinnedSeries } from '../../metrics/BinnedSeries.js';
 import { GiveUp, Outcome } from '../../policy/outcome.js';
 import { LruCache } from '../cache/LruCache.js';
 import type { ZipfKeys } from '../cache/ZipfKeys.js';
+import type { ServiceTracer } from '../traceGraph.js';
 import type { CallCacheSpec } from './ServiceGraph.js';
 
 /** The event kinds of a graph's caches, relative to their first (GraphRun gives them a range when the graph has a cache). */
@@ -72,6 +73,8 @@ export type CacheResult = CacheCounts & { hitRatio: number | null; timeSeries: {
 export class CallCache {
   readonly service: string;
   readonly name: string;
+  /** Where it is declared, relative to the scenario (`services.<service>.endpoints.<endpoint>.steps.<i>.calls.<j>.cache`). */
+  readonly path: string;
   readonly spec: CallCacheSpec;
   readonly popularity: ZipfKeys;
   /** One copy, or one per backend of the calling service. */
@@ -88,6 +91,9 @@ export class CallCache {
   /** The lane of a constant hit latency's events (in time order), or -1. */
   private readonly hitLane: number;
   private owner!: CacheOwner;
+  /** A traced run's reporter of the calling service (null when untraced), and the endpoint whose handlers look up. */
+  tracer: ServiceTracer | null = null;
+  endpoint = 0;
   /** The deadline a waiter gives up at, from its handler's deadline and the time it starts waiting (the call's top layer's). */
   private deadlineOf!: (incomingMs: number, t: number) => number;
   private readonly slotsPerCopy: number;
@@ -112,8 +118,11 @@ export class CallCache {
   private readonly wFree: number[] = [];
   private wNext = 0;
 
-  /** Per top frame of the call's stack: the (copy, key) slot whose miss it carries, or NONE. */
+  /** Per top frame of the call's stack: the (copy, key) slot whose miss it carries, or NONE; and (traced runs) its operation. */
   private fSlot = new Int32Array(64).fill(NONE);
+  private fOp = new Float64Array(64);
+  /** The operation of the miss {@link missSlot} (traced runs). */
+  private missOp = 0;
 
   /** Set by {@link lookup} on a miss that calls through: the slot and whether the call leads coalescing. */
   missSlot = NONE;
@@ -123,10 +132,12 @@ export class CallCache {
     spec: CallCacheSpec,
     popularity: ZipfKeys,
     backends: number,
+    path: string,
     o: { sim: Simulator; seed: number; keySeed: number; kindBase: number; index: number; binMs: number; startMs: number },
   ) {
     this.service = service;
     this.name = spec.name;
+    this.path = path;
     this.spec = spec;
     this.popularity = popularity;
     this.sim = o.sim;
@@ -159,9 +170,9 @@ export class CallCache {
     this.deadlineOf = deadlineOf;
   }
 
-  /** The flushes to come: each an event at its time (from t = 0 on). */
-  start(): void {
-    for (const at of this.spec.flushAtMs) this.sim.at(at, this.kindBase + K_CACHE_FLUSH, 0, this.index);
+  /** The flushes to come: each an event at its time (from t = 0 on); one past the run's horizon never comes (and does not hold the run open). */
+  start(horizonMs: number): void {
+    for (const at of this.spec.flushAtMs) if (at <= horizonMs) this.sim.at(at, this.kindBase + K_CACHE_FLUSH, 0, this.index);
   }
 
   /** The key operation `opSeq` carries: the rank its own draw stands for in the keys' popularity. */
@@ -188,13 +199,18 @@ export class CallCache {
         this.counts.hits++;
         this.sHits.add(t);
       }
+      this.tracer?.cache(opSeq, this.endpoint, this.name, key, 'hit', t);
       this.answerHit(h, gen, j, t);
       return true;
     }
     const slot = copy * this.slotsPerCopy + key;
     this.missSlot = slot;
-    if (!this.spec.coalesce) return false;
-    if (this.leader[slot] === NONE) return false;
+    this.missOp = opSeq;
+    if (!this.spec.coalesce || this.leader[slot] === NONE) {
+      this.tracer?.cache(opSeq, this.endpoint, this.name, key, 'miss', t);
+      return false;
+    }
+    this.tracer?.cache(opSeq, this.endpoint, this.name, key, 'waits', t);
     if (counted) this.counts.coalesced++;
     this.wait(slot, h, gen, j, Math.max(t, this.deadlineOf(deadlineMs, t)));
     return true;
@@ -208,9 +224,13 @@ export class CallCache {
       const b = new Int32Array(n).fill(NONE);
       b.set(this.fSlot);
       this.fSlot = b;
+      const o = new Float64Array(n);
+      o.set(this.fOp);
+      this.fOp = o;
     }
     const slot = this.missSlot;
     this.fSlot[f] = slot;
+    this.fOp[f] = this.missOp;
     if (this.spec.coalesce) this.leader[slot] = f;
   }
 
@@ -230,11 +250,16 @@ export class CallCache {
       this.wHead[slot] = this.wTail[slot] = NONE;
     }
     if (reason === GiveUp.SUCCESS) {
+      const copy = Math.floor(slot / this.slotsPerCopy);
+      const key = slot - copy * this.slotsPerCopy;
       if (owner.awaits(h, gen) || this.anyWaiting(waiters)) {
-        const copy = Math.floor(slot / this.slotsPerCopy);
-        (this.copies[copy] as LruCache).fill(slot - copy * this.slotsPerCopy, t);
+        (this.copies[copy] as LruCache).fill(key, t);
         if (t >= 0) this.counts.fills++;
-      } else if (t >= 0) this.counts.lateSuccesses++;
+        this.tracer?.cache(this.fOp[f] as number, this.endpoint, this.name, key, 'filled', t);
+      } else {
+        if (t >= 0) this.counts.lateSuccesses++;
+        this.tracer?.cache(this.fOp[f] as number, this.endpoint, this.name, key, 'late', t);
+      }
     }
     owner.callEnded(h, gen, j, reason, outcome, degraded, t);
     for (let w = waiters; w !== NONE; ) {
@@ -294,11 +319,19 @@ export class CallCache {
     for (const c of this.copies) c.warmMostPopular(n, t);
   }
 
-  /** One of the graph's cache events (kind relative to the caches' first): a hit answered, a waiter's deadline, a flush. True when it answered a call. */
+  /**
+   * One of the graph's cache events (kind relative to the caches' first): a hit answered, a
+   * waiter's deadline, a flush. True when it answered a call that was still waited for (activity
+   * of the run; a handler that moved on meanwhile makes it a stale timer).
+   */
   fire(kind: number, a: number, t: number): boolean {
+    const owner = this.owner;
     if (kind === K_CACHE_HIT) {
       this.pFree.push(a);
-      this.owner.callEnded(this.pH[a] as number, this.pGen[a] as number, this.pJ[a] as number, GiveUp.SUCCESS, Outcome.SUCCESS, false, t);
+      const h = this.pH[a] as number;
+      const gen = this.pGen[a] as number;
+      if (!owner.awaits(h, gen)) return false;
+      owner.callEnded(h, gen, this.pJ[a] as number, GiveUp.SUCCESS, Outcome.SUCCESS, false, t);
       return true;
     }
     if (kind === K_CACHE_WAIT) {
@@ -310,7 +343,10 @@ export class CallCache {
       }
       // Gives up waiting; its record stays in its slot's list (not waiting) until the call it waited for ends.
       this.wState[a] = 0;
-      this.owner.callEnded(this.wH[a] as number, this.wGen[a] as number, this.wJ[a] as number, GiveUp.DEADLINE, Outcome.DEADLINE_EXCEEDED, false, t);
+      const h = this.wH[a] as number;
+      const gen = this.wGen[a] as number;
+      if (!owner.awaits(h, gen)) return false;
+      owner.callEnded(h, gen, this.wJ[a] as number, GiveUp.DEADLINE, Outcome.DEADLINE_EXCEEDED, false, t);
       return true;
     }
     this.flush();

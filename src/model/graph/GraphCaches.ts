@@ -33,10 +33,11 @@ export class GraphCaches {
 
   /**
    * The cache of a call of `owner` (whose backends are its layers' instances), through `layers` (the
-   * call's stack: its top layer's deadline is a coalesced waiter's); `takeKinds` gives the caches'
-   * range of kinds the first time.
+   * call's stack: its top layer's deadline is a coalesced waiter's), declared at `path` for the
+   * handlers of `owner`'s endpoint number `endpoint`; `takeKinds`
+   * gives the caches' range of kinds the first time.
    */
-  add(owner: ServiceRuntime, spec: CallCacheSpec, layers: Layers, takeKinds: (n: number) => number): CallCache {
+  add(owner: ServiceRuntime, spec: CallCacheSpec, layers: Layers, path: string, endpoint: number, takeKinds: (n: number) => number): CallCache {
     if (this.kindBase < 0) this.kindBase = takeKinds(CACHE_KINDS);
     const space = `${spec.keys}/${spec.zipf}`;
     let keys = this.popularity.get(space);
@@ -44,7 +45,7 @@ export class GraphCaches {
       keys = new ZipfKeys(spec.keys, spec.zipf);
       this.popularity.set(space, keys);
     }
-    const cache = new CallCache(owner.name, spec, keys, owner.backendCount, {
+    const cache = new CallCache(owner.name, spec, keys, owner.backendCount, path, {
       sim: this.sim,
       seed: this.seed,
       // One stream of keys for the whole graph: every cache reads the same draw of an operation.
@@ -54,6 +55,8 @@ export class GraphCaches {
       binMs: this.binMs,
       startMs: this.startMs,
     });
+    cache.tracer = owner.tracer;
+    cache.endpoint = endpoint;
     const top = layers.loops[0];
     cache.connect(owner, top === undefined ? (d) => d : (d, t) => top.deadlineAtMs(d, t));
     this.list.push(cache);
@@ -63,6 +66,11 @@ export class GraphCaches {
   /** The cache named `name` of service `service`, if any. */
   cache(service: string, name: string): CallCache | undefined {
     return this.list.find((c) => c.service === service && c.name === name);
+  }
+
+  /** The cache declared at `path` (relative to the scenario: `services.app.endpoints.get.steps.0.calls.0.cache`), if any. */
+  at(path: string): CallCache | undefined {
+    return this.list.find((c) => c.path === path);
   }
 
   /** Whether `kind` is one of the caches' events. */
@@ -75,9 +83,9 @@ export class GraphCaches {
     return (this.list[b] as CallCache).fire(kind - this.kindBase, a, t);
   }
 
-  /** Arm the flushes. */
-  start(): void {
-    for (const c of this.list) c.start();
+  /** Arm the flushes (those up to the run's horizon). */
+  start(horizonMs: number): void {
+    for (const c of this.list) c.start(horizonMs);
   }
 
   /** Each service's caches in its result (`caches.<name>`), over `bins` bins; services without a cache have none. */
