@@ -61,7 +61,7 @@ function che(k: number, s: number, capacity: number): number {
 }
 
 describe('cache-metastability (shipped experiment)', () => {
-  it('declares the case: K 10,000, capacity 1,000, s 0.8, no TTL, warm, coalescing, a flush at 60 s; db 16 x Exp(20 ms), FIFO, queue 1,000; 200 ms per attempt; 240 s; 1,100-1,350/s; 20 replications in full', () => {
+  it('declares the case: K 10,000, capacity 1,000, s 0.8, no TTL, warm, coalescing, a flush at 60 s; db 16 x Exp(20 ms), FIFO, queue 1,000; 200 ms per attempt; 240 s; 1,100-1,350/s; 20 replications in full; warming at 120 s with the cache\'s capacity of keys, alone and with retries off', () => {
     const raw = JSON.parse(readFileSync(FILE, 'utf8')) as {
       parts: Array<{ name: string; replications: number; scenario: Json; variants: Record<string, Record<string, unknown>>; sweep?: { grid: Record<string, number[]> } }>;
     };
@@ -83,6 +83,22 @@ describe('cache-metastability (shipped experiment)', () => {
     expect([Math.min(...rates), Math.max(...rates)]).toEqual([1100, 1350]);
     const at = 'services.app.endpoints.get.steps.0.calls.0';
     expect(load?.variants['no-retries']).toEqual({ [`${at}.stack.0.policy.maxAttempts`]: 1 });
+    // The operators' warming at 120 s fills the cache with as many of the most popular keys as it holds.
+    const fix = raw.parts.find((x) => x.name === 'interventions');
+    const capacity = fix?.scenario.services.app.endpoints.get.steps[0].calls[0].cache.capacity as number;
+    expect(fix?.variants.warming).toEqual({ interventions: [{ atMs: 120_000, set: { [`${at}.cache.warm`]: capacity } }] });
+    expect(fix?.variants['warming-retries-off']).toEqual({ interventions: [{ atMs: 120_000, set: { [`${at}.cache.warm`]: capacity, [`${at}.stack.0.policy.maxAttempts`]: 1 } }] });
+    // Their paths resolve: the cache db at app warmed with `capacity` keys, and the call's one layer down to one attempt.
+    const p = shippedPlan(FILE);
+    const resolved = (variant: string) => cell(p, 'interventions', variant).scenario.interventions;
+    const warm = { kind: 'warm', service: 'app', cache: 'db', keys: capacity };
+    expect(resolved('warming')).toEqual([{ atMs: 120_000, paths: [`${at}.cache.warm`], changes: [warm] }]);
+    const both = resolved('warming-retries-off');
+    expect(both?.map((i) => [i.atMs, i.paths])).toEqual([[120_000, [`${at}.cache.warm`, `${at}.stack.0.policy.maxAttempts`]]]);
+    expect(both?.[0]?.changes).toEqual([
+      warm,
+      { kind: 'policy', stack: { kind: 'call', service: 'app', endpoint: 'get', step: 0, call: 0 }, layer: 0, policy: expect.objectContaining({ maxAttempts: 1, perAttemptTimeoutMs: 200 }) },
+    ]);
   });
 
   it('a collapsed run lives on its hits: after the flush every success is a hit, answers come too late to fill, and db keeps working for nobody', () => {
