@@ -2,6 +2,7 @@ import type { PolicySpec } from '../policy/types.js';
 import { expectedMultiple, type ExpectedMultiple } from './expectedMultiple.js';
 import { findingsOf, type Finding, type Severity } from './findings.js';
 import { firstWaits, type WaitRange } from './firstWaits.js';
+import { graphWorstCase, type GraphWorstCase } from './graphWorstCase.js';
 import type { CheckStack } from './loadStack.js';
 import { FAILURE_CLASSES, attemptsFor, worstCase, type FailureClass, type WorstCase } from './worstCase.js';
 
@@ -50,6 +51,8 @@ export interface CheckReport {
   expected: ExpectedReport[];
   findings: Finding[];
   counts: Record<Severity, number>;
+  /** For the workload's stack of a service graph: the calls on every edge per entry operation, one entry per failure class (FAILURE_CLASSES order). */
+  graph?: GraphWorstCase[];
 }
 
 /**
@@ -94,6 +97,7 @@ export function checkStack(stack: CheckStack, options: CheckOptions = {}): Check
     expected,
     findings,
     counts,
+    ...(stack.graph !== undefined ? { graph: FAILURE_CLASSES.map((c) => graphWorstCase(stack.graph as NonNullable<CheckStack['graph']>, c)) } : {}),
   };
 }
 

@@ -73,14 +73,34 @@ function largestCeilingMs(policy: PolicySpec): number {
   const b = policy.backoff;
   if (b.kind === 'decorrelated-jitter') return Math.min(b.capMs, b.baseMs * Math.pow(3, policy.maxAttempts - 1));
   const last = firstWaits(policy, Math.max(0, policy.maxAttempts - 1)).at(-1);
-  return last === undefined ? 0 : Math.max(last.maxMs, exponentialCeilingMs(b, policy.maxAttempts - 1));
+  if (last === undefined) return 0;
+  return BACKOFF_TRAITS[b.kind].growth === 'multiplier' ? Math.max(last.maxMs, exponentialCeilingMs(b, policy.maxAttempts - 1)) : last.maxMs;
 }
 
-/** Whether the backoff grows with each retry. */
+/**
+ * Whether the backoff grows with each retry, by how its kind grows ({@link BACKOFF_TRAITS}): a
+ * multiplier above 1, or any positive base for the kinds that grow from the previous wait, linearly or
+ * by Envoy's doubling range.
+ */
 function grows(policy: PolicySpec): boolean {
   const b = policy.backoff;
-  if (b.kind === 'decorrelated-jitter' || b.kind === 'polly-decorrelated-v2') return b.baseMs > 0;
-  return BACKOFF_TRAITS[b.kind].growth === 'multiplier' && b.multiplier > 1 && b.baseMs > 0;
+  const growth = BACKOFF_TRAITS[b.kind].growth;
+  switch (growth) {
+    case 'multiplier':
+      return b.multiplier > 1 && b.baseMs > 0;
+    case 'previous-wait':
+    case 'linear':
+    case 'doubling-range':
+      return b.baseMs > 0;
+    case 'none':
+      return false;
+    default:
+      return unreachableGrowth(growth);
+  }
+}
+
+function unreachableGrowth(growth: never): never {
+  throw new Error(`internal: unknown backoff growth ${String(growth)}`);
 }
 
 function describeWaits(policy: PolicySpec): string {

@@ -147,6 +147,22 @@ export function formatCheckReport(r: CheckReport): string {
     ),
   );
 
+  if (r.graph !== undefined && r.graph.length > 0) {
+    out.push('');
+    out.push('Calls on each edge of the service graph per entry operation when every leaf service fails every request (worst case):');
+    const classes = r.graph;
+    const first = classes[0] as (typeof classes)[number];
+    const grows = first.edges.map((e, i) => [`${e.caller} -> ${e.callee}`, ...classes.map((g) => fmtNum(g.edges[i]?.callsPerOperation ?? NaN))]);
+    grows.push(['entry answers', ...classes.map((g) => g.entryAnswer)]);
+    out.push(table(grows, ['edge', ...classes.map((g) => g.failureClass)], classes.map((_, i) => i + 1)));
+    out.push(
+      wrap(
+        'Each call stack retries what its callee answers: a leaf service the failure itself, a handler what its deciding call ended with, mapped upward (a 404 below is a 500 above, a 429 a 503); every call of a step runs to its end; the stacks below the entry are counted without the deadlines propagated to them, so their counts are upper bounds. Each call stack is checked on its own below.',
+        '  ',
+      ),
+    );
+  }
+
   for (const e of r.expected) {
     out.push('');
     out.push(`Expected leaf calls per operation when each leaf call fails with ${e.failureClass} with probability ${fmtPct(e.failureRate)} (closed form):`);

@@ -4,9 +4,11 @@ import type { PathSegment } from '../experiment/Problem.js';
 import { resolveScenario } from '../experiment/resolveScenario.js';
 import { METHODS, stackSchema } from '../experiment/scenarioSchema.js';
 import { fields as f } from '../policy/schema/fields.js';
+import { endpointNamed, serviceNamed, WORKLOAD_CALLER, type ServiceGraph } from '../model/graph/ServiceGraph.js';
 import type { Dist, Layer } from '../model/scenario.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { CheckInputError } from './CheckInputError.js';
+import type { CheckGraph } from './graphWorstCase.js';
 import { isObject, type JsonObject } from './FieldReader.js';
 import { importAwsConfig, type AwsSdk } from './importAwsConfig.js';
 import type { ImportedLayer } from './ImportedLayer.js';
@@ -43,6 +45,8 @@ export interface CheckStack {
   /** The operation's deadline, if it has one. */
   deadlineMs?: number;
   layers: CheckLayer[];
+  /** For the workload's stack of a service graph: the graph it enters, whose edges `check` walks too. */
+  graph?: CheckGraph;
 }
 
 /** How to load a stack. */
@@ -199,7 +203,7 @@ function loadExperimentStacks(text: string, file: JsonObject, source: string, op
       ]);
     }
   }
-  return chosen.map((part) => {
+  return chosen.map((part): CheckStack[] => {
     const resolved = resolveScenario(part.scenario, part.location);
     if (!resolved.ok) throw new CheckInputError(resolved.errors.map((e) => `${source}: ${e}`));
     const sc = resolved.scenario;
@@ -211,14 +215,78 @@ function loadExperimentStacks(text: string, file: JsonObject, source: string, op
       return toCheckLayer(layer, inlineOrigin(isObject(raw) ? raw.policy : undefined), []);
     });
     const deadlineMs = options.deadlineMs ?? sc.workload.deadlineMs;
-    return {
-      source,
-      name: part.name === '' ? experiment.name : `${experiment.name}/${part.name}`,
-      method: options.method ?? sc.workload.method,
-      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
-      layers,
-    };
-  });
+    const name = part.name === '' ? experiment.name : `${experiment.name}/${part.name}`;
+    const method = options.method ?? sc.workload.method;
+    const workloadStack: CheckStack = { source, name, method, ...(deadlineMs !== undefined ? { deadlineMs } : {}), layers };
+    const graph = sc.graph;
+    if (graph === undefined) return [workloadStack];
+    if (graph.workloads === undefined) {
+      workloadStack.graph = { graph, caller: WORKLOAD_CALLER, entries: graph.entries, entryPolicies: layers.map((l) => l.policy), method, ...(deadlineMs !== undefined ? { deadlineMs } : {}) };
+      return [workloadStack, ...callStacks(graph, part.scenario, name, source, method)];
+    }
+    // Several workloads: each one's own stack, with the edges its operations reach.
+    const workloads = graph.workloads.map((w): CheckStack => {
+      const wMethod = options.method ?? w.workload.method;
+      const wDeadline = options.deadlineMs ?? w.workload.deadlineMs;
+      const wLayers = w.stack.map((layer, i) => {
+        const raw = rawAt(part.scenario, ['workloads', w.name, 'stack', i, 'policy']);
+        return toCheckLayer(layer, inlineOrigin(raw), []);
+      });
+      return {
+        source,
+        name: `${name} (workload ${w.name})`,
+        method: wMethod,
+        ...(wDeadline !== undefined ? { deadlineMs: wDeadline } : {}),
+        layers: wLayers,
+        graph: { graph, caller: w.name, entries: w.entries, entryPolicies: wLayers.map((l) => l.policy), method: wMethod, ...(wDeadline !== undefined ? { deadlineMs: wDeadline } : {}) },
+      };
+    });
+    return [...workloads, ...callStacks(graph, part.scenario, name, source, method)];
+  }).flat();
+}
+
+/**
+ * One stack per call of a graph's handlers written with a stack, named `<name> (<service>.<endpoint> ->
+ * <callee>.<endpoint>)`, checked as any stack is: the calling service's layers, the callee endpoint's
+ * method (default the operation's), and no deadline of its own (it works to the one propagated from
+ * its handler's caller).
+ */
+function callStacks(graph: ServiceGraph, rawScenario: unknown, name: string, source: string, method: Method): CheckStack[] {
+  const out: CheckStack[] = [];
+  for (const service of graph.services) {
+    for (const endpoint of service.endpoints) {
+      (endpoint.steps ?? []).forEach((step, i) => {
+        if (step.kind !== 'call') return;
+        step.calls.forEach((call, j) => {
+          // A call written without a stack makes one attempt: nothing of its own to check.
+          const raw = rawAt(rawScenario, ['services', service.name, 'endpoints', endpoint.name, 'steps', i, 'calls', j, 'stack']);
+          if (!Array.isArray(raw) || call.stack.length === 0) return;
+          const callee = endpointNamed(serviceNamed(graph, call.service), call.endpoint);
+          out.push({
+            source,
+            name: `${name} (${service.name}.${endpoint.name} -> ${call.service}.${call.endpoint})`,
+            method: callee.method ?? method,
+            layers: call.stack.map((layer, k) => {
+              const rawLayer: unknown = raw[k];
+              return toCheckLayer(layer, inlineOrigin(isObject(rawLayer) ? rawLayer.policy : undefined), []);
+            }),
+          });
+        });
+      });
+    }
+  }
+  return out;
+}
+
+/** The raw value at a path of a parsed document (undefined where the path leaves it). */
+function rawAt(root: unknown, path: ReadonlyArray<string | number>): unknown {
+  let at = root;
+  for (const key of path) {
+    if (Array.isArray(at) && typeof key === 'number') at = at[key] as unknown;
+    else if (isObject(at) && typeof key === 'string' && Object.hasOwn(at, key)) at = at[key];
+    else return undefined;
+  }
+  return at;
 }
 
 // Bare configuration files -----------------------------------------------------------------------

@@ -202,16 +202,16 @@ export function tooDeepMessage(source: string, at = ''): string {
 /**
  * Parses strict JSON (a leading byte-order mark is ignored). On failure the error reads
  * `<source>: invalid JSON at line L, column C: <reason>`, with the position of the first error;
- * a value nested deeper than {@link MAX_NESTING} levels is refused the same way.
+ * a value nested deeper than {@link MAX_NESTING} levels is refused the same way (and marked `tooDeep`).
  */
-export function parseJson(text: string, source: string): { ok: true; value: unknown } | { ok: false; error: string } {
+export function parseJson(text: string, source: string): { ok: true; value: unknown } | { ok: false; error: string; tooDeep?: true } {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
     const value = JSON.parse(body) as unknown;
     const deep = tooDeepOffset(body);
     if (deep >= 0) {
       const { line, column } = lineColumn(body, deep);
-      return { ok: false, error: tooDeepMessage(source, ` at line ${line}, column ${column}`) };
+      return { ok: false, error: tooDeepMessage(source, ` at line ${line}, column ${column}`), tooDeep: true };
     }
     return { ok: true, value };
   } catch (e) {

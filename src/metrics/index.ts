@@ -8,3 +8,5 @@ export { TimeWeightedSeries } from './TimeWeightedSeries.js';
 export { metricStats } from './metricStats.js';
 export type { MetricStats } from './metricStats.js';
 export { normalQuantile, studentTQuantile } from './studentT.js';
+export { cascadeTimeline, inTrouble, TROUBLE_ERROR_RATE, TROUBLE_RECOVERY_MS, TROUBLE_UTILISATION } from './cascadeTimeline.js';
+export type { CascadeEvent, ServiceBins } from './cascadeTimeline.js';

@@ -92,7 +92,7 @@ const OPTION_KINDS: Record<string, readonly ChartKind[]> = {
   x: ['metric', 'clustering'],
   logX: ['metric', 'clustering', 'pareto'],
   logY: ['metric', 'clustering', 'pareto'],
-  cells: ['series', 'clustering', 'amplification', 'giveUps', 'pareto'],
+  cells: ['series', 'clustering', 'amplification', 'giveUps', 'pareto', 'graph'],
   panels: ['series'],
   work: ['pareto'],
   time: ['pareto'],

@@ -6,6 +6,7 @@ import { amplificationSpec, layerAttemptsRows } from './specs/amplification.js';
 import { clusteringSpec } from './specs/clustering.js';
 import { allNumbers, MAX_SERIES } from './specs/common.js';
 import { giveUpRows, giveUpsSpec } from './specs/giveUps.js';
+import { graphDrawingSpec, type DrawnEdge, type DrawnNode } from './specs/graphDrawing.js';
 import { metricPoints, metricVsParamSpec, seriesPanels } from './specs/metricVsParam.js';
 import { paretoSpec } from './specs/pareto.js';
 import { focusNote, seriesDemandEndMs, seriesFocus, timeSeriesSpec } from './specs/timeSeries.js';
@@ -26,6 +27,36 @@ export interface ChartRequest {
   time?: string;
   title?: string;
   caption?: string;
+}
+
+/** Graph drawings a part gets by default: one per cell shown, at most this many. */
+const MAX_GRAPH_DRAWINGS = 4;
+
+/**
+ * The service graph of a cell as its drawing shows it, or null for a cell that is not a graph run
+ * with edges: the callers of its entry edges and its services (names from the cell's resolved
+ * scenario, so names holding "->" or "." are read exactly), every edge with its calls per operation,
+ * and each service's mean utilisation and crashes where the results measured them.
+ */
+export function drawnGraph(cell: ReportCell): { nodes: DrawnNode[]; edges: DrawnEdge[] } | null {
+  const graph = (cell.scenario as { graph?: { services?: Array<{ name: string }>; workloads?: Array<{ name: string }> } } | null)?.graph;
+  if (!graph?.services) return null;
+  const services = graph.services.map((s) => s.name);
+  const callers = graph.workloads ? graph.workloads.map((w) => w.name) : ['workload'];
+  const mean = (key: string): number | null => metricMean(cell, key);
+  const edges: DrawnEdge[] = [];
+  for (const caller of [...callers, ...services]) {
+    for (const callee of services) {
+      const a = mean(`edges.${caller}->${callee}.amplification`);
+      if (a !== null) edges.push({ caller, callee, amplification: a });
+    }
+  }
+  if (edges.length === 0) return null;
+  const used = new Set(edges.flatMap((e) => [e.caller, e.callee]));
+  const nodes: DrawnNode[] = [...callers, ...services]
+    .filter((n) => used.has(n))
+    .map((name) => ({ name, utilisation: mean(`services.${name}.utilization`), crashes: mean(`services.${name}.crashes`) }));
+  return { nodes, edges };
 }
 
 /** What the leaf and workload of a part are (from its first cell). */
@@ -134,6 +165,7 @@ export function chooseCharts(part: ReportPart): ChartRequest[] {
   if (cm && clusteringAxes.length === 0 && kinds(part).workload === 'burst' && hasSeries(focus, 5)) out.push({ kind: 'clustering', metric: cm, cells: focus });
   if (hasRetriesOrLayers(focus) && layerAttemptsRows(focus.map((cell) => ({ label: cell.variant, cell }))).length > 0) out.push({ kind: 'amplification', cells: focus });
   if (giveUpRows(focus.map((cell) => ({ label: cell.variant, cell }))).length > 0) out.push({ kind: 'giveUps', cells: focus });
+  for (const cell of focus.filter((c) => drawnGraph(c) !== null).slice(0, MAX_GRAPH_DRAWINGS)) out.push({ kind: 'graph', cells: [cell] });
   return out;
 }
 
@@ -172,6 +204,13 @@ export function requestsFromHints(part: ReportPart, hints: readonly ChartHint[],
     }
     for (const m of [req.metric, req.work, req.time]) {
       if (m !== undefined && !hasMetric(part.cells, m)) return warn(`${where}: metric "${m}" was not measured in this experiment`);
+    }
+    if (h.kind === 'graph') {
+      // One drawing per cell of a graph run.
+      const drawable = (req.cells ?? []).filter((c) => drawnGraph(c) !== null);
+      if (drawable.length === 0) return warn(`${where}: a graph drawing needs a service graph whose calls were counted, and these cells have none`);
+      for (const cell of drawable) out.push({ ...req, cells: [cell] });
+      return;
     }
     out.push(req);
   });
@@ -319,6 +358,19 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
           req.caption ??
           'Lower left is better (less work, sooner): the dashed line joins the points that no other point beats on both axes, and a point far above or right of it is dominated.',
         spec: paretoSpec({ cells: labelled, colors, work, time, ...log }),
+      };
+    }
+    case 'graph': {
+      const cell = cells[0] as ReportCell;
+      const drawn = drawnGraph(cell);
+      const label = cells.length > 0 && part.cells.length > 1 ? ` (${cellLabel(cell, part.cells)})` : '';
+      return {
+        ...base,
+        title: req.title ?? `Where the calls went${label}`,
+        caption:
+          req.caption ??
+          'Each line is an edge, from caller to callee, labelled with its calls per operation (hover for the numbers); a service is filled by its mean utilisation (deeper red is busier; grey: not measured) and outlined in red when a backend crashed. Compare the labels along a path: where they grow, a tier retries.',
+        spec: graphDrawingSpec(drawn ?? { nodes: [], edges: [] }),
       };
     }
     case 'giveUps':

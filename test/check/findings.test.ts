@@ -101,6 +101,17 @@ describe('each finding: a stack that triggers it and one that does not', () => {
     expect(codes(doc([{}]))).not.toContain('RS004');
   });
 
+  it('RS004 also for the kinds that grow without a multiplier: linear and Envoy, uncapped', () => {
+    const linear = only(doc([{ maxAttempts: 5, backoff: { kind: 'linear', baseMs: 100, capMs: 'none' } }]), 'RS004');
+    expect(linear.severity).toBe('info');
+    expect(linear.risk).toContain('the last retry waits up to 400 ms');
+    const envoy = only(doc([{ maxAttempts: 14, backoff: { kind: 'envoy', baseMs: 25, capMs: 'none' } }], { deadlineMs: 600_000 }), 'RS004');
+    expect(envoy.severity).toBe('warning');
+    expect(envoy.risk).toContain('the last retry waits up to 102 s');
+    expect(codes(doc([{ maxAttempts: 5, backoff: { kind: 'linear', baseMs: 100, capMs: 1000 } }]))).not.toContain('RS004');
+    expect(codes(doc([{ maxAttempts: 5, backoff: { kind: 'linear', baseMs: 0, capMs: 'none' } }]))).not.toContain('RS004');
+  });
+
   it('RS005 no attempt cap: an error when nothing stops the retries, a warning when only time does', () => {
     const forever = only({ layers: [{ name: 'l0', policy: { ...GOOD, maxAttempts: 'unlimited', perAttemptTimeoutMs: undefined } }] }, 'RS005');
     expect(forever.severity).toBe('error');

@@ -128,6 +128,17 @@ describe('parseSetArg', () => {
     expect(problems(() => parseSetArg('replications'))).toEqual(['--set expects path=value (got "replications")']);
     expect(problems(() => parseSetArg('=5'))).toEqual(['--set expects path=value, the path is empty (got "=5")']);
   });
+
+  it('refuses a value nested deeper than files may nest, and keeps the limit itself', () => {
+    const deep = (n: number): string => '['.repeat(n) + ']'.repeat(n);
+    expect(problems(() => parseSetArg(`scenario.x=${deep(5000)}`))).toEqual([
+      '--set scenario.x: nested too deep at line 1, column 1001: arrays and objects may nest at most 1000 levels',
+    ]);
+    const [, value] = parseSetArg(`scenario.x=${deep(1000)}`);
+    let depth = 0;
+    for (let v = value; Array.isArray(v); v = v[0] as unknown) depth++;
+    expect(depth).toBe(1000);
+  });
 });
 
 describe('canonicalJson', () => {

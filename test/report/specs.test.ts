@@ -184,6 +184,19 @@ describe('timeSeriesSpec: binned series of typical runs', () => {
     expect(views[1]?.layer[1]?.encoding.opacity).toMatchObject({ condition: { param: 'legend_filter' } });
   });
 
+  it('draws one run without a colour legend (a legend of one entry, "Variant: default", says nothing)', () => {
+    const one = timeSeriesSpec({ runs: [{ label: 'default', variant: 'default', series: series(40, 250, () => 5, () => 1) }], windows, colors });
+    const oneViews = one.vconcat as Array<{ layer: Layer[] }>;
+    for (const v of oneViews) {
+      const line = v.layer[v.layer.length - 1];
+      expect(line?.encoding.color).toMatchObject({ field: 'variant', legend: null });
+      expect(line?.params).toBeUndefined();
+      expect(line?.encoding.opacity).toBeUndefined();
+    }
+    expect(views[0]?.layer[1]?.encoding.color).not.toHaveProperty('legend');
+    expect(compileLog(one)).toEqual([]);
+  });
+
   it('titles the axes with units and the bin width, in seconds for runs of 10 s or more', () => {
     expect(views[0]?.layer[1]?.encoding.y?.title).toBe('Leaf calls per 250 ms bin');
     expect(views[1]?.layer[1]?.encoding.y?.title).toBe('Goodput (ops/s)');
@@ -348,6 +361,14 @@ describe('paretoSpec: total work against time with the Pareto frontier', () => {
     const point = points.layer.find((l) => (l.mark as { type: string }).type === 'point');
     expect(point?.encoding.x).toMatchObject({ field: 'work', title: 'Writes (calls)' });
     expect(point?.encoding.y).toMatchObject({ field: 'time', title: 'Completion time (ms)' });
+    // The shape legend says in words which points are on the frontier (not "true" / "false").
+    expect(point?.encoding.shape).toMatchObject({ field: 'standing', title: 'Pareto frontier', scale: { domain: ['on the frontier', 'dominated'] } });
+    const drawn = (points as unknown as { data: { values: Array<{ label: string; standing: string }> } }).data.values;
+    expect(drawn.map((p) => [p.label, p.standing])).toEqual([
+      ['none', 'on the frontier'],
+      ['exponential', 'on the frontier'],
+      ['full-jitter', 'on the frontier'],
+    ]);
     expect(compileLog(s)).toEqual([]);
   });
 });

@@ -118,6 +118,9 @@ export function paretoSpec(input: {
   };
 }
 
+/** How the shape legend and the tooltip name a point on the frontier, and one off it, in words. */
+const STANDING = ['on the frontier', 'dominated'] as const;
+
 /** The axes every panel of a Pareto chart shares. */
 interface ParetoAxes {
   x: VlSpec;
@@ -151,7 +154,12 @@ function paretoPanel(
   const placeOf = new Map(byPriority.map(({ i }, k) => [i, places[k] ?? null]));
   const colored = points.map((p, i) => {
     const at = placeOf.get(i);
-    return { ...p, color: scale.range[scale.domain.indexOf(p.variant)] ?? '#888888', ...(at ? { labelX: at.x, labelY: at.y } : {}) };
+    return {
+      ...p,
+      standing: p.onFrontier ? STANDING[0] : STANDING[1],
+      color: scale.range[scale.domain.indexOf(p.variant)] ?? '#888888',
+      ...(at ? { labelX: at.x, labelY: at.y } : {}),
+    };
   });
   const w = metricInfo(input.work);
   const t = metricInfo(input.time);
@@ -163,7 +171,7 @@ function paretoPanel(
     { field: 'time', type: 'quantitative', title: `${t.title}, mean${t.unit ? ` (${t.unit})` : ''}` },
     { field: 'timeLo', type: 'quantitative', title: `${t.title}, 95% low` },
     { field: 'timeHi', type: 'quantitative', title: `${t.title}, 95% high` },
-    { field: 'onFrontier', type: 'nominal', title: 'On the Pareto frontier' },
+    { field: 'standing', type: 'nominal', title: 'Pareto frontier' },
     { field: 'n', type: 'quantitative', title: 'Replications' },
   ];
   return {
@@ -183,7 +191,7 @@ function paretoPanel(
           {
             params: [legendParam('variant', pn)],
             mark: { type: 'point', filled: true, size: 90 },
-            encoding: { x, y, color, shape: { field: 'onFrontier', type: 'nominal', title: 'On the frontier', scale: { domain: [true, false], range: ['diamond', 'circle'] } }, opacity: legendOpacity(1, pn), tooltip },
+            encoding: { x, y, color, shape: { field: 'standing', type: 'nominal', title: 'Pareto frontier', scale: { domain: [...STANDING], range: ['diamond', 'circle'] } }, opacity: legendOpacity(1, pn), tooltip },
           },
           {
             transform: [{ filter: 'isValid(datum.labelX)' }],

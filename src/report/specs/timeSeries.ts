@@ -258,7 +258,9 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     .map((w) => ({ from: w.fromMs / unit.div, to: Math.min(end, (w.toMs ?? Infinity) / unit.div), label: w.label }))
     .filter((w) => w.to > w.from && w.from < end)
     .map((w) => ({ ...w, shade: SHADE_ENTRY }));
-  const color = { field: colorField, type: 'nominal', title: byVariant ? 'Variant' : 'Run', scale };
+  // One run: its colour names nothing the title does not, so no legend entry and nothing to select.
+  const single = runs.length === 1;
+  const color = { field: colorField, type: 'nominal', title: byVariant ? 'Variant' : 'Run', scale, ...(single ? { legend: null } : {}) };
   const x = { field: 't', type: 'quantitative', title: unit.title, scale: { domain: [0, end], nice: false } };
   const tUnit = unit.div === 1000 ? 's' : 'ms';
   const views = panels.map((p, i) => {
@@ -267,7 +269,7 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     const kinds = info.kinds;
     const field = kinds ? 'value' : (fieldOf.get(info.keys[0] as string) as string);
     const line = {
-      ...(i === 0 ? { params: [legendParam(colorField)] } : {}),
+      ...(i === 0 && !single ? { params: [legendParam(colorField)] } : {}),
       ...(kinds ? { transform: [{ fold: kinds, as: ['kind', 'value'] }] } : {}),
       mark: { type: 'line', interpolate: 'step-after', strokeWidth: 1.6 },
       encoding: {
@@ -277,7 +279,7 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
         ...(kinds
           ? { strokeDash: { field: 'kind', type: 'nominal', title: info.kindsTitle ?? 'Series', scale: { domain: kinds, range: DASHES.slice(0, kinds.length) } }, detail: { field: 'kind', type: 'nominal' } }
           : {}),
-        opacity: legendOpacity(),
+        ...(single ? {} : { opacity: legendOpacity() }),
         tooltip: [
           { field: 'label', type: 'nominal', title: 'Run' },
           ...(kinds ? [{ field: 'kind', type: 'nominal', title: 'Series' }] : []),
