@@ -1,4 +1,4 @@
-import { Simulator } from '../engine/simulator.js';
+import { Simulator, type EventDispatcher } from '../engine/simulator.js';
 import { compilePolicy } from '../policy/decision.js';
 import {
   K_ARRIVAL,
@@ -45,7 +45,7 @@ export interface ModelOptions {
  * (leaves/), and hands the measurements (Measurements.ts) to `buildResults` at the end. How the
  * parts fit is in docs/architecture.md.
  */
-export class Model {
+export class Model implements EventDispatcher {
   private readonly sc: Scenario;
   private readonly sim!: Simulator;
   private readonly seed!: number;
@@ -107,10 +107,7 @@ export class Model {
     const t0 = -sc.warmupMs;
     this.workload.start(t0);
     this.leaf.start(t0);
-    const stats = this.sim.run((kind, a, b, t) => this.dispatch(kind, a, b, t), {
-      horizonMs: sc.horizonMs,
-      maxEvents: sc.maxEvents,
-    });
+    const stats = this.sim.run(this, { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents });
     // Stale (tombstoned) timers still pop and move the clock: measure up to the last live event.
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     this.m.flushReads(endMs);
@@ -121,7 +118,8 @@ export class Model {
     return buildResults({ ...this.snapshot(endMs, stats.events, truncated), seed: this.seed });
   }
 
-  private dispatch(kind: number, a: number, b: number, t: number): void {
+  /** @internal The run loop's {@link EventDispatcher}: one event, sent to its owner by its kind. */
+  handle(kind: number, a: number, b: number, t: number): void {
     const layers = this.layers;
     // The leaf's kinds first: in an OCC run nearly every event is a write.
     if (kind >= LEAF_KINDS_FROM) {

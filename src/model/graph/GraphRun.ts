@@ -1,5 +1,5 @@
 import { deriveSeed } from '../../engine/random.js';
-import { Simulator } from '../../engine/simulator.js';
+import { Simulator, type EventDispatcher } from '../../engine/simulator.js';
 import { compilePolicy } from '../../policy/decision.js';
 import { K_ARRIVAL, K_FRAME_WAKE, K_LEAF_RESPONSE, K_OP_START, KIND_LIMIT, LEAF_KINDS_FROM } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
@@ -76,7 +76,7 @@ interface EntryStack {
  * handler downstream carries): the workload's own sequence number times the number of workloads,
  * plus the workload's index, set as a request leaves a workload's stack.
  */
-export class GraphRun {
+export class GraphRun implements EventDispatcher {
   private readonly sc: Scenario;
   private readonly sim: Simulator;
   private readonly seed: number;
@@ -240,7 +240,7 @@ export class GraphRun {
     const t0 = -sc.warmupMs;
     for (const e of this.entryStacks) e.workload.start(t0);
     for (const s of this.services) s.fleet.start(t0);
-    const stats = this.sim.run((kind, a, b, t) => this.dispatch(kind, a, b, t), { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents });
+    const stats = this.sim.run(this, { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents });
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
     this.m.gInFlight.finish(endMs);
@@ -357,7 +357,8 @@ export class GraphRun {
     return rows;
   }
 
-  private dispatch(kind: number, a: number, b: number, t: number): void {
+  /** @internal The run loop's {@link EventDispatcher}. */
+  handle(kind: number, a: number, b: number, t: number): void {
     const w = this.kindWorkload[kind];
     if (w !== null && w !== undefined) {
       this.lastLiveMs = t;
