@@ -9,6 +9,8 @@ export interface SimulateOptions {
   seed?: number;
   /** Receive the timeline of every call, attempt, outcome, wait and give-up (slow; for small runs). */
   trace?: (e: TraceEvent) => void;
+  /** In a service graph, `trace` also receives each handler's start, steps, join decisions and answer, and the layers of every call (their events carry their `site`); without it, the workload's stack only. */
+  traceGraph?: boolean;
 }
 
 /**
@@ -18,5 +20,5 @@ export interface SimulateOptions {
  */
 export function simulate(scenario: unknown, options: SimulateOptions = {}): SimulationResults {
   const resolved = parseScenario(scenario, ['scenario']);
-  return new Model(resolved, { seed: options.seed ?? 1, ...(options.trace ? { trace: options.trace } : {}) }).run();
+  return new Model(resolved, { seed: options.seed ?? 1, ...(options.trace ? { trace: options.trace } : {}), ...(options.traceGraph === true ? { traceGraph: true } : {}) }).run();
 }

@@ -1,7 +1,7 @@
 import { expandExperiment, parseExperimentText, parseScript, ValidationError } from '../experiment/index.js';
 import { readExperimentText } from './readInput.js';
 import { traceOperation, type TraceResult } from '../model/traceOperation.js';
-import type { TraceEvent } from '../model/trace.js';
+import type { ServiceTraceEvent, TraceEvent } from '../model/trace.js';
 import { fmt } from './format.js';
 
 /** The flags of `retrystorm trace` as commander hands them over (strings, unparsed). */
@@ -176,10 +176,35 @@ function ms(v: number): string {
   return Number.isFinite(v) ? `${fmt(v)} ms` : 'none';
 }
 
-/** One timeline line. */
+/** A service's line of a graph's timeline (its handler at its level). */
+function formatServiceEvent(t: string, e: ServiceTraceEvent): string {
+  const name = `${'  '.repeat(e.level)}${e.service}.${e.endpoint}`;
+  switch (e.event) {
+    case 'handler':
+      return `${t}${name}: request received, handler starts`;
+    case 'step':
+      return e.kind === 'work' ? `${t}${name}: step ${e.step + 1}: work` : `${t}${name}: step ${e.step + 1}: calls ${e.calls.join(', ')} (join ${e.join})`;
+    case 'join':
+      return `${t}${name}: step ${e.step + 1}: join ${e.join} decides ${e.decision}${e.degraded ? ' (degraded)' : ''}`;
+    case 'answer':
+      return `${t}${name}: answers ${e.outcome}`;
+    case 'lost':
+      return `${t}${name}: request lost, nobody answers`;
+  }
+}
+
+/**
+ * One timeline line, indented by its level: the workload's layer k at k; in a service graph a
+ * handler below the stack that called it, a call's layers below their handler, named with the call.
+ */
 export function formatTraceEvent(e: TraceEvent, layerNames: string[]): string {
   const t = `t=${fmt(e.tMs)}`.padEnd(12);
-  const name = `${'  '.repeat(e.layer)}${layerNames[e.layer] ?? `layer${e.layer}`}`;
+  if ('service' in e) return formatServiceEvent(t, e);
+  const site = e.site;
+  const name =
+    site === undefined
+      ? `${'  '.repeat(e.layer)}${layerNames[e.layer] ?? `layer${e.layer}`}`
+      : `${'  '.repeat(site.level + e.layer)}${site.layers[e.layer] ?? `layer${e.layer}`} (${site.caller} -> ${site.callee}.${site.endpoint})`;
   switch (e.event) {
     case 'call':
       return `${t}${name}: call received (deadline ${Number.isFinite(e.deadlineAtMs) ? `at ${fmt(e.deadlineAtMs)} ms` : 'none'})`;

@@ -239,3 +239,69 @@ export class Measurements {
     };
   }
 }
+
+/** The clock a service's measurements read (the run's simulator). */
+export interface Clock {
+  readonly nowMs: number;
+}
+
+/** One service's series (README, "Service graphs", "Metrics"), per bin of `metrics.timeSeriesBinMs`. */
+export interface ServiceSeries {
+  /** Requests that reached the service, first tries and those sent while a layer on their path from the entry was retrying. */
+  arrivalsFirst: number[];
+  arrivalsRetry: number[];
+  /** Time-weighted means: requests admitted and not yet answered, requests queued at its fleet, busy workers (on a threaded service, those held by handlers). */
+  inFlight: number[];
+  queue: number[];
+  busy: number[];
+}
+
+/**
+ * What one service of a graph measures over time beside its fleet's totals and series: its arrivals
+ * (from every caller, its own refusals included), split as the leaf's are (`chain` 1: sent while a
+ * layer on the path from the entry was past its first attempt), and its requests in flight (admitted
+ * and not yet answered, lost or withdrawn: what `maxInFlight` caps). Only t >= 0 counts.
+ */
+export class ServiceMeasurements {
+  private readonly sFirst: BinnedSeries;
+  private readonly sRetry: BinnedSeries;
+  private readonly gInFlight: TimeWeightedSeries;
+
+  constructor(
+    binMs: number,
+    startMs: number,
+    private readonly clock: Clock,
+  ) {
+    this.sFirst = new BinnedSeries(binMs);
+    this.sRetry = new BinnedSeries(binMs);
+    this.gInFlight = new TimeWeightedSeries(binMs, MAX_SERIES_BINS, startMs, 0);
+  }
+
+  /** A request reaches the service at t. */
+  arrival(chain: number, t: number): void {
+    if (t < 0) return;
+    if (chain === 1) this.sRetry.add(t);
+    else this.sFirst.add(t);
+  }
+
+  /** The service's requests in flight became n (now). */
+  inFlight(n: number): void {
+    this.gInFlight.set(this.clock.nowMs, n);
+  }
+
+  finish(endMs: number): void {
+    this.gInFlight.finish(endMs);
+  }
+
+  /** The series over `bins` bins, with the fleet's queue and busy workers (zeros for a fleet without servers). */
+  series(bins: number, fleet: { queue: number[]; busy: number[] } | null): ServiceSeries {
+    const zeros = () => new Array<number>(bins).fill(0);
+    return {
+      arrivalsFirst: this.sFirst.toArray(bins),
+      arrivalsRetry: this.sRetry.toArray(bins),
+      inFlight: this.gInFlight.binMeans(bins),
+      queue: fleet?.queue ?? zeros(),
+      busy: fleet?.busy ?? zeros(),
+    };
+  }
+}

@@ -35,6 +35,8 @@ export interface ModelOptions {
   fixedDraw?: number;
   /** Receives a timeline of every call, attempt, outcome, wait and give-up (slow; for `trace`). */
   trace?: (e: TraceEvent) => void;
+  /** In a service graph, `trace` also receives the services' handlers and their calls' layers (src/model/traceGraph.ts); otherwise only the workload's stack. */
+  traceGraph?: boolean;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
+import type { ServiceSeries } from './Measurements.js';
 import type { Scenario } from './scenario.js';
 import type { BackendStats, ServerTotals } from './leaves/Leaf.js';
 import { unknownWorkload } from './workloads/Workload.js';
@@ -50,11 +51,47 @@ export interface WorkloadResult {
 }
 
 /**
- * One service of a graph: the calls that reached it from every caller (`retries`: those sent while a
- * layer on the path from the entry was past its first attempt; first tries are the rest, and fan-out
- * can make them more than the operations) and its fleet's totals (a fleet without servers: zeros).
+ * One service of a graph (README, "Service graphs", "Metrics"): the calls that reached it from every
+ * caller, its own refusals included (`first`: first tries, which fan-out can make more than the
+ * operations; `retries`: those sent while a layer on the path from the entry was past its first
+ * attempt), its fleet's utilisation (mean busy workers over its workers; null without a finite
+ * number of them) and totals (served, refusals by reason: `shed`, `dropped`, `refused`, `rejected`,
+ * `faulted`, `lost`; `wastedWorkMs`; a fleet without servers: zeros), the requests it refused
+ * because `maxInFlight` were in flight, its backends' crashes, and its series.
  */
-export type ServiceResult = { service: string; arrivals: number; retries: number } & Omit<ServerTotals, 'concurrency'>;
+export type ServiceResult = { service: string; arrivals: number; first: number; retries: number; utilization: number | null } & Omit<ServerTotals, 'concurrency'> & {
+    refusedInFlight: number;
+    crashes: number;
+    timeSeries: ServiceSeries;
+  };
+
+/** What a service's result is made of (the graph's run gathers it). */
+export interface ServiceInput {
+  service: string;
+  /** Calls that reached it and, of them, retries (summed over the edges into it). */
+  arrivals: number;
+  retries: number;
+  totals: ServerTotals;
+  refusedInFlight: number;
+  backends: BackendStats[] | undefined;
+  timeSeries: ServiceSeries;
+}
+
+/** Shape one service's result (see {@link ServiceResult}); utilisation as the leaf's (`server.utilization`). */
+export function serviceResult(i: ServiceInput): ServiceResult {
+  const { concurrency, ...totals } = i.totals;
+  return {
+    service: i.service,
+    arrivals: i.arrivals,
+    first: i.arrivals - i.retries,
+    retries: i.retries,
+    utilization: Number.isFinite(concurrency) && concurrency > 0 ? totals.meanBusy / concurrency : null,
+    ...totals,
+    refusedInFlight: i.refusedInFlight,
+    crashes: (i.backends ?? []).reduce((n, b) => n + b.crashes, 0),
+    timeSeries: i.timeSeries,
+  };
+}
 
 /** Latency percentiles of a set of operations (ms); null fields when there were none. */
 export interface LatencySummary {

@@ -1,8 +1,47 @@
 /**
- * One line of an operation's timeline, as `retrystorm trace` prints it. Times in ms from the start;
- * `op` numbers the operations of a run from 0 (every event of a call chain carries its operation's).
+ * Where a layer's event of a service graph happened: the stack of a call (its caller, callee and
+ * endpoint, the names of its layers) and its `level`, the indentation of its top layer in the
+ * timeline (below the entry stack and each handler that calls through it). Absent: the workload's
+ * own stack, whose layer k is at level k.
  */
-export type TraceEvent =
+export interface TraceSite {
+  caller: string;
+  callee: string;
+  endpoint: string;
+  layers: string[];
+  level: number;
+}
+
+/**
+ * One line of an operation's timeline, as `retrystorm trace` prints it. Times in ms from the start;
+ * `op` numbers the operations of a run from 0 (every event of a call chain carries its operation's,
+ * in a service graph the handlers' and their calls' too).
+ */
+export type TraceEvent = LayerTraceEvent | ServiceTraceEvent;
+
+/**
+ * What a service of a graph did for a request (README, "Service graphs"), at `level` in the
+ * timeline: a handler started for a request of `endpoint`; one of its steps started (`work`, or a
+ * `call` step sending its calls); a call step's join decided (`success` or `failure`, and whether a
+ * failed optional call left it degraded); the handler answered upward with `outcome`, or its request
+ * was lost (a crash, an outage, an expired request dropped) and nobody answers. Its `layer` is
+ * {@link NO_LAYER}.
+ */
+export type ServiceTraceEvent = { tMs: number; op: number; layer: typeof NO_LAYER; service: string; endpoint: string; level: number } & (
+  | { event: 'handler' }
+  | { event: 'step'; step: number; kind: 'work' | 'call'; calls: string[]; join: string }
+  | { event: 'join'; step: number; join: string; decision: 'success' | 'failure'; degraded: boolean }
+  | { event: 'answer'; outcome: string }
+  | { event: 'lost' }
+);
+
+/** The `layer` of a service's event: none. */
+export const NO_LAYER = -1;
+
+/** An event of a layer (in a graph, of a call's stack when `site` says so). */
+export type LayerTraceEvent = LayerEvent & { site?: TraceSite };
+
+type LayerEvent =
   /** A call reaches a layer; `deadlineAtMs` is the deadline it works to (+Infinity: none). */
   | { tMs: number; op: number; layer: number; event: 'call'; deadlineAtMs: number }
   /** An attempt starts with the given timeout (+Infinity: it waits forever). */

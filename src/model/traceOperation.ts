@@ -19,7 +19,7 @@ export interface TraceLayerSummary {
   giveUps: string[];
 }
 
-/** The trace of one operation, as `retrystorm trace --json` prints it. */
+/** The trace of one operation, as `retrystorm trace --json` prints it (`layers`: the workload's stack; in a service graph the timeline holds the services' handlers and their calls' layers too). */
 export interface TraceResult {
   /** How the operation ended (the top layer's give-up reason). */
   outcome: string;
@@ -38,7 +38,9 @@ export interface TraceResult {
 /**
  * Run a single operation of `scenario` (its workload is replaced by one client starting at 0,
  * keeping the method and deadline) and record its timeline: each attempt's start and timeout,
- * its outcome, the backoff ceiling and the wait chosen, and the final give-up reason.
+ * its outcome, the backoff ceiling and the wait chosen, and the final give-up reason; in a service
+ * graph, also each handler it reaches (its steps, join decisions and answer) and the layers of
+ * every call it makes ({@link TraceEvent}).
  */
 export function traceOperation(scenario: Scenario, options: { seed: number; fixedDraw?: number }): TraceResult {
   const w = scenario.workload;
@@ -59,6 +61,7 @@ export function traceOperation(scenario: Scenario, options: { seed: number; fixe
     seed: options.seed,
     ...(options.fixedDraw !== undefined ? { fixedDraw: options.fixedDraw } : {}),
     trace: (e) => timeline.push(e),
+    traceGraph: true,
   }).run();
   const layers: TraceLayerSummary[] = scenario.stack.map((l) => ({
     layer: l.name,
@@ -74,6 +77,8 @@ export function traceOperation(scenario: Scenario, options: { seed: number; fixe
   let lastOutcome = '';
   let endMs = 0;
   for (const e of timeline) {
+    // The summary is the workload's stack's: a graph's services and calls are in the timeline only.
+    if ('service' in e || e.site !== undefined) continue;
     const s = layers[e.layer] as TraceLayerSummary;
     switch (e.event) {
       case 'call':

@@ -1,5 +1,5 @@
-import type { ExperimentPlan } from '../experiment/index.js';
-import { seriesShape } from './estimateOutput.js';
+import type { Cell, ExperimentPlan } from '../experiment/index.js';
+import { nominalSpan, seriesShape, type SeriesSpan } from './estimateOutput.js';
 
 /**
  * Memory of a process and its workers before any run: 142 MB peak resident for a run of 10^4 closed-loop
@@ -41,15 +41,15 @@ export interface MemoryEstimate {
  * once (clients x {@link CLIENT_BYTES} plus its series values x {@link RUN_VALUE_BYTES}), and every
  * run's series values x {@link HELD_VALUE_BYTES}, which the main thread keeps for the summary.
  */
-export function estimateMemory(plan: ExperimentPlan, workers: number): MemoryEstimate {
+export function estimateMemory(plan: ExperimentPlan, workers: number, spans?: Map<Cell, SeriesSpan>): MemoryEstimate {
   let perRunBytes = 0;
   let clients = 0;
   let heldBytes = 0;
   let runs = 0;
   for (const p of plan.parts) {
     for (const c of p.cells) {
-      const s = seriesShape(c.scenario);
-      const values = s.bins * (1 + s.counts + s.gauges);
+      const s = seriesShape(c.scenario, spans?.get(c) ?? nominalSpan(c.scenario));
+      const values = s.bins * (1 + s.counts + s.gauges + s.serviceSeries);
       const run = c.scenario.workload.clients * CLIENT_BYTES + values * RUN_VALUE_BYTES;
       if (run > perRunBytes) perRunBytes = run;
       clients = Math.max(clients, c.scenario.workload.clients);

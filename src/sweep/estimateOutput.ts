@@ -1,27 +1,35 @@
-import type { ExperimentPlan } from '../experiment/index.js';
+import { replicationSeed, type Cell, type ExperimentPlan } from '../experiment/index.js';
 import { MAX_SERIES_BINS } from '../metrics/index.js';
+import { needsGraphRuntime } from '../model/graph/GraphRun.js';
+import { Model } from '../model/Model.js';
 import type { Scenario } from '../model/scenario.js';
+import { estimateWork } from './estimateWork.js';
 
 /**
- * Bytes per value of the time series, measured on the files a sweep writes (open loop of 200/s over
- * 10 s, 2 cells x 3 replications, bins of 0.1, 1 and 10 ms: 10^5 to 10^3 bins; `summary.json`'s
- * values counted with String(v).length + 1):
- * - a count per bin (arrivals, successes, failures, goodput, writes) is mostly 0 or a few digits:
- *   2.0 to 3.7 bytes with its comma in results.jsonl; {@link COUNT_VALUE_BYTES} = 2.5;
+ * Bytes per value of the time series (with its comma), measured on the results.jsonl and
+ * summary.json of every shipped experiment (quick and full, `node dist/cli/main.js run-all`), each
+ * series' average over a run:
+ * - a count per bin (arrivals first and retried, successes, failures, goodput, writes) is its digits
+ *   and a comma: 2.0 (all zeros) to 5.9 (9,000 operations a second in 1 s bins); estimated as
+ *   {@link COUNT_BASE_BYTES} + log10(1 + operations per bin) (about one more than the digits of the
+ *   mean, since the bins of a burst or a spike hold more than the mean);
  * - a time-weighted mean (queue, in flight, busy, budgets, fleet) is a long decimal wherever the gauge
- *   moved: 2.4 to 18.1 bytes; {@link GAUGE_VALUE_BYTES} = 9;
+ *   moved: 10.5 to 18.8 bytes for a gauge that moves ({@link GAUGE_VALUE_BYTES} = 19: a double's
+ *   shortest text has at most 17 significant digits and a point), 2.0 for one that cannot (the queue
+ *   of an OCC or scripted leaf or of a server of unlimited concurrency, the busy workers of an OCC
+ *   or scripted leaf: {@link IDLE_VALUE_BYTES});
+ * - goodput per second is a count times 1000 / binMs: a count when that is an integer, else a long
+ *   decimal (a gauge's bytes);
  * - a mean across replications (summary.json's `mean`) is a long decimal where replications differ:
- *   counts 2.0 to 13.7 bytes ({@link MEAN_COUNT_VALUE_BYTES} = 8), gauges 12.2 to 18.4 ({@link MEAN_GAUGE_VALUE_BYTES} = 17);
+ *   counts 2.0 to 14.3 bytes ({@link MEAN_COUNT_VALUE_BYTES} = 8), gauges up to 18.7 (19);
  * - the bin starts (`tMs`) are computed from their text (a sample of them);
  * - summary.json is indented by 2: a series' values sit 5 levels deep, 10 spaces and a newline more
  *   each ({@link SUMMARY_INDENT_BYTES}); results.json (a single run) 2 levels, 5 bytes more.
- * Measured per run of 1,000 to 100,000 bins, the first sizing (4 and 24 bytes a value) was 3.3 to
- * 6.4 bytes a value in results.jsonl and 18 to 22 in summary.json (all series together).
  */
-const COUNT_VALUE_BYTES = 2.5;
-const GAUGE_VALUE_BYTES = 9;
+const COUNT_BASE_BYTES = 2;
+const GAUGE_VALUE_BYTES = 19;
+const IDLE_VALUE_BYTES = 2;
 const MEAN_COUNT_VALUE_BYTES = 8;
-const MEAN_GAUGE_VALUE_BYTES = 17;
 const SUMMARY_INDENT_BYTES = 11;
 const SINGLE_INDENT_BYTES = 5;
 
@@ -32,7 +40,8 @@ const SINGLE_INDENT_BYTES = 5;
  * {@link LINE_METRIC_BYTES} per metric (its name and value, twice: metrics and results) and
  * {@link LINE_LAYER_BYTES} per layer (its attempts and give-ups); a cell {@link CELL_METRIC_BYTES} per
  * metric (mean, sd, ci95, indented), {@link SAMPLE_BYTES} per metric and replication, and its
- * scenario's indented text.
+ * scenario's indented text. The shipped experiments' lines hold 3.2 to 5.2 KB outside the series
+ * (7.7 KB with 10 backends).
  */
 const LINE_BASE_BYTES = 1000;
 const LINE_METRIC_BYTES = 50;
@@ -43,43 +52,90 @@ const SAMPLE_BYTES = 20;
 
 /** Metrics of a run apart from those per layer, clustering width, window and cluster (src/sweep/flattenMetrics.ts: 58 to 60 measured with one layer and two widths). */
 const BASE_METRICS = 46;
+/** Metrics of one service of a graph: the numbers of its ServiceResult (utilisation included). */
+const SERVICE_METRICS = 19;
 
 /**
- * A burst ends when its last operation does, which is not known before it runs: its series are
- * counted over the operation's deadline, or over this span without one (the shipped bursts end
- * within 0.1 to 101 s of simulated time, most within a few seconds).
+ * Without a run ahead (see {@link runSpans}), a burst's series are counted over the operation's
+ * deadline, or over this span without one (the shipped bursts end within 0.1 to 113 s of simulated
+ * time, most within a few seconds).
  */
 const BURST_SPAN_MS = 60_000;
 
-/** Series of a run and their kinds (src/model/results.ts, `timeSeries`). */
-interface SeriesShape {
-  /** Bins per run: the demand's duration (or, for a burst, the horizon) over the bin width, at most MAX_SERIES_BINS. */
-  bins: number;
-  /** Counts per bin in a run (arrivals first and retried, successes, failures, goodput, writes). */
-  counts: number;
-  /** Time-weighted means per bin in a run (queue, in flight, busy, budgets, fleet). */
-  gauges: number;
-  /** Counts and gauges in summary.json's `mean` (no budgets or fleet). */
-  meanCounts: number;
-  meanGauges: number;
-  /** Average characters of a bin start with its comma. */
-  tMsBytes: number;
-  /** The time the bins cover (ms) and the fields that set it. */
+/**
+ * How long a run lasts is known only by running it: its series cover the time until the last event,
+ * a burst's until its last operation ends, an open or closed loop's until the drain after its
+ * demand stops (1.0 to 1.4 times `durationMs` in the shipped experiments; a closed loop of 1 ms of
+ * demand and 1 s operations ran 1,000 times its duration). So the estimate runs replication 0 of
+ * each cell ahead, with its own seed, while {@link RUN_AHEAD_CELL_EVENTS} events per cell and
+ * {@link RUN_AHEAD_PLAN_EVENTS} in all last (about half a second), on cells of at most
+ * {@link RUN_AHEAD_CLIENTS} clients (their memory) whose estimated operations fit in their share. Replication 0's span is within 0.84 to 1.00 of
+ * the mean over replications, summed over a part's cells, in every shipped experiment.
+ */
+const RUN_AHEAD_CELL_EVENTS = 200_000;
+const RUN_AHEAD_PLAN_EVENTS = 1_000_000;
+const RUN_AHEAD_CLIENTS = 100_000;
+/** Events an operation takes at the least (its start, its arrival at the leaf, the answer): 3. */
+const MIN_OPERATION_EVENTS = 3;
+
+/** What a span measured by running replication 0 ahead is called in messages. */
+const RUN_AHEAD_FIELD = "replication 0's span (run ahead)";
+
+/** The time a cell's series cover (ms) and what set it. */
+export interface SeriesSpan {
   spanMs: number;
+  /** The field that set it (`horizonMs`, `workload.durationMs`...), or {@link RUN_AHEAD_FIELD}. */
   spanField: string;
+}
+
+/** Series of a run and their kinds (src/model/results.ts, `timeSeries`). */
+export interface SeriesShape extends SeriesSpan {
+  /** Bins per run: the span over the bin width (the bin holding its end included), at most MAX_SERIES_BINS. */
+  bins: number;
+  /** Series per run: counts per bin (arrivals first and retried, successes, failures, goodput, writes) and time-weighted means (queue, in flight, busy, budgets, fleet), with the bytes of one value of each. */
+  counts: number;
+  gauges: number;
+  /** Bytes of one bin of a run's series, its start included (commas included, no indentation). */
+  runBinBytes: number;
+  /** Series in summary.json's `mean` (no budgets or fleet), and the bytes of one bin of them: means over replications, or (one replication) its own values. */
+  meanSeries: number;
+  meanBinBytes: number;
+  meanOneBinBytes: number;
+  /**
+   * A service graph run by the graph runtime: each service's series in a run's results (arrivals
+   * first and retried, in flight, queue, busy; not in summary.json's), and the bytes of one bin of
+   * all of them.
+   */
+  serviceSeries: number;
+  serviceBinBytes: number;
 }
 
 function backendCount(sc: Scenario): number {
   return sc.leaf.kind === 'pool' ? sc.leaf.clusters.reduce((n, c) => n + c.backends.length, 0) : 1;
 }
 
-/** The shape of the series of one run of `sc`. */
-export function seriesShape(sc: Scenario): SeriesShape {
+/** The span without running: a loop's duration, a burst's deadline or first minute, at most the horizon. */
+export function nominalSpan(sc: Scenario): SeriesSpan {
   const w = sc.workload;
   const burst = w.kind === 'burst';
   const deadlineMs = w.deadlineMs;
   const spanMs = Math.min(sc.horizonMs, burst ? (deadlineMs ?? BURST_SPAN_MS) : w.durationMs);
+  const spanField = spanMs === sc.horizonMs ? 'horizonMs' : !burst ? 'workload.durationMs' : deadlineMs !== undefined ? 'operation.deadlineMs' : "a burst's first minute";
+  return { spanMs, spanField };
+}
+
+/** Whether a leaf's queue and its busy workers stay at 0 (no server, or one that never queues). */
+function idleGauges(sc: Scenario): { queue: boolean; busy: boolean } {
+  const leaf = sc.leaf;
+  const serverless = leaf.kind === 'occ' || leaf.kind === 'script';
+  const neverQueues = leaf.kind === 'server' && leaf.concurrency === 'unlimited' && (leaf.capacity ?? []).length === 0;
+  return { queue: serverless || neverQueues, busy: serverless };
+}
+
+/** The shape of the series of one run of `sc` over `span` (by default its {@link nominalSpan}). */
+export function seriesShape(sc: Scenario, span: SeriesSpan = nominalSpan(sc)): SeriesShape {
   const binMs = sc.metrics.timeSeriesBinMs;
+  const spanMs = span.spanMs;
   const bins = Math.min(MAX_SERIES_BINS, Math.floor(spanMs / binMs) + 1);
   const occ = sc.leaf.kind === 'occ' ? 1 : 0;
   const backends = backendCount(sc);
@@ -88,22 +144,98 @@ export function seriesShape(sc: Scenario): SeriesShape {
   let tMsChars = 0;
   const samples = Math.min(bins, 1000);
   for (let i = 0; i < samples; i++) tMsChars += String(Math.floor((i * (bins - 1)) / Math.max(1, samples - 1)) * binMs).length + 1;
+  const tMsBytes = tMsChars / samples;
+  // Operations per bin over the span (a burst's all at its start count as spread: the bins after are mostly 0).
+  const perBin = (estimateWork(sc).operations * binMs) / Math.max(binMs, spanMs);
+  const count = COUNT_BASE_BYTES + Math.log10(1 + perBin);
+  const goodput = Number.isInteger(1000 / binMs) ? count : GAUGE_VALUE_BYTES;
+  const idle = idleGauges(sc);
+  const queue = idle.queue ? IDLE_VALUE_BYTES : GAUGE_VALUE_BYTES;
+  const busy = idle.busy ? IDLE_VALUE_BYTES : GAUGE_VALUE_BYTES;
+  // Counts: arrivals first and retried, successes, failures (and OCC writes), then goodput; gauges: queue, in flight, busy, budgets, fleet.
+  const countBytes = (4 + occ) * count + goodput;
+  const gaugeBytes = queue + GAUGE_VALUE_BYTES + busy + (budgets + fleet) * GAUGE_VALUE_BYTES;
+  const services = needsGraphRuntime(sc) ? (sc.graph?.services.length ?? 0) : 0;
+  const meanCountBytes = (4 + occ) * MEAN_COUNT_VALUE_BYTES + Math.max(goodput, MEAN_COUNT_VALUE_BYTES);
   return {
     bins,
     counts: 5 + occ,
     gauges: 3 + budgets + fleet,
-    meanCounts: 5 + occ,
-    meanGauges: 3,
-    tMsBytes: tMsChars / samples,
+    runBinBytes: tMsBytes + countBytes + gaugeBytes,
+    meanSeries: 8 + occ,
+    meanBinBytes: meanCountBytes + queue + GAUGE_VALUE_BYTES + busy,
+    meanOneBinBytes: countBytes + queue + GAUGE_VALUE_BYTES + busy,
+    serviceSeries: 5 * services,
+    serviceBinBytes: services * (2 * count + 3 * GAUGE_VALUE_BYTES),
     spanMs,
-    spanField: spanMs === sc.horizonMs ? 'horizonMs' : !burst ? 'workload.durationMs' : deadlineMs !== undefined ? 'operation.deadlineMs' : 'a burst\'s first minute',
+    spanField: span.spanField,
   };
+}
+
+/**
+ * The span of each cell's series (see {@link RUN_AHEAD_CELL_EVENTS}): replication 0 run ahead when it
+ * ends within its share of events (or stops where the real run will: its horizon, its own event or
+ * in-flight cap); otherwise the nominal span, times the largest ratio of run-ahead to nominal span
+ * among the cells of its part that ran ahead (at least 1 when none did).
+ */
+export function runSpans(plan: ExperimentPlan): Map<Cell, SeriesSpan> {
+  const spans = new Map<Cell, SeriesSpan>();
+  let budget = RUN_AHEAD_PLAN_EVENTS;
+  for (const p of plan.parts) {
+    let ratio = 0;
+    const pending: Cell[] = [];
+    for (const c of p.cells) {
+      const sc = c.scenario;
+      const cap = Math.min(RUN_AHEAD_CELL_EVENTS, budget);
+      const measured = sc.workload.clients <= RUN_AHEAD_CLIENTS && mayEndWithin(sc, cap) ? runAhead(sc, replicationSeed(plan.seed, c.part, c.params, 0), cap) : null;
+      if (measured === null) {
+        pending.push(c);
+        continue;
+      }
+      budget -= measured.events;
+      spans.set(c, { spanMs: measured.spanMs, spanField: RUN_AHEAD_FIELD });
+      const nominal = nominalSpan(sc).spanMs;
+      if (nominal > 0) ratio = Math.max(ratio, measured.spanMs / nominal);
+    }
+    for (const c of pending) {
+      const n = nominalSpan(c.scenario);
+      spans.set(c, ratio > 1 ? { spanMs: Math.min(c.scenario.horizonMs, n.spanMs * ratio), spanField: `${n.spanField} x ${ratio.toFixed(2)} (the largest ratio of a span run ahead to its nominal one in its part)` } : n);
+    }
+  }
+  return spans;
+}
+
+/**
+ * Whether a run of `sc` may end within `cap` events: each operation takes at least
+ * {@link MIN_OPERATION_EVENTS} (its start, its arrival at the leaf, the answer), and a closed loop's
+ * client makes at least one. A run that cannot is not run ahead (it would spend its share for nothing).
+ */
+function mayEndWithin(sc: Scenario, cap: number): boolean {
+  const w = sc.workload;
+  const operations = Math.max(estimateWork(sc).operations, w.kind === 'open' ? 0 : w.clients);
+  return cap > 0 && operations * MIN_OPERATION_EVENTS <= cap;
+}
+
+/** Run `sc` with `seed` for at most `cap` events: the span its series cover and the events it took, or null when it did not end (or could not run). */
+function runAhead(sc: Scenario, seed: number, cap: number): { spanMs: number; events: number } | null {
+  const own = sc.maxEvents <= cap;
+  try {
+    const r = new Model(own ? sc : { ...sc, maxEvents: cap }, { seed }).run();
+    if (r.truncated === 'event-cap' && !own) return null;
+    return { spanMs: r.simulatedMs, events: r.events };
+  } catch {
+    return null;
+  }
 }
 
 /** Metrics of one run of `sc` (src/sweep/flattenMetrics.ts). */
 function metricCount(sc: Scenario): number {
   const clusters = sc.leaf.kind === 'pool' ? 4 + 2 * sc.leaf.clusters.length : 0;
-  return BASE_METRICS + 2 * sc.stack.length + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters;
+  // A graph: 4 metrics per edge (at most one per call, and one per entry) and 19 per service (src/model/results.ts, ServiceResult).
+  const g = needsGraphRuntime(sc) ? sc.graph : undefined;
+  const edges = g === undefined ? 0 : g.entries.length + g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.length : 0), 0), 0), 0);
+  const graph = g === undefined ? 0 : 4 * edges + SERVICE_METRICS * g.services.length;
+  return BASE_METRICS + 2 * sc.stack.length + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters + graph;
 }
 
 /** The estimated output of a plan, and what dominates it. */
@@ -125,7 +257,7 @@ export interface OutputEstimate {
  * replication 0's series, the mean series, the metrics, a sample per metric and replication and the
  * scenario; summary.csv a row per cell (a metric's four statistics).
  */
-export function estimateOutput(plan: ExperimentPlan): OutputEstimate {
+export function estimateOutput(plan: ExperimentPlan, spans: Map<Cell, SeriesSpan> = runSpans(plan)): OutputEstimate {
   let bytes = 0;
   let seriesBytes = 0;
   let runs = 0;
@@ -134,23 +266,23 @@ export function estimateOutput(plan: ExperimentPlan): OutputEstimate {
   for (const p of plan.parts) {
     for (const c of p.cells) {
       const sc = c.scenario;
-      const s = seriesShape(sc);
+      const s = seriesShape(sc, spans.get(c));
       const reps = p.replications;
-      const runValues = s.tMsBytes + s.counts * COUNT_VALUE_BYTES + s.gauges * GAUGE_VALUE_BYTES;
-      const lineSeries = s.bins * runValues;
+      const lineSeries = s.bins * (s.runBinBytes + s.serviceBinBytes);
       const metrics = metricCount(sc);
       const lineRest = LINE_BASE_BYTES + LINE_METRIC_BYTES * metrics + LINE_LAYER_BYTES * sc.stack.length + (sc.leaf.kind === 'pool' ? LINE_BACKEND_BYTES * backendCount(sc) : 0);
       const series = 1 + s.counts + s.gauges;
-      const typical = s.bins * (runValues + series * SUMMARY_INDENT_BYTES);
-      const meanValues = reps > 1 ? s.meanCounts * MEAN_COUNT_VALUE_BYTES + s.meanGauges * MEAN_GAUGE_VALUE_BYTES : s.meanCounts * COUNT_VALUE_BYTES + s.meanGauges * GAUGE_VALUE_BYTES;
-      const mean = s.bins * (meanValues + (s.meanCounts + s.meanGauges) * SUMMARY_INDENT_BYTES);
+      const typical = s.bins * (s.runBinBytes + series * SUMMARY_INDENT_BYTES);
+      const mean = s.bins * ((reps > 1 ? s.meanBinBytes : s.meanOneBinBytes) + s.meanSeries * SUMMARY_INDENT_BYTES);
       const cellRest = metrics * (CELL_METRIC_BYTES + SAMPLE_BYTES * reps) + 2 * JSON.stringify(sc, null, 2).length;
       const csv = metrics * 4 * 20;
       bytes += reps * (lineSeries + lineRest) + typical + mean + cellRest + csv;
       seriesBytes += reps * lineSeries + typical + mean;
       if (single) {
-        bytes += s.bins * (runValues + series * SINGLE_INDENT_BYTES) + lineRest;
-        seriesBytes += s.bins * (runValues + series * SINGLE_INDENT_BYTES);
+        // results.json: the services' series sit 4 levels deeper than the run's.
+        const one = s.bins * (s.runBinBytes + series * SINGLE_INDENT_BYTES + s.serviceBinBytes + s.serviceSeries * (SINGLE_INDENT_BYTES + 8));
+        bytes += one + lineRest;
+        seriesBytes += one;
       }
       runs += reps;
       if (largest === null || s.bins * series > largest.bins * largest.series) {

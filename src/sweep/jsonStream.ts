@@ -186,6 +186,13 @@ export class JsonChunkError extends Error {
 
 const EMPTY = Buffer.alloc(0);
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** 10^k for k <= 15, each exact in a double. */
+const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
+
+/** Whether byte c may be part of a JSON number's text (digits, sign, point, exponent). */
+function numberByte(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+}
 
 /**
  * A JSON parser over byte chunks (`pull` returns the next chunk, or null at the end), for texts too
@@ -193,6 +200,8 @@ const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
  */
 export class JsonChunkParser {
   private buf: Buffer = EMPTY;
+  /** `buf` decoded as latin1 (one character per byte), where numbers' texts are cut from. */
+  private text = '';
   private pos = 0;
   /** Bytes of the chunks before `buf`. */
   private base = 0;
@@ -216,6 +225,7 @@ export class JsonChunkParser {
       if (next === null) return false;
       this.base += this.buf.length;
       this.buf = next;
+      this.text = next.toString('latin1');
       this.pos = 0;
     }
     return true;
@@ -297,15 +307,69 @@ export class JsonChunkParser {
     return v;
   }
 
+  /**
+   * A number. Within one chunk, a well-formed number's text is checked while it is scanned: up to
+   * 15 significant digits without an exponent its value is computed from its digits (an integer
+   * below 2^53 divided by an exact power of ten: one correctly rounded division, W. D. Clinger, "How
+   * to read floating point numbers accurately", PLDI 1990, the fast path), else the text cut from the
+   * chunk goes to Number(). A number across chunks, or text that is not a number, takes
+   * {@link numberAcross}, which gathers the text and checks it whole.
+   */
   private number(): number {
+    const b = this.buf;
+    const n = b.length;
+    const start = this.pos;
+    let q = start;
+    const negative = b[q] === 0x2d;
+    if (negative) q++;
+    const intStart = q;
+    let mant = 0;
+    let c: number;
+    while (q < n && (c = b[q] as number) >= 0x30 && c <= 0x39) {
+      mant = mant * 10 + (c - 0x30);
+      q++;
+    }
+    const intDigits = q - intStart;
+    // JSON's integer part: 0, or digits that do not start with 0.
+    if (intDigits === 0 || (intDigits > 1 && b[intStart] === 0x30)) return this.numberAcross();
+    let frac = 0;
+    if (q < n && b[q] === 0x2e) {
+      const fracStart = ++q;
+      while (q < n && (c = b[q] as number) >= 0x30 && c <= 0x39) {
+        mant = mant * 10 + (c - 0x30);
+        q++;
+      }
+      frac = q - fracStart;
+      if (frac === 0) return this.numberAcross();
+    }
+    let exponent = false;
+    if (q < n && ((c = b[q] as number) === 0x65 || c === 0x45)) {
+      exponent = true;
+      q++;
+      if (q < n && ((c = b[q] as number) === 0x2b || c === 0x2d)) q++;
+      const expStart = q;
+      while (q < n && (c = b[q] as number) >= 0x30 && c <= 0x39) q++;
+      if (q === expStart) return this.numberAcross();
+    }
+    // The text may go on in the next chunk, or run into more number characters: the slow way decides.
+    if (q >= n || numberByte(b[q] as number)) return this.numberAcross();
+    this.pos = q;
+    if (!exponent && intDigits + frac <= 15) {
+      const v = frac === 0 ? mant : mant / (POW10[frac] as number);
+      return negative ? -v : v;
+    }
+    return Number(this.text.slice(start, q));
+  }
+
+  /** A number whose text may span chunks: gathered whole, checked against JSON's grammar, then read. */
+  private numberAcross(): number {
     let text = '';
     for (;;) {
       const b = this.buf;
       const start = this.pos;
       let p = start;
       while (p < b.length) {
-        const c = b[p] as number;
-        if (!((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45)) break;
+        if (!numberByte(b[p] as number)) break;
         p++;
       }
       text += b.toString('latin1', start, p);

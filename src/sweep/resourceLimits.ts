@@ -1,6 +1,6 @@
 import type { ExperimentPlan } from '../experiment/index.js';
 import { CLIENT_BYTES, estimateMemory, type MemoryEstimate } from './estimateMemory.js';
-import { estimateOutput, type OutputEstimate } from './estimateOutput.js';
+import { estimateOutput, runSpans, type OutputEstimate } from './estimateOutput.js';
 
 /** Results larger than this are announced with a warning (README, "Limits"). */
 export const OUTPUT_WARN_BYTES = 100e6;
@@ -36,7 +36,7 @@ export interface LimitFindings {
 function outputCause(o: OutputEstimate): string {
   const l = o.largest;
   if (l !== null && o.seriesBytes >= o.bytes / 2) {
-    return `time series of ${l.bins} bins a run (metrics.timeSeriesBinMs ${l.binMs} ms over ${l.spanField} ${l.spanMs} ms) x ${l.series} series x ${o.runs} runs`;
+    return `time series of ${l.bins} bins a run (metrics.timeSeriesBinMs ${l.binMs} ms over ${l.spanField} ${Math.round(l.spanMs)} ms) x ${l.series} series x ${o.runs} runs`;
   }
   return `${o.runs} runs (cells x replications) of about ${formatBytes(o.bytes / Math.max(1, o.runs))} each`;
 }
@@ -51,8 +51,9 @@ function memoryCause(m: MemoryEstimate): string {
  * refusal above it) before it runs.
  */
 export function checkLimits(plan: ExperimentPlan, opts: { workers: number; memoryBytes: number }): LimitFindings {
-  const output = estimateOutput(plan);
-  const memory = estimateMemory(plan, opts.workers);
+  const spans = runSpans(plan);
+  const output = estimateOutput(plan, spans);
+  const memory = estimateMemory(plan, opts.workers, spans);
   const warnings: string[] = [];
   const refusals: string[] = [];
   const out = `the results would take about ${formatBytes(output.bytes)}`;

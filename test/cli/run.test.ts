@@ -101,7 +101,7 @@ describe('retrystorm run', () => {
     // Operations: (1 + 2 + 3) clients x 2 variants x 4 replications = 48; attempts at most 3 (variant a) or 1 (b).
     expect(r).toMatchObject({
       code: 0,
-      out: 'sweep: valid\n  part main: 6 cells x 4 replications\n  24 runs in all\n  work: about 48 operations, at most 96 leaf calls (if every attempt failed)\n  output: about 409 KB of results; memory: about 150 MB at peak\n',
+      out: 'sweep: valid\n  part main: 6 cells x 4 replications\n  24 runs in all\n  work: about 48 operations, at most 96 leaf calls (if every attempt failed)\n  output: about 228 KB of results; memory: about 150 MB at peak\n',
     });
     expect(existsSync(join(dir, 'sweep'))).toBe(false);
   });

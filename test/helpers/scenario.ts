@@ -145,6 +145,8 @@ export function eventLog(events: TraceEvent[]): Array<[number, string]> {
         return [e.tMs, `${l} wait ${e.waitMs}${e.fits ? '' : ' does-not-fit'}`];
       case 'give-up':
         return [e.tMs, `${l} give-up ${e.reason} after ${e.attempts}`];
+      default:
+        return [e.tMs, `${e.service}.${e.endpoint} ${e.event}`];
     }
   });
 }

@@ -24,7 +24,7 @@ function trace(script: ScriptEntry[], pol: Partial<Policy>, op: { deadlineMs?: n
 
 /** The timeline as [timeMs, what] pairs. */
 function log(events: TraceEvent[]): Array<[number, string]> {
-  return events.map((e) => {
+  return events.map((e): [number, string] => {
     switch (e.event) {
       case 'call':
         return [e.tMs, `call deadline=${e.deadlineAtMs}`];
@@ -36,6 +36,8 @@ function log(events: TraceEvent[]): Array<[number, string]> {
         return [e.tMs, `wait ceiling=${e.ceilingMs} wait=${e.waitMs}${e.fits ? '' : ' does-not-fit'}`];
       case 'give-up':
         return [e.tMs, `give-up ${e.reason} after ${e.attempts}`];
+      default:
+        return [e.tMs, e.event];
     }
   });
 }

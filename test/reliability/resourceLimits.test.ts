@@ -84,8 +84,9 @@ describe('results over 100 MB are announced, over 1 GB refused unless --force', 
     writeExperiment(dir, 'e.json', { ...openLoop('long', 1), scenario: { ...openLoop('long', 1).scenario, workload: { kind: 'open', rate: 10, durationMs: 1_000_000 } }, variants: { a: {}, b: {}, c: {} } });
     const r = await cliOn(GB16, ['run', 'e.json', '--out', 'out', '--quiet'], dir);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(
-      /^error: e\.json: the results would take about [0-9.]+ GB, over the limit of 1\.0 GB: time series of 1000000 bins a run \(metrics\.timeSeriesBinMs 1 ms over workload\.durationMs 1000000 ms\) x 9 series x 6 runs \(widen metrics\.timeSeriesBinMs or run fewer replications, or pass --force to write them anyway\)\n$/,
+    // Run ahead, replication 0's last operation ends at 999,873.6 ms (10 a second over 10^6 ms): 999,874 bins.
+    expect(r.err).toBe(
+      "error: e.json: the results would take about 1.5 GB, over the limit of 1.0 GB: time series of 999874 bins a run (metrics.timeSeriesBinMs 1 ms over replication 0's span (run ahead) 999874 ms) x 9 series x 6 runs (widen metrics.timeSeriesBinMs or run fewer replications, or pass --force to write them anyway)\n",
     );
   });
 });
@@ -106,6 +107,42 @@ describe('the output estimate is within 2x of the files written', () => {
     ['open loop, 1 ms bins, 2 cells x 2 replications', openLoop('fine', 1)],
     ['open loop, 1 s bins, 2 cells x 2 replications', openLoop('coarse', 1000)],
     ['one cell, 60 replications (lines dominate)', { ...openLoop('lines', 1000), variants: undefined, replications: 60 }],
+    [
+      'a contended burst (OCC, unlimited attempts, 10 ms bins): its series end with its last operation',
+      {
+        name: 'burst',
+        seed: 3,
+        scenario: {
+          workload: { kind: 'burst', clients: 50, method: 'PUT' },
+          stack: [{ name: 'client', policy: { maxAttempts: 'unlimited', backoff: { kind: 'full-jitter', baseMs: 5, capMs: 2000 } } }],
+          leaf: { kind: 'occ' },
+          network: { hopMs: { dist: 'abs-normal', mean: 10, sd: 2 } },
+          metrics: { timeSeriesBinMs: 10 },
+        },
+        variants: { none: { 'stack.0.policy.backoff.kind': 'none' }, exponential: { 'stack.0.policy.backoff.kind': 'exponential' }, jitter: {} },
+        replications: 3,
+      },
+    ],
+    [
+      'a service graph (a frontend fanning out to two services that share a database): its services\' series in every line',
+      {
+        name: 'graph',
+        seed: 4,
+        scenario: {
+          workload: { kind: 'open', rate: 100, durationMs: 5000, entry: { service: 'frontend' } },
+          stack: [{ name: 'client', policy: { maxAttempts: 2 } }],
+          services: {
+            frontend: { fleet: { kind: 'server', concurrency: 8, serviceMs: 2 }, endpoints: { page: { steps: [{ kind: 'work' }, { kind: 'call', calls: [{ service: 'a' }, { service: 'b' }] }] } } },
+            a: { fleet: { kind: 'server', concurrency: 4, serviceMs: 3 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db' }] }] } } },
+            b: { fleet: { kind: 'server', concurrency: 4, serviceMs: 3 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db' }] }] } } },
+            db: { fleet: { kind: 'server', concurrency: 4, serviceMs: { dist: 'exponential', mean: 2 } }, endpoints: { get: {} } },
+          },
+          metrics: { timeSeriesBinMs: 10 },
+        },
+        variants: { a: {}, b: { 'stack.0.policy.maxAttempts': 3 } },
+        replications: 2,
+      },
+    ],
     [
       'a single closed-loop run with a retry budget (results.json)',
       {

@@ -106,6 +106,42 @@ describe('JsonChunkParser', () => {
     expect(() => JSON.parse(text)).toThrow();
   });
 
+  it('reads numbers within one chunk as JSON.parse does: integers, short and long decimals, exponents, -0', () => {
+    // Short decimals take the computed way (up to 15 digits), the rest Number() of their text: both must give JSON.parse's double.
+    const decimal = fc.tuple(fc.integer({ min: -1e9, max: 1e9 }), fc.integer({ min: 0, max: 15 }), fc.nat()).map(([i, k, f]) => `${i}.${String(f).padStart(k, '0').slice(0, Math.max(1, k))}`);
+    const number = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
+      fc.integer().map(String),
+      fc.maxSafeInteger().map(String),
+      decimal,
+      fc.constantFrom('-0', '-0.0', '0.000123', '123456789012345', '1234567890123456', '9007199254740993', '1.7976931348623157e308', '5e-324', '1E+2', '2e-7', '0.1', '0.30000000000000004'),
+    );
+    fc.assert(
+      fc.property(fc.array(number, { maxLength: 40 }), fc.constantFrom(0, 2), (texts, indent) => {
+        const text = indent === 0 ? `[${texts.join(',')}]` : `[\n  ${texts.join(',\n  ')}\n]`;
+        const want = JSON.parse(text) as number[];
+        const got = parseInPieces(text, 1 << 20) as number[];
+        expect(got.length).toBe(want.length);
+        got.forEach((v, i) => expect(Object.is(v, want[i])).toBe(true));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it.each([
+    ['[01]', 'not a number: "01" at byte 3'],
+    ['[1.]', 'not a number: "1." at byte 3'],
+    ['[-]', 'not a number: "-" at byte 2'],
+    ['[1e]', 'not a number: "1e" at byte 3'],
+    ['[1.5.3]', 'not a number: "1.5.3" at byte 6'],
+    ['[--1]', 'not a number: "--1" at byte 4'],
+    ['[1e+]', 'not a number: "1e+" at byte 4'],
+    ['[12-3]', 'not a number: "12-3" at byte 5'],
+  ])('refuses %j within one chunk: %s', (text, message) => {
+    expect(() => parseInPieces(text, 1 << 20)).toThrow(message);
+    expect(() => JSON.parse(text)).toThrow();
+  });
+
   it('refuses nesting deeper than 1000 levels', () => {
     expect(parseInPieces('['.repeat(1000) + ']'.repeat(1000), 64)).toBeDefined();
     expect(() => parseInPieces('['.repeat(1001) + ']'.repeat(1001), 64)).toThrow('nested too deep: arrays and objects may nest at most 1000 levels at byte 1000');

@@ -7,12 +7,13 @@ import { Layers, METHOD_CODES } from '../layers/Layers.js';
 import { dispatchStackEvent } from '../layers/stackEvents.js';
 import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
-import { Measurements } from '../Measurements.js';
+import { Measurements, ServiceMeasurements } from '../Measurements.js';
 import { R_HANG, R_QUEUED, RequestTable } from '../RequestTable.js';
-import { buildResults, type EdgeResult, type EdgeWorkloadCalls, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
+import { buildResults, serviceResult, type EdgeResult, type EdgeWorkloadCalls, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
 import type { Layer, Scenario } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import type { TraceEvent } from '../trace.js';
+import { handlerLevels, ServiceTracer, siteSink, traceSite } from '../traceGraph.js';
 import { makeWorkload, type Workload } from '../workloads/Workload.js';
 import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
@@ -32,6 +33,8 @@ export interface GraphRunOptions {
   seed: number;
   fixedDraw?: number;
   trace?: (e: TraceEvent) => void;
+  /** The services' handlers and their calls' layers are traced too (else only the workload's stack). */
+  traceGraph?: boolean;
 }
 
 /**
@@ -111,8 +114,13 @@ export class GraphRun implements EventDispatcher {
       kindBase,
     });
     const runtimes = new Map<string, ServiceRuntime>();
+    // A run traced through the graph: each service reports its handlers, each call's stack marks its events with its site, at their levels.
+    const trace = options.traceGraph === true ? options.trace : undefined;
+    const levels = trace !== undefined ? handlerLevels(graph, sc.stack.length) : null;
     for (const s of graph.services) {
       const rt = new ServiceRuntime(s, this.callers);
+      rt.measure = new ServiceMeasurements(sc.metrics.timeSeriesBinMs, -sc.warmupMs, this.sim);
+      if (trace !== undefined) rt.tracer = new ServiceTracer(trace, s, levels?.get(s.name) ?? 0);
       runtimes.set(s.name, rt);
       this.services.push(rt);
     }
@@ -183,7 +191,8 @@ export class GraphRun implements EventDispatcher {
             nextKind += STACK_KINDS;
             this.checkKinds(nextKind);
             const siteReq = new RequestTable(64);
-            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), 64, stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb));
+            const siteTrace = trace !== undefined ? siteSink(trace, traceSite(s.name, call, levels?.get(s.name) ?? 0)) : undefined;
+            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb), trace: siteTrace });
             this.claimStack(ly);
             const bulkhead = bulkheads.get(`${s.name}\u0000${call.service}`) ?? null;
             const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed, bulkhead, named === undefined ? null : { count: W, index: -1 });
@@ -244,7 +253,10 @@ export class GraphRun implements EventDispatcher {
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
     this.m.gInFlight.finish(endMs);
-    for (const s of this.services) s.fleet.finish(endMs);
+    for (const s of this.services) {
+      s.fleet.finish(endMs);
+      s.measure.finish(endMs);
+    }
     const several = this.entryStacks.length > 1 || (sc.graph as ServiceGraph).workloads !== undefined;
     for (const e of this.entryStacks) {
       if (e.m !== this.m) e.m.gInFlight.finish(endMs);
@@ -294,10 +306,18 @@ export class GraphRun implements EventDispatcher {
       results.workloads = perWorkload;
     }
     results.edges = this.edges(results.operations.offered, perWorkload);
+    const bins = results.timeSeries.tMs.length;
     results.services = this.services.map((s) => {
-      const { concurrency: _c, ...totals } = s.fleet.totals() ?? NO_SERVER_TOTALS;
       const into = (results.edges ?? []).filter((e) => e.callee === s.name);
-      return { service: s.name, arrivals: into.reduce((n, e) => n + e.calls, 0), retries: into.reduce((n, e) => n + e.retries, 0), ...totals };
+      return serviceResult({
+        service: s.name,
+        arrivals: into.reduce((n, e) => n + e.calls, 0),
+        retries: into.reduce((n, e) => n + e.retries, 0),
+        totals: s.fleet.totals() ?? NO_SERVER_TOTALS,
+        refusedInFlight: s.refusedInFlight,
+        backends: s.fleet.backendStats(),
+        timeSeries: s.measure.series(bins, s.fleet.series(bins)),
+      });
     });
     return results;
   }

@@ -6,6 +6,8 @@ import type { Dist, Leaf as FleetSpec } from '../scenario.js';
 import type { CallSite } from './CallSite.js';
 import { HandlerTable } from './HandlerTable.js';
 import type { GraphService, Join } from './ServiceGraph.js';
+import type { ServiceMeasurements } from '../Measurements.js';
+import type { ServiceTracer } from '../traceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import { upwardOutcome } from './upwardOutcome.js';
 
@@ -123,6 +125,10 @@ export class ServiceRuntime implements LeafHost {
   inFlight = 0;
   /** Requests refused on arrival because `maxInFlight` were in flight (from t = 0 on). */
   refusedInFlight = 0;
+  /** Its arrivals and requests in flight over time (set by the graph's run before it starts). */
+  measure!: ServiceMeasurements;
+  /** A traced run's reporter of its handlers (null when untraced). */
+  tracer: ServiceTracer | null = null;
   private handlers!: HandlerTable;
   /** Per fleet slot: the caller and its request (plain requests). */
   private upCaller = new Int32Array(64);
@@ -160,12 +166,14 @@ export class ServiceRuntime implements LeafHost {
 
   /** Request r of caller `leaf` arrives for endpoint `endpoint`. */
   accept(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
+    this.measure.arrival(leaf.callerReq.chain[r] as number, t);
     if (this.inFlight >= this.maxInFlight) {
       if (t >= 0) this.refusedInFlight++;
       leaf.answer(r, Outcome.S503, NaN, false, t);
       return;
     }
     this.inFlight++;
+    this.measure.inFlight(this.inFlight);
     const steps = (this.endpoints[endpoint] as EndpointRuntime).steps;
     if (steps === null) this.toFleet(leaf, r, t);
     else this.startHandler(leaf, r, endpoint, t);
@@ -220,6 +228,7 @@ export class ServiceRuntime implements LeafHost {
     if (this.req.state[inner] === R_HANG) {
       this.req.release(inner);
       this.inFlight--;
+      this.measure.inFlight(this.inFlight);
       leaf.hung(r);
     }
   }
@@ -238,6 +247,7 @@ export class ServiceRuntime implements LeafHost {
     const s = H.hSlot[h] as number;
     H.release(h);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     this.slotHandler[s] = WITHDRAWN_SLOT;
     // The fleet frees the worker or the queue place (or nothing) and then the slot, through release.
     (this.farm as ServerFarm).withdraw(s, t);
@@ -256,6 +266,7 @@ export class ServiceRuntime implements LeafHost {
     const r = this.upR[s] as number;
     this.req.release(s);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.answer(r, outcome, retryAfterMs, false, t);
   }
 
@@ -275,6 +286,7 @@ export class ServiceRuntime implements LeafHost {
     const r = this.upR[s] as number;
     this.req.release(s);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.lost(r, t);
   }
 
@@ -288,6 +300,7 @@ export class ServiceRuntime implements LeafHost {
     const r = this.upR[s] as number;
     this.req.release(s);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.freed(r);
   }
 
@@ -322,6 +335,7 @@ export class ServiceRuntime implements LeafHost {
     H.hChain[h] = up.chain[r] as number;
     H.hBad[h] = up.bad[r] as number;
     H.hOpSeq[h] = up.opSeq[r] as number;
+    this.tracer?.handler(H.hOpSeq[h] as number, endpoint, t);
     const s = this.slotFor(leaf, r, h);
     H.hSlot[h] = s;
     this.req.state[s] = R_HANDLER;
@@ -350,6 +364,7 @@ export class ServiceRuntime implements LeafHost {
       this.answer(h, Outcome.SUCCESS, NaN, t);
       return;
     }
+    this.tracer?.step(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, t);
     if (step.kind === 'work') {
       const s = H.hSlot[h] as number;
       const farm = this.farm as ServerFarm;
@@ -429,6 +444,7 @@ export class ServiceRuntime implements LeafHost {
     } else if (succ >= step.k) decided = 'success';
     else if (succ + pending < step.k) decided = 'failure';
     if (decided === null) return;
+    this.tracer?.join(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, decided === 'success', H.hDegraded[h] === 1, t);
     H.hGen[h] = gen + 1;
     if (step.cancellation) this.cancelOutstanding(h, step, t);
     else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
@@ -495,9 +511,11 @@ export class ServiceRuntime implements LeafHost {
     const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
     const r = H.hR[h] as number;
     const degraded = H.hDegraded[h] === 1;
+    this.tracer?.answer(H.hOpSeq[h] as number, H.hEndpoint[h] as number, outcome, t);
     this.freeSlot(s);
     H.release(h);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.answer(r, outcome, retryAfterMs, degraded, t);
   }
 
@@ -515,12 +533,14 @@ export class ServiceRuntime implements LeafHost {
       else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
     }
     const s = H.hSlot[h] as number;
+    this.tracer?.lost(H.hOpSeq[h] as number, H.hEndpoint[h] as number, t);
     (this.farm as ServerFarm).handlerAnswered(s, Outcome.TIMEOUT, t);
     const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
     const r = H.hR[h] as number;
     this.freeSlot(s);
     H.release(h);
     this.inFlight--;
+    this.measure.inFlight(this.inFlight);
     leaf.lost(r, t);
   }
 
