@@ -1,17 +1,12 @@
 import { endpointNamed, serviceNamed, type GraphCall, type GraphEntry, type GraphStep, type ServiceGraph } from '../model/graph/ServiceGraph.js';
+import { callsOnEdges, type EdgeCalls } from '../model/graph/failureAmplification.js';
 import { upwardOutcome } from '../model/graph/upwardOutcome.js';
 import { Outcome } from '../policy/outcome.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { classOutcome, FAILURE_CLASSES, worstCase, type FailureClass } from './worstCase.js';
 
-/** Calls on one edge of a graph per entry operation, at worst. */
-export interface EdgeWorstCase {
-  /** The calling service, or the workload for the entry edge. */
-  caller: string;
-  callee: string;
-  /** At most (+Infinity: unbounded). */
-  callsPerOperation: number;
-}
+/** Calls on one edge of a graph per entry operation, at worst (+Infinity: unbounded). */
+export type EdgeWorstCase = EdgeCalls;
 
 /** The worst case of one entry operation on every edge of a graph, when every leaf service fails with one class. */
 export interface GraphWorstCase {
@@ -60,8 +55,8 @@ function isCallStep(step: GraphStep): step is Extract<GraphStep, { kind: 'call' 
  * workload's stack works to the operation's deadline; the call stacks below are walked without
  * the deadlines propagated to them, so their counts are upper bounds. Budgets, breakers,
  * bulkheads, throttles and hedging delays are not asked, as in the worst case of one stack.
- * Calls on an edge X -> Y are summed over every call site of X calling Y, weighted by the
- * operations reaching X; an entry mix weighs each entry by its share of the weights.
+ * The edges are summed and weighted as the simulation's arithmetic sums them
+ * (src/model/graph/failureAmplification.ts, callsOnEdges).
  */
 export function graphWorstCase(input: CheckGraph, cls: FailureClass): GraphWorstCase {
   const { graph } = input;
@@ -104,32 +99,18 @@ export function graphWorstCase(input: CheckGraph, cls: FailureClass): GraphWorst
     return answer;
   };
 
-  const edges = new Map<string, EdgeWorstCase>();
-  const add = (caller: string, callee: string, calls: number): void => {
-    const key = `${caller}\u0000${callee}`;
-    const edge = edges.get(key);
-    if (edge === undefined) edges.set(key, { caller, callee, callsPerOperation: calls });
-    else edge.callsPerOperation += calls;
-  };
-  const visit = (service: string, endpoint: string, requests: number): void => {
-    for (const step of handlerRun(service, endpoint).steps) {
-      for (const call of step.calls) {
-        const calls = requests * callsPerCall(call, answerOf(call.service, call.endpoint));
-        add(service, call.service, calls);
-        visit(call.service, call.endpoint, calls);
-      }
-    }
-  };
-  const totalWeight = input.entries.reduce((sum, e) => sum + e.weight, 0);
   let entryAnswer: FailureClass | 'success' = 'success';
-  for (const entry of input.entries) {
-    const answer = answerOf(entry.service, entry.endpoint);
-    const c = classOf(answer);
+  const perEntry = (entry: GraphEntry): number => {
+    const c = classOf(answerOf(entry.service, entry.endpoint));
     if (c !== null && entryAnswer === 'success') entryAnswer = c;
-    const perOperation = c === null ? 1 : worstCase(input.entryPolicies, c, input.method, input.deadlineMs).leafCalls;
-    const calls = (perOperation * entry.weight) / totalWeight;
-    add(input.caller, entry.service, calls);
-    visit(entry.service, entry.endpoint, calls);
-  }
-  return { failureClass: cls, entryAnswer, edges: [...edges.values()] };
+    return c === null ? 1 : worstCase(input.entryPolicies, c, input.method, input.deadlineMs).leafCalls;
+  };
+  const edges = callsOnEdges(
+    input.caller,
+    input.entries,
+    perEntry,
+    (service, endpoint) => handlerRun(service, endpoint).steps,
+    (call) => callsPerCall(call, answerOf(call.service, call.endpoint)),
+  );
+  return { failureClass: cls, entryAnswer, edges };
 }

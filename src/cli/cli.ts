@@ -499,6 +499,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--deadline-mode <mode>', 'propagate|fresh|none')
     .option('--retry-on <classes>', 'comma-separated retryable classes')
     .option('--idempotency <rule>', 'http|always|never')
+    .option('--workload <name>', "a service graph's workload to follow (default: the first of scenario.workloads)")
     .option('--json', 'print {outcome, attempts, endMs, attemptTimeoutsMs, ceilingsMs, waitsMs, ...}', false)
     .action((file: string | undefined, flags: TraceFlags) => {
       const out = traceCommand(file ? resolve(io.cwd, file) : undefined, flags);

@@ -1,7 +1,7 @@
 import { expandExperiment, parseExperimentText, parseScript, ValidationError } from '../experiment/index.js';
 import { readExperimentText } from './readInput.js';
 import { traceOperation, type TraceResult } from '../model/traceOperation.js';
-import type { ServiceTraceEvent, TraceEvent } from '../model/trace.js';
+import type { CacheTraceWhat, ServiceTraceEvent, TraceEvent } from '../model/trace.js';
 import { fmt } from './format.js';
 
 /** The flags of `retrystorm trace` as commander hands them over (strings, unparsed). */
@@ -23,6 +23,7 @@ export interface TraceFlags {
   deadlineMode?: string;
   retryOn?: string;
   idempotency?: string;
+  workload?: string;
   json?: boolean;
 }
 
@@ -123,10 +124,13 @@ export function traceScenario(file: string | undefined, flags: TraceFlags): Trac
     scenario.leaf = { kind: 'script', script: [{ status: 200, durationMs: 0 }] };
     problems.push('--script is required without an experiment file (e.g. --script "503:250,503:250,200:250")');
   }
-  const workload = (scenario.workload ?? {}) as Record<string, unknown>;
-  scenario.workload = workload;
-  if (flags.deadlineMs !== undefined) workload.deadlineMs = numberOrRaw(flags.deadlineMs);
-  if (flags.method !== undefined) workload.method = flags.method;
+  pickWorkload(scenario, flags.workload, problems);
+  if (scenario.workloads === undefined) {
+    const workload = (scenario.workload ?? {}) as Record<string, unknown>;
+    scenario.workload = workload;
+    if (flags.deadlineMs !== undefined) workload.deadlineMs = numberOrRaw(flags.deadlineMs);
+    if (flags.method !== undefined) workload.method = flags.method;
+  }
   const stack = scenario.stack as Array<Record<string, unknown>> | undefined;
   const layer0 = stack?.[0];
   if (layer0) {
@@ -172,9 +176,44 @@ export function traceScenario(file: string | undefined, flags: TraceFlags): Trac
   }
 }
 
+/**
+ * A graph with several `workloads` is traced through one of them (`--workload`, default the first):
+ * the scenario is rewritten with that workload as its `workload` (its entry kept) and its stack as the
+ * scenario's `stack`, so the flags apply to it as to any scenario's.
+ */
+function pickWorkload(scenario: Record<string, unknown>, name: string | undefined, problems: string[]): void {
+  const workloads = scenario.workloads;
+  if (typeof workloads !== 'object' || workloads === null || Array.isArray(workloads)) {
+    if (name !== undefined) problems.push(`--workload needs a scenario with several workloads (scenario.workloads); this one has ${workloads === undefined ? 'none' : 'no valid workloads object'}`);
+    return;
+  }
+  const names = Object.keys(workloads);
+  const pick = name ?? names[0];
+  if (pick === undefined) return; // scenario.workloads is empty: validation says so.
+  if (!Object.hasOwn(workloads, pick)) {
+    problems.push(`--workload must name one of scenario.workloads (got ${JSON.stringify(pick)}; the workloads are ${names.join(', ')})`);
+    return;
+  }
+  const chosen = (workloads as Record<string, unknown>)[pick];
+  if (typeof chosen !== 'object' || chosen === null || Array.isArray(chosen)) return; // validation names the field
+  const { stack, ...workload } = chosen as Record<string, unknown>;
+  delete scenario.workloads;
+  scenario.workload = workload;
+  scenario.stack = stack;
+}
+
 function ms(v: number): string {
   return Number.isFinite(v) ? `${fmt(v)} ms` : 'none';
 }
+
+/** A cache's line, in words. */
+const CACHE_WORDS: Record<CacheTraceWhat, (key: number) => string> = {
+  hit: (k) => `key ${k} hit`,
+  miss: (k) => `key ${k} missed, calls`,
+  waits: (k) => `key ${k} missed, waits for its call in flight`,
+  filled: (k) => `key ${k} filled`,
+  late: (k) => `key ${k} not filled (the success came after the call stopped waiting)`,
+};
 
 /** A service's line of a graph's timeline (its handler at its level). */
 function formatServiceEvent(t: string, e: ServiceTraceEvent): string {
@@ -190,6 +229,8 @@ function formatServiceEvent(t: string, e: ServiceTraceEvent): string {
       return `${t}${name}: answers ${e.outcome}`;
     case 'lost':
       return `${t}${name}: request lost, nobody answers`;
+    case 'cache':
+      return `${t}${name}: cache ${e.cache}: ${CACHE_WORDS[e.what](e.key)}`;
   }
 }
 

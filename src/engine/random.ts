@@ -258,3 +258,13 @@ export class ClientRandom {
 function badClient(client: number, clients: number): never {
   throw new RangeError(`client must be an integer in [0, ${clients}) (got ${client})`);
 }
+
+/**
+ * A uniform draw in [0, 1) that depends only on `base` and the integer `key` (0 <= key < 2^53): a
+ * counter-based stream, one draw per key, for quantities drawn once per item (an operation's cache
+ * key) that must not depend on the order in which events run. Distinct keys give distinct 32-bit
+ * states (see keyState); 32 bits of resolution.
+ */
+export function keyedUniform(base: number, key: number): number {
+  return keyState(base >>> 0, key >>> 0, Math.floor(key / 4294967296) >>> 0) * INV_2_32;
+}

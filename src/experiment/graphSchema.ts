@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WORKLOAD_CALLER, type Bulkhead, type GraphEntry, type GraphService, type GraphStep, type GraphWorkload, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
+import { WORKLOAD_CALLER, type Bulkhead, type CallCacheSpec, type GraphEntry, type GraphService, type GraphStep, type GraphWorkload, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
 import type { Dist, Layer, Leaf, Method, Workload } from '../model/scenario.js';
 import { between } from '../policy/schema/between.js';
 import { describeValue } from '../policy/schema/describeValue.js';
@@ -29,7 +29,10 @@ interface ParsedCall {
   endpoint?: string | undefined;
   stack: Layer[];
   optional: boolean;
+  cache?: ParsedCache | undefined;
 }
+/** A call's cache as parsed (its name not yet defaulted). */
+type ParsedCache = Omit<CallCacheSpec, 'name' | 'ttlMs'> & { name?: string | undefined; ttlMs?: number | undefined };
 type ParsedStep =
   | { kind: 'work'; serviceMs?: Dist | undefined }
   | { kind: 'call'; calls: ParsedCall[]; join: 'all' | 'any' | { quorum: number }; cancellation?: boolean | undefined };
@@ -91,11 +94,28 @@ export function graphSchemas(parts: GraphSchemaParts) {
     });
   const callStack = f.array(callLayer, 'layers', 1, 16).superRefine(uniqueLayerNames).transform(namedLayers);
 
+  const cache = doc(
+    f.object({
+      name: doc(f.matching(NAME, 'a name (a letter, then letters, digits, "_" and "-")').optional(), "Its name among the calling service's caches (results: services.<service>.caches.<name>); default: the callee's name."),
+      capacity: doc(f.boundedInt(10_000_000), 'Entries held at most (per copy); the least recently used is evicted first.'),
+      keys: doc(f.boundedInt(10_000_000), 'The key space K: each operation carries one key, rank i in 1..K with probability proportional to i^-zipf; every cache of a graph declares the same keys and zipf.'),
+      zipf: doc(f.number('>= 0'), 'The Zipf exponent s of the keys\' popularity (0: uniform; web traces: 0.64 to 0.83, Breslau et al. 1999).'),
+      ttlMs: doc(f.number('> 0').optional(), 'Time to live from the fill; a hit does not extend it; an expired entry is a miss. Default: none.'),
+      hitLatencyMs: doc(parts.dist.prefault(1), 'The time a hit takes to answer the call (ms); default 1.'),
+      perBackend: doc(f.boolean().default(false), 'One copy per backend of the calling service, each of `capacity` entries; default: one copy shared by its backends.'),
+      coalesce: doc(f.boolean().default(false), "Request coalescing: later misses for a key in flight wait for the first miss's call and share its outcome."),
+      initial: doc(f.oneOf(['warm', 'empty']).default('warm'), 'warm: at the start it holds the LRU state of 20 x capacity requests drawn from the keys\' popularity; empty: cold.'),
+      flushAtMs: doc(f.array(f.number('>= 0'), 'times').default([]), 'Times (ms from t = 0) at which every copy is emptied.'),
+    }),
+    'A lookaside cache in front of the call, at the calling service: a hit answers without calling; a miss fills the entry on a success that arrives while the call waits.',
+    'Cache',
+  );
   const call = f.object({
     service: doc(f.nonEmptyString(), 'The service called.'),
     endpoint: doc(f.nonEmptyString().optional(), 'The endpoint called; may be left out when the service has one.'),
     stack: doc(callStack.prefault(DEFAULT_CALL_STACK), 'The caller\'s retrying layers for this call (client library, sidecar...); default: one layer, one attempt.'),
     optional: doc(f.boolean().default(false), 'A failed optional call never decides its step (join "all" only); the operation is then degraded.'),
+    cache: cache.optional(),
   });
   const join = doc(
     f.union([f.oneOf(['all', 'any']), f.object({ quorum: f.positiveInt() })], 'a join "all", "any" or { "quorum": k }'),
@@ -117,7 +137,7 @@ export function graphSchemas(parts: GraphSchemaParts) {
     ),
   ]);
   const endpoint = f.object({
-    method: doc(f.oneOf(parts.methods).optional(), "The method of calls to this endpoint; default: the operation's."),
+    method: doc(f.oneOf(parts.methods).optional(), "The method of calls to this endpoint; default: the method of the operation each call serves (of its workload)."),
     steps: doc(f.array(step, 'steps', 1).optional(), 'The handler, run in order; default: the fleet answers as a leaf does.'),
   });
   const service = doc(
@@ -227,6 +247,7 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
     }
   }
   reportCycles(edges, report);
+  cacheIssues(services, report);
 
   const checkEntry = (at: PathSegment[], entry: ParsedEntry | ParsedEntry[] | undefined): void => {
     const entries = entry === undefined ? [] : Array.isArray(entry) ? entry : [entry];
@@ -262,6 +283,44 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
     );
     if (!calls) report(at, `is on an edge that does not exist (${b.caller} never calls ${b.callee})`, b);
   });
+}
+
+/**
+ * The caches' checks across the graph: names unique among a service's caches (a cache's name is
+ * its callee's unless written), and one key space for the whole graph (every operation carries one
+ * key, which every cache on its way reads: they must agree on `keys` and `zipf`).
+ */
+function cacheIssues(services: Record<string, ParsedService>, report: (path: PathSegment[], message: string, input: unknown, related?: PathSegment[][]) => void): void {
+  let space: { keys: number; zipf: number; path: PathSegment[] } | undefined;
+  for (const [name, s] of Object.entries(services)) {
+    const names = new Map<string, PathSegment[]>();
+    for (const [e, ep] of Object.entries(s.endpoints)) {
+      (ep.steps ?? []).forEach((st, i) => {
+        if (st.kind !== 'call') return;
+        st.calls.forEach((c, j) => {
+          const cache = c.cache;
+          if (cache === undefined) return;
+          const at: PathSegment[] = ['services', name, 'endpoints', e, 'steps', i, 'calls', j, 'cache'];
+          const cacheName = cache.name ?? c.service;
+          const first = names.get(cacheName);
+          if (first !== undefined) {
+            const why = cache.name === undefined ? `its default name, the callee's, is ${JSON.stringify(cacheName)}` : `named ${JSON.stringify(cacheName)}`;
+            report(cache.name === undefined ? at : [...at, 'name'], `repeats the name of the cache at ${first.join('.')} (${why}; a service's caches need distinct names: set name)`, cacheName, [first]);
+          } else names.set(cacheName, at);
+          if (space === undefined) space = { keys: cache.keys, zipf: cache.zipf, path: at };
+          else {
+            for (const field of ['keys', 'zipf'] as const) {
+              if (cache[field] !== space[field]) {
+                report([...at, field], `must equal the ${field} of the cache at ${space.path.join('.')} (got ${cache[field]}, there ${space[field]}; an operation carries one key, read alike by every cache of the graph)`, cache[field], [[...space.path, field]]);
+              }
+            }
+          }
+          const late = cache.flushAtMs.findIndex((t, k) => k > 0 && t < (cache.flushAtMs[k - 1] as number));
+          if (late >= 0) report([...at, 'flushAtMs', late], `must not be earlier than the flush before it (got ${cache.flushAtMs[late]} < ${cache.flushAtMs[late - 1]})`, cache.flushAtMs[late]);
+        });
+      });
+    }
+  }
 }
 
 /** Depth-first search for cycles; each cycle is reported once, at the call that closes it. */
@@ -311,6 +370,12 @@ function endpointOf(services: Record<string, ParsedService>, service: string, en
   return endpoint ?? (Object.keys((services[service] as ParsedService).endpoints)[0] as string);
 }
 
+/** A call's resolved cache: named after the callee unless named. */
+function resolveCache(cache: ParsedCache, callee: string): CallCacheSpec {
+  const { name, ttlMs, ...rest } = cache;
+  return { name: name ?? callee, ...rest, ...(ttlMs !== undefined ? { ttlMs } : {}) };
+}
+
 function resolveJoin(join: 'all' | 'any' | { quorum: number }): Join {
   return typeof join === 'object' ? { kind: 'quorum', k: join.quorum } : { kind: join };
 }
@@ -342,7 +407,13 @@ export function resolveGraph(graph: Omit<ParsedGraph, 'workloads'> & { workloads
                 ? { kind: 'work', ...(st.serviceMs !== undefined ? { serviceMs: st.serviceMs } : {}) }
                 : {
                     kind: 'call',
-                    calls: st.calls.map((c) => ({ service: c.service, endpoint: endpointOf(services, c.service, c.endpoint), stack: c.stack, optional: c.optional })),
+                    calls: st.calls.map((c) => ({
+                      service: c.service,
+                      endpoint: endpointOf(services, c.service, c.endpoint),
+                      stack: c.stack,
+                      optional: c.optional,
+                      ...(c.cache !== undefined ? { cache: resolveCache(c.cache, c.service) } : {}),
+                    })),
                     join: resolveJoin(st.join),
                     cancellation: st.cancellation ?? cancellation,
                   },

@@ -2,6 +2,7 @@ import { unreachableServices } from '../model/graph/ServiceGraph.js';
 import type { Scenario } from '../model/scenario.js';
 import type { PathSegment, Problem } from './Problem.js';
 import { problemMessage } from './Problem.js';
+import { resolveInterventions, type ScenarioParse } from './interventionSchema.js';
 import { scenarioSchema } from './scenarioSchema.js';
 import { ValidationError } from './ValidationError.js';
 import { zodProblems } from '../policy/schema/zodProblems.js';
@@ -28,11 +29,24 @@ export type ResolveScenarioResult =
  * `scenario.workload.clients must be a positive integer (got 0)`.
  */
 export function resolveScenario(input: unknown, prefix: readonly PathSegment[] = ['scenario']): ResolveScenarioResult {
-  const result = scenarioSchema.safeParse(input, { reportInput: true });
-  if (result.success) return { ok: true, scenario: result.data, warnings: scenarioWarnings(result.data, prefix) };
-  const problems = zodProblems(result.error.issues);
+  const result = parseOnce(input);
+  let problems: Problem[];
+  if (result.ok) {
+    const resolved = resolveInterventions(input as Record<string, unknown>, result.scenario, parseOnce);
+    if (resolved.problems.length === 0) {
+      const scenario = resolved.interventions === undefined ? result.scenario : { ...result.scenario, interventions: resolved.interventions };
+      return { ok: true, scenario, warnings: scenarioWarnings(scenario, prefix) };
+    }
+    problems = resolved.problems;
+  } else problems = result.problems;
   const errors = [...new Set(problems.map((p) => problemMessage(p, prefix)))];
   return { ok: false, problems, errors };
+}
+
+/** The scenario schema's parse of a scenario, its interventions as written left unresolved. */
+function parseOnce(input: unknown): ScenarioParse {
+  const result = scenarioSchema.safeParse(input, { reportInput: true });
+  return result.success ? { ok: true, scenario: result.data } : { ok: false, problems: zodProblems(result.error.issues) };
 }
 
 /** The warnings of a valid scenario: each service of its graph that no entry reaches. */

@@ -12,6 +12,7 @@ import type {
 import { fields as f } from '../policy/schema/fields.js';
 import { between } from '../policy/schema/between.js';
 import { entryFleet, entrySchema, firstEntry, graphIssues, graphSchemas, resolveGraph } from './graphSchema.js';
+import { interventionsSchema } from './interventionSchema.js';
 import { namedLayers, uniqueLayerNames } from './layerNames.js';
 import { readScript } from './parseScript.js';
 import { policySchema } from '../policy/schema/policySchema.js';
@@ -538,6 +539,7 @@ export const scenarioSchema = doc(
           'Safety bound on the operations in flight at once in an open loop: one far above capacity with an unlimited queue piles them up, each holding memory until it ends, and stops here (closed loops and bursts hold at most one per client).',
         ),
         metrics: metricsSchema.prefault({}),
+        interventions: interventionsSchema,
       })
       .superRefine((scenario, ctx) => {
         const workloads = workloadsOf(scenario);
@@ -578,7 +580,8 @@ export const scenarioSchema = doc(
           }
         }
       })
-      .transform(({ workload: { entry, ...workload }, stack, workloads, leaf, services, bulkheads, ...rest }): Scenario => {
+      // The interventions as written are resolved against the whole scenario afterwards (resolveScenario.ts).
+      .transform(({ workload: { entry, ...workload }, stack, workloads, leaf, services, bulkheads, interventions: _interventions, ...rest }): Scenario => {
         if (services === undefined) return { ...rest, workload, stack, leaf: leaf as Leaf };
         if (workloads === undefined) {
           const graph = resolveGraph({ services, bulkheads, entry }, rest.cancellation);

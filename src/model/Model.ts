@@ -16,9 +16,11 @@ import {
 import { planFolds } from './folds.js';
 import { GraphRun, needsGraphRuntime } from './graph/GraphRun.js';
 import { unsimulatedGraphParts } from './graph/simulatedGraph.js';
+import { laterPolicies, runWithInterventions, type InterventionChange, type InterventionTarget } from './interventions.js';
 import { Layers } from './layers/Layers.js';
 import type { Leaf } from './leaves/Leaf.js';
 import { makeLeaf } from './leaves/makeLeaf.js';
+import { ServerFarm } from './leaves/server/ServerFarm.js';
 import { Measurements } from './Measurements.js';
 import { R_HANG, R_QUEUED, RequestTable } from './RequestTable.js';
 import { buildResults, type SimulationResults, type Truncation } from './results.js';
@@ -47,7 +49,7 @@ export interface ModelOptions {
  * (leaves/), and hands the measurements (Measurements.ts) to `buildResults` at the end. How the
  * parts fit is in docs/architecture.md.
  */
-export class Model implements EventDispatcher {
+export class Model implements EventDispatcher, InterventionTarget {
   private readonly sc: Scenario;
   private readonly sim!: Simulator;
   private readonly seed!: number;
@@ -83,7 +85,8 @@ export class Model implements EventDispatcher {
     const policies = sc.stack.map((l) => compilePolicy(l.policy));
     const folds = planFolds(sc, policies, tracing);
     this.m = new Measurements(sc, folds.readAhead);
-    this.layers = new Layers(sc, this.sim, this.req, this.m, initial, { seed, policies, fixedDraw: options.fixedDraw, trace: options.trace, folds });
+    const later = sc.interventions === undefined ? undefined : laterPolicies(sc.interventions, (ref) => ref.kind === 'workload', L);
+    this.layers = new Layers(sc, this.sim, this.req, this.m, initial, { seed, policies, fixedDraw: options.fixedDraw, trace: options.trace, folds, laterPolicies: later });
     this.workload = makeWorkload(sc, this.sim, seed, this.layers);
     this.leaf = makeLeaf(
       sc,
@@ -109,7 +112,13 @@ export class Model implements EventDispatcher {
     const t0 = -sc.warmupMs;
     this.workload.start(t0);
     this.leaf.start(t0);
-    const stats = this.sim.run(this, { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents });
+    const { stats, applied } = runWithInterventions(
+      this.sim,
+      this,
+      { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents },
+      sc.interventions,
+      this,
+    );
     // Stale (tombstoned) timers still pop and move the clock: measure up to the last live event.
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     this.m.flushReads(endMs);
@@ -117,7 +126,28 @@ export class Model implements EventDispatcher {
     this.m.gInFlight.finish(endMs);
     this.leaf.finish(endMs);
     this.layers.finish(endMs);
-    return buildResults({ ...this.snapshot(endMs, stats.events, truncated), seed: this.seed });
+    const results = buildResults({ ...this.snapshot(endMs, stats.events, truncated), seed: this.seed });
+    if (sc.interventions !== undefined) results.interventions = applied;
+    return results;
+  }
+
+  /** @internal A timed intervention's change at t (src/model/interventions.ts): the stack's layers, or the leaf's queue limits. */
+  apply(change: InterventionChange, t: number): void {
+    switch (change.kind) {
+      case 'policy':
+        this.layers.swapPolicy(change.layer, change.policy, t);
+        return;
+      case 'queueLimit': {
+        // A graph run as stack + leaf: only its entry service's fleet serves (any other receives nothing).
+        if (change.service !== null && change.service !== this.sc.graph?.entries[0]?.service) return;
+        const farm = this.leaf;
+        if (!(farm instanceof ServerFarm)) throw new Error('internal: a queue limit changes on a leaf without servers');
+        change.limits.forEach((limit, b) => farm.setQueueLimit(b, limit, t));
+        return;
+      }
+      case 'maxInFlight':
+        throw new Error('internal: maxInFlight changes only in a graph run');
+    }
   }
 
   /** @internal The run loop's {@link EventDispatcher}: one event, sent to its owner by its kind. */
@@ -147,7 +177,7 @@ export class Model implements EventDispatcher {
     this.lastLiveMs = t;
     switch (kind) {
       case K_FRAME_WAKE:
-        layers.startAttempt(a, t);
+        layers.wake(a, b, t);
         return;
       case K_FRAME_SEND:
         layers.sendAttempt(a, t);

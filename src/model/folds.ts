@@ -44,7 +44,8 @@ export interface Folds {
  *   layer has neither;
  * - an event at exactly the same time, whose order against the wake-up would change: the last
  *   hop's delay is continuous (with a constant hop such ties are common);
- * - a trace, which must show every event as it happens: none is taken.
+ * - a trace, which must show every event as it happens: none is taken;
+ * - a timed intervention, which may change a policy or a queue limit in between: none is taken.
  */
 export function planFolds(sc: Scenario, policies: CompiledPolicy[], tracing: boolean): Folds {
   const last = sc.stack.length - 1;
@@ -61,6 +62,7 @@ export function planFolds(sc: Scenario, policies: CompiledPolicy[], tracing: boo
     lastPolicy.maxElapsedMs === Infinity &&
     lastPolicy.tickMs === 0 &&
     !sc.cancellation &&
+    sc.interventions === undefined &&
     !tracing;
   return {
     foldAnswers,

@@ -1,6 +1,8 @@
+import type { AppliedIntervention } from './interventions.js';
 import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
 import { VERSION } from '../version.js';
+import type { CacheResult } from './graph/CallCache.js';
 import type { ServiceSeries } from './Measurements.js';
 import type { Scenario } from './scenario.js';
 import type { BackendStats, ServerTotals } from './leaves/Leaf.js';
@@ -63,6 +65,8 @@ export type ServiceResult = { service: string; arrivals: number; first: number; 
     refusedInFlight: number;
     crashes: number;
     timeSeries: ServiceSeries;
+    /** Its lookaside caches by name (services with a cache only). */
+    caches?: Record<string, CacheResult>;
   };
 
 /** What a service's result is made of (the graph's run gathers it). */
@@ -153,6 +157,8 @@ export interface SimulationResults {
    * workload's layers as `<workload>.<layer>`; `goodputPerSec` is the sum of the workloads'.
    */
   workloads?: WorkloadResult[];
+  /** Scenarios with timed interventions only: those applied during the run, in order (when, and the paths each set). */
+  interventions?: AppliedIntervention[];
   /** Operations by the reason they ended (`success` included). */
   giveUps: Record<string, number>;
   attempts: LayerAttempts[];

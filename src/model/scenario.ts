@@ -8,6 +8,7 @@ import type { MetricWindowSpec } from '../metrics/MetricWindows.js';
 import type { DistSpec } from '../engine/distributions.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import type { ServiceGraph } from './graph/ServiceGraph.js';
+import type { Intervention } from './interventions.js';
 
 export type { DistSpec as Dist } from '../engine/distributions.js';
 export type {
@@ -240,4 +241,16 @@ export interface Scenario {
   /** Safety bound on the operations in flight at once in an open loop (each holds memory until it ends). */
   maxInFlight: number;
   metrics: MetricsSpec;
+  /** Timed interventions in the order they apply (by atMs; equal times in the order written); absent: none (src/model/interventions.ts). */
+  interventions?: Intervention[];
+}
+
+/** Every workload of a scenario: a graph's several `workloads`, or its one `workload`. */
+export function scenarioWorkloads(sc: Scenario): Workload[] {
+  return sc.graph?.workloads?.map((w) => w.workload) ?? [sc.workload];
+}
+
+/** The clients of all of a scenario's workloads together. */
+export function scenarioClients(sc: Scenario): number {
+  return scenarioWorkloads(sc).reduce((n, w) => n + w.clients, 0);
 }

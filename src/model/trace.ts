@@ -33,7 +33,15 @@ export type ServiceTraceEvent = { tMs: number; op: number; layer: typeof NO_LAYE
   | { event: 'join'; step: number; join: string; decision: 'success' | 'failure'; degraded: boolean }
   | { event: 'answer'; outcome: string }
   | { event: 'lost' }
+  | { event: 'cache'; cache: string; key: number; what: CacheTraceWhat }
 );
+
+/**
+ * What a call's lookaside cache did for a handler (README, "Caches"): the lookup of the operation's
+ * key (a hit, a miss that calls, a miss that waits for the key's call in flight), and at the end of a
+ * miss's call, whether its success filled the entry or came too late.
+ */
+export type CacheTraceWhat = 'hit' | 'miss' | 'waits' | 'filled' | 'late';
 
 /** The `layer` of a service's event: none. */
 export const NO_LAYER = -1;

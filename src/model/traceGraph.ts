@@ -1,6 +1,6 @@
 import { OUTCOME_NAMES } from '../policy/outcome.js';
 import type { GraphService, GraphStep, Join, ServiceGraph } from './graph/ServiceGraph.js';
-import { NO_LAYER, type ServiceTraceEvent, type TraceEvent, type TraceSite } from './trace.js';
+import { NO_LAYER, type CacheTraceWhat, type ServiceTraceEvent, type TraceEvent, type TraceSite } from './trace.js';
 
 /** A join as the timeline names it: `all`, `any` or `quorum k`. */
 function joinName(join: Join): string {
@@ -93,6 +93,11 @@ export class ServiceTracer {
   /** The handler answers its caller with `outcome`. */
   answer(op: number, endpoint: number, outcome: number, t: number): void {
     this.emit({ event: 'answer', outcome: OUTCOME_NAMES[outcome] as string }, op, endpoint, t);
+  }
+
+  /** A call's lookaside cache `cache`, for a handler of `endpoint`, with key `key`. */
+  cache(op: number, endpoint: number, cache: string, key: number, what: CacheTraceWhat, t: number): void {
+    this.emit({ event: 'cache', cache, key, what }, op, endpoint, t);
   }
 
   /** The handler's request was lost: nobody answers. */

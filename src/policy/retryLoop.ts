@@ -166,6 +166,36 @@ export class RetryLoop {
   }
 
   /**
+   * A retry planned under an earlier policy of the layer wakes at `nowMs` under this loop's policy
+   * (a timed intervention changed the policy while it waited; README "Timed interventions"): steps
+   * 1-4a are asked again for the attempt that ended with `lastOutcome` (`attemptsMade` sent, the
+   * hint `retryAfterMs`), and, given a `chain` (budgets added or replaced since the retry was
+   * planned), step 5, its charge of step 9 taken when it allows the retry. SEND: go on to
+   * {@link beforeAttempt}; END with the reason and `lastOutcome`. The wait already planned is not
+   * redrawn.
+   */
+  recheckRetry(
+    attemptsMade: number,
+    lastOutcome: number,
+    retryAfterMs: number,
+    idempotent: boolean,
+    nowMs: number,
+    deadlineAtMs: number,
+    chain: BudgetChain | null,
+    out: RetryStep,
+  ): NextCode {
+    out.planned = false;
+    const g = judgeOutcome(this.policy, attemptsMade, lastOutcome, idempotent, nowMs, deadlineAtMs, retryAfterMs);
+    if (g !== CONTINUE) return end(out, g, lastOutcome);
+    if (chain !== null) {
+      const refusal = chain.refuse(nowMs, lastOutcome);
+      if (refusal !== CONTINUE) return end(out, refusal as GiveUpCode, lastOutcome);
+      chain.onRetryScheduled(nowMs, lastOutcome);
+    }
+    return (out.next = Next.SEND);
+  }
+
+  /**
    * Attempt number `attemptNumber` is withdrawn at `nowMs` before it ended (the caller stopped the
    * call, or could not read its outcome): for the budgets it ends as a timeout that is not retried.
    */

@@ -1,3 +1,4 @@
+import { distinctInterventionMarks } from './interventionMarks.js';
 import { comparisonText, crossingText, trendText } from './findings.js';
 import { metricInfo, paramLabel, paramsInWords } from './metrics.js';
 import type { ChartHint } from './reportHints.js';
@@ -309,7 +310,9 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
       const dropped = withSeries.length - MAX_SERIES;
       const runs = withSeries
         .slice(0, MAX_SERIES).map((l) => ({ label: l.label, variant: l.cell.variant, series: l.cell.timeSeries.typical as NonNullable<ReportCell['timeSeries']['typical']> }));
-      const windows = distinctWindows(cells.map((c) => c.scenario).filter((s): s is NonNullable<typeof s> => s !== undefined && s !== null));
+      const scenarios = cells.map((c) => c.scenario).filter((s): s is NonNullable<typeof s> => s !== undefined && s !== null);
+      const windows = distinctWindows(scenarios);
+      const interventions = distinctInterventionMarks(scenarios);
       const scenarioOf = new Map(labelled.map((l) => [l.label, l.cell.scenario ?? null]));
       const focus = seriesFocus(runs.map((r) => ({ series: r.series, demandEndMs: seriesDemandEndMs(scenarioOf.get(r.label) ?? null, r.series) })));
       const caption =
@@ -321,10 +324,10 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
         ...base,
         title: req.title ?? `Time series of a typical run${where(cells)}`,
         caption: joinSentences(
-          focus ? `${caption} ${focusNote(focus)}` : caption,
+          joinSentences(focus ? `${caption} ${focusNote(focus)}` : caption, interventions.length > 0 ? 'Dashed vertical rules mark the timed interventions (their legend says what each does).' : ''),
           dropped > 0 ? `Only the first ${MAX_SERIES} of these ${withSeries.length} runs are drawn (${dropped} left out: ${withSeries.slice(MAX_SERIES).map((l) => l.label).join(', ')}); their numbers are in the findings table.` : '',
         ),
-        spec: timeSeriesSpec({ runs, windows, colors, focus, ...(req.panels ? { panels: req.panels } : {}) }),
+        spec: timeSeriesSpec({ runs, windows, colors, focus, ...(interventions.length > 0 ? { interventions } : {}), ...(req.panels ? { panels: req.panels } : {}) }),
       };
     }
     case 'clustering': {

@@ -1,4 +1,5 @@
 import type { Cell, ExperimentPlan } from '../experiment/index.js';
+import { scenarioClients } from '../model/scenario.js';
 import { nominalSpan, seriesShape, type SeriesSpan } from './estimateOutput.js';
 
 /**
@@ -27,7 +28,7 @@ export const HELD_VALUE_BYTES = 8;
 /** The estimated peak memory of running a plan. */
 export interface MemoryEstimate {
   bytes: number;
-  /** The most clients of one run, and the bytes of the largest run. */
+  /** The most clients of one run (all its workloads together), and the bytes of the largest run. */
   clients: number;
   perRunBytes: number;
   /** Runs at once (workers, at most the runs). */
@@ -38,7 +39,7 @@ export interface MemoryEstimate {
 
 /**
  * Peak memory of running `plan` on `workers` threads: the base, the largest run times the runs at
- * once (clients x {@link CLIENT_BYTES} plus its series values x {@link RUN_VALUE_BYTES}), and every
+ * once (the clients of all its workloads x {@link CLIENT_BYTES} plus its series values x {@link RUN_VALUE_BYTES}), and every
  * run's series values x {@link HELD_VALUE_BYTES}, which the main thread keeps for the summary.
  */
 export function estimateMemory(plan: ExperimentPlan, workers: number, spans?: Map<Cell, SeriesSpan>): MemoryEstimate {
@@ -50,9 +51,10 @@ export function estimateMemory(plan: ExperimentPlan, workers: number, spans?: Ma
     for (const c of p.cells) {
       const s = seriesShape(c.scenario, spans?.get(c) ?? nominalSpan(c.scenario));
       const values = s.bins * (1 + s.counts + s.gauges + s.serviceSeries);
-      const run = c.scenario.workload.clients * CLIENT_BYTES + values * RUN_VALUE_BYTES;
+      const cellClients = scenarioClients(c.scenario);
+      const run = cellClients * CLIENT_BYTES + values * RUN_VALUE_BYTES;
       if (run > perRunBytes) perRunBytes = run;
-      clients = Math.max(clients, c.scenario.workload.clients);
+      clients = Math.max(clients, cellClients);
       heldBytes += p.replications * values * HELD_VALUE_BYTES;
       runs += p.replications;
     }

@@ -2,7 +2,8 @@ import { replicationSeed, type Cell, type ExperimentPlan } from '../experiment/i
 import { MAX_SERIES_BINS } from '../metrics/index.js';
 import { needsGraphRuntime } from '../model/graph/GraphRun.js';
 import { Model } from '../model/Model.js';
-import type { Scenario } from '../model/scenario.js';
+import { allEntries } from '../model/graph/ServiceGraph.js';
+import { scenarioClients, scenarioWorkloads, type Scenario } from '../model/scenario.js';
 import { estimateWork } from './estimateWork.js';
 
 /**
@@ -52,8 +53,12 @@ const SAMPLE_BYTES = 20;
 
 /** Metrics of a run apart from those per layer, clustering width, window and cluster (src/sweep/flattenMetrics.ts: 58 to 60 measured with one layer and two widths). */
 const BASE_METRICS = 46;
+/** Metrics of one lookaside cache of a graph: the numbers of its CacheResult (src/model/graph/CallCache.ts, hit ratio included). */
+const CACHE_METRICS = 6;
 /** Metrics of one service of a graph: the numbers of its ServiceResult (utilisation included). */
 const SERVICE_METRICS = 19;
+/** Metrics of one of several workloads (`workloads.<name>.*`: operations, give-ups, leaf calls, amplification, latency, goodput; 18 measured). */
+const WORKLOAD_METRICS = 18;
 
 /**
  * Without a run ahead (see {@link runSpans}), a burst's series are counted over the operation's
@@ -116,6 +121,8 @@ function backendCount(sc: Scenario): number {
 
 /** The span without running: a loop's duration, a burst's deadline or first minute, at most the horizon. */
 export function nominalSpan(sc: Scenario): SeriesSpan {
+  const several = scenarioWorkloads(sc);
+  if (several.length > 1) return several.map((w) => nominalSpan({ ...sc, workload: w, graph: undefined })).reduce((a, b) => (b.spanMs > a.spanMs ? b : a));
   const w = sc.workload;
   const burst = w.kind === 'burst';
   const deadlineMs = w.deadlineMs;
@@ -156,6 +163,8 @@ export function seriesShape(sc: Scenario, span: SeriesSpan = nominalSpan(sc)): S
   const countBytes = (4 + occ) * count + goodput;
   const gaugeBytes = queue + GAUGE_VALUE_BYTES + busy + (budgets + fleet) * GAUGE_VALUE_BYTES;
   const services = needsGraphRuntime(sc) ? (sc.graph?.services.length ?? 0) : 0;
+  // Each cache adds two count series (lookups, hits) to its service's.
+  const caches = cachesOf(sc);
   const meanCountBytes = (4 + occ) * MEAN_COUNT_VALUE_BYTES + Math.max(goodput, MEAN_COUNT_VALUE_BYTES);
   return {
     bins,
@@ -165,8 +174,8 @@ export function seriesShape(sc: Scenario, span: SeriesSpan = nominalSpan(sc)): S
     meanSeries: 8 + occ,
     meanBinBytes: meanCountBytes + queue + GAUGE_VALUE_BYTES + busy,
     meanOneBinBytes: countBytes + queue + GAUGE_VALUE_BYTES + busy,
-    serviceSeries: 5 * services,
-    serviceBinBytes: services * (2 * count + 3 * GAUGE_VALUE_BYTES),
+    serviceSeries: 5 * services + 2 * caches,
+    serviceBinBytes: services * (2 * count + 3 * GAUGE_VALUE_BYTES) + caches * 2 * count,
     spanMs,
     spanField: span.spanField,
   };
@@ -187,7 +196,7 @@ export function runSpans(plan: ExperimentPlan): Map<Cell, SeriesSpan> {
     for (const c of p.cells) {
       const sc = c.scenario;
       const cap = Math.min(RUN_AHEAD_CELL_EVENTS, budget);
-      const measured = sc.workload.clients <= RUN_AHEAD_CLIENTS && mayEndWithin(sc, cap) ? runAhead(sc, replicationSeed(plan.seed, c.part, c.params, 0), cap) : null;
+      const measured = scenarioClients(sc) <= RUN_AHEAD_CLIENTS && mayEndWithin(sc, cap) ? runAhead(sc, replicationSeed(plan.seed, c.part, c.params, 0), cap) : null;
       if (measured === null) {
         pending.push(c);
         continue;
@@ -211,8 +220,8 @@ export function runSpans(plan: ExperimentPlan): Map<Cell, SeriesSpan> {
  * client makes at least one. A run that cannot is not run ahead (it would spend its share for nothing).
  */
 function mayEndWithin(sc: Scenario, cap: number): boolean {
-  const w = sc.workload;
-  const operations = Math.max(estimateWork(sc).operations, w.kind === 'open' ? 0 : w.clients);
+  const clients = scenarioWorkloads(sc).reduce((n, w) => n + (w.kind === 'open' ? 0 : w.clients), 0);
+  const operations = Math.max(estimateWork(sc).operations, clients);
   return cap > 0 && operations * MIN_OPERATION_EVENTS <= cap;
 }
 
@@ -231,11 +240,14 @@ function runAhead(sc: Scenario, seed: number, cap: number): { spanMs: number; ev
 /** Metrics of one run of `sc` (src/sweep/flattenMetrics.ts). */
 function metricCount(sc: Scenario): number {
   const clusters = sc.leaf.kind === 'pool' ? 4 + 2 * sc.leaf.clusters.length : 0;
-  // A graph: 4 metrics per edge (at most one per call, and one per entry) and 19 per service (src/model/results.ts, ServiceResult).
+  // A graph: 4 metrics per edge (at most one per call, and one per entry) and 19 per service (src/model/results.ts, ServiceResult);
+  // with several workloads, 4 more per edge and workload, and each workload's own.
   const g = needsGraphRuntime(sc) ? sc.graph : undefined;
-  const edges = g === undefined ? 0 : g.entries.length + g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.length : 0), 0), 0), 0);
-  const graph = g === undefined ? 0 : 4 * edges + SERVICE_METRICS * g.services.length;
-  return BASE_METRICS + 2 * sc.stack.length + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters + graph;
+  const edges = g === undefined ? 0 : allEntries(g).length + g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.length : 0), 0), 0), 0);
+  const named = g?.workloads?.length ?? 0;
+  const graph = g === undefined ? 0 : 4 * edges * (1 + named) + SERVICE_METRICS * g.services.length + WORKLOAD_METRICS * named + CACHE_METRICS * cachesOf(sc);
+  const layers = g?.workloads?.reduce((n, w) => n + w.stack.length, 0) ?? sc.stack.length;
+  return BASE_METRICS + 2 * layers + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters + graph;
 }
 
 /** The estimated output of a plan, and what dominates it. */
@@ -291,4 +303,10 @@ export function estimateOutput(plan: ExperimentPlan, spans: Map<Cell, SeriesSpan
     }
   }
   return { bytes: Math.round(bytes), seriesBytes: Math.round(seriesBytes), runs, largest };
+}
+
+/** The lookaside caches of a scenario's graph (one per call that declares one), when it runs as a graph. */
+function cachesOf(sc: Scenario): number {
+  const g = needsGraphRuntime(sc) ? sc.graph : undefined;
+  return g === undefined ? 0 : g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.filter((c) => c.cache !== undefined).length : 0), 0), 0), 0);
 }

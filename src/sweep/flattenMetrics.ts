@@ -151,6 +151,9 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
   }
   for (const s of r.services ?? []) {
     for (const [k, v] of Object.entries(s)) if (k !== 'service') put(out, `services.${s.service}.${k}`, v);
+    for (const [name, c] of Object.entries(s.caches ?? {})) {
+      for (const [k, v] of Object.entries(c)) put(out, `services.${s.service}.caches.${name}.${k}`, v);
+    }
   }
   put(out, 'simulatedMs', r.simulatedMs);
   put(out, 'successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);

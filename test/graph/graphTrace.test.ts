@@ -134,6 +134,50 @@ describe('trace through a service graph: handlers, their steps and joins, and ea
     ]);
   });
 
+  it('several workloads: --workload picks the one to follow (default the first), and the flags apply to it', async () => {
+    // web (GET) enters fe, which calls db through a stack of 2 attempts; batch (POST) enters db directly through job (3 attempts);
+    // db answers 503 after 1 ms, zero hops. A POST is not retried after a 503 (RFC 9110 section 9.2.2).
+    const two = {
+      name: 'trace-workloads',
+      scenario: {
+        workloads: {
+          web: { kind: 'open', rate: 10, durationMs: 1000, entry: { service: 'fe' }, stack: [{ name: 'browser', policy: { maxAttempts: 1 } }] },
+          batch: { kind: 'burst', clients: 5, method: 'POST', entry: { service: 'db' }, stack: [{ name: 'job', policy: { maxAttempts: 3, backoff: { kind: 'none' } } }] },
+        },
+        network: { hopMs: 0 },
+        services: {
+          fe: { fleet: { kind: 'server', serviceMs: 1 }, endpoints: { page: { steps: [{ kind: 'call', calls: [{ service: 'db', stack: [{ name: 'sdk', policy: { maxAttempts: 2, backoff: { kind: 'none' } } }] }] }] } } },
+          db: { fleet: { kind: 'script', script: ['503:1'] }, endpoints: { get: {} } },
+        },
+      },
+    };
+    const file = writeExperiment(tempDir(), 'w.json', two);
+    const first = await cli(['trace', file]);
+    expect(first.code).toBe(0);
+    expect(first.out.split('\n').filter((l) => l.includes('browser:') || l.startsWith('outcome'))).toEqual([
+      't=0         browser: call received (deadline none)',
+      't=0         browser: attempt 1 starts, timeout none',
+      't=2         browser: attempt 1 -> 503',
+      't=2         browser: ends: attempt-limit after 1 attempt (returns 503)',
+      'outcome: attempt-limit after 1 attempt at t=2 ms',
+    ]);
+    const batch = await cli(['trace', file, '--workload', 'batch']);
+    expect(batch.code).toBe(0);
+    expect(batch.out.split('\n').filter((l) => l !== '')).toEqual([
+      't=0         job: call received (deadline none)',
+      't=0         job: attempt 1 starts, timeout none',
+      't=1         job: attempt 1 -> 503',
+      't=1         job: ends: not-retryable after 1 attempt (returns 503)',
+      'outcome: not-retryable after 1 attempt at t=1 ms',
+    ]);
+    const get = await cli(['trace', file, '--workload', 'batch', '--method', 'GET', '--json']);
+    expect(JSON.parse(get.out).attempts).toBe(3);
+    const wrong = await cli(['trace', file, '--workload', 'nightly']);
+    expect([wrong.code, wrong.err.trim()]).toEqual([2, 'error: --workload must name one of scenario.workloads (got "nightly"; the workloads are web, batch)']);
+    const single = await cli(['trace', writeExperiment(tempDir(), 'd.json', deep), '--workload', 'web']);
+    expect([single.code, single.err.trim()]).toEqual([2, 'error: --workload needs a scenario with several workloads (scenario.workloads); this one has none']);
+  });
+
   it('tracing a graph leaves its results unchanged, and every event carries the operation', () => {
     const resolved = resolveScenario({ ...fanOut.scenario, workload: { kind: 'burst', clients: 4, entry: { service: 'fe' } } });
     if (!resolved.ok) throw new Error(resolved.errors.join('\n'));

@@ -113,6 +113,33 @@ describe('several workloads entering at different services', () => {
     expect(workloads?.[0]?.operations).toEqual(a.operations);
   });
 
+  it("a call to an endpoint without a method makes each operation's own method, and one with a method makes that", () => {
+    // web (POST) and batch (GET) both enter a, whose handler calls db (always 503) through a stack of 3 attempts.
+    // A 503 is retried for idempotent methods only (RFC 9110 section 9.2.2): 1 call per POST operation, 3 per GET.
+    const shared = (dbMethod?: string): Json => ({
+      workloads: {
+        web: { kind: 'burst', clients: 4, method: 'POST', entry: { service: 'a' }, stack: [{ name: 'w', policy: tries(1) }] },
+        batch: { kind: 'burst', clients: 5, method: 'GET', entry: { service: 'a' }, stack: [{ name: 'b', policy: tries(1) }] },
+      },
+      network: { hopMs: 0 },
+      services: {
+        a: { fleet: { kind: 'server', serviceMs: 1 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db', stack: [{ name: 'a-db', policy: tries(3) }] }] }] } } },
+        db: { fleet: { kind: 'script', script: ['503:1'] }, endpoints: { get: dbMethod === undefined ? {} : { method: dbMethod } } },
+      },
+    });
+    const dbCalls = (raw: Json) => {
+      const row = run(raw).edges?.find((e) => e.caller === 'a' && e.callee === 'db');
+      return [row?.workloads?.web?.calls, row?.workloads?.batch?.calls];
+    };
+    expect(dbCalls(shared())).toEqual([4 * 1, 5 * 3]);
+    // Listed the other way round, so that neither workload's method is the first one's by position.
+    const swapped = shared();
+    swapped.workloads = { batch: swapped.workloads.batch, web: swapped.workloads.web };
+    expect(dbCalls(swapped)).toEqual([4 * 1, 5 * 3]);
+    expect(dbCalls(shared('GET'))).toEqual([4 * 3, 5 * 3]);
+    expect(dbCalls(shared('POST'))).toEqual([4 * 1, 5 * 1]);
+  });
+
   it('open loops of two workloads draw their own arrivals', () => {
     const raw = twoWorkloads(1, 1);
     raw.workloads.web = { kind: 'open', rate: 100, durationMs: 1000, entry: { service: 'a' }, stack: [{ name: 'w', policy: tries(1) }] };

@@ -51,6 +51,25 @@ describe('validate and run refuse what would not fit in memory, unless --force',
     expect(forced.err).toBe(`warning: ${refusal}\n`);
   });
 
+  it('counts the clients of every workload of a service graph', async () => {
+    // Two closed loops of 6 x 10^7 clients each: 1.2 x 10^8 clients x 300 bytes = 36 GB (either alone would be 18 GB).
+    const loop = (entry: string) => ({ kind: 'closed', clients: 6e7, thinkMs: 1000, durationMs: 1000, entry: { service: entry }, stack: [{ name: 'client', policy: { maxAttempts: 2 } }] });
+    const dir = tempDir();
+    writeExperiment(dir, 'e.json', {
+      name: 'two-crowds',
+      scenario: {
+        workloads: { web: loop('a'), batch: loop('b') },
+        services: {
+          a: { fleet: { kind: 'server', concurrency: 4, serviceMs: 5 }, endpoints: { get: {} } },
+          b: { fleet: { kind: 'server', concurrency: 4, serviceMs: 5 }, endpoints: { get: {} } },
+        },
+      },
+    });
+    const r = await cliOn(GB16 * 4, ['validate', 'e.json'], dir);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^warning: e\.json: the run would need about 36 GB of memory, over half of this machine's 64 GB: 120000000 clients at 300 bytes each/);
+  });
+
   it('warns above half of the machine\'s memory', async () => {
     const dir = tempDir();
     writeExperiment(dir, 'e.json', closedLoop(3e7));
@@ -135,6 +154,47 @@ describe('the output estimate is within 2x of the files written', () => {
             frontend: { fleet: { kind: 'server', concurrency: 8, serviceMs: 2 }, endpoints: { page: { steps: [{ kind: 'work' }, { kind: 'call', calls: [{ service: 'a' }, { service: 'b' }] }] } } },
             a: { fleet: { kind: 'server', concurrency: 4, serviceMs: 3 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db' }] }] } } },
             b: { fleet: { kind: 'server', concurrency: 4, serviceMs: 3 }, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db' }] }] } } },
+            db: { fleet: { kind: 'server', concurrency: 4, serviceMs: { dist: 'exponential', mean: 2 } }, endpoints: { get: {} } },
+          },
+          metrics: { timeSeriesBinMs: 10 },
+        },
+        variants: { a: {}, b: { 'stack.0.policy.maxAttempts': 3 } },
+        replications: 2,
+      },
+    ],
+    [
+      'two workloads of a service graph, the second running longer: every workload\'s edges and metrics, over the longer span',
+      {
+        name: 'workloads',
+        seed: 5,
+        scenario: {
+          workloads: {
+            web: { kind: 'open', rate: 100, durationMs: 2000, entry: { service: 'frontend' }, stack: [{ name: 'browser', policy: { maxAttempts: 2 } }] },
+            batch: { kind: 'open', rate: 50, durationMs: 5000, entry: { service: 'db' }, stack: [{ name: 'job', policy: { maxAttempts: 3 } }] },
+          },
+          services: {
+            frontend: { fleet: { kind: 'server', concurrency: 8, serviceMs: 2 }, endpoints: { page: { steps: [{ kind: 'work' }, { kind: 'call', calls: [{ service: 'db' }] }] } } },
+            db: { fleet: { kind: 'server', concurrency: 4, serviceMs: { dist: 'exponential', mean: 2 } }, endpoints: { get: {} } },
+          },
+          metrics: { timeSeriesBinMs: 10 },
+        },
+        variants: { a: {}, b: { 'workloads.batch.stack.0.policy.maxAttempts': 1 } },
+        replications: 2,
+      },
+    ],
+    [
+      'a service graph with lookaside caches: their series in every line',
+      {
+        name: 'cached',
+        seed: 5,
+        scenario: {
+          workload: { kind: 'open', rate: 100, durationMs: 5000, entry: { service: 'app' } },
+          stack: [{ name: 'client', policy: { maxAttempts: 2 } }],
+          services: {
+            app: {
+              fleet: { kind: 'server', concurrency: 8, serviceMs: 2 },
+              endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db', cache: { capacity: 50, keys: 500, zipf: 0.8 } }, { service: 'db', cache: { name: 'db2', capacity: 50, keys: 500, zipf: 0.8 } }] }] } },
+            },
             db: { fleet: { kind: 'server', concurrency: 4, serviceMs: { dist: 'exponential', mean: 2 } }, endpoints: { get: {} } },
           },
           metrics: { timeSeriesBinMs: 10 },

@@ -4,7 +4,7 @@ import seedrandom from 'seedrandom';
  * Random valid experiment files for the browser test of the charts: seeded sweeps over what users
  * sweep (integer counts, times over decades, timer ticks, categorical kinds), with one to eleven
  * variants, burst, open and closed workloads, server and OCC leaves, one to three layers, capacity
- * dips (shaded windows) and one or two replications. Each is small enough to run in about a second.
+ * dips (shaded windows), timed interventions (rules) and one or two replications. Each is small enough to run in about a second.
  */
 export function generatedExperiments(count: number, seed: number): Array<Record<string, unknown>> {
   const rng = seedrandom.alea(String(seed));
@@ -82,6 +82,8 @@ export function generatedExperiments(count: number, seed: number): Array<Record<
         network: { hopMs: 1 },
         horizonMs: 60_000,
         metrics: { timeSeriesBinMs: pick([10, 20, 50]), clusteringBinMs: [1, 10] },
+        // Every third server experiment turns its top layer's retries off at 300 ms: a rule on its time series (no draw, so the rest is unchanged).
+        ...(!occ && i % 3 === 0 ? { interventions: [{ atMs: 300, set: { 'stack.0.policy.maxAttempts': 1 } }] } : {}),
       },
       ...(Object.keys(variants).length > 0 ? { variants } : {}),
       ...(Object.keys(grid).length > 0 ? { sweep: { grid } } : {}),

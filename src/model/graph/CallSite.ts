@@ -1,4 +1,5 @@
 import type { CallEnds, Layers } from '../layers/Layers.js';
+import type { CallCache } from './CallCache.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
 
@@ -6,28 +7,53 @@ import type { ServiceRuntime } from './ServiceRuntime.js';
  * One call of a handler's `call` step (README, "Service graphs"): its own stack of retrying layers
  * (a {@link Layers} with its own frames, requests and event kinds) whose leaf is the callee service
  * ({@link ServiceLeaf}). It remembers, per top frame, the handler, its generation and the call's
- * index, and tells the calling service when a call ends.
+ * index, and tells the calling service when a call ends. With a lookaside cache ({@link CallCache})
+ * the handler looks the operation's key up before the call (ServiceRuntime's call step), and the
+ * call's end passes through the cache (fills, coalesced waiters) on its way to the handler.
  */
 export class CallSite implements CallEnds {
   readonly owner: ServiceRuntime;
   readonly layers: Layers;
   readonly leaf: ServiceLeaf;
-  /** The method code of the calls (the callee endpoint's, or the operation's). */
-  readonly method: number;
+  /**
+   * The method code of the calls per workload (the workload index is the operation's key modulo
+   * their count, see ServiceLeaf): one entry, the callee endpoint's method, when it declares one;
+   * else each workload's operation method.
+   */
+  private readonly methods: Int8Array;
   readonly optional: boolean;
+  /** The lookaside cache in front of the call (README, "Caches"), or null. */
+  readonly cache: CallCache | null;
   private handler = new Int32Array(64);
   private gen = new Int32Array(64);
   private call = new Int32Array(64);
 
-  constructor(owner: ServiceRuntime, layers: Layers, leaf: ServiceLeaf, method: number, optional: boolean) {
+  constructor(owner: ServiceRuntime, layers: Layers, leaf: ServiceLeaf, methods: Int8Array, optional: boolean, cache: CallCache | null = null) {
     this.owner = owner;
+    this.cache = cache;
     this.layers = layers;
     this.leaf = leaf;
-    this.method = method;
+    this.methods = methods;
     this.optional = optional;
   }
 
-  /** Top frame f carries call j of handler h (generation gen). */
+  /** The method code of a call made for the operation keyed `opSeq`. */
+  methodFor(opSeq: number): number {
+    const m = this.methods;
+    return m.length === 1 ? (m[0] as number) : (m[opSeq % m.length] as number);
+  }
+
+  /** Cancel the call of top frame f (its handler no longer waits), unless coalesced misses still wait for it. */
+  cancel(f: number, t: number): void {
+    const cache = this.cache;
+    if (cache !== null) {
+      if (cache.waitedFor(f)) return;
+      cache.cancelled(f);
+    }
+    this.layers.cancelCall(f, t);
+  }
+
+  /** Top frame f carries call j of handler h (generation gen); with a cache, the miss just looked up ({@link CallCache.lookup}). */
   record(f: number, h: number, gen: number, j: number): void {
     if (f >= this.handler.length) {
       let n = this.handler.length;
@@ -45,14 +71,19 @@ export class CallSite implements CallEnds {
     this.gen[f] = gen;
     this.call[f] = j;
     if (f < this.leaf.degradedTop.length) this.leaf.degradedTop[f] = 0;
+    if (this.cache !== null) this.cache.calls(f);
   }
 
   callEnded(f: number, reason: number, outcome: number, t: number): void {
     const degraded = f < this.leaf.degradedTop.length && this.leaf.degradedTop[f] === 1;
-    this.owner.callEnded(this.handler[f] as number, this.gen[f] as number, this.call[f] as number, reason, outcome, degraded, t);
+    const h = this.handler[f] as number;
+    const gen = this.gen[f] as number;
+    const j = this.call[f] as number;
+    if (this.cache !== null) this.cache.callEnded(f, h, gen, j, reason, outcome, degraded, t);
+    else this.owner.callEnded(h, gen, j, reason, outcome, degraded, t);
   }
 
   wanted(f: number): boolean {
-    return this.owner.waitsFor(this.handler[f] as number, this.gen[f] as number);
+    return this.owner.waitsFor(this.handler[f] as number, this.gen[f] as number) || (this.cache !== null && this.cache.wantedByWaiters(f));
   }
 }

@@ -5,6 +5,8 @@ import { K_ARRIVAL, K_FRAME_WAKE, K_LEAF_RESPONSE, K_OP_START, KIND_LIMIT, LEAF_
 import type { Folds } from '../folds.js';
 import { Layers, METHOD_CODES } from '../layers/Layers.js';
 import { dispatchStackEvent } from '../layers/stackEvents.js';
+import { callKey, laterPolicies, runWithInterventions, type InterventionChange, type InterventionTarget, type StackRef } from '../interventions.js';
+import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
 import { Measurements, ServiceMeasurements } from '../Measurements.js';
@@ -17,6 +19,7 @@ import { handlerLevels, ServiceTracer, siteSink, traceSite } from '../traceGraph
 import { makeWorkload, type Workload } from '../workloads/Workload.js';
 import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
+import { GraphCaches } from './GraphCaches.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
 import { joinCode, ServiceRuntime, workStep, type EndpointRuntime, type StepRuntime } from './ServiceRuntime.js';
@@ -46,6 +49,8 @@ export function needsGraphRuntime(sc: Scenario): boolean {
   const g = sc.graph;
   if (g === undefined) return false;
   if (g.workloads !== undefined || g.entries.length !== 1) return true;
+  // A cap on requests in flight set during the run needs the graph's services too.
+  if (sc.interventions?.some((iv) => iv.changes.some((c) => c.kind === 'maxInFlight'))) return true;
   const entry = g.entries[0] as ServiceGraph['entries'][number];
   const service = g.services.find((s) => s.name === entry.service);
   return service !== undefined && (endpointNamed(service, entry.endpoint).steps !== undefined || service.maxInFlight !== 'unlimited');
@@ -79,7 +84,7 @@ interface EntryStack {
  * handler downstream carries): the workload's own sequence number times the number of workloads,
  * plus the workload's index, set as a request leaves a workload's stack.
  */
-export class GraphRun implements EventDispatcher {
+export class GraphRun implements EventDispatcher, InterventionTarget {
   private readonly sc: Scenario;
   private readonly sim: Simulator;
   private readonly seed: number;
@@ -97,6 +102,11 @@ export class GraphRun implements EventDispatcher {
   private readonly kindFleet: Array<Leaf | null> = new Array<Leaf | null>(KIND_LIMIT).fill(null);
   private readonly kindFrom = new Int32Array(KIND_LIMIT);
   private lastLiveMs = 0;
+  /** The stacks of the graph's calls by {@link callKey}, and the services by name (for timed interventions). */
+  private readonly callStacks = new Map<string, Layers>();
+  private readonly serviceByName = new Map<string, ServiceRuntime>();
+  /** The calls' lookaside caches (README, "Caches"). */
+  readonly caches: GraphCaches;
 
   constructor(sc: Scenario, options: GraphRunOptions) {
     const graph = sc.graph as ServiceGraph;
@@ -105,13 +115,15 @@ export class GraphRun implements EventDispatcher {
     this.seed = seed;
     const initial = 1024;
     this.sim = new Simulator(-sc.warmupMs, initial);
-    const stackOptions = (policies: Layer[], s: number, kindBase: number) => ({
+    this.caches = new GraphCaches(this.sim, seed, sc.metrics.timeSeriesBinMs, -sc.warmupMs);
+    const stackOptions = (policies: Layer[], s: number, kindBase: number, isStack: (ref: StackRef) => boolean) => ({
       seed: s,
       policies: policies.map((l) => compilePolicy(l.policy)),
       fixedDraw: options.fixedDraw,
       trace: undefined,
       folds: NO_FOLDS,
       kindBase,
+      laterPolicies: sc.interventions === undefined ? undefined : laterPolicies(sc.interventions, isStack, policies.length),
     });
     const runtimes = new Map<string, ServiceRuntime>();
     // A run traced through the graph: each service reports its handlers, each call's stack marks its events with its site, at their levels.
@@ -122,6 +134,7 @@ export class GraphRun implements EventDispatcher {
       rt.measure = new ServiceMeasurements(sc.metrics.timeSeriesBinMs, -sc.warmupMs, this.sim);
       if (trace !== undefined) rt.tracer = new ServiceTracer(trace, s, levels?.get(s.name) ?? 0);
       runtimes.set(s.name, rt);
+      this.serviceByName.set(s.name, rt);
       this.services.push(rt);
     }
     const target = (service: string, endpoint: string, weight: number): ServiceTarget => {
@@ -150,7 +163,8 @@ export class GraphRun implements EventDispatcher {
       }
       const req = new RequestTable(initial);
       const m = named === undefined ? this.m : new WorkloadMeasurements(wSc, this.m);
-      const layers = new Layers(wSc, this.sim, req, m, initial, { ...stackOptions(w.stack, wSeed, stackBase), trace: i === 0 ? options.trace : undefined });
+      const isWorkload = (ref: StackRef) => ref.kind === 'workload' && (named === undefined ? ref.workload === null : ref.workload === w.name);
+      const layers = new Layers(wSc, this.sim, req, m, initial, { ...stackOptions(w.stack, wSeed, stackBase, isWorkload), trace: i === 0 ? options.trace : undefined });
       this.claimStack(layers);
       const workload = makeWorkload(wSc, this.sim, wSeed, layers, workloadBase);
       const leaf = new ServiceLeaf(
@@ -176,12 +190,14 @@ export class GraphRun implements EventDispatcher {
       const backends = (runtimes.get(b.caller) as ServiceRuntime).backendCount;
       bulkheads.set(`${b.caller}\u0000${b.callee}`, new Bulkhead(b.caller, b.callee, b.maxConcurrent, backends));
     }
+    // A call to an endpoint that declares no method makes the operation's: that of its workload.
+    const workloadMethods = Int8Array.from(specs, (w) => METHOD_CODES[w.workload.method]);
     const callersOf = new Map<string, Layer[]>();
     for (const w of specs) for (const e of w.entries) callersOf.set(e.service, [...(callersOf.get(e.service) ?? []), ...w.stack]);
     for (const s of graph.services) {
       const rt = runtimes.get(s.name) as ServiceRuntime;
       const backends = rt.backendCount;
-      const endpoints: EndpointRuntime[] = s.endpoints.map((ep) => {
+      const endpoints: EndpointRuntime[] = s.endpoints.map((ep, e) => {
         if (ep.steps === undefined) return { steps: null };
         const steps = ep.steps.map((step, i): StepRuntime => {
           if (step.kind === 'work') return workStep(step.serviceMs, ep.name, i);
@@ -192,14 +208,23 @@ export class GraphRun implements EventDispatcher {
             this.checkKinds(nextKind);
             const siteReq = new RequestTable(64);
             const siteTrace = trace !== undefined ? siteSink(trace, traceSite(s.name, call, levels?.get(s.name) ?? 0)) : undefined;
-            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb), trace: siteTrace });
+            const isCall = (ref: StackRef) => ref.kind === 'call' && callKey(ref.service, ref.endpoint, ref.step, ref.call) === callKey(s.name, ep.name, i, j);
+            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb, isCall), trace: siteTrace });
             this.claimStack(ly);
+            this.callStacks.set(callKey(s.name, ep.name, i, j), ly);
             const bulkhead = bulkheads.get(`${s.name}\u0000${call.service}`) ?? null;
             const leaf = new ServiceLeaf(siteReq, ly, this.callers.length, [target(call.service, call.endpoint, 1)], seed, bulkhead, named === undefined ? null : { count: W, index: -1 });
             this.callers.push(leaf);
             this.callerNames.push(s.name);
-            const method = METHOD_CODES[endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method ?? sc.workload.method];
-            const site = new CallSite(rt, ly, leaf, method, call.optional);
+            const declared = endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method;
+            const takeKinds = (n: number): number => {
+              const from = nextKind;
+              nextKind += n;
+              this.checkKinds(nextKind);
+              return from;
+            };
+            const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, `services.${s.name}.endpoints.${ep.name}.steps.${i}.calls.${j}.cache`, e, takeKinds);
+            const site = new CallSite(rt, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache);
             ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
             const list = callersOf.get(call.service) ?? [];
             list.push(...siteSc.stack);
@@ -249,7 +274,14 @@ export class GraphRun implements EventDispatcher {
     const t0 = -sc.warmupMs;
     for (const e of this.entryStacks) e.workload.start(t0);
     for (const s of this.services) s.fleet.start(t0);
-    const stats = this.sim.run(this, { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents });
+    this.caches.start(sc.horizonMs);
+    const { stats, applied } = runWithInterventions(
+      this.sim,
+      this,
+      { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents },
+      sc.interventions,
+      this,
+    );
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
     this.m.gInFlight.finish(endMs);
@@ -319,7 +351,34 @@ export class GraphRun implements EventDispatcher {
         timeSeries: s.measure.series(bins, s.fleet.series(bins)),
       });
     });
+    this.caches.attach(results.services, bins);
+    if (sc.interventions !== undefined) results.interventions = applied;
     return results;
+  }
+
+  /** @internal A timed intervention's change at t (src/model/interventions.ts): a stack's layer, a fleet's queue limits or a service's cap. */
+  apply(change: InterventionChange, t: number): void {
+    switch (change.kind) {
+      case 'policy': {
+        const ref = change.stack;
+        const layers =
+          ref.kind === 'call'
+            ? this.callStacks.get(callKey(ref.service, ref.endpoint, ref.step, ref.call))
+            : this.entryStacks.find((e) => (ref.workload === null ? e === this.entryStacks[0] : e.name === ref.workload))?.layers;
+        if (layers === undefined) throw new Error('internal: an intervention names a stack the graph does not run');
+        layers.swapPolicy(change.layer, change.policy, t);
+        return;
+      }
+      case 'queueLimit': {
+        const fleet = this.serviceByName.get(change.service ?? '')?.fleet;
+        if (!(fleet instanceof ServerFarm)) throw new Error('internal: a queue limit changes on a fleet without servers');
+        change.limits.forEach((limit, b) => fleet.setQueueLimit(b, limit, t));
+        return;
+      }
+      case 'maxInFlight':
+        this.serviceByName.get(change.service)?.setMaxInFlight(change.value);
+        return;
+    }
   }
 
   /** The totals' layer counters: every workload's layers in turn (the totals' stack). */
@@ -388,6 +447,10 @@ export class GraphRun implements EventDispatcher {
     const ly = this.kindStack[kind];
     if (ly !== null && ly !== undefined) {
       if (dispatchStackEvent(ly, kind - ly.kb, a, b, t)) this.lastLiveMs = t;
+      return;
+    }
+    if (this.caches.owns(kind)) {
+      if (this.caches.fire(kind, a, b, t)) this.lastLiveMs = t;
       return;
     }
     const fleet = this.kindFleet[kind] as Leaf;

@@ -35,6 +35,36 @@ export interface GraphCall {
   stack: Layer[];
   /** A failed optional call never decides its step (allowed with `all` only); the operation is then degraded. */
   optional: boolean;
+  /** A lookaside cache in front of the call, at the calling service; absent: none. */
+  cache?: CallCacheSpec;
+}
+
+/**
+ * A lookaside cache in front of a call (README, "Service graphs", "Caches"): one lookup per call of
+ * the step with the operation's key; a hit answers the call with success after `hitLatencyMs` and
+ * makes no downstream call; a miss calls through and fills the entry when a success reaches the
+ * cache while the call still waits for it.
+ */
+export interface CallCacheSpec {
+  /** Its name among the calling service's caches (results: `services.<service>.caches.<name>`); default: the callee's name. */
+  name: string;
+  /** Entries held at most (per copy), least recently used evicted first. */
+  capacity: number;
+  /** The key space: ranks 1..keys with popularity proportional to rank^-zipf; the same for every cache of a graph. */
+  keys: number;
+  zipf: number;
+  /** Time to live from the fill (ms); absent: none. */
+  ttlMs?: number;
+  /** The time a hit takes. */
+  hitLatencyMs: Dist;
+  /** One copy per backend of the calling service (each of `capacity`) instead of one shared by them. */
+  perBackend: boolean;
+  /** Later misses for a key in flight wait for the first miss's call and share its outcome. */
+  coalesce: boolean;
+  /** warm: at the start the LRU state of 20 x capacity requests with zero latency; empty: cold. */
+  initial: 'warm' | 'empty';
+  /** Times (ms, from t = 0) at which every copy is emptied. */
+  flushAtMs: number[];
 }
 
 /** One step of a handler; the steps run in order and a failed step ends the handler. */

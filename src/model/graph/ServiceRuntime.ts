@@ -3,6 +3,7 @@ import type { LastHop, Leaf, LeafHost } from '../leaves/Leaf.js';
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { R_HANDLER, R_HANG, R_HOP, RequestTable, WORK_HOLD } from '../RequestTable.js';
 import type { Dist, Leaf as FleetSpec } from '../scenario.js';
+import type { CacheOwner } from './CallCache.js';
 import type { CallSite } from './CallSite.js';
 import { HandlerTable } from './HandlerTable.js';
 import type { GraphService, Join } from './ServiceGraph.js';
@@ -107,7 +108,7 @@ export function backendsOf(fleet: FleetSpec): number {
  * calls, and requests at the fleet, included); one arriving beyond it is refused at once with 503.
  * It is the fleet's host.
  */
-export class ServiceRuntime implements LeafHost {
+export class ServiceRuntime implements LeafHost, CacheOwner {
   readonly name: string;
   readonly req: RequestTable;
   fleet!: Leaf;
@@ -120,7 +121,7 @@ export class ServiceRuntime implements LeafHost {
   readonly backendCount: number;
   /** Thread-per-request: a handler holds its worker from its start to its end. */
   readonly threaded: boolean;
-  private readonly maxInFlight: number;
+  private maxInFlight: number;
   /** Requests admitted and not yet answered (or lost, or withdrawn). */
   inFlight = 0;
   /** Requests refused on arrival because `maxInFlight` were in flight (from t = 0 on). */
@@ -146,6 +147,11 @@ export class ServiceRuntime implements LeafHost {
     this.backendCount = backendsOf(service.fleet);
     this.threaded = service.execution === 'threaded';
     this.maxInFlight = service.maxInFlight === 'unlimited' ? Infinity : service.maxInFlight;
+  }
+
+  /** At most `value` requests in flight from now on (a timed intervention; Infinity: unlimited): those beyond it already admitted go on. */
+  setMaxInFlight(value: number): void {
+    this.maxInFlight = value;
   }
 
   /** Connect the fleet, once the endpoints' handlers are in {@link endpoints}: the work steps' samplers are registered with it. */
@@ -384,8 +390,13 @@ export class ServiceRuntime implements LeafHost {
     // Calls are sent in order; one that ends at once (a spent deadline, a refusal) may decide the join before the rest are sent.
     for (let j = 0; j < sites.length && H.hGen[h] === gen; j++) {
       const site = sites[j] as CallSite;
+      // A lookaside cache answers the call itself (a hit, or a miss waiting for the same key's call in flight).
+      if (site.cache !== null && site.cache.lookup(h, gen, j, H.hBackend[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number, t)) {
+        H.hFrames[base + j] = -1;
+        continue;
+      }
       const ly = site.layers;
-      const f = ly.openCall(H.hBackend[h] as number, site.method, H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number);
+      const f = ly.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number);
       site.record(f, h, gen, j);
       H.hFrames[base + j] = f;
       ly.beginCall(f, t);
@@ -462,7 +473,7 @@ export class ServiceRuntime implements LeafHost {
       const f = H.hFrames[base + j] as number;
       if (f < 0) continue;
       H.hFrames[base + j] = -1;
-      (step.sites[j] as CallSite).layers.cancelCall(f, t);
+      (step.sites[j] as CallSite).cancel(f, t);
     }
   }
 
@@ -542,6 +553,11 @@ export class ServiceRuntime implements LeafHost {
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     leaf.lost(r, t);
+  }
+
+  /** Whether handler h still waits for its current step's calls (its generation is still gen), whether or not its caller still waits for it. */
+  awaits(h: number, gen: number): boolean {
+    return this.handlers.hGen[h] === gen;
   }
 
   /** Whether handler h (generation gen) still waits for a call, and its own caller for it. */

@@ -1,5 +1,5 @@
 import type { Layer } from '../scenario.js';
-import { endpointNamed, serviceNamed, WORKLOAD_CALLER, type GraphStep, type ServiceGraph } from './ServiceGraph.js';
+import { endpointNamed, serviceNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type GraphStep, type ServiceGraph } from './ServiceGraph.js';
 
 /** Calls on one edge of a graph, per operation. */
 export interface EdgeCalls {
@@ -36,25 +36,50 @@ function firstCallStep(steps: readonly GraphStep[] | undefined): Extract<GraphSt
  * pass its entries as the graph's and its stack).
  */
 export function callsIfEveryCallFails(graph: ServiceGraph, entryStack: readonly Layer[], caller: string = WORKLOAD_CALLER): EdgeCalls[] {
+  const perEntry = attemptsOf(entryStack);
+  const firstSteps = (service: string, endpoint: string): CallStep[] => {
+    const step = firstCallStep(endpointNamed(serviceNamed(graph, service), endpoint).steps);
+    return step === undefined ? [] : [step];
+  };
+  return callsOnEdges(caller, graph.entries, () => perEntry, firstSteps, (call) => attemptsOf(call.stack));
+}
+
+type CallStep = Extract<GraphStep, { kind: 'call' }>;
+
+/**
+ * The walk both the simulation's arithmetic ({@link callsIfEveryCallFails}) and `check`'s worst case
+ * (src/check/graphWorstCase.ts) make of a graph: from each entry, weighted by its share of the
+ * entries' weights, the workload's stack sends `perEntry(entry)` requests; each request runs the
+ * steps `stepsOf` gives for its endpoint, each call of which sends `perCall(call)` requests per
+ * request to its callee, and so on down. The calls on an edge X -> Y are summed over every call site
+ * of X calling Y, weighted by the requests reaching X; edges are listed in the order first reached.
+ */
+export function callsOnEdges(
+  caller: string,
+  entries: readonly GraphEntry[],
+  perEntry: (entry: GraphEntry) => number,
+  stepsOf: (service: string, endpoint: string) => readonly CallStep[],
+  perCall: (call: GraphCall) => number,
+): EdgeCalls[] {
   const edges = new Map<string, EdgeCalls>();
-  const add = (caller: string, callee: string, calls: number): void => {
-    const key = `${caller}\u0000${callee}`;
+  const add = (from: string, callee: string, calls: number): void => {
+    const key = `${from}\u0000${callee}`;
     const edge = edges.get(key);
-    if (edge === undefined) edges.set(key, { caller, callee, callsPerOperation: calls });
+    if (edge === undefined) edges.set(key, { caller: from, callee, callsPerOperation: calls });
     else edge.callsPerOperation += calls;
   };
   const visit = (service: string, endpoint: string, requests: number): void => {
-    const step = firstCallStep(endpointNamed(serviceNamed(graph, service), endpoint).steps);
-    for (const call of step?.calls ?? []) {
-      const calls = requests * attemptsOf(call.stack);
-      add(service, call.service, calls);
-      visit(call.service, call.endpoint, calls);
+    for (const step of stepsOf(service, endpoint)) {
+      for (const call of step.calls) {
+        const calls = requests * perCall(call);
+        add(service, call.service, calls);
+        visit(call.service, call.endpoint, calls);
+      }
     }
   };
-  const totalWeight = graph.entries.reduce((sum, e) => sum + e.weight, 0);
-  const perEntry = attemptsOf(entryStack);
-  for (const entry of graph.entries) {
-    const calls = (perEntry * entry.weight) / totalWeight;
+  const totalWeight = entries.reduce((sum, e) => sum + e.weight, 0);
+  for (const entry of entries) {
+    const calls = (perEntry(entry) * entry.weight) / totalWeight;
     add(caller, entry.service, calls);
     visit(entry.service, entry.endpoint, calls);
   }

@@ -75,6 +75,11 @@ export class FrameTable {
     this.fCap = n;
   }
 
+  /** Frames ever allocated: every frame in use is below this. */
+  protected get frameCount(): number {
+    return this.fNext;
+  }
+
   /** A free frame (its columns hold stale values: the caller sets what it uses). */
   protected allocFrame(): number {
     const f = this.fFree.length > 0 ? (this.fFree.pop() as number) : this.fNext++;

@@ -2,6 +2,8 @@ import type { Uniform } from '../../engine/random.js';
 import { MAX_SERIES_BINS, TimeWeightedSeries } from '../../metrics/index.js';
 import { makeAdmissionControl, type AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import { BudgetChain, makeBudgetChain } from '../../policy/budgets/BudgetChain.js';
+import { makeEmptyRetryBudget, type RetryBudget } from '../../policy/budgets/RetryBudget.js';
+import type { PolicySpec } from '../../policy/types.js';
 import type { UniformDraw } from '../../policy/retryLoop.js';
 import type { Scenario } from '../scenario.js';
 import { streamIf } from '../streams.js';
@@ -47,6 +49,9 @@ export class LayerGuards implements UniformDraw {
   readonly guarded: boolean[];
   private readonly chains: BudgetChain[][];
   private readonly gauged: BudgetChain[][];
+  /** Per layer: its policy now (timed interventions swap it, {@link swap}), and the kind of budget its series follows. */
+  private readonly policies: PolicySpec[];
+  private readonly budgetKind: Array<string | undefined>;
   private readonly admissions: Array<Array<AdmissionControl | null>>;
   private readonly instances: number[];
   /** The admission controls' uniform draws (one stream for every layer; {@link uniform} hands them to the retry loops). */
@@ -56,9 +61,15 @@ export class LayerGuards implements UniformDraw {
   private readonly budgetGaugeSum: Float64Array;
   private readonly gBudget: Array<TimeWeightedSeries | null>;
 
-  constructor(sc: Scenario, seed: number) {
+  /**
+   * `later`: per layer, the policies timed interventions give it during the run (none: the layer
+   * keeps its own); a layer that will have budgets or an admission control is guarded from the
+   * start, so that every frame knows its instance, and its budget series exists from the start.
+   */
+  constructor(sc: Scenario, seed: number, later: ReadonlyArray<readonly PolicySpec[]> = []) {
     const L = sc.stack.length;
     this.instances = sc.stack.map((l) => l.instances);
+    this.policies = sc.stack.map((l) => l.policy);
     this.chains = sc.stack.map((l) => Array.from({ length: l.instances }, () => makeBudgetChain(l.policy.budget)));
     this.gauged = this.chains.map((cs, k) => cs.map((c, inst) => new GaugedChain(c, this, k, inst)));
     this.hasBudget = sc.stack.map((l) => (l.policy.budget?.length ?? 0) > 0);
@@ -66,8 +77,12 @@ export class LayerGuards implements UniformDraw {
       Array.from({ length: l.instances }, () => (l.policy.admission ? makeAdmissionControl(l.policy.admission) : null)),
     );
     this.hasAdmission = sc.stack.map((l) => l.policy.admission !== undefined);
-    this.guarded = sc.stack.map((_, k) => (this.hasBudget[k] as boolean) || (this.hasAdmission[k] as boolean));
-    this.uAdmission = streamIf(this.hasAdmission.some((a) => a), seed, 'admission');
+    const ever = (k: number, has: (p: PolicySpec) => boolean): boolean => (later[k] ?? []).some(has);
+    const budgetEver = sc.stack.map((_, k) => (this.hasBudget[k] as boolean) || ever(k, (p) => (p.budget?.length ?? 0) > 0));
+    const admissionEver = sc.stack.map((_, k) => (this.hasAdmission[k] as boolean) || ever(k, (p) => p.admission !== undefined));
+    this.guarded = sc.stack.map((_, k) => (budgetEver[k] as boolean) || (admissionEver[k] as boolean));
+    this.budgetKind = sc.stack.map((l, k) => l.policy.budget?.[0]?.kind ?? (later[k] ?? []).find((p) => p.budget?.[0] !== undefined)?.budget?.[0]?.kind);
+    this.uAdmission = streamIf(admissionEver.some((a) => a), seed, 'admission');
     this.budgetGauge = sc.stack.map((l, k) => {
       const g = new Float64Array(l.instances);
       if (this.hasBudget[k]) for (let i = 0; i < l.instances; i++) g[i] = this.chains[k]?.[i]?.budgets[0]?.gauge(-sc.warmupMs) ?? 0;
@@ -77,7 +92,7 @@ export class LayerGuards implements UniformDraw {
     this.budgetGauge.forEach((g, k) => (this.budgetGaugeSum[k] = g.reduce((a, b) => a + b, 0)));
     const binMs = sc.metrics.timeSeriesBinMs;
     this.gBudget = sc.stack.map((l, k) =>
-      this.hasBudget[k] ? new TimeWeightedSeries(binMs, MAX_SERIES_BINS, -sc.warmupMs, (this.budgetGaugeSum[k] as number) / l.instances) : null,
+      budgetEver[k] ? new TimeWeightedSeries(binMs, MAX_SERIES_BINS, -sc.warmupMs, (this.budgetGaugeSum[k] as number) / l.instances) : null,
     );
   }
 
@@ -101,6 +116,43 @@ export class LayerGuards implements UniformDraw {
     return this.hasAdmission[k] ? ((this.admissions[k] as AdmissionControl[])[inst] as AdmissionControl) : null;
   }
 
+  /**
+   * Layer k takes `policy` at t (a timed intervention): a budget whose spec is new or changed (by
+   * its position in the list) is a fresh one that starts empty ({@link makeEmptyRetryBudget}), one
+   * whose spec is unchanged keeps its state; an admission control whose spec changed is a fresh
+   * one. Every instance at once; the budget series follows the new gauges from t. Returns whether
+   * some budget is new (a retry waiting since before t is then asked to the new budgets).
+   */
+  swap(k: number, policy: PolicySpec, t: number): boolean {
+    const old = this.policies[k] as PolicySpec;
+    this.policies[k] = policy;
+    const oldBudgets = old.budget ?? [];
+    const newBudgets = policy.budget ?? [];
+    const same = newBudgets.map((spec, i) => oldBudgets[i] !== undefined && JSON.stringify(oldBudgets[i]) === JSON.stringify(spec));
+    const changed = newBudgets.length !== oldBudgets.length || same.some((s) => !s);
+    const n = this.instances[k] as number;
+    if (changed) {
+      const chains = this.chains[k] as BudgetChain[];
+      const gauged = this.gauged[k] as BudgetChain[];
+      for (let inst = 0; inst < n; inst++) {
+        const kept = (chains[inst] as BudgetChain).budgets;
+        const budgets: RetryBudget[] = newBudgets.map((spec, i) => (same[i] ? (kept[i] as RetryBudget) : makeEmptyRetryBudget(spec)));
+        const plain = new BudgetChain(budgets);
+        chains[inst] = plain;
+        gauged[inst] = new GaugedChain(plain, this, k, inst);
+      }
+      this.hasBudget[k] = newBudgets.length > 0;
+      if (newBudgets[0] !== undefined) this.budgetKind[k] = newBudgets[0].kind;
+      if (this.gBudget[k]) for (let inst = 0; inst < n; inst++) this.noteBudget(k, inst, t);
+    }
+    if (JSON.stringify(old.admission) !== JSON.stringify(policy.admission)) {
+      const spec = policy.admission;
+      this.admissions[k] = Array.from({ length: n }, () => (spec ? makeAdmissionControl(spec) : null));
+      this.hasAdmission[k] = spec !== undefined;
+    }
+    return changed && newBudgets.some((_, i) => !same[i]);
+  }
+
   /** Follow the first budget's gauge of the instance into the layer's time series. */
   noteBudget(k: number, inst: number, t: number): void {
     const v = (this.chains[k] as BudgetChain[])[inst]?.budgets[0]?.gauge(t) ?? 0;
@@ -120,7 +172,7 @@ export class LayerGuards implements UniformDraw {
   series(sc: Scenario, bins: number): Array<{ layer: string; kind: string; values: number[] }> {
     return sc.stack.flatMap((l, k) => {
       const g = this.gBudget[k];
-      const kind = l.policy.budget?.[0]?.kind;
+      const kind = this.budgetKind[k];
       return g && kind ? [{ layer: l.name, kind, values: g.binMeans(bins) }] : [];
     });
   }

@@ -1,7 +1,7 @@
 import { ClientRandom, deriveSeed } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
 import { isIdempotent } from '../../policy/classify.js';
-import type { CompiledPolicy } from '../../policy/decision.js';
+import { compilePolicy, type CompiledPolicy } from '../../policy/decision.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome } from '../../policy/outcome.js';
 import type { AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import type { BudgetChain } from '../../policy/budgets/BudgetChain.js';
@@ -11,7 +11,7 @@ import type { Folds } from '../folds.js';
 import type { Leaf } from '../leaves/Leaf.js';
 import type { Measurements } from '../Measurements.js';
 import { R_CANCELLED, R_FREE, R_HANG, type RequestTable } from '../RequestTable.js';
-import type { Method, Scenario } from '../scenario.js';
+import type { Method, Policy, Scenario } from '../scenario.js';
 import type { OperationStarter, Workload } from '../workloads/Workload.js';
 import { NO_CHILD } from './FrameTable.js';
 import { LeafLink, type SendGate } from './LeafLink.js';
@@ -35,6 +35,8 @@ export interface LayersOptions {
   folds: Folds;
   /** The first of the stack's event kinds (default 0: a workload's stack; see eventKinds.ts). */
   kindBase?: number;
+  /** Per layer, the policies timed interventions give it during the run (src/model/interventions.ts); absent: none. */
+  laterPolicies?: ReadonlyArray<readonly Policy[]>;
 }
 
 /**
@@ -96,6 +98,14 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   private workload!: Workload;
   /** A graph's call site: where its calls end (null: a workload's stack, whose top frames are operations). */
   private site: CallEnds | null = null;
+  /**
+   * Per frame, once a timed intervention changed a layer's policy (null before, and in a run
+   * without interventions): 1 when the frame's retry was planned under an earlier policy, 3 when
+   * budgets were added or replaced since, for its wake-up armed with generation `recheckGen`; that
+   * wake-up asks the loop again ({@link swapPolicy}, {@link wake}).
+   */
+  private recheck: Uint8Array | null = null;
+  private recheckGen: Uint32Array | null = null;
 
   constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, o: LayersOptions) {
     super(sc, sim, req, m, initialFrames, o.seed, o.folds, o.kindBase ?? 0);
@@ -123,7 +133,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
       const kind = l.policy.backoff.kind;
       return l.policy.maxAttempts !== 1 && (kind === 'none' || kind === 'constant') ? sim.addLane() : -1;
     });
-    this.guards = new LayerGuards(sc, seed);
+    this.guards = new LayerGuards(sc, seed, o.laterPolicies);
     this.hedging = sc.stack.map((l) => l.policy.hedging !== undefined);
     this.hedges = new Hedging(this, sim);
   }
@@ -223,6 +233,12 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     this.fLastRA[f] = NaN;
     this.fChild[f] = NO_CHILD;
     if (this.trace) traceCall(this.trace, t, this.fOpSeq[f] as number, k, this.fDeadline[f] as number);
+    this.startAttempt(f, t);
+  }
+
+  /** Frame f's backoff wake-up (armed with generation `gen`) at t: the next attempt starts, unless a policy changed while it waited and the loop now ends the call. */
+  wake(f: number, gen: number, t: number): void {
+    if (this.recheck !== null && this.recheckEnds(f, gen, t)) return;
     this.startAttempt(f, t);
   }
 
@@ -493,6 +509,74 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     }
     if (t >= 0) this.m.layerCancelled[ck] = (this.m.layerCancelled[ck] as number) + 1;
     this.freeFrame(c);
+  }
+
+  // ---------------------------------------------------------------- timed interventions
+
+  /**
+   * Layer k takes `policy` at t (a timed intervention, README "Timed interventions"): its retry
+   * loop is recompiled and swapped in, and governs every decision of its frames from now on, in
+   * every instance; its budgets and admission control follow ({@link LayerGuards.swap}). An
+   * attempt in flight keeps the timeout it was sent with. A retry already waiting is marked: when
+   * it wakes, the new loop re-checks it ({@link RetryLoop.recheckRetry}: the attempt cap, the
+   * retryable classes, and the new budgets). The policy's hedging and seeding stay (validation).
+   */
+  swapPolicy(k: number, policy: Policy, t: number): void {
+    this.loops[k] = new RetryLoop(compilePolicy(policy));
+    METHODS.forEach((meth, i) => {
+      this.idempotent[k * 5 + i] = isIdempotent(meth, policy.idempotency) ? 1 : 0;
+    });
+    const newBudgets = this.guards.swap(k, policy, t);
+    if (this.hedging[k]) return;
+    const n = this.frameCount;
+    let marks = this.recheck;
+    let gens = this.recheckGen;
+    if (marks === null || gens === null || marks.length < n) {
+      const size = Math.max(n, 64);
+      const m = new Uint8Array(size);
+      const g = new Uint32Array(size);
+      if (marks !== null && gens !== null) {
+        m.set(marks);
+        g.set(gens);
+      }
+      this.recheck = marks = m;
+      this.recheckGen = gens = g;
+    }
+    const mark = newBudgets ? 3 : 1;
+    // Every frame of layer k between attempts, for the event it waits for now: only a wake-up armed
+    // with that generation is asked again (a free frame, one not begun or one whose attempt is
+    // delayed by its admission control never wakes with it).
+    const timers = this.frameTimers;
+    for (let f = 0; f < n; f++) {
+      if (this.fLayer[f] !== k || this.fInAttempt[f] !== 0 || (this.fAttempts[f] as number) === 0) continue;
+      const gen = timers.current(f);
+      marks[f] = gens[f] === gen ? (marks[f] as number) | mark : mark;
+      gens[f] = gen;
+    }
+  }
+
+  /** Frame f's retry, planned before its layer's policy changed, wakes at t (its wake-up armed with `gen`): the loop re-checks it; true when the call ends there. */
+  private recheckEnds(f: number, gen: number, t: number): boolean {
+    const marks = this.recheck as Uint8Array;
+    const mark = f < marks.length && (this.recheckGen as Uint32Array)[f] === gen ? (marks[f] as number) : 0;
+    if (mark === 0) return false;
+    marks[f] = 0;
+    const k = this.fLayer[f] as number;
+    const chain = (mark & 2) !== 0 && this.guards.hasBudget[k] ? this.guards.decisionChain(k, this.fInst[f] as number) : null;
+    const step = this.step;
+    const next = (this.loops[k] as RetryLoop).recheckRetry(
+      this.fAttempts[f] as number,
+      this.fLastOutcome[f] as number,
+      this.fLastRA[f] as number,
+      this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1,
+      t,
+      this.fDeadline[f] as number,
+      chain,
+      step,
+    );
+    if (next !== Next.END) return false;
+    this.endFrame(f, step.reason, step.outcome, this.fLastRA[f] as number, t);
+    return true;
   }
 
   /** Close the layers' series at the end of the run. */

@@ -17,7 +17,7 @@ export function dispatchStackEvent(ly: Layers, kind: number, a: number, b: numbe
   } else if (!ly.requests.timers.isLive(a, b)) return false;
   switch (kind) {
     case K_FRAME_WAKE:
-      ly.startAttempt(a, t);
+      ly.wake(a, b, t);
       break;
     case K_FRAME_SEND:
       ly.sendAttempt(a, t);

@@ -27,6 +27,7 @@ export function makeLeaf(sc: Scenario, ctx: LeafContext, setup: LeafSetup): Leaf
         badInput: sc.workload.permanentErrorFraction > 0,
         avoidHosts: leaf.kind === 'pool' && sc.stack[sc.stack.length - 1]?.policy.retryHostPredicate === 'previous-hosts',
         shortcuts: !setup.tracing,
+        limitsChange: sc.interventions !== undefined,
       });
     case 'occ':
       checkRange(ctx, OCC_EVENT_KINDS);

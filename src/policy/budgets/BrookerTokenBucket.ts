@@ -60,6 +60,11 @@ export class BrookerTokenBucket implements RetryBudget {
     this.tokens -= this.spec.retryCost;
   }
 
+  /** No tokens: a bucket added during a run starts empty. */
+  drain(): void {
+    this.tokens = 0;
+  }
+
   gauge(): number {
     return this.tokens;
   }

@@ -46,6 +46,11 @@ export class GrpcRetryThrottle implements RetryBudget {
 
   onRetryScheduled(): void {}
 
+  /** No tokens: a bucket added during a run starts empty. */
+  drain(): void {
+    this.milli = 0;
+  }
+
   gauge(): number {
     return this.milli / 1000;
   }

@@ -33,6 +33,12 @@ export interface RetryBudget {
   onRetryScheduled(nowMs: number, outcome: number): void;
   /** The value for the time series (tokens left, retry ratio, 1 = open / 0 = closed ...). */
   gauge(nowMs: number): number;
+  /**
+   * Empty the budget (a budget an operator adds during a run, README "Timed interventions", holds
+   * nothing yet): a bucket holds no tokens. Absent where a fresh budget is already empty (it
+   * counts the requests and retries it sees: ratios, deposits, breakers, concurrent retries).
+   */
+  drain?(): void;
 }
 
 /** Every retry budget, throttle and breaker, told apart by `kind`, with every field resolved. */
@@ -63,6 +69,13 @@ export const BUDGET_KINDS: readonly [BudgetKind, ...BudgetKind[]] = [
   'brooker-breaker',
   'server-wide',
 ];
+
+/** A fresh budget for one layer instance, drained ({@link RetryBudget.drain}): one added during a run starts empty. */
+export function makeEmptyRetryBudget(spec: BudgetSpec): RetryBudget {
+  const b = makeRetryBudget(spec);
+  b.drain?.();
+  return b;
+}
 
 /** A fresh budget (its own state) for one layer instance. */
 export function makeRetryBudget(spec: BudgetSpec): RetryBudget {

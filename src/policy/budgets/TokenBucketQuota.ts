@@ -95,6 +95,11 @@ export class TokenBucketQuota implements RetryBudget {
     this.lastRetryCost = cost;
   }
 
+  /** No tokens: a bucket added during a run starts empty. */
+  drain(): void {
+    this.tokens = 0;
+  }
+
   gauge(): number {
     return this.tokens;
   }

@@ -3,6 +3,7 @@ import type { Scenario } from '../../model/scenario.js';
 import { colorScale, variantColors, WINDOW_COLOR, type VariantColors } from '../colors.js';
 import { formatDuration } from '../../policy/formatDuration.js';
 import type { TriggerWindow } from '../triggers.js';
+import type { InterventionMark } from '../interventionMarks.js';
 import type { VlSpec } from '../types.js';
 import { axisTitle } from '../metrics.js';
 import { legendOpacity, legendParam, topLevel, WIDTH } from './common.js';
@@ -28,7 +29,13 @@ export interface TimeSeriesInput {
   maxBins?: number;
   /** Where the x axis stops when a long drain is cut ({@link seriesFocus}); absent: the whole run. */
   focus?: SeriesFocus | null;
+  /** Timed interventions: a vertical rule at each moment in every panel, its label in words in a legend of its own. */
+  interventions?: readonly InterventionMark[];
 }
+
+/** The colour and dashes of an intervention's rule. */
+const RULE_COLOR = '#333333';
+const RULE_DASH = [4, 3];
 
 /** A time-series chart cut short: it shows [0, cutMs) of runs that go on to endMs. */
 export interface SeriesFocus {
@@ -210,7 +217,8 @@ function timeUnit(runs: ReadonlyArray<{ series: FlatSeries }>): { div: number; t
  * Binned time series of typical runs, one panel per measure (leaf arrivals split into first tries
  * (solid) and retries (dashed), goodput, and the time-weighted means per bin of the queue, the
  * operations in flight and the busy workers, and any other series such as budget tokens), one line per run coloured by variant, drawn as steps over the
- * bins, with the trigger windows shaded in every panel. Long runs are merged into at most
+ * bins, with the trigger windows shaded and a dashed rule at each timed intervention (labelled in
+ * words in its legend) in every panel. Long runs are merged into at most
  * `maxBins` bins.
  */
 export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
@@ -258,6 +266,7 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     .map((w) => ({ from: w.fromMs / unit.div, to: Math.min(end, (w.toMs ?? Infinity) / unit.div), label: w.label }))
     .filter((w) => w.to > w.from && w.from < end)
     .map((w) => ({ ...w, shade: SHADE_ENTRY }));
+  const marks = (input.interventions ?? []).map((m) => ({ at: Number((m.atMs / unit.div).toPrecision(12)), label: m.label })).filter((m) => m.at >= 0 && m.at <= end);
   // One run: its colour names nothing the title does not, so no legend entry and nothing to select.
   const single = runs.length === 1;
   const color = { field: colorField, type: 'nominal', title: byVariant ? 'Variant' : 'Run', scale, ...(single ? { legend: null } : {}) };
@@ -303,16 +312,35 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
         ],
       },
     };
+    const rule = {
+      data: { name: 'interventions' },
+      mark: { type: 'rule', strokeWidth: 1.4, strokeDash: RULE_DASH },
+      encoding: {
+        x: { field: 'at', type: 'quantitative' },
+        // The legend says what each rule is, in words; every rule is drawn alike.
+        stroke: {
+          field: 'label',
+          type: 'nominal',
+          title: 'Intervention',
+          scale: { domain: marks.map((m) => m.label), range: marks.map(() => RULE_COLOR) },
+          legend: { symbolType: 'stroke', symbolStrokeDash: RULE_DASH, labelLimit: 360 },
+        },
+        tooltip: [
+          { field: 'label', type: 'nominal', title: 'Intervention' },
+          { field: 'at', type: 'quantitative', title: `At (${tUnit})` },
+        ],
+      },
+    };
     return {
       width: WIDTH,
       height: p === 'arrivals' ? 170 : 120,
       data: { name: 'series' },
-      layer: windows.length > 0 ? [shade, line] : [line],
+      layer: [...(windows.length > 0 ? [shade] : []), line, ...(marks.length > 0 ? [rule] : [])],
     };
   });
   return {
     ...topLevel('Binned time series of typical runs, trigger windows shaded'),
-    datasets: { series: rows, windows },
+    datasets: { series: rows, windows, ...(marks.length > 0 ? { interventions: marks } : {}) },
     vconcat: views,
     spacing: 12,
     // Each panel with dashes (leaf arrivals, backends) has its own kinds.

@@ -7,7 +7,7 @@ import { R_CANCELLED, R_DELAYED, R_HANDLER, R_QUEUED, R_SERVICE, WORK_HOLD, type
 import type { Dist, ServerLeaf } from '../../scenario.js';
 import { statusOutcome } from '../../statusOutcome.js';
 import { notDrawn, streamIf } from '../../streams.js';
-import { DELAYED_ANSWER, NEEDS_SLOT, type LeafAnswer, type LeafContext, type LeafHost } from '../Leaf.js';
+import { DELAYED_ANSWER, LeafAnswer, NEEDS_SLOT, type LeafContext, type LeafHost } from '../Leaf.js';
 import { FarmStats } from './FarmStats.js';
 import { OverloadDefences } from './OverloadDefences.js';
 
@@ -69,7 +69,7 @@ export abstract class Backends {
   /** What the farm measures. */
   protected readonly stats: FarmStats;
   /** Some backend can answer a request on arrival without serving it (faults, outages, crashes, shedding, a bounded queue). */
-  protected readonly mayRefuse: boolean;
+  protected mayRefuse: boolean;
 
   constructor(specs: ServerLeaf[], ctx: LeafContext) {
     const { sim, req, host, seed, binMs, startMs } = ctx;
@@ -358,6 +358,31 @@ export abstract class Backends {
       return true;
     }
     return false;
+  }
+
+  /**
+   * Backend b's queue limit becomes `limit` at t (a timed intervention; Infinity: unlimited): the
+   * requests its queue holds beyond the limit, the newest first, are shed at once, each answered as
+   * a full queue answers (503, or `overloaded` where the server says so, with its hint). The farm
+   * must have been built knowing that limits change (it then triages every arrival).
+   */
+  setQueueLimit(b: number, limit: number, t: number): void {
+    this.queueLimit[b] = limit;
+    const q = this.queues[b] as IntDeque;
+    const req = this.req;
+    const s = this.specs[b] as ServerLeaf;
+    const ans = new LeafAnswer();
+    while (q.length - (this.cancelledInQueue[b] as number) > limit) {
+      const r = q.popBack();
+      if (req.state[r] === R_CANCELLED) {
+        this.cancelledInQueue[b] = (this.cancelledInQueue[b] as number) - 1;
+        this.host.release(r);
+        continue;
+      }
+      this.noteQueue(b, t, -1);
+      const outcome = this.refusal(b, s, t, ans);
+      this.answer(r, outcome, ans.retryAfterMs, t);
+    }
   }
 
   protected capacityChange(b: number, i: number, starts: boolean, t: number): void {

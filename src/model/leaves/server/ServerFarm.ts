@@ -20,6 +20,8 @@ export interface FarmOptions {
   avoidHosts: boolean;
   /** The load balancer may take its shortcut (off in traced runs). */
   shortcuts: boolean;
+  /** Timed interventions may change the queue limits during the run ({@link Backends.setQueueLimit}): every arrival is triaged. */
+  limitsChange?: boolean;
 }
 
 /** Failures that count against a backend for outlier detection (Envoy consecutive_5xx: 5xx, resets, timeouts). */
@@ -65,6 +67,7 @@ export class ServerFarm extends Backends implements Leaf {
     );
     this.tried = options.avoidHosts ? new PreviousHosts() : null;
     this.restartTimers = new Timers(this.n);
+    if (options.limitsChange === true) this.mayRefuse = true;
     this.answersAtOnce = this.mayRefuse || options.badInput;
   }
 

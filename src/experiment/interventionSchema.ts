@@ -1,0 +1,227 @@
+import { z } from 'zod';
+import { layerAt, type Intervention, type InterventionChange, type StackRef } from '../model/interventions.js';
+import type { Leaf, Scenario } from '../model/scenario.js';
+import { fields as f } from '../policy/schema/fields.js';
+import { doc } from '../policy/schema/schemaDocs.js';
+import type { PathSegment, Problem } from './Problem.js';
+import { cloneJson, scenarioRelative, setPath, splitPath } from './setPath.js';
+
+/**
+ * A scenario's timed interventions as written (README, "Timed interventions"): at `atMs` the
+ * scenario's fields at the `set` paths (relative to the scenario, as variants write them) take the
+ * given values. The structure is checked here; which paths may change, and whether the scenario
+ * stays valid, by {@link resolveInterventions}.
+ */
+export const interventionsSchema = doc(
+  f
+    .array(
+      f.object({
+        atMs: doc(f.number('>= 0'), 'When the change applies (after the warm-up); it governs every decision at or after this moment.'),
+        set: doc(
+          f.record(z.unknown(), 'an object of dotted paths and values'),
+          'Paths relative to the scenario (as variants write them) and their new values: a layer\'s `policy` or its fields, a fleet\'s `queueLimit`, a service\'s `maxInFlight`.',
+        ),
+      }),
+      'interventions',
+    )
+    .optional(),
+  'Timed interventions, applied in the order of atMs (equal times in the order written): an operator turning retries off, adding a budget (it starts empty), shedding load by lowering queueLimit.',
+);
+
+/** What one path of an intervention changes. */
+export type SetTarget =
+  | { kind: 'policy'; stack: StackRef; layer: number }
+  | { kind: 'queueLimit'; service: string | null }
+  | { kind: 'maxInFlight'; service: string };
+
+const SUPPORTED =
+  'an intervention changes a layer\'s policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call\'s stack), a fleet\'s queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet) or a service\'s maxInFlight (services.<name>.maxInFlight)';
+
+/** Policy fields that are built into the run's structure once and stay as they were: a change to them is refused. */
+const FIXED_POLICY_FIELDS = [
+  ['hedging', 'hedged calls are armed as they start'],
+  ['seeding', "the jitter streams are seeded at the start"],
+  ['retryHostPredicate', "the load balancer's memory of previous hosts is set up at the start"],
+] as const;
+
+const isIndex = (s: PathSegment | undefined): s is number => typeof s === 'number';
+const isName = (s: PathSegment | undefined): s is string => typeof s === 'string';
+
+/** What `segments` (relative to the scenario) change, or undefined when an intervention cannot change it. */
+function targetOf(segments: readonly PathSegment[]): SetTarget | undefined {
+  const [a, b, c, d, e, g, h, i, j] = segments;
+  const policyAt = (at: number, stack: StackRef): SetTarget | undefined =>
+    isIndex(segments[at]) && segments[at + 1] === 'policy' ? { kind: 'policy', stack, layer: segments[at] as number } : undefined;
+  if (a === 'stack') return policyAt(1, { kind: 'workload', workload: null });
+  if (a === 'workloads' && isName(b) && c === 'stack') return policyAt(3, { kind: 'workload', workload: b });
+  if (a === 'leaf') return fleetLimit(segments.slice(1), null);
+  if (a !== 'services' || !isName(b)) return undefined;
+  if (c === 'maxInFlight' && segments.length === 3) return { kind: 'maxInFlight', service: b };
+  if (c === 'fleet') return fleetLimit(segments.slice(3), b);
+  if (c === 'endpoints' && isName(d) && e === 'steps' && isIndex(g) && h === 'calls' && isIndex(i) && j === 'stack') {
+    return policyAt(9, { kind: 'call', service: b, endpoint: d, step: g, call: i });
+  }
+  return undefined;
+}
+
+/** What a dotted path of an intervention's `set` changes (`scenario.` accepted), or undefined when an intervention cannot change it or it is no path. */
+export function setTargetOf(path: string): SetTarget | undefined {
+  try {
+    return targetOf(scenarioRelative(splitPath(path)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A fleet's `queueLimit` path (below `leaf` or `services.<name>.fleet`). */
+function fleetLimit(rest: readonly PathSegment[], service: string | null): SetTarget | undefined {
+  const ok =
+    (rest.length === 1 && rest[0] === 'queueLimit') ||
+    (rest.length === 2 && rest[0] === 'server' && rest[1] === 'queueLimit') ||
+    (rest.length === 4 && rest[0] === 'clusters' && isIndex(rest[1]) && rest[2] === 'server' && rest[3] === 'queueLimit');
+  return ok ? { kind: 'queueLimit', service } : undefined;
+}
+
+/** The fleet a queue-limit target names in a resolved scenario. */
+function fleetOf(sc: Scenario, service: string | null): Leaf | undefined {
+  return service === null ? (sc.graph === undefined ? sc.leaf : undefined) : sc.graph?.services.find((s) => s.name === service)?.fleet;
+}
+
+const limitOf = (q: number | 'unlimited'): number => (q === 'unlimited' ? Infinity : q);
+
+/** A scenario's parse: its resolved form, or its problems (paths relative to the scenario). */
+export type ScenarioParse = { ok: true; scenario: Scenario } | { ok: false; problems: Problem[] };
+
+/**
+ * Resolves a valid scenario's `interventions` (README, "Timed interventions"). In the order they
+ * apply (atMs, equal times in the order written), each one's paths are set on the scenario as the
+ * earlier ones left it and the scenario is parsed again (`parse`, the scenario schema without
+ * interventions), so that a value obeys the field's own rule and a policy is resolved as written
+ * (presets, defaults); its changes are then read from that resolved scenario. Problems, with paths
+ * from the scenario: a path outside what an intervention can change, a value the field refuses
+ * (at `interventions.<i>.set.<path>`), a moment not within the run (`atMs` >= `horizonMs`), a
+ * change to a policy field fixed at the start (hedging, seeding, retryHostPredicate).
+ */
+export function resolveInterventions(
+  input: Record<string, unknown>,
+  base: Scenario,
+  parse: (input: unknown) => ScenarioParse,
+): { interventions: Intervention[] | undefined; problems: Problem[] } {
+  const written = input.interventions as Array<{ atMs: number; set: Record<string, unknown> }> | undefined;
+  const problems: Problem[] = [];
+  if (written === undefined || written.length === 0) return { interventions: undefined, problems };
+  const order = written.map((_, i) => i).sort((x, y) => (written[x] as { atMs: number }).atMs - (written[y] as { atMs: number }).atMs || x - y);
+  let current: Record<string, unknown> = cloneJson(input);
+  delete current.interventions;
+  let scenario = base;
+  const out: Intervention[] = [];
+  for (const index of order) {
+    const iv = written[index] as { atMs: number; set: Record<string, unknown> };
+    const at = (...rest: PathSegment[]): PathSegment[] => ['interventions', index, ...rest];
+    const before = problems.length;
+    if (iv.atMs >= base.horizonMs) {
+      problems.push({ path: at('atMs'), text: `must be within the run: less than horizonMs (got ${iv.atMs} >= ${base.horizonMs})` });
+    }
+    const keys = Object.keys(iv.set);
+    if (keys.length === 0) problems.push({ path: at('set'), text: 'must set at least one path' });
+    const next = cloneJson(current);
+    const targets: Array<{ key: string; segments: PathSegment[]; target: SetTarget }> = [];
+    for (const key of keys) {
+      let segments: PathSegment[];
+      try {
+        segments = scenarioRelative(splitPath(key));
+      } catch (e) {
+        problems.push({ path: at('set', key), text: `is not a valid path (${e instanceof Error ? e.message : String(e)})` });
+        continue;
+      }
+      const target = targetOf(segments);
+      if (target === undefined) {
+        problems.push({ path: at('set', key), text: `is not a setting an intervention can change (${SUPPORTED})` });
+        continue;
+      }
+      try {
+        setPath(next, segments, iv.set[key]);
+      } catch (e) {
+        problems.push({ path: at('set', key), text: e instanceof Error ? e.message : String(e) });
+        continue;
+      }
+      targets.push({ key, segments, target });
+    }
+    if (problems.length > before) continue;
+    const parsed = parse(next);
+    if (!parsed.ok) {
+      for (const p of parsed.problems) problems.push(blame(p, targets, at));
+      continue;
+    }
+    const changes: InterventionChange[] = [];
+    const seen = new Set<string>();
+    for (const { key, target } of targets) {
+      // Paths into the same layer, fleet or service make one change; a refusal names the path of the field it concerns.
+      const id = JSON.stringify(target);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const same = targets.filter((t) => JSON.stringify(t.target) === id);
+      const refuse = (text: string, field?: string) => {
+        const named = field === undefined ? undefined : same.find((t) => t.segments.includes(field));
+        problems.push({ path: at('set', (named ?? { key }).key), text });
+      };
+      const change = changeOf(target, parsed.scenario, scenario, refuse);
+      if (change !== undefined) changes.push(change);
+    }
+    if (problems.length > before) continue;
+    out.push({ atMs: iv.atMs, paths: keys, changes });
+    current = next;
+    scenario = parsed.scenario;
+  }
+  return { interventions: problems.length > 0 ? undefined : out, problems };
+}
+
+/** A problem of the scenario as an intervention left it: at the path of the `set` entry it lies under (or that lies under it). */
+function blame(p: Problem, targets: ReadonlyArray<{ key: string; segments: PathSegment[] }>, at: (...rest: PathSegment[]) => PathSegment[]): Problem {
+  const prefixOf = (a: readonly PathSegment[], b: readonly PathSegment[]) => a.length <= b.length && a.every((s, i) => s === b[i]);
+  const t = targets.find((t) => prefixOf(t.segments, p.path)) ?? targets.find((t) => prefixOf(p.path, t.segments));
+  if (t === undefined) return { path: at('set'), text: `makes ${p.path.join('.')} invalid: it ${p.text}` };
+  return { path: [...at('set', t.key), ...p.path.slice(t.segments.length).map(String)], text: p.text };
+}
+
+/** The change a target makes, read from the scenario after the intervention (`after`) against the one before it. */
+function changeOf(target: SetTarget, after: Scenario, before: Scenario, refuse: (text: string, field?: string) => void): InterventionChange | undefined {
+  switch (target.kind) {
+    case 'policy': {
+      const layer = layerAt(after, target.stack, target.layer);
+      const old = layerAt(before, target.stack, target.layer);
+      if (layer === undefined || old === undefined) {
+        refuse(
+          target.stack.kind === 'workload' && target.stack.workload === null && after.graph?.workloads !== undefined
+            ? 'names the stack of a scenario with several workloads: use workloads.<name>.stack'
+            : 'names no layer of the scenario',
+        );
+        return undefined;
+      }
+      for (const [field, why] of FIXED_POLICY_FIELDS) {
+        if (JSON.stringify(layer.policy[field]) !== JSON.stringify(old.policy[field])) {
+          refuse(`changes the policy's ${field}, which cannot change during a run (${why})`, field);
+          return undefined;
+        }
+      }
+      return { kind: 'policy', stack: target.stack, layer: target.layer, policy: layer.policy };
+    }
+    case 'queueLimit': {
+      const fleet = fleetOf(after, target.service);
+      if (fleet === undefined || (fleet.kind !== 'server' && fleet.kind !== 'pool')) {
+        refuse('names no fleet of servers with a queue');
+        return undefined;
+      }
+      const limits = fleet.kind === 'server' ? [limitOf(fleet.queueLimit)] : fleet.clusters.flatMap((c) => c.backends.map((b) => limitOf(b.queueLimit)));
+      return { kind: 'queueLimit', service: target.service, limits };
+    }
+    case 'maxInFlight': {
+      const service = after.graph?.services.find((s) => s.name === target.service);
+      if (service === undefined) {
+        refuse('names no service of the graph');
+        return undefined;
+      }
+      return { kind: 'maxInFlight', service: target.service, value: limitOf(service.maxInFlight) };
+    }
+  }
+}

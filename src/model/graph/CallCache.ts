@@ -1,0 +1,427 @@
+import { keyedUniform, stream } from '../../engine/random.js';
+import type { Simulator } from '../../engine/simulator.js';
+import { makeSampler, type Sampler } from '../../engine/distributions.js';
+import { BinnedSeries } from '../../metrics/BinnedSeries.js';
+import { GiveUp, Outcome } from '../../policy/outcome.js';
+import { LruCache } from '../cache/LruCache.js';
+import type { ZipfKeys } from '../cache/ZipfKeys.js';
+import type { ServiceTracer } from '../traceGraph.js';
+import type { CallCacheSpec } from './ServiceGraph.js';
+
+/** The event kinds of a graph's caches, relative to their first (GraphRun gives them a range when the graph has a cache). */
+export const K_CACHE_HIT = 0;
+export const K_CACHE_WAIT = 1;
+export const K_CACHE_FLUSH = 2;
+export const CACHE_KINDS = 3;
+
+/** Requests per entry of capacity that leave a warm cache's LRU state (README, "Caches"). */
+export const WARM_REQUESTS_PER_ENTRY = 20;
+
+const NONE = -1;
+
+/** What a cache asks of the handlers it answers for (its call site's service). */
+export interface CacheOwner {
+  /** Call j of handler h's current step (generation gen) ended (ServiceRuntime.callEnded). */
+  callEnded(h: number, gen: number, j: number, reason: number, outcome: number, degraded: boolean, t: number): void;
+  /** Whether handler h still waits for its current step's calls (its generation is still gen). */
+  awaits(h: number, gen: number): boolean;
+  /** Whether handler h (generation gen) still waits, and its own caller for it. */
+  waitsFor(h: number, gen: number): boolean;
+}
+
+/** A cache's counters and series (README, "Caches"; the results' `services.<service>.caches.<name>`). */
+export interface CacheCounts {
+  lookups: number;
+  hits: number;
+  /** Misses that waited for a call of the same key already in flight (coalescing). */
+  coalesced: number;
+  /** Entries filled by a miss's success. */
+  fills: number;
+  /** Successes of misses that came too late to fill (the call no longer waited for them). */
+  lateSuccesses: number;
+}
+
+/**
+ * One cache in a graph's results (`services.<service>.caches.<name>`): its counts from t = 0 on,
+ * the hit ratio (hits / lookups; null without lookups) and, per bin, its lookups and hits.
+ */
+export type CacheResult = CacheCounts & { hitRatio: number | null; timeSeries: { lookups: number[]; hits: number[] } };
+
+/**
+ * The lookaside cache of one call of a `call` step (README, "Service graphs", "Caches"), at the
+ * calling service: one copy, or one per backend of that service (`perBackend`), each an
+ * {@link LruCache} over the graph's key space. Each operation carries one key, the rank the
+ * operation's own draw stands for in the keys' popularity ({@link opKey}: a draw keyed by the
+ * operation, so every cache on its way and every retry sees the same key).
+ *
+ * A handler's call looks its key up once, before the call's stack ({@link lookup}). A hit answers
+ * the call with success after the hit latency and makes no call. A miss calls through the stack
+ * (whose retries reuse the miss); the entry is filled when the call ends with a success while the
+ * handler that looked it up still waits for it (a success the stack accepted: within its attempt's
+ * timeout and the deadline); a call that ends after its handler stopped waiting fills nothing.
+ *
+ * Coalescing: while a miss's call for a key is in flight at a copy, later misses of that key wait
+ * for it (they count as misses) and share its outcome, success or failure, when it ends, which
+ * clears the mark; a waiter whose own deadline (the one the call's top layer would have worked to)
+ * passes first gives up with `deadline`. A call some waiter still waits for is not cancelled when
+ * its own handler stops waiting for it: it runs on for the waiters (and its success fills the cache
+ * if one of them still waits).
+ *
+ * Counts and series are from t = 0 on. Records (hits on their way, waiters) live in typed arrays
+ * reused through free lists.
+ */
+export class CallCache {
+  readonly service: string;
+  readonly name: string;
+  /** Where it is declared, relative to the scenario (`services.<service>.endpoints.<endpoint>.steps.<i>.calls.<j>.cache`). */
+  readonly path: string;
+  readonly spec: CallCacheSpec;
+  readonly popularity: ZipfKeys;
+  /** One copy, or one per backend of the calling service. */
+  readonly copies: LruCache[];
+  readonly counts: CacheCounts = { lookups: 0, hits: 0, coalesced: 0, fills: 0, lateSuccesses: 0 };
+  private readonly sLookups: BinnedSeries;
+  private readonly sHits: BinnedSeries;
+  private readonly sim: Simulator;
+  /** The first of the graph's cache kinds, and this cache's index among the graph's caches (the events' `b`). */
+  private readonly kindBase: number;
+  private readonly index: number;
+  private readonly keySeed: number;
+  private readonly hitMs: Sampler;
+  /** The lane of a constant hit latency's events (in time order), or -1. */
+  private readonly hitLane: number;
+  private owner!: CacheOwner;
+  /** A traced run's reporter of the calling service (null when untraced), and the endpoint whose handlers look up. */
+  tracer: ServiceTracer | null = null;
+  endpoint = 0;
+  /** The deadline a waiter gives up at, from its handler's deadline and the time it starts waiting (the call's top layer's). */
+  private deadlineOf!: (incomingMs: number, t: number) => number;
+  private readonly slotsPerCopy: number;
+
+  /** Hits on their way: handler, generation, call index. */
+  private pH = new Int32Array(16);
+  private pGen = new Int32Array(16);
+  private pJ = new Int32Array(16);
+  private readonly pFree: number[] = [];
+  private pNext = 0;
+
+  /** Coalescing, per (copy, key) slot: the top frame of the call in flight (or NONE), and the first and last waiter. */
+  private readonly leader: Int32Array;
+  private readonly wHead: Int32Array;
+  private readonly wTail: Int32Array;
+  /** Waiters: handler, generation, call index, next in its slot's list, state bits (1: waiting, 2: its deadline event pending). */
+  private wH = new Int32Array(16);
+  private wGen = new Int32Array(16);
+  private wJ = new Int32Array(16);
+  private wNextIn = new Int32Array(16);
+  private wState = new Uint8Array(16);
+  private readonly wFree: number[] = [];
+  private wNext = 0;
+
+  /** Per top frame of the call's stack: the (copy, key) slot whose miss it carries, or NONE; and (traced runs) its operation. */
+  private fSlot = new Int32Array(64).fill(NONE);
+  private fOp = new Float64Array(64);
+  /** The operation of the miss {@link missSlot} (traced runs). */
+  private missOp = 0;
+
+  /** Set by {@link lookup} on a miss that calls through: the slot and whether the call leads coalescing. */
+  missSlot = NONE;
+
+  constructor(
+    service: string,
+    spec: CallCacheSpec,
+    popularity: ZipfKeys,
+    backends: number,
+    path: string,
+    o: { sim: Simulator; seed: number; keySeed: number; kindBase: number; index: number; binMs: number; startMs: number },
+  ) {
+    this.service = service;
+    this.name = spec.name;
+    this.path = path;
+    this.spec = spec;
+    this.popularity = popularity;
+    this.sim = o.sim;
+    this.kindBase = o.kindBase;
+    this.index = o.index;
+    this.keySeed = o.keySeed;
+    const n = spec.perBackend ? backends : 1;
+    const ttl = spec.ttlMs ?? Infinity;
+    this.copies = Array.from({ length: n }, (_, c) => {
+      const cache = new LruCache(popularity.keys, spec.capacity, ttl);
+      if (spec.initial === 'warm') cache.warmFromRequests(WARM_REQUESTS_PER_ENTRY * spec.capacity, popularity, stream(o.seed, 'cache', service, spec.name, 'warm', c), o.startMs);
+      return cache;
+    });
+    const hit = spec.hitLatencyMs;
+    const constant = hit.dist === 'constant';
+    this.hitMs = makeSampler(hit, constant ? () => 0 : stream(o.seed, 'cache', service, spec.name, 'hit'));
+    this.hitLane = constant ? o.sim.addLane() : -1;
+    this.sLookups = new BinnedSeries(o.binMs);
+    this.sHits = new BinnedSeries(o.binMs);
+    this.slotsPerCopy = popularity.keys + 1;
+    const slots = spec.coalesce ? n * this.slotsPerCopy : 0;
+    this.leader = new Int32Array(slots).fill(NONE);
+    this.wHead = new Int32Array(slots).fill(NONE);
+    this.wTail = new Int32Array(slots).fill(NONE);
+  }
+
+  /** Connect the service whose handlers look up, and the deadline rule of the call's top layer. */
+  connect(owner: CacheOwner, deadlineOf: (incomingMs: number, t: number) => number): void {
+    this.owner = owner;
+    this.deadlineOf = deadlineOf;
+  }
+
+  /** The flushes to come: each an event at its time (from t = 0 on); one past the run's horizon never comes (and does not hold the run open). */
+  start(horizonMs: number): void {
+    for (const at of this.spec.flushAtMs) if (at <= horizonMs) this.sim.at(at, this.kindBase + K_CACHE_FLUSH, 0, this.index);
+  }
+
+  /** The key operation `opSeq` carries: the rank its own draw stands for in the keys' popularity. */
+  opKey(opSeq: number): number {
+    return this.popularity.draw(keyedUniform(this.keySeed, opSeq));
+  }
+
+  /**
+   * Call j of handler h (generation gen, on `backend`, deadline `deadlineMs`) looks its key up at
+   * t. True: the cache answers it (a hit, answered after the hit latency; or a coalesced miss,
+   * answered when the call it waits for ends); false: a miss that calls through ({@link missSlot}
+   * says which slot, and the call site records it with the call's top frame, {@link calls}).
+   */
+  lookup(h: number, gen: number, j: number, backend: number, opSeq: number, deadlineMs: number, t: number): boolean {
+    const copy = this.copies.length === 1 ? 0 : backend;
+    const key = this.opKey(opSeq);
+    const counted = t >= 0;
+    if (counted) {
+      this.counts.lookups++;
+      this.sLookups.add(t);
+    }
+    if ((this.copies[copy] as LruCache).lookup(key, t)) {
+      if (counted) {
+        this.counts.hits++;
+        this.sHits.add(t);
+      }
+      this.tracer?.cache(opSeq, this.endpoint, this.name, key, 'hit', t);
+      this.answerHit(h, gen, j, t);
+      return true;
+    }
+    const slot = copy * this.slotsPerCopy + key;
+    this.missSlot = slot;
+    this.missOp = opSeq;
+    if (!this.spec.coalesce || this.leader[slot] === NONE) {
+      this.tracer?.cache(opSeq, this.endpoint, this.name, key, 'miss', t);
+      return false;
+    }
+    this.tracer?.cache(opSeq, this.endpoint, this.name, key, 'waits', t);
+    if (counted) this.counts.coalesced++;
+    this.wait(slot, h, gen, j, Math.max(t, this.deadlineOf(deadlineMs, t)));
+    return true;
+  }
+
+  /** Top frame f carries the miss of {@link missSlot} (just looked up): with coalescing it leads that slot's waiters. */
+  calls(f: number): void {
+    if (f >= this.fSlot.length) {
+      let n = this.fSlot.length;
+      while (n <= f) n *= 2;
+      const b = new Int32Array(n).fill(NONE);
+      b.set(this.fSlot);
+      this.fSlot = b;
+      const o = new Float64Array(n);
+      o.set(this.fOp);
+      this.fOp = o;
+    }
+    const slot = this.missSlot;
+    this.fSlot[f] = slot;
+    this.fOp[f] = this.missOp;
+    if (this.spec.coalesce) this.leader[slot] = f;
+  }
+
+  /**
+   * The call of top frame f ended at t, for handler h (generation gen): a success fills the entry if
+   * the handler, or a waiter, still waits for it; the coalescing mark clears; the handler, then each
+   * waiter still waiting, in the order they came, are told the outcome.
+   */
+  callEnded(f: number, h: number, gen: number, j: number, reason: number, outcome: number, degraded: boolean, t: number): void {
+    const slot = this.fSlot[f] as number;
+    this.fSlot[f] = NONE;
+    const owner = this.owner;
+    let waiters = NONE;
+    if (this.spec.coalesce && this.leader[slot] === f) {
+      this.leader[slot] = NONE;
+      waiters = this.wHead[slot] as number;
+      this.wHead[slot] = this.wTail[slot] = NONE;
+    }
+    if (reason === GiveUp.SUCCESS) {
+      const copy = Math.floor(slot / this.slotsPerCopy);
+      const key = slot - copy * this.slotsPerCopy;
+      if (owner.awaits(h, gen) || this.anyWaiting(waiters)) {
+        (this.copies[copy] as LruCache).fill(key, t);
+        if (t >= 0) this.counts.fills++;
+        this.tracer?.cache(this.fOp[f] as number, this.endpoint, this.name, key, 'filled', t);
+      } else {
+        if (t >= 0) this.counts.lateSuccesses++;
+        this.tracer?.cache(this.fOp[f] as number, this.endpoint, this.name, key, 'late', t);
+      }
+    }
+    owner.callEnded(h, gen, j, reason, outcome, degraded, t);
+    for (let w = waiters; w !== NONE; ) {
+      const next = this.wNextIn[w] as number;
+      const state = this.wState[w] as number;
+      this.wState[w] = state & ~1;
+      if ((state & 2) === 0) this.wFree.push(w);
+      if ((state & 1) !== 0) owner.callEnded(this.wH[w] as number, this.wGen[w] as number, this.wJ[w] as number, reason, outcome, degraded, t);
+      w = next;
+    }
+  }
+
+  /**
+   * Whether a waiter's handler still waits for the call of top frame f: then the call is not
+   * cancelled when its own handler stops waiting for it, and runs on for the waiters.
+   */
+  waitedFor(f: number): boolean {
+    const slot = this.fSlot[f] as number;
+    return slot !== NONE && this.spec.coalesce && this.leader[slot] === f && this.anyWaiting(this.wHead[slot] as number);
+  }
+
+  /** The call of top frame f is cancelled: its slot's mark clears, and its waiters (none waits any more: {@link waitedFor}) are dropped. */
+  cancelled(f: number): void {
+    const slot = this.fSlot[f] as number;
+    this.fSlot[f] = NONE;
+    if (slot === NONE || !this.spec.coalesce || this.leader[slot] !== f) return;
+    this.leader[slot] = NONE;
+    for (let w = this.wHead[slot] as number; w !== NONE; ) {
+      const next = this.wNextIn[w] as number;
+      const state = this.wState[w] as number;
+      this.wState[w] = state & ~1;
+      if ((state & 2) === 0) this.wFree.push(w);
+      w = next;
+    }
+    this.wHead[slot] = this.wTail[slot] = NONE;
+  }
+
+  /**
+   * Whether a waiter of the call of top frame f still waits for it, and the waiter's own caller for
+   * it: then the call is wanted although its own handler may no longer be.
+   */
+  wantedByWaiters(f: number): boolean {
+    const slot = this.fSlot[f] as number;
+    return slot !== NONE && this.spec.coalesce && this.leader[slot] === f && this.anyWanted(this.wHead[slot] as number);
+  }
+
+  /** Empty every copy (a flush). */
+  flush(): void {
+    for (const c of this.copies) c.flush();
+  }
+
+  /**
+   * Warm every copy at t with the n most popular keys (an operator's warming: the most popular ends
+   * at the head, LRU evicting beyond the capacity; LruCache.warmMostPopular).
+   */
+  warm(n: number, t: number): void {
+    for (const c of this.copies) c.warmMostPopular(n, t);
+  }
+
+  /**
+   * One of the graph's cache events (kind relative to the caches' first): a hit answered, a
+   * waiter's deadline, a flush. True when it answered a call that was still waited for (activity
+   * of the run; a handler that moved on meanwhile makes it a stale timer).
+   */
+  fire(kind: number, a: number, t: number): boolean {
+    const owner = this.owner;
+    if (kind === K_CACHE_HIT) {
+      this.pFree.push(a);
+      const h = this.pH[a] as number;
+      const gen = this.pGen[a] as number;
+      if (!owner.awaits(h, gen)) return false;
+      owner.callEnded(h, gen, this.pJ[a] as number, GiveUp.SUCCESS, Outcome.SUCCESS, false, t);
+      return true;
+    }
+    if (kind === K_CACHE_WAIT) {
+      const state = this.wState[a] as number;
+      this.wState[a] = state & ~2;
+      if ((state & 1) === 0) {
+        this.wFree.push(a);
+        return false;
+      }
+      // Gives up waiting; its record stays in its slot's list (not waiting) until the call it waited for ends.
+      this.wState[a] = 0;
+      const h = this.wH[a] as number;
+      const gen = this.wGen[a] as number;
+      if (!owner.awaits(h, gen)) return false;
+      owner.callEnded(h, gen, this.wJ[a] as number, GiveUp.DEADLINE, Outcome.DEADLINE_EXCEEDED, false, t);
+      return true;
+    }
+    this.flush();
+    return false;
+  }
+
+  /** The cache's result over `bins` bins (README, "Caches"; hitRatio null without lookups). */
+  result(bins: number): CacheResult {
+    const c = this.counts;
+    return { ...c, hitRatio: c.lookups > 0 ? c.hits / c.lookups : null, timeSeries: this.series(bins) };
+  }
+
+  /** The series over `bins` bins: lookups and hits per bin. */
+  series(bins: number): { lookups: number[]; hits: number[] } {
+    return { lookups: this.sLookups.toArray(bins), hits: this.sHits.toArray(bins) };
+  }
+
+  private answerHit(h: number, gen: number, j: number, t: number): void {
+    const p = this.pFree.length > 0 ? (this.pFree.pop() as number) : this.pNext++;
+    if (p >= this.pH.length) {
+      this.pH = grow(this.pH, 0);
+      this.pGen = grow(this.pGen, 0);
+      this.pJ = grow(this.pJ, 0);
+    }
+    this.pH[p] = h;
+    this.pGen[p] = gen;
+    this.pJ[p] = j;
+    this.sim.atInLane(this.hitLane, t + this.hitMs.sample(), this.kindBase + K_CACHE_HIT, p, this.index);
+  }
+
+  private wait(slot: number, h: number, gen: number, j: number, deadlineMs: number): void {
+    const w = this.wFree.length > 0 ? (this.wFree.pop() as number) : this.wNext++;
+    if (w >= this.wH.length) {
+      this.wH = grow(this.wH, 0);
+      this.wGen = grow(this.wGen, 0);
+      this.wJ = grow(this.wJ, 0);
+      this.wNextIn = grow(this.wNextIn, NONE);
+      const s = new Uint8Array(this.wH.length);
+      s.set(this.wState);
+      this.wState = s;
+    }
+    this.wH[w] = h;
+    this.wGen[w] = gen;
+    this.wJ[w] = j;
+    this.wNextIn[w] = NONE;
+    this.wState[w] = 1;
+    const tail = this.wTail[slot] as number;
+    if (tail === NONE) this.wHead[slot] = w;
+    else this.wNextIn[tail] = w;
+    this.wTail[slot] = w;
+    if (deadlineMs < Infinity) {
+      this.wState[w] = 3;
+      this.sim.at(deadlineMs, this.kindBase + K_CACHE_WAIT, w, this.index);
+    }
+  }
+
+  /** Whether a waiter of the list from w still waits (its handler's step). */
+  private anyWaiting(w: number): boolean {
+    for (; w !== NONE; w = this.wNextIn[w] as number) {
+      if (((this.wState[w] as number) & 1) !== 0 && this.owner.awaits(this.wH[w] as number, this.wGen[w] as number)) return true;
+    }
+    return false;
+  }
+
+  /** Whether a waiter of the list from w still waits, and its handler's caller for it. */
+  private anyWanted(w: number): boolean {
+    for (; w !== NONE; w = this.wNextIn[w] as number) {
+      if (((this.wState[w] as number) & 1) !== 0 && this.owner.waitsFor(this.wH[w] as number, this.wGen[w] as number)) return true;
+    }
+    return false;
+  }
+}
+
+function grow(a: Int32Array, fill: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2).fill(fill);
+  b.set(a);
+  return b;
+}

@@ -1,0 +1,118 @@
+import type { EventDispatcher, EventHandler, RunBounds, RunStats, Simulator } from '../engine/simulator.js';
+import type { PolicySpec } from '../policy/types.js';
+import type { Layer, Scenario } from './scenario.js';
+
+/**
+ * Timed interventions (README, "Timed interventions"): at `atMs` an operator changes a layer's
+ * policy or a service's settings, and the change governs every decision at or after that moment.
+ * This file holds their resolved form (what src/experiment validates a scenario's `interventions`
+ * into) and the run loop that applies them between the events; the layers, the farm and the
+ * services each apply their own part (`Layers.swapPolicy`, `ServerFarm.setQueueLimit`,
+ * `ServiceRuntime.setMaxInFlight`).
+ */
+
+/** The stack an intervention changes: a workload's (null: the scenario's one workload), or a graph call's. */
+export type StackRef =
+  | { kind: 'workload'; workload: string | null }
+  | { kind: 'call'; service: string; endpoint: string; step: number; call: number };
+
+/** One change an intervention makes, resolved from the scenario as it stands after the intervention. */
+export type InterventionChange =
+  /** Layer `layer` of the stack takes `policy` (the layer's whole policy, recompiled and swapped in). */
+  | { kind: 'policy'; stack: StackRef; layer: number; policy: PolicySpec }
+  /** The fleet's backends (of `service`; null: the scenario's leaf) take these queue limits, one per backend in the farm's order (Infinity: unlimited). */
+  | { kind: 'queueLimit'; service: string | null; limits: number[] }
+  /** The service admits at most `value` requests in flight (Infinity: unlimited). */
+  | { kind: 'maxInFlight'; service: string; value: number };
+
+/** One intervention of a scenario, resolved: when, the paths it sets (as written), and what changes. */
+export interface Intervention {
+  atMs: number;
+  /** The dotted paths its `set` names, in the order written. */
+  paths: string[];
+  changes: InterventionChange[];
+}
+
+/** What a run's parts do when an intervention applies (the stack run's and the graph run's). */
+export interface InterventionTarget {
+  apply(change: InterventionChange, t: number): void;
+}
+
+/** The interventions a run applied (its results' `interventions`): when, and the paths each set. */
+export interface AppliedIntervention {
+  atMs: number;
+  paths: string[];
+}
+
+/**
+ * Runs the simulator with `interventions` (in time order; equal times in list order) applied
+ * between the events: the events before `atMs` run, then the intervention's changes apply at
+ * `atMs`, then the events at `atMs` and later run, so that the change governs every decision at or
+ * after its moment and none before. An intervention whose moment lies beyond the run's end (its
+ * events ran out, or a bound stopped it) is not applied. Without interventions this is one
+ * `sim.run`: a run without them pays nothing. Returns the run's stats (events summed over the
+ * pieces) and the interventions applied.
+ */
+export function runWithInterventions(
+  sim: Simulator,
+  handler: EventHandler | EventDispatcher,
+  bounds: RunBounds,
+  interventions: readonly Intervention[] | undefined,
+  target: InterventionTarget,
+): { stats: RunStats; applied: AppliedIntervention[] } {
+  const applied: AppliedIntervention[] = [];
+  if (interventions === undefined || interventions.length === 0) return { stats: sim.run(handler, bounds), applied };
+  let events = 0;
+  let i = 0;
+  while (i < interventions.length) {
+    const at = (interventions[i] as Intervention).atMs;
+    if (at > bounds.horizonMs) break;
+    // The events strictly before `at`: the horizon is the largest time below it.
+    const stats = sim.run(handler, { horizonMs: below(at), maxEvents: bounds.maxEvents - events });
+    events += stats.events;
+    if (stats.truncated !== 'horizon') return { stats: { ...stats, events }, applied };
+    if (sim.nowMs < at) sim.nowMs = at;
+    while (i < interventions.length && (interventions[i] as Intervention).atMs === at) {
+      const iv = interventions[i] as Intervention;
+      for (const change of iv.changes) target.apply(change, at);
+      applied.push({ atMs: iv.atMs, paths: [...iv.paths] });
+      i++;
+    }
+  }
+  const stats = sim.run(handler, { horizonMs: bounds.horizonMs, maxEvents: bounds.maxEvents - events });
+  return { stats: { ...stats, events: stats.events + events }, applied };
+}
+
+/** The largest double below x (x finite). */
+function below(x: number): number {
+  if (x === 0) return -Number.MIN_VALUE;
+  const buf = new Float64Array([x]);
+  const bits = new BigInt64Array(buf.buffer);
+  bits[0] = (bits[0] as bigint) + (x > 0 ? -1n : 1n);
+  return buf[0] as number;
+}
+
+/** Per layer of a stack of `layers` layers, the policies the interventions give it, in order (for `LayersOptions.laterPolicies`). */
+export function laterPolicies(interventions: readonly Intervention[] | undefined, isStack: (ref: StackRef) => boolean, layers: number): PolicySpec[][] {
+  const out: PolicySpec[][] = Array.from({ length: layers }, () => []);
+  for (const iv of interventions ?? []) {
+    for (const c of iv.changes) if (c.kind === 'policy' && isStack(c.stack)) out[c.layer]?.push(c.policy);
+  }
+  return out;
+}
+
+/** The key of a graph call's stack, as {@link StackRef} names it. */
+export function callKey(service: string, endpoint: string, step: number, call: number): string {
+  return `${service}\u0000${endpoint}\u0000${step}\u0000${call}`;
+}
+
+/** The layer `layer` of the stack `stack` names in a resolved scenario (undefined: it has no such layer). */
+export function layerAt(sc: Scenario, stack: StackRef, layer: number): Layer | undefined {
+  if (stack.kind === 'workload') {
+    if (stack.workload === null) return sc.graph?.workloads === undefined ? sc.stack[layer] : undefined;
+    return sc.graph?.workloads?.find((w) => w.name === stack.workload)?.stack[layer];
+  }
+  const service = sc.graph?.services.find((s) => s.name === stack.service);
+  const step = service?.endpoints.find((ep) => ep.name === stack.endpoint)?.steps?.[stack.step];
+  return step?.kind === 'call' ? step.calls[stack.call]?.stack[layer] : undefined;
+}
