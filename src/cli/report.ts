@@ -15,6 +15,7 @@ import {
 } from '../report/index.js';
 import { metricStats } from '../sweep/aggregate.js';
 import { flattenMetrics } from '../sweep/flattenMetrics.js';
+import { graphSummary } from '../sweep/runPlan.js';
 import type { SimulationResults } from '../model/results.js';
 import { jsonClone } from '../sweep/jsonStream.js';
 import { readJsonFile } from '../sweep/ResultReader.js';
@@ -213,6 +214,7 @@ function summaryFromResults(results: SimulationResults & { experiment?: string }
         metrics,
         scenario,
         timeSeries: { typical: results.timeSeries, mean: null },
+        ...(results.services ? { graph: graphSummary(results) } : {}),
         samples: { replications: [0], values: Object.fromEntries(Object.entries(flat).map(([k, v]) => [k, [v]])) },
       },
     ],

@@ -1,3 +1,5 @@
+/** The width of the cascade timeline's bins. */
+export const CASCADE_BIN_MS = 1000;
 /** Utilisation at or above which a service's bin is in trouble. */
 export const TROUBLE_UTILISATION = 0.9;
 /** Error rate (failed answers over answers) at or above which a service's bin is in trouble. */
@@ -23,7 +25,7 @@ export interface ServiceBins {
 /** What happened to a service, and when (the start of the bin it happened in). */
 export interface CascadeEvent {
   service: string;
-  event: 'in-trouble' | 'crashed' | 'recovered';
+  event: 'trouble' | 'crashed' | 'recovered';
   atMs: number;
 }
 
@@ -48,7 +50,7 @@ export function inTrouble(s: ServiceBins, i: number): boolean {
  */
 export function cascadeTimeline(services: readonly ServiceBins[]): CascadeEvent[] {
   const events: Array<CascadeEvent & { order: number }> = [];
-  const rank = { 'in-trouble': 0, crashed: 1, recovered: 2 } as const;
+  const rank = { trouble: 0, crashed: 1, recovered: 2 } as const;
   services.forEach((s, k) => {
     if (!(s.binMs > 0)) throw new RangeError(`cascade timeline: ${s.name}'s binMs must be > 0 (got ${s.binMs})`);
     const n = Math.max(s.utilisation.length, s.answered.length, s.failed.length, s.crashes.length);
@@ -71,10 +73,18 @@ export function cascadeTimeline(services: readonly ServiceBins[]): CascadeEvent[
     const push = (event: CascadeEvent['event'], bin: number): void => {
       if (bin >= 0) events.push({ service: s.name, event, atMs: bin * s.binMs, order: k * 3 + rank[event] });
     };
-    push('in-trouble', first);
+    push('trouble', first);
     push('crashed', crashed);
     push('recovered', recovered);
   });
   events.sort((a, b) => a.atMs - b.atMs || a.order - b.order);
   return events.map(({ service, event, atMs }) => ({ service, event, atMs }));
+}
+
+/** Busy workers over workers available, per bin (time-weighted means of each; 0 where none, or not a finite number, were available). */
+export function utilisation(busy: readonly number[], workers: readonly number[]): number[] {
+  return busy.map((b, i) => {
+    const w = workers[i] ?? 0;
+    return w > 0 && Number.isFinite(w) ? b / w : 0;
+  });
 }

@@ -1,9 +1,11 @@
 import { EventQueue } from '../engine/eventQueue.js';
 import { BinnedSeries, LogHistogram, MAX_SERIES_BINS, StreamingClustering, TimeWeightedSeries } from '../metrics/index.js';
+import { CASCADE_BIN_MS, utilisation } from '../metrics/cascadeTimeline.js';
 import { MetricWindows } from '../metrics/MetricWindows.js';
 import { GIVE_UP_NAMES, GiveUp } from '../policy/outcome.js';
 import type { LayerGuards } from './layers/LayerGuards.js';
 import { NO_SERVER_TOTALS, type Leaf } from './leaves/Leaf.js';
+import type { FarmBinCounts } from './leaves/server/FarmBins.js';
 import type { ResultInput, Truncation } from './results.js';
 import type { Scenario } from './scenario.js';
 
@@ -245,26 +247,60 @@ export interface Clock {
   readonly nowMs: number;
 }
 
-/** One service's series (README, "Service graphs", "Metrics"), per bin of `metrics.timeSeriesBinMs`. */
-export interface ServiceSeries {
+/**
+ * One service's series (README, "Service graphs", "Metrics"), per bin of `metrics.timeSeriesBinMs`:
+ * counts in the bin, or time-weighted means over it.
+ */
+export interface ServiceSeries extends FarmBinCounts {
   /** Requests that reached the service, first tries and those sent while a layer on their path from the entry was retrying. */
   arrivalsFirst: number[];
   arrivalsRetry: number[];
+  /** Answers the service gave its callers, and of them the failures (its refusals and the requests it lost included). */
+  answered: number[];
+  failed: number[];
+  /** Requests refused on arrival because `maxInFlight` were in flight. */
+  refusedInFlight: number[];
   /** Time-weighted means: requests admitted and not yet answered, requests queued at its fleet, busy workers (on a threaded service, those held by handlers). */
   inFlight: number[];
   queue: number[];
   busy: number[];
+  /** Fleets with a finite number of workers only: busy workers over the workers available (the capacity schedule applied), time-weighted. */
+  utilization?: number[];
+}
+
+/** What a service's fleet gives its series: queue and busy workers, and its counts per bin with its workers available (null: none kept, a fleet without servers). */
+export interface FleetSeriesInput {
+  queue: number[];
+  busy: number[];
+  counts: FarmBinCounts | null;
+  workers: number[] | null;
+}
+
+/** The answers a service gave per bin: all, and the failures. */
+class AnswerBins {
+  readonly answered: BinnedSeries;
+  readonly failed: BinnedSeries;
+  constructor(binMs: number) {
+    this.answered = new BinnedSeries(binMs);
+    this.failed = new BinnedSeries(binMs);
+  }
 }
 
 /**
  * What one service of a graph measures over time beside its fleet's totals and series: its arrivals
  * (from every caller, its own refusals included), split as the leaf's are (`chain` 1: sent while a
- * layer on the path from the entry was past its first attempt), and its requests in flight (admitted
- * and not yet answered, lost or withdrawn: what `maxInFlight` caps). Only t >= 0 counts.
+ * layer on the path from the entry was past its first attempt), its answers to its callers and their
+ * failures (a request it lost counts as a failed answer when lost), its `maxInFlight` refusals, and
+ * its requests in flight (admitted and not yet answered, lost or withdrawn: what `maxInFlight`
+ * caps). The answers are binned at the series' width and, when that is another, at the cascade
+ * timeline's 1 s too. Only t >= 0 counts.
  */
 export class ServiceMeasurements {
   private readonly sFirst: BinnedSeries;
   private readonly sRetry: BinnedSeries;
+  private readonly sRefusedInFlight: BinnedSeries;
+  private readonly answers: AnswerBins;
+  private readonly timelineAnswers: AnswerBins | null;
   private readonly gInFlight: TimeWeightedSeries;
 
   constructor(
@@ -274,6 +310,9 @@ export class ServiceMeasurements {
   ) {
     this.sFirst = new BinnedSeries(binMs);
     this.sRetry = new BinnedSeries(binMs);
+    this.sRefusedInFlight = new BinnedSeries(binMs);
+    this.answers = new AnswerBins(binMs);
+    this.timelineAnswers = binMs === CASCADE_BIN_MS ? null : new AnswerBins(CASCADE_BIN_MS);
     this.gInFlight = new TimeWeightedSeries(binMs, MAX_SERIES_BINS, startMs, 0);
   }
 
@@ -282,6 +321,23 @@ export class ServiceMeasurements {
     if (t < 0) return;
     if (chain === 1) this.sRetry.add(t);
     else this.sFirst.add(t);
+  }
+
+  /** A request was refused at t because `maxInFlight` were in flight (its answer is counted by {@link answered}). */
+  refusedInFlight(t: number): void {
+    this.sRefusedInFlight.add(t);
+  }
+
+  /** The service answered a caller at t (`failed`: not a success; a lost request counts so when lost). */
+  answered(failed: boolean, t: number): void {
+    const a = this.answers;
+    a.answered.add(t);
+    if (failed) a.failed.add(t);
+    const b = this.timelineAnswers;
+    if (b !== null) {
+      b.answered.add(t);
+      if (failed) b.failed.add(t);
+    }
   }
 
   /** The service's requests in flight became n (now). */
@@ -293,15 +349,38 @@ export class ServiceMeasurements {
     this.gInFlight.finish(endMs);
   }
 
-  /** The series over `bins` bins, with the fleet's queue and busy workers (zeros for a fleet without servers). */
-  series(bins: number, fleet: { queue: number[]; busy: number[] } | null): ServiceSeries {
+  /** The series over `bins` bins, with the fleet's (zeros for a fleet without servers). */
+  series(bins: number, fleet: FleetSeriesInput | null): ServiceSeries {
     const zeros = () => new Array<number>(bins).fill(0);
-    return {
+    const counts = fleet?.counts ?? null;
+    const workers = fleet?.workers ?? null;
+    const busy = fleet?.busy ?? zeros();
+    const out: ServiceSeries = {
       arrivalsFirst: this.sFirst.toArray(bins),
       arrivalsRetry: this.sRetry.toArray(bins),
+      answered: this.answers.answered.toArray(bins),
+      failed: this.answers.failed.toArray(bins),
+      refusedInFlight: this.sRefusedInFlight.toArray(bins),
+      served: counts?.served ?? zeros(),
+      shed: counts?.shed ?? zeros(),
+      dropped: counts?.dropped ?? zeros(),
+      refused: counts?.refused ?? zeros(),
+      faulted: counts?.faulted ?? zeros(),
+      rejected: counts?.rejected ?? zeros(),
+      lost: counts?.lost ?? zeros(),
+      crashes: counts?.crashes ?? zeros(),
+      wastedWorkMs: counts?.wastedWorkMs ?? zeros(),
       inFlight: this.gInFlight.binMeans(bins),
       queue: fleet?.queue ?? zeros(),
-      busy: fleet?.busy ?? zeros(),
+      busy,
     };
+    if (workers !== null && workers.some((w) => Number.isFinite(w))) out.utilization = utilisation(busy, workers);
+    return out;
+  }
+
+  /** The answers per 1 s bin over `bins` such bins, for the cascade timeline. */
+  timelineAnswerBins(bins: number): { answered: number[]; failed: number[] } {
+    const a = this.timelineAnswers ?? this.answers;
+    return { answered: a.answered.toArray(bins), failed: a.failed.toArray(bins) };
   }
 }

@@ -1,3 +1,4 @@
+import type { CascadeEvent } from '../metrics/cascadeTimeline.js';
 import type { AppliedIntervention } from './interventions.js';
 import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
@@ -151,6 +152,12 @@ export interface SimulationResults {
   edges?: EdgeResult[];
   /** Service graphs only: each service's arrivals and its fleet's totals, in declaration order. */
   services?: ServiceResult[];
+  /**
+   * Service graphs only: the cascade timeline (src/metrics/cascadeTimeline.ts), from each service's
+   * 1 s bins: when it first got in trouble (utilisation >= 0.9 or error rate >= 0.5), first crashed,
+   * and recovered (out of trouble for 30 s), in time order.
+   */
+  cascade?: CascadeEvent[];
   /**
    * Graphs with several workloads only: each workload's own results. The totals (operations,
    * latencies, `leafCalls`: calls at the entries) are those of all workloads; `attempts` lists every

@@ -296,3 +296,70 @@ export function partFindingLine(model: ReportModel, part: ReportPart): string | 
   if (!authored) return null;
   return checkedFinding(authored, claimsOf(model, part.name), () => generatedFinding(part));
 }
+
+/** Seconds as a sentence shows them (`35 s`, `35.5 s`). */
+function seconds(ms: number): string {
+  return `${formatNumber(ms / 1000)} s`;
+}
+
+/** Names joined as a sentence lists them (`a`, `a and b`, `a, b and c`). */
+function listText(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
+ * What a graph cell's cascade timeline and edges say, computed from its metrics (means over its
+ * replications): the order in which its services first got in trouble (by mean time, services
+ * within 0.5 s of each other together, with the runs in which each did when not all), which did
+ * not recover in some runs, and the edge with the most calls per operation with the share of them
+ * that were retries. Null for a cell without services.
+ */
+export function cascadeSentence(cell: ReportCell, label: string): string | null {
+  const services = (cell.scenario as { graph?: { services?: Array<{ name: string }> } } | null)?.graph?.services?.map((s) => s.name);
+  if (!services || services.length === 0) return null;
+  const runs = cell.replications;
+  const n = (m: string) => cell.metrics[m]?.n ?? 0;
+  const trouble = services
+    .filter((s) => n(`cascade.${s}.troubleAtMs`) > 0)
+    .map((s) => ({ s, at: metricMean(cell, `cascade.${s}.troubleAtMs`) as number, runs: n(`cascade.${s}.troubleAtMs`), recovered: n(`cascade.${s}.recoveredAtMs`) }))
+    .sort((a, b) => a.at - b.at);
+  const parts: string[] = [];
+  if (trouble.length === 0) parts.push('no service got in trouble');
+  else {
+    const groups: Array<typeof trouble> = [];
+    for (const t of trouble) {
+      const g = groups[groups.length - 1];
+      if (g && Math.abs(t.at - (g[0] as (typeof trouble)[number]).at) < 500) g.push(t);
+      else groups.push([t]);
+    }
+    const inRuns = (g: typeof trouble) => {
+      const k = Math.min(...g.map((t) => t.runs));
+      return k < runs ? ` in ${k} of ${runs} runs` : '';
+    };
+    const phrase = (g: typeof trouble) => `${listText(g.map((t) => t.s))} (${seconds((g[0] as (typeof trouble)[number]).at)}${inRuns(g)})`;
+    parts.push(`${phrase(groups[0] as typeof trouble)} got in trouble first${groups.length > 1 ? `, then ${groups.slice(1).map(phrase).join(', then ')}` : ''}`);
+    const stuck = trouble.filter((t) => t.recovered < t.runs);
+    if (stuck.length > 0) {
+      const all = stuck.every((t) => t.recovered === 0 && t.runs === runs);
+      parts.push(all ? `${listText(stuck.map((t) => t.s))} never recovered` : `${listText(stuck.map((t) => `${t.s} (in ${t.runs - t.recovered} of ${t.runs} runs)`))} did not recover`);
+    } else parts.push('every one recovered');
+  }
+  let top: { edge: string; a: number; retries: number | null } | null = null;
+  for (const k of Object.keys(cell.metrics)) {
+    const m = /^edges\.(.+)\.amplification$/.exec(k);
+    if (!m || (m[1] as string).includes('.workloads.')) continue;
+    const a = metricMean(cell, k);
+    if (a === null || (top !== null && a <= top.a)) continue;
+    const calls = metricMean(cell, `edges.${m[1]}.calls`);
+    const retries = metricMean(cell, `edges.${m[1]}.retries`);
+    top = { edge: (m[1] as string).replace('->', ' -> '), a, retries: calls && retries !== null ? retries / calls : null };
+  }
+  if (top !== null) parts.push(`the calls concentrate on ${top.edge} (${formatNumber(top.a)} per operation${top.retries !== null ? `, ${Math.round(top.retries * 100)}% of them retries` : ''})`);
+  return `${label}: ${parts.join('; ')}.`;
+}
+
+/** The cascade sentences of a graph part ({@link cascadeSentence}), one per focus cell; empty for a part without services. */
+export function cascadeFindings(part: ReportPart): string[] {
+  const cells = findingsCells(part);
+  return cells.map((c) => cascadeSentence(c, cellLabel(c, cells))).filter((x): x is string => x !== null);
+}

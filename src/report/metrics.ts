@@ -88,7 +88,48 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo }> 
   },
   { re: /^fleet\.(.+)\.crashes$/, info: (m) => ({ title: `Backend crashes in cluster ${m[1]}`, unit: 'crashes' }) },
   { re: /^fleet\.(.+)\.served$/, info: (m) => ({ title: `Requests served by cluster ${m[1]}`, unit: 'requests' }) },
+  // Service graphs (README, "Service graphs"): edges, services, workloads and the cascade timeline.
+  {
+    re: /^edges\.(.+?)->(.+?)\.workloads\.(.+)\.(calls|retries|ownRetries|amplification)$/,
+    info: (m) => edgeInfo(`${m[1]} -> ${m[2]}`, m[4] as string, ` of workload ${m[3]}`),
+  },
+  { re: /^edges\.(.+?)->(.+)\.(calls|retries|ownRetries|amplification|bulkheadFull)$/, info: (m) => edgeInfo(`${m[1]} -> ${m[2]}`, m[3] as string, '') },
+  { re: /^services\.(.+)\.(utilization|first|retries|arrivals|refusedInFlight|crashes|served|shed|dropped|refused|faulted|rejected|lost|cancelled|wastedWorkMs|meanBusy|maxQueue|inServiceAtEnd)$/, info: (m) => serviceInfo(m[1] as string, m[2] as string) },
+  { re: /^cascade\.(.+)\.(trouble|crashed|recovered)AtMs$/, info: (m) => ({ title: `${CASCADE_TITLES[m[2] as string]} ${m[1]}`, unit: 'ms' }) },
+  {
+    re: /^workloads\.([^.]+)\.(.+)$/,
+    info: (m) => {
+      const inner = metricInfo((m[2] as string) === 'leafCalls' ? 'leafCalls' : (m[2] as string));
+      return { title: `${inner.title} of workload ${m[1]}`, unit: (m[2] as string) === 'amplification' ? 'entry calls per operation' : inner.unit };
+    },
+  },
 ];
+
+const CASCADE_TITLES: Record<string, string> = { trouble: 'First in trouble:', crashed: 'First crash:', recovered: 'Recovered:' };
+
+function edgeInfo(edge: string, field: string, of: string): MetricInfo {
+  switch (field) {
+    case 'amplification':
+      return { title: `Calls on ${edge}${of}`, unit: 'calls per operation' };
+    case 'retries':
+      return { title: `Retries on ${edge}${of}`, unit: 'calls' };
+    case 'ownRetries':
+      return { title: `Own retries of ${edge}${of}`, unit: 'calls' };
+    case 'bulkheadFull':
+      return { title: `Bulkhead refusals on ${edge}`, unit: 'attempts' };
+    default:
+      return { title: `Calls on ${edge}${of}`, unit: 'calls' };
+  }
+}
+
+function serviceInfo(service: string, field: string): MetricInfo {
+  if (field === 'utilization') return { title: `Utilisation of ${service}`, unit: 'fraction of workers busy' };
+  if (field === 'refusedInFlight') return { title: `Refused by ${service} at maxInFlight`, unit: 'requests' };
+  if (field === 'crashes') return { title: `Backend crashes of ${service}`, unit: 'crashes' };
+  if (field === 'first' || field === 'retries' || field === 'arrivals') return { title: `${field === 'first' ? 'First tries' : field === 'retries' ? 'Retries' : 'Arrivals'} at ${service}`, unit: 'requests' };
+  const server = FIXED[`server.${field}`] as MetricInfo;
+  return { title: `${server.title} at ${service}`, unit: server.unit };
+}
 
 /** Every metric name a report hint may name: the fixed names, then the patterns. */
 export const METRIC_NAMES_TEXT = [
@@ -106,6 +147,11 @@ export const METRIC_NAMES_TEXT = [
   'windows.<name>.<amplification|successRate|goodputPerSec|recovered>',
   'fleet.<cluster>.crashes',
   'fleet.<cluster>.served',
+  'edges.<caller>-><callee>.<calls|retries|ownRetries|amplification|bulkheadFull>',
+  'edges.<caller>-><callee>.workloads.<workload>.<calls|retries|ownRetries|amplification>',
+  'services.<service>.<field>',
+  'workloads.<workload>.<metric>',
+  'cascade.<service>.<trouble|crashed|recovered>AtMs',
 ].join(', ');
 
 /** Whether `name` is a metric of summary.json (by name; whether a run measured it is another matter). */

@@ -1,6 +1,6 @@
 import { evaluateAllClaims, type ClaimResult, type ClaimStatus } from './claims.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
-import { findingLine, findingsTable, partFindingLine, type FindingsTable } from './findings.js';
+import { cascadeFindings, findingLine, findingsTable, partFindingLine, type FindingsTable } from './findings.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { formatEstimate, formatNumber, formatRange, formatValue } from './format.js';
 import type { ReportModel, ReportPart } from './reportModel.js';
@@ -189,6 +189,12 @@ function parametersSection(model: ReportModel): string {
   return `<section id="parameters"><h2>Parameters</h2>${blocks.join('')}</section>`;
 }
 
+/** A graph part's cascade findings (computed from its data), as a list ('' for a part without services). */
+function cascadeHtml(part: ReportPart): string {
+  const lines = cascadeFindings(part);
+  return lines.length > 0 ? `<ul class="cascade">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>` : '';
+}
+
 /** A part's finding paragraph ('' without one). */
 function partFindingHtml(model: ReportModel, part: ReportPart): string {
   const text = partFindingLine(model, part);
@@ -305,7 +311,7 @@ export function renderReportHtml(input: RenderReportInput): string {
   const errored = model.parts.flatMap((p) => p.cells.filter((c) => c.state === 'errored'));
   const multi = model.parts.length > 1;
   const findings = model.parts
-    .map((p) => `${multi ? `<h3>Part ${escapeHtml(p.name)}</h3>${partFindingHtml(model, p)}` : ''}${findingsHtml(model, findingsTable(p), p)}`)
+    .map((p) => `${multi ? `<h3>Part ${escapeHtml(p.name)}</h3>${partFindingHtml(model, p)}` : ''}${findingsHtml(model, findingsTable(p), p)}${cascadeHtml(p)}`)
     .join('');
   const chartSections = model.parts
     .map((p) => {

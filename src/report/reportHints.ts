@@ -73,7 +73,7 @@ export interface ChartHint {
   x?: string;
   logX?: boolean;
   logY?: boolean;
-  /** `series`, `clustering`, `amplification`, `giveUps`, `pareto`: the cells shown. */
+  /** `series`, `clustering`, `amplification`, `giveUps`, `pareto`, `graph`, `services` (one chart per cell), `cascade`: the cells shown. */
   cells?: CellSelector[];
   /**
    * `series`: the panels, among arrivals, goodput, queue, inFlight, busy, successes, failures, writes,
@@ -92,7 +92,7 @@ const OPTION_KINDS: Record<string, readonly ChartKind[]> = {
   x: ['metric', 'clustering'],
   logX: ['metric', 'clustering', 'pareto'],
   logY: ['metric', 'clustering', 'pareto'],
-  cells: ['series', 'clustering', 'amplification', 'giveUps', 'pareto', 'graph'],
+  cells: ['series', 'clustering', 'amplification', 'giveUps', 'pareto', 'graph', 'services', 'cascade'],
   panels: ['series'],
   work: ['pareto'],
   time: ['pareto'],

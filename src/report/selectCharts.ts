@@ -11,7 +11,9 @@ import { graphDrawingSpec, type DrawnEdge, type DrawnNode } from './specs/graphD
 import { metricPoints, metricVsParamSpec, seriesPanels } from './specs/metricVsParam.js';
 import { paretoSpec } from './specs/pareto.js';
 import { focusNote, seriesDemandEndMs, seriesFocus, timeSeriesSpec } from './specs/timeSeries.js';
-import { distinctWindows } from './triggers.js';
+import { cascadeSpec } from './specs/cascade.js';
+import { serviceSeriesSpec } from './specs/serviceSeries.js';
+import { distinctWindows, graphTriggerWindows } from './triggers.js';
 import type { ChartKind, ReportCell, ReportChart } from './types.js';
 
 /** A chart to draw, with its cells resolved. */
@@ -58,6 +60,11 @@ export function drawnGraph(cell: ReportCell): { nodes: DrawnNode[]; edges: Drawn
     .filter((n) => used.has(n))
     .map((name) => ({ name, utilisation: mean(`services.${name}.utilization`), crashes: mean(`services.${name}.crashes`) }));
   return { nodes, edges };
+}
+
+/** Whether a cell kept its typical run's per-service series (a service graph). */
+function hasServiceSeries(cell: ReportCell): boolean {
+  return (cell.graph?.services.length ?? 0) > 0;
 }
 
 /** What the leaf and workload of a part are (from its first cell). */
@@ -167,6 +174,9 @@ export function chooseCharts(part: ReportPart): ChartRequest[] {
   if (hasRetriesOrLayers(focus) && layerAttemptsRows(focus.map((cell) => ({ label: cell.variant, cell }))).length > 0) out.push({ kind: 'amplification', cells: focus });
   if (giveUpRows(focus.map((cell) => ({ label: cell.variant, cell }))).length > 0) out.push({ kind: 'giveUps', cells: focus });
   for (const cell of focus.filter((c) => drawnGraph(c) !== null).slice(0, MAX_GRAPH_DRAWINGS)) out.push({ kind: 'graph', cells: [cell] });
+  const graphCells = focus.filter(hasServiceSeries);
+  if (graphCells.length > 0) out.push({ kind: 'cascade', cells: graphCells });
+  for (const cell of graphCells.slice(0, MAX_GRAPH_DRAWINGS)) out.push({ kind: 'services', cells: [cell] });
   return out;
 }
 
@@ -211,6 +221,13 @@ export function requestsFromHints(part: ReportPart, hints: readonly ChartHint[],
       const drawable = (req.cells ?? []).filter((c) => drawnGraph(c) !== null);
       if (drawable.length === 0) return warn(`${where}: a graph drawing needs a service graph whose calls were counted, and these cells have none`);
       for (const cell of drawable) out.push({ ...req, cells: [cell] });
+      return;
+    }
+    if (h.kind === 'services' || h.kind === 'cascade') {
+      const withSeries = (req.cells ?? []).filter(hasServiceSeries);
+      if (withSeries.length === 0) return warn(`${where}: a ${h.kind} chart needs the runs of a service graph, and these cells have none`);
+      if (h.kind === 'cascade') out.push({ ...req, cells: withSeries });
+      else for (const cell of withSeries) out.push({ ...req, cells: [cell] });
       return;
     }
     out.push(req);
@@ -376,6 +393,35 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
         spec: graphDrawingSpec(drawn ?? { nodes: [], edges: [] }),
       };
     }
+    case 'services': {
+      const cell = cells[0] as ReportCell;
+      const label = part.cells.length > 1 ? ` (${cellLabel(cell, part.cells)})` : '';
+      const binMs = cell.timeSeries?.typical?.binMs ?? cell.scenario?.metrics?.timeSeriesBinMs ?? 1000;
+      return {
+        ...base,
+        title: req.title ?? `Each service over time${label}`,
+        caption:
+          req.caption ??
+          'Replication 0, one line per service: utilisation (of the workers available), error rate (failed answers over answers) and arrivals (retries dashed); a trigger window is shaded. The cascade timeline calls a second in trouble at utilisation 0.9 or an error rate of 0.5: see which service crosses first.',
+        spec: serviceSeriesSpec({ services: cell.graph?.services ?? [], binMs, windows: cell.scenario ? graphTriggerWindows(cell.scenario) : [] }),
+      };
+    }
+    case 'cascade':
+      return {
+        ...base,
+        title: req.title ?? `Cascade timeline${where(cells)}`,
+        caption:
+          req.caption ??
+          'Replication 0 of each cell: a bar runs from the first 1 s bin in which a service was in trouble (utilisation at least 0.9 or an error rate at least 0.5) to the start of the 30 s it then stayed out of trouble (orange), or to the end of the run (red: never recovered); a black tick marks a first crash. Rows are in the order the services got in trouble.',
+        spec: cascadeSpec({
+          runs: labelled
+            .filter((l) => hasServiceSeries(l.cell))
+            .map((l) => {
+              const ts = l.cell.timeSeries?.typical;
+              return { label: l.label, events: l.cell.graph?.cascade ?? [], endMs: ts ? ts.tMs.length * ts.binMs : 0 };
+            }),
+        }),
+      };
     case 'giveUps':
       return {
         ...base,

@@ -51,6 +51,20 @@ export function scenarioTriggerWindows(scenario: Scenario): TriggerWindow[] {
   return out;
 }
 
+/**
+ * The trigger windows of a service graph's scenario: its workload's, and those of every service's
+ * fleet (a server's capacity windows and faults), each labelled with its service.
+ */
+export function graphTriggerWindows(scenario: Scenario): TriggerWindow[] {
+  const services = scenario.graph?.services ?? [];
+  if (services.length === 0) return scenarioTriggerWindows(scenario);
+  const out = scenarioTriggerWindows({ ...scenario, leaf: { kind: 'script', script: [] } as unknown as Scenario['leaf'] });
+  for (const s of services) {
+    for (const w of scenarioTriggerWindows({ ...scenario, leaf: s.fleet })) if (w.kind !== 'workload') out.push({ ...w, label: `${s.name}: ${w.label}` });
+  }
+  return out;
+}
+
 /** Windows of several scenarios, each distinct window once (same bounds and label). */
 export function distinctWindows(scenarios: Scenario[]): TriggerWindow[] {
   const seen = new Set<string>();

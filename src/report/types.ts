@@ -47,7 +47,7 @@ export interface ReportRunInfo {
 export type VlSpec = Record<string, unknown>;
 
 /** The chart kinds a report draws. */
-export const CHART_KINDS = ['metric', 'series', 'clustering', 'amplification', 'pareto', 'giveUps', 'graph'] as const;
+export const CHART_KINDS = ['metric', 'series', 'clustering', 'amplification', 'pareto', 'giveUps', 'graph', 'services', 'cascade'] as const;
 export type ChartKind = (typeof CHART_KINDS)[number];
 
 /** One chart of a report: its spec and the sentence that says what to look at. */

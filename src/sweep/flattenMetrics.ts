@@ -148,6 +148,7 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, `${at}.amplification`, w.amplification);
     for (const [k, v] of Object.entries(w.latencyMs)) put(out, `${at}.latencyMs.${k}`, v);
     put(out, `${at}.goodputPerSec`, w.goodputPerSec);
+    put(out, `${at}.successRate`, w.operations.offered > 0 ? w.operations.succeeded / w.operations.offered : undefined);
   }
   for (const s of r.services ?? []) {
     for (const [k, v] of Object.entries(s)) if (k !== 'service') put(out, `services.${s.service}.${k}`, v);
@@ -155,6 +156,8 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
       for (const [k, v] of Object.entries(c)) put(out, `services.${s.service}.caches.${name}.${k}`, v);
     }
   }
+  // The cascade timeline: when each service first got in trouble, crashed, recovered (absent: it did not).
+  for (const e of r.cascade ?? []) put(out, `cascade.${e.service}.${e.event}AtMs`, e.atMs);
   put(out, 'simulatedMs', r.simulatedMs);
   put(out, 'successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
   put(out, 'truncated', r.truncated === null ? 0 : 1);

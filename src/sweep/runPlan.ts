@@ -2,7 +2,8 @@ import type { Cell, ExperimentPlan } from '../experiment/index.js';
 import { replicationSeed } from '../experiment/index.js';
 import { watchInterrupt } from '../engine/interrupt.js';
 import { Model } from '../model/Model.js';
-import type { SimulationResults, Truncation } from '../model/results.js';
+import type { ServiceResult, SimulationResults, Truncation } from '../model/results.js';
+import type { CascadeEvent } from '../metrics/cascadeTimeline.js';
 import { aggregateMetrics, meanSeries, type MetricStats } from './aggregate.js';
 import { flattenMetrics } from './flattenMetrics.js';
 
@@ -43,12 +44,26 @@ export interface CellSummary {
   scenario: Cell['scenario'];
   /** The series of replication 0 (a typical run) and the mean across replications. */
   timeSeries: { typical: SimulationResults['timeSeries'] | null; mean: Record<string, number[]> | null };
+  /** Service graphs only: replication 0's per-service series and cascade timeline (the typical run's, as `timeSeries.typical`). */
+  graph?: GraphSummary;
   /**
    * Every metric of every finished replication, in replication order (null where a replication did
    * not measure it), so that two cells of the same sweep point, which share their common random
    * numbers replication by replication, can be compared pair by pair.
    */
   samples: { replications: number[]; values: Record<string, Array<number | null>> };
+}
+
+/** What a cell of a service graph keeps of its typical run (replication 0) for the report. */
+export interface GraphSummary {
+  services: Array<{ service: string; timeSeries: ServiceResult['timeSeries'] }>;
+  cascade: CascadeEvent[];
+}
+
+/** What a summary keeps of a graph run for the report ({@link GraphSummary}); undefined for a run without services. */
+export function graphSummary(r: SimulationResults): GraphSummary | undefined {
+  if (!r.services) return undefined;
+  return { services: r.services.map((x) => ({ service: x.service, timeSeries: x.timeSeries })), cascade: r.cascade ?? [] };
 }
 
 /** summary.json. */
@@ -122,7 +137,8 @@ export function summarizeCell(cell: Cell, records: ReplicationRecord[]): CellSum
   const sorted = [...records].sort((a, b) => a.replication - b.replication);
   const ok = sorted.filter((r): r is Extract<ReplicationRecord, { state: 'ok' }> => r.state === 'ok');
   const errors = sorted.filter((r) => r.state === 'errored').map((r) => `replication ${r.replication}: ${(r as { error: string }).error}`);
-  const typical = ok.find((r) => r.replication === 0)?.results.timeSeries ?? null;
+  const first = ok.find((r) => r.replication === 0)?.results;
+  const typical = first?.timeSeries ?? null;
   let mean: Record<string, number[]> | null = null;
   if (ok.length > 0) {
     mean = {};
@@ -143,6 +159,7 @@ export function summarizeCell(cell: Cell, records: ReplicationRecord[]): CellSum
     metrics,
     scenario: cell.scenario,
     timeSeries: { typical, mean },
+    ...(first?.services ? { graph: graphSummary(first) } : {}),
     samples: {
       replications: ok.map((r) => r.replication),
       values: Object.fromEntries(Object.keys(metrics).map((k) => [k, ok.map((r) => r.metrics[k] ?? null)])),

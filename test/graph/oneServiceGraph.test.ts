@@ -10,10 +10,18 @@ import { ScenarioError } from '../../src/model/ScenarioError.js';
 type Json = Record<string, any>;
 
 const DIR = 'experiments';
+/** Whether an experiment file is written as a stack + leaf (not as a service graph): every part's scenario has a leaf. */
+const stackForm = (file: string): boolean => {
+  const root = JSON.parse(readFileSync(file, 'utf8')) as Json;
+  return ((root.parts as Json[] | undefined) ?? [root]).every((p) => p.scenario?.leaf !== undefined);
+};
+/** The shipped stack experiments (the graph experiments are graphs already). */
 const SHIPPED = [
   ...readdirSync(DIR).filter((n) => n.endsWith('.json') && n !== 'schema.json').map((n) => join(DIR, n)),
   ...readdirSync(join(DIR, 'validation')).filter((n) => n.endsWith('.json')).map((n) => join(DIR, 'validation', n)),
-].sort();
+]
+  .filter(stackForm)
+  .sort();
 
 /** `leaf...` written as the path of the one service's fleet. */
 function graphPath(key: string): string {

@@ -12,6 +12,12 @@ function run(raw: Json): SimulationResults {
   return new Model(r.scenario, { seed: 1 }).run();
 }
 
+/** A service's whole series over n bins: zeros but for the fields given. */
+const series = (n: number, given: Json): Json => {
+  const z = () => new Array<number>(n).fill(0);
+  const names = ['arrivalsFirst', 'arrivalsRetry', 'answered', 'failed', 'refusedInFlight', 'served', 'shed', 'dropped', 'refused', 'faulted', 'rejected', 'lost', 'crashes', 'wastedWorkMs', 'inFlight', 'queue', 'busy'];
+  return { ...Object.fromEntries(names.map((k) => [k, z()])), ...given };
+};
 const tries = (n: number) => ({ maxAttempts: n, backoff: { kind: 'none' } });
 const service = (r: SimulationResults, name: string): ServiceResult => (r.services ?? []).find((s) => s.service === name)!;
 const callDb = { kind: 'call', calls: [{ service: 'db', stack: [{ name: 'to-db', policy: tries(1) }] }] };
@@ -35,10 +41,13 @@ describe('per-service totals and series (scripted leaves, zero hops: exact value
     const r = run(graph(2, 1, { fe: { fleet: { kind: 'server', concurrency: 1, queueLimit: 0, serviceMs: 10 }, endpoints: { page: { steps: [callDb, { kind: 'work' }] } } }, db }));
     expect(r.simulatedMs).toBe(15);
     expect(service(r, 'fe')).toMatchObject({ arrivals: 2, first: 2, retries: 0, served: 1, shed: 1, refusedInFlight: 0, crashes: 0, utilization: 10 / 15 });
-    expect(service(r, 'fe').timeSeries).toEqual({ arrivalsFirst: [2, 0, 0, 0], arrivalsRetry: [0, 0, 0, 0], inFlight: [2, 1, 1, 0], queue: [0, 0, 0, 0], busy: [0, 1, 1, 0] });
+    // fe answers op 1's 503 at 5 and op 0's success at 15; it served op 0 at 15 (the worker freed).
+    expect(service(r, 'fe').timeSeries).toEqual(
+      series(4, { arrivalsFirst: [2, 0, 0, 0], answered: [0, 1, 0, 1], failed: [0, 1, 0, 0], served: [0, 0, 0, 1], shed: [0, 1, 0, 0], inFlight: [2, 1, 1, 0], busy: [0, 1, 1, 0], utilization: [0, 1, 1, 0] }),
+    );
     // A scripted fleet has no workers: no utilisation, no queue or busy workers.
     expect(service(r, 'db')).toMatchObject({ arrivals: 2, first: 2, retries: 0, utilization: null });
-    expect(service(r, 'db').timeSeries).toEqual({ arrivalsFirst: [2, 0, 0, 0], arrivalsRetry: [0, 0, 0, 0], inFlight: [2, 0, 0, 0], queue: [0, 0, 0, 0], busy: [0, 0, 0, 0] });
+    expect(service(r, 'db').timeSeries).toEqual(series(4, { arrivalsFirst: [2, 0, 0, 0], answered: [0, 2, 0, 0], inFlight: [2, 0, 0, 0] }));
   });
 
   it('retries and maxInFlight refusals: the retry is an arrival of its own, each refusal counted', () => {
@@ -47,7 +56,9 @@ describe('per-service totals and series (scripted leaves, zero hops: exact value
     const r = run(graph(2, 2, { fe: { maxInFlight: 1, fleet: { kind: 'server', concurrency: 1, serviceMs: 10 }, endpoints: { page: { steps: [{ kind: 'work' }] } } } }));
     expect(r.simulatedMs).toBe(10);
     expect(service(r, 'fe')).toMatchObject({ arrivals: 3, first: 2, retries: 1, served: 1, refusedInFlight: 2, utilization: 1 });
-    expect(service(r, 'fe').timeSeries).toEqual({ arrivalsFirst: [2, 0, 0], arrivalsRetry: [1, 0, 0], inFlight: [1, 1, 0], queue: [0, 0, 0], busy: [1, 1, 0] });
+    expect(service(r, 'fe').timeSeries).toEqual(
+      series(3, { arrivalsFirst: [2, 0, 0], arrivalsRetry: [1, 0, 0], answered: [2, 0, 1], failed: [2, 0, 0], refusedInFlight: [2, 0, 0], served: [0, 0, 1], inFlight: [1, 1, 0], busy: [1, 1, 0], utilization: [1, 1, 0] }),
+    );
   });
 
   it('a threaded service: its handlers hold their workers through their calls (threads busy)', () => {
@@ -55,7 +66,8 @@ describe('per-service totals and series (scripted leaves, zero hops: exact value
     const r = run(graph(2, 1, { fe: { execution: 'threaded', fleet: { kind: 'server', concurrency: 2, serviceMs: 10 }, endpoints: { page: { steps: [callDb] } } }, db }));
     expect(r.simulatedMs).toBe(5);
     expect(service(r, 'fe')).toMatchObject({ arrivals: 2, utilization: 1, meanBusy: 2 });
-    expect(service(r, 'fe').timeSeries).toEqual({ arrivalsFirst: [2, 0], arrivalsRetry: [0, 0], inFlight: [2, 0], queue: [0, 0], busy: [2, 0] });
+    // Both handlers end at 5, releasing their workers: served then, utilisation 1 over [0, 5).
+    expect(service(r, 'fe').timeSeries).toEqual(series(2, { arrivalsFirst: [2, 0], answered: [0, 2], served: [0, 2], inFlight: [2, 0], busy: [2, 0], utilization: [1, 0] }));
   });
 
   it('the scalar fields are metrics of a sweep (services.<name>.<field>); the series are not', () => {

@@ -96,6 +96,8 @@ describe('several workloads entering at different services', () => {
     expect(flat['edges.b->db.workloads.web.calls']).toBe(36 * webOps);
     expect(flat['edges.b->db.workloads.batch.amplification']).toBe(8);
     expect(flat['edges.b->db.calls']).toBe(36 * webOps + 8 * batchOps);
+    // Nothing succeeds: each workload's success rate is 0.
+    expect([flat['workloads.web.successRate'], flat['workloads.batch.successRate']]).toEqual([0, 0]);
   });
 
   it('a single named workload runs as the same scenario written with workload and stack', () => {

@@ -28,9 +28,9 @@ describe('cascade timeline', () => {
     const front = bins('front', n, within(15, 21, 0.95, 0.2), () => 0, (i) => (i === 16 || i === 30 ? 1 : 0));
     const calm = bins('calm', n, () => 0.89, () => 49);
     expect(cascadeTimeline([front, mid, db, calm])).toEqual([
-      { service: 'db', event: 'in-trouble', atMs: 10_000 },
-      { service: 'mid', event: 'in-trouble', atMs: 12_000 },
-      { service: 'front', event: 'in-trouble', atMs: 15_000 },
+      { service: 'db', event: 'trouble', atMs: 10_000 },
+      { service: 'mid', event: 'trouble', atMs: 12_000 },
+      { service: 'front', event: 'trouble', atMs: 15_000 },
       { service: 'front', event: 'crashed', atMs: 16_000 },
       { service: 'front', event: 'recovered', atMs: 21_000 },
       { service: 'db', event: 'recovered', atMs: 41_000 },
@@ -42,13 +42,13 @@ describe('cascade timeline', () => {
     // Calm for 29 s, trouble again for one bin, then calm for 30 s to the end (65 s measured).
     const flicker = bins('flicker', 65, (i) => (i < 5 || i === 34 ? 1 : 0));
     expect(cascadeTimeline([flicker])).toEqual([
-      { service: 'flicker', event: 'in-trouble', atMs: 0 },
+      { service: 'flicker', event: 'trouble', atMs: 0 },
       { service: 'flicker', event: 'recovered', atMs: 35_000 },
     ]);
     // 29 calm bins at the end: not yet recovered.
-    expect(cascadeTimeline([bins('late', 40, (i) => (i < 11 ? 1 : 0))])).toEqual([{ service: 'late', event: 'in-trouble', atMs: 0 }]);
+    expect(cascadeTimeline([bins('late', 40, (i) => (i < 11 ? 1 : 0))])).toEqual([{ service: 'late', event: 'trouble', atMs: 0 }]);
     expect(cascadeTimeline([bins('edge', 41, (i) => (i < 11 ? 1 : 0))])).toEqual([
-      { service: 'edge', event: 'in-trouble', atMs: 0 },
+      { service: 'edge', event: 'trouble', atMs: 0 },
       { service: 'edge', event: 'recovered', atMs: 11_000 },
     ]);
   });
@@ -57,7 +57,7 @@ describe('cascade timeline', () => {
     const half: ServiceBins = { ...bins('half', 0, () => 0), binMs: 500, utilisation: Float64Array.from({ length: 80 }, (_, i) => (i < 4 ? 1 : 0)), answered: [], failed: [], crashes: [0, 0, 1] };
     const other = bins('other', 3, () => 0, () => 0, (i) => (i === 1 ? 1 : 0));
     expect(cascadeTimeline([other, half])).toEqual([
-      { service: 'half', event: 'in-trouble', atMs: 0 },
+      { service: 'half', event: 'trouble', atMs: 0 },
       { service: 'other', event: 'crashed', atMs: 1000 },
       { service: 'half', event: 'crashed', atMs: 1000 },
       { service: 'half', event: 'recovered', atMs: 2000 },

@@ -255,7 +255,7 @@ describe('report hints validation', () => {
       errors: [
         'parts.1.report.finding must be one non-empty line (got "two\\nlines")',
         'parts.1.report.findings.metrics must list at least one metric',
-        'parts.1.report.charts.0.kind must be one of metric, series, clustering, amplification, pareto, giveUps, graph (got "bar")',
+        'parts.1.report.charts.0.kind must be one of metric, series, clustering, amplification, pareto, giveUps, graph, services, cascade (got "bar")',
         'parts.1.report.charts.1.metric is required for kind "metric"',
         'parts.1.report.charts.2 has unknown key "metrik" (known: kind, title, caption, metric, x, logX, logY, cells, panels, work, time)',
         'parts.1.report.charts.2.panels does not apply to kind "pareto" (only to series)',

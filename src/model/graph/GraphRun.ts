@@ -9,7 +9,8 @@ import { callKey, laterPolicies, runWithInterventions, type InterventionChange, 
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
-import { Measurements, ServiceMeasurements } from '../Measurements.js';
+import { Measurements, ServiceMeasurements, type FleetSeriesInput } from '../Measurements.js';
+import { CASCADE_BIN_MS, cascadeTimeline, MAX_SERIES_BINS, type CascadeEvent, type ServiceBins } from '../../metrics/index.js';
 import { R_HANG, R_QUEUED, RequestTable } from '../RequestTable.js';
 import { buildResults, serviceResult, type EdgeResult, type EdgeWorkloadCalls, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
 import type { Layer, Scenario } from '../scenario.js';
@@ -247,7 +248,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       const fleetSc: Scenario = { ...sc, leaf: s.fleet, stack: callersOf.get(s.name) ?? [] };
       const fleet = makeLeaf(
         fleetSc,
-        { sim: this.sim, req: rt.req, host: rt, measurements: this.m, kindBase, seed: deriveSeed(seed, 'service', s.name), startMs: -sc.warmupMs, binMs: sc.metrics.timeSeriesBinMs },
+        { sim: this.sim, req: rt.req, host: rt, measurements: this.m, kindBase, seed: deriveSeed(seed, 'service', s.name), startMs: -sc.warmupMs, binMs: sc.metrics.timeSeriesBinMs, binCounts: true },
         { folds: NO_FOLDS, lastHopZero: false, lastHopLane: -1, tracing: options.trace !== undefined },
       );
       for (let k = kindBase; k < kindBase + kinds; k++) {
@@ -348,12 +349,38 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
         totals: s.fleet.totals() ?? NO_SERVER_TOTALS,
         refusedInFlight: s.refusedInFlight,
         backends: s.fleet.backendStats(),
-        timeSeries: s.measure.series(bins, s.fleet.series(bins)),
+        timeSeries: s.measure.series(bins, this.fleetSeries(s, bins)),
       });
     });
     this.caches.attach(results.services, bins);
+    results.cascade = this.cascade(endMs);
     if (sc.interventions !== undefined) results.interventions = applied;
     return results;
+  }
+
+  /** What service s's fleet gives its series over `bins` bins (null: a fleet without servers). */
+  private fleetSeries(s: ServiceRuntime, bins: number): FleetSeriesInput | null {
+    const series = s.fleet.series(bins);
+    if (series === null) return null;
+    const binned = s.fleet instanceof ServerFarm ? s.fleet.binCounts(bins) : null;
+    return { queue: series.queue, busy: series.busy, counts: binned?.counts ?? null, workers: binned?.workers ?? null };
+  }
+
+  /**
+   * The cascade timeline (README, "Service graphs"; src/metrics/cascadeTimeline.ts) from each
+   * service's 1 s bins over the run: its utilisation (busy workers over workers available), the
+   * answers it gave and their failures, and its crashes.
+   */
+  private cascade(endMs: number): CascadeEvent[] {
+    const bins = Math.min(MAX_SERIES_BINS, Math.floor(endMs / CASCADE_BIN_MS) + 1);
+    return cascadeTimeline(
+      this.services.map((s): ServiceBins => {
+        const fleet = s.fleet instanceof ServerFarm ? s.fleet.timelineBins(bins) : null;
+        const answers = s.measure.timelineAnswerBins(bins);
+        const zeros = new Array<number>(bins).fill(0);
+        return { name: s.name, binMs: CASCADE_BIN_MS, utilisation: fleet?.utilisation ?? zeros, answered: answers.answered, failed: answers.failed, crashes: fleet?.crashes ?? zeros };
+      }),
+    );
   }
 
   /** @internal A timed intervention's change at t (src/model/interventions.ts): a stack's layer, a fleet's queue limits or a service's cap. */

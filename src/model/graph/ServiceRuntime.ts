@@ -174,7 +174,11 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
   accept(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
     this.measure.arrival(leaf.callerReq.chain[r] as number, t);
     if (this.inFlight >= this.maxInFlight) {
-      if (t >= 0) this.refusedInFlight++;
+      if (t >= 0) {
+        this.refusedInFlight++;
+        this.measure.refusedInFlight(t);
+      }
+      this.measure.answered(true, t);
       leaf.answer(r, Outcome.S503, NaN, false, t);
       return;
     }
@@ -273,6 +277,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
+    this.measure.answered(outcome !== Outcome.SUCCESS, t);
     leaf.answer(r, outcome, retryAfterMs, false, t);
   }
 
@@ -293,6 +298,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
+    this.measure.answered(true, t);
     leaf.lost(r, t);
   }
 
@@ -527,6 +533,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     H.release(h);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
+    this.measure.answered(outcome !== Outcome.SUCCESS, t);
     leaf.answer(r, outcome, retryAfterMs, degraded, t);
   }
 
@@ -552,6 +559,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     H.release(h);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
+    this.measure.answered(true, t);
     leaf.lost(r, t);
   }
 

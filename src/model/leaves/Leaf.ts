@@ -84,6 +84,8 @@ export interface LeafContext {
   /** Simulated time at which the run starts (-warmupMs). */
   startMs: number;
   binMs: number;
+  /** Keep counts per bin (served, refusals by reason, crashes, wasted work: a service of a graph); off, nothing is binned. */
+  binCounts?: boolean;
 }
 
 /**

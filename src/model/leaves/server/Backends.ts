@@ -8,6 +8,7 @@ import type { Dist, ServerLeaf } from '../../scenario.js';
 import { statusOutcome } from '../../statusOutcome.js';
 import { notDrawn, streamIf } from '../../streams.js';
 import { DELAYED_ANSWER, LeafAnswer, NEEDS_SLOT, type LeafContext, type LeafHost } from '../Leaf.js';
+import { FarmBin } from './FarmBins.js';
 import { FarmStats } from './FarmStats.js';
 import { OverloadDefences } from './OverloadDefences.js';
 
@@ -113,7 +114,7 @@ export abstract class Backends {
         s.adaptiveConcurrency !== undefined ||
         s.queueLimit !== 'unlimited',
     );
-    this.stats = new FarmStats(n, binMs, startMs);
+    this.stats = new FarmStats(n, binMs, startMs, ctx.binCounts === true, this.baseConcurrency.reduce((x, y) => x + y, 0));
   }
 
   /**
@@ -157,7 +158,10 @@ export abstract class Backends {
 
   /** The status a refusing backend answers: "overloaded; don't retry" (Google SRE book ch. 21) or a 503, with a Retry-After or gRPC pushback hint. */
   private refusal(b: number, s: ServerLeaf, t: number, ans: LeafAnswer): number {
-    if (t >= 0) this.stats.shed[b] = (this.stats.shed[b] as number) + 1;
+    if (t >= 0) {
+      this.stats.shed[b] = (this.stats.shed[b] as number) + 1;
+      this.stats.bin(FarmBin.SHED, t);
+    }
     ans.retryAfterMs = s.pushbackMs ?? s.shedRetryAfterMs ?? NaN;
     return s.shedStatus === 'overloaded' ? Outcome.OVERLOADED : Outcome.S503;
   }
@@ -174,7 +178,10 @@ export abstract class Backends {
     const s = this.specs[b] as ServerLeaf;
     if (this.down[b] === 1) {
       // Connection refused: a fast failure, as a proxy reports it.
-      if (t >= 0) this.stats.refused[b] = (this.stats.refused[b] as number) + 1;
+      if (t >= 0) {
+        this.stats.refused[b] = (this.stats.refused[b] as number) + 1;
+        this.stats.bin(FarmBin.REFUSED, t);
+      }
       ans.retryAfterMs = NaN;
       return Outcome.S503;
     }
@@ -184,7 +191,10 @@ export abstract class Backends {
       if (t >= fault.fromMs && t < fault.toMs && this.uFaults() < fault.probability) return this.faultAnswer(b, i, fault, t, ans);
     }
     if (bad) {
-      if (t >= 0) this.stats.rejected[b] = (this.stats.rejected[b] as number) + 1;
+      if (t >= 0) {
+        this.stats.rejected[b] = (this.stats.rejected[b] as number) + 1;
+        this.stats.bin(FarmBin.REJECTED, t);
+      }
       ans.retryAfterMs = NaN;
       return Outcome.S400;
     }
@@ -201,7 +211,10 @@ export abstract class Backends {
   }
 
   private faultAnswer(b: number, i: number, fault: ServerLeaf['faults'][number], t: number, ans: LeafAnswer): number {
-    if (t >= 0) this.stats.faulted[b] = (this.stats.faulted[b] as number) + 1;
+    if (t >= 0) {
+      this.stats.faulted[b] = (this.stats.faulted[b] as number) + 1;
+      this.stats.bin(FarmBin.FAULTED, t);
+    }
     const outcome = statusOutcome(fault.status);
     ans.retryAfterMs = fault.retryAfterMs ?? NaN;
     const lat = this.faultLatency[b]?.[i];
@@ -302,7 +315,11 @@ export abstract class Backends {
     this.setBusy(b, -1, t);
     if (t >= 0) {
       this.stats.served[b] = (this.stats.served[b] as number) + 1;
-      if (!this.host.stillWanted(r)) this.stats.wasted[b] = (this.stats.wasted[b] as number) + workMs;
+      this.stats.bin(FarmBin.SERVED, t);
+      if (!this.host.stillWanted(r)) {
+        this.stats.wasted[b] = (this.stats.wasted[b] as number) + workMs;
+        this.stats.bin(FarmBin.WASTED, t, workMs);
+      }
     }
     if (this.defences.hasAdaptive[b] === 1) {
       const inflight = (this.busy[b] as number) + (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number) + 1;
@@ -348,12 +365,18 @@ export abstract class Backends {
   private dropQueued(r: number, b: number, s: ServerLeaf, t: number): boolean {
     const req = this.req;
     if (s.dropExpired && (req.deadline[r] as number) <= t) {
-      if (t >= 0) this.stats.dropped[b] = (this.stats.dropped[b] as number) + 1;
+      if (t >= 0) {
+        this.stats.dropped[b] = (this.stats.dropped[b] as number) + 1;
+        this.stats.bin(FarmBin.DROPPED, t);
+      }
       this.lose(r, t);
       return true;
     }
     if (s.codel && this.defences.codelDrops(b, s.codel, t - (req.enqueuedAt[r] as number), t)) {
-      if (t >= 0) this.stats.dropped[b] = (this.stats.dropped[b] as number) + 1;
+      if (t >= 0) {
+        this.stats.dropped[b] = (this.stats.dropped[b] as number) + 1;
+        this.stats.bin(FarmBin.DROPPED, t);
+      }
       this.answer(r, Outcome.S503, NaN, t);
       return true;
     }
@@ -399,6 +422,7 @@ export abstract class Backends {
       for (const w of active) c = Math.min(c, (s.capacity[w] as { concurrency: number }).concurrency);
     }
     this.capacityNow[b] = c;
+    if (this.stats.bins !== null) this.stats.workersChanged(this.capacityNow.reduce((x, y) => x + y, 0), t);
     this.pump(b, t);
   }
 }

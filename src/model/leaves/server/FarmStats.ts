@@ -1,5 +1,7 @@
 import { MAX_SERIES_BINS, TimeWeightedSeries } from '../../../metrics/index.js';
 import type { BackendStats, ServerSeries, ServerTotals } from '../Leaf.js';
+import { CASCADE_BIN_MS } from '../../../metrics/cascadeTimeline.js';
+import { FarmBins } from './FarmBins.js';
 import type { LoadBalancer } from './LoadBalancer.js';
 
 /**
@@ -19,6 +21,13 @@ export class FarmStats {
   readonly wasted: Float64Array;
   readonly maxQueue: Float64Array;
   cancelled = 0;
+  /**
+   * The counters per bin of the series' width ({@link FarmBins}; null unless kept, and then nothing
+   * is binned), and per bin of the cascade timeline's 1 s when the series' width is another (else
+   * null: `bins` serves both).
+   */
+  readonly bins: FarmBins | null;
+  readonly timelineBins: FarmBins | null;
   private readonly gBusy: TimeWeightedSeries[];
   private readonly gQueue: TimeWeightedSeries[];
   private readonly gBusyTotal: TimeWeightedSeries;
@@ -30,6 +39,8 @@ export class FarmStats {
     private readonly n: number,
     binMs: number,
     startMs: number,
+    binCounts = false,
+    workers = 0,
   ) {
     this.served = new Float64Array(n);
     this.shed = new Float64Array(n);
@@ -47,6 +58,22 @@ export class FarmStats {
     this.gQueue = perBackend ? Array.from({ length: n }, series) : [];
     this.gBusyTotal = series();
     this.gQueueTotal = series();
+    this.bins = binCounts ? new FarmBins(binMs, startMs, workers, false) : null;
+    this.timelineBins = binCounts && binMs !== CASCADE_BIN_MS ? new FarmBins(CASCADE_BIN_MS, startMs, workers, true) : null;
+  }
+
+  /** n more of `kind` ({@link FarmBin}) at t in the bins kept (none: nothing). */
+  bin(kind: number, t: number, n = 1): void {
+    const a = this.bins;
+    if (a === null) return;
+    a.add(kind, t, n);
+    this.timelineBins?.add(kind, t, n);
+  }
+
+  /** The farm's workers available (over all backends, the capacity schedule applied) are now `workers`. */
+  workersChanged(workers: number, t: number): void {
+    this.bins?.workers.set(t, workers);
+    this.timelineBins?.workers.set(t, workers);
   }
 
   /** Backend b's queue is now `q` long (changed by `delta`). */
@@ -62,6 +89,7 @@ export class FarmStats {
     this.gBusy[b]?.set(t, busy);
     this.busyTotal += delta;
     this.gBusyTotal.set(t, this.busyTotal);
+    this.timelineBins?.busy?.set(t, this.busyTotal);
   }
 
   finish(endMs: number): void {
@@ -69,6 +97,8 @@ export class FarmStats {
     for (const g of this.gQueue) g.finish(endMs);
     this.gBusyTotal.finish(endMs);
     this.gQueueTotal.finish(endMs);
+    this.bins?.finish(endMs);
+    this.timelineBins?.finish(endMs);
   }
 
   /** Totals over all backends, as the single-server results report them. */
@@ -116,6 +146,11 @@ export class FarmStats {
         wastedWorkMs: this.wasted[b] as number,
       };
     });
+  }
+
+  /** Mean busy workers (over all backends) per bin of the series' width. */
+  busyMeans(bins: number): number[] {
+    return this.gBusyTotal.binMeans(bins);
   }
 
   /** The series over `bins` bins, the load balancer's health series included. */

@@ -6,6 +6,9 @@ import type { PoolLeaf, ServerLeaf } from '../../scenario.js';
 import { streamIf } from '../../streams.js';
 import { DELAYED_ANSWER, LeafAnswer, NEEDS_SLOT, type BackendStats, type Leaf, type LeafContext, type ServerSeries, type ServerTotals } from '../Leaf.js';
 import { Backends, FarmKind } from './Backends.js';
+import { FarmBin, type FarmBinCounts } from './FarmBins.js';
+import { utilisation } from '../../../metrics/cascadeTimeline.js';
+import type { BinnedSeries } from '../../../metrics/index.js';
 import { LB_EVENT_KINDS, LoadBalancer } from './LoadBalancer.js';
 import { PreviousHosts } from './PreviousHosts.js';
 
@@ -216,6 +219,7 @@ export class ServerFarm extends Backends implements Leaf {
         this.setBusy(b, -1, t);
         if (t >= 0) {
           this.stats.wasted[b] = (this.stats.wasted[b] as number) + (t - (req.serviceStart[r] as number));
+          this.stats.bin(FarmBin.WASTED, t, t - (req.serviceStart[r] as number));
           this.stats.cancelled++;
         }
         this.host.release(r);
@@ -341,7 +345,10 @@ export class ServerFarm extends Backends implements Leaf {
       const r = q.popFront();
       if (req.state[r] !== R_CANCELLED) {
         lostQueued++;
-        if (t >= 0) this.stats.lost[b] = (this.stats.lost[b] as number) + 1;
+        if (t >= 0) {
+          this.stats.lost[b] = (this.stats.lost[b] as number) + 1;
+          this.stats.bin(FarmBin.LOST, t);
+        }
         this.lose(r, t);
       } else this.host.release(r);
     }
@@ -351,7 +358,10 @@ export class ServerFarm extends Backends implements Leaf {
     for (let r = 0; r < req.next; r++) {
       if (req.state[r] === R_SERVICE && req.backend[r] === b) {
         this.setBusy(b, -1, t);
-        if (t >= 0) this.stats.lost[b] = (this.stats.lost[b] as number) + 1;
+        if (t >= 0) {
+          this.stats.lost[b] = (this.stats.lost[b] as number) + 1;
+          this.stats.bin(FarmBin.LOST, t);
+        }
         this.lose(r, t);
       }
     }
@@ -366,7 +376,10 @@ export class ServerFarm extends Backends implements Leaf {
   }
 
   protected crash(b: number, t: number, restartMs: number): void {
-    if (t >= 0) this.stats.crashes[b] = (this.stats.crashes[b] as number) + 1;
+    if (t >= 0) {
+      this.stats.crashes[b] = (this.stats.crashes[b] as number) + 1;
+      this.stats.bin(FarmBin.CRASHES, t);
+    }
     this.goDown(b, t);
     this.sim.at(t + restartMs, this.kindBase + FarmKind.RESTART, b, this.restartTimers.arm(b));
   }
@@ -388,5 +401,22 @@ export class ServerFarm extends Backends implements Leaf {
 
   series(bins: number): ServerSeries {
     return this.stats.series(bins, this.lb);
+  }
+
+  /** The counts per bin of the series' width over `bins` bins, and the mean workers available per bin (null unless `LeafContext.binCounts`). */
+  binCounts(bins: number): { counts: FarmBinCounts; workers: number[] } | null {
+    const x = this.stats.bins;
+    return x === null ? null : { counts: x.toCounts(bins), workers: x.workers.binMeans(bins) };
+  }
+
+  /**
+   * Per 1 s bin (the cascade timeline's, `CASCADE_BIN_MS`) over `bins` bins: busy workers over workers
+   * available (0 without a finite number), and crashes (null unless `LeafContext.binCounts`).
+   */
+  timelineBins(bins: number): { utilisation: number[]; crashes: number[] } | null {
+    const x = this.stats.timelineBins ?? this.stats.bins;
+    if (x === null) return null;
+    const busy = x.busy?.binMeans(bins) ?? this.stats.busyMeans(bins);
+    return { utilisation: utilisation(busy, x.workers.binMeans(bins)), crashes: (x.counts[FarmBin.CRASHES] as BinnedSeries).toArray(bins) };
   }
 }
