@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { layerAt, type Intervention, type InterventionChange, type StackRef } from '../model/interventions.js';
 import type { Leaf, Scenario } from '../model/scenario.js';
 import { fields as f } from '../policy/schema/fields.js';
+import { describeValue } from '../policy/schema/describeValue.js';
 import { doc } from '../policy/schema/schemaDocs.js';
 import type { PathSegment, Problem } from './Problem.js';
 import { cloneJson, scenarioRelative, setPath, splitPath } from './setPath.js';
@@ -19,7 +20,7 @@ export const interventionsSchema = doc(
         atMs: doc(f.number('>= 0'), 'When the change applies (after the warm-up); it governs every decision at or after this moment.'),
         set: doc(
           f.record(z.unknown(), 'an object of dotted paths and values'),
-          'Paths relative to the scenario (as variants write them) and their new values: a layer\'s `policy` or its fields, a fleet\'s `queueLimit`, a service\'s `maxInFlight`.',
+          'Paths relative to the scenario (as variants write them) and their new values: a layer\'s `policy` or its fields, a fleet\'s `queueLimit`, a service\'s `maxInFlight`, a call\'s `cache.warm` (fill its N most popular keys).',
         ),
       }),
       'interventions',
@@ -32,10 +33,11 @@ export const interventionsSchema = doc(
 export type SetTarget =
   | { kind: 'policy'; stack: StackRef; layer: number }
   | { kind: 'queueLimit'; service: string | null }
-  | { kind: 'maxInFlight'; service: string };
+  | { kind: 'maxInFlight'; service: string }
+  | { kind: 'warm'; call: Extract<StackRef, { kind: 'call' }> };
 
 const SUPPORTED =
-  'an intervention changes a layer\'s policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call\'s stack), a fleet\'s queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet) or a service\'s maxInFlight (services.<name>.maxInFlight)';
+  'an intervention changes a layer\'s policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call\'s stack), a fleet\'s queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet), a service\'s maxInFlight (services.<name>.maxInFlight), or warms a call\'s cache (<call>.cache.warm: the number of most popular keys)';
 
 /** Policy fields that are built into the run's structure once and stay as they were: a change to them is refused. */
 const FIXED_POLICY_FIELDS = [
@@ -58,8 +60,9 @@ function targetOf(segments: readonly PathSegment[]): SetTarget | undefined {
   if (a !== 'services' || !isName(b)) return undefined;
   if (c === 'maxInFlight' && segments.length === 3) return { kind: 'maxInFlight', service: b };
   if (c === 'fleet') return fleetLimit(segments.slice(3), b);
-  if (c === 'endpoints' && isName(d) && e === 'steps' && isIndex(g) && h === 'calls' && isIndex(i) && j === 'stack') {
-    return policyAt(9, { kind: 'call', service: b, endpoint: d, step: g, call: i });
+  if (c === 'endpoints' && isName(d) && e === 'steps' && isIndex(g) && h === 'calls' && isIndex(i)) {
+    if (j === 'stack') return policyAt(9, { kind: 'call', service: b, endpoint: d, step: g, call: i });
+    if (j === 'cache' && segments[9] === 'warm' && segments.length === 10) return { kind: 'warm', call: { kind: 'call', service: b, endpoint: d, step: g, call: i } };
   }
   return undefined;
 }
@@ -139,6 +142,16 @@ export function resolveInterventions(
         problems.push({ path: at('set', key), text: `is not a setting an intervention can change (${SUPPORTED})` });
         continue;
       }
+      // Warming is an action, not a field of the cache: its value is checked here, the scenario left as it is.
+      if (target.kind === 'warm') {
+        const n = iv.set[key];
+        if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
+          problems.push({ path: at('set', key), text: `must be a positive integer, the number of most popular keys to fill (got ${describeValue(n)})` });
+          continue;
+        }
+        targets.push({ key, segments, target });
+        continue;
+      }
       try {
         setPath(next, segments, iv.set[key]);
       } catch (e) {
@@ -165,7 +178,7 @@ export function resolveInterventions(
         const named = field === undefined ? undefined : same.find((t) => t.segments.includes(field));
         problems.push({ path: at('set', (named ?? { key }).key), text });
       };
-      const change = changeOf(target, parsed.scenario, scenario, refuse);
+      const change = changeOf(target, parsed.scenario, scenario, refuse, iv.set[key]);
       if (change !== undefined) changes.push(change);
     }
     if (problems.length > before) continue;
@@ -185,7 +198,7 @@ function blame(p: Problem, targets: ReadonlyArray<{ key: string; segments: PathS
 }
 
 /** The change a target makes, read from the scenario after the intervention (`after`) against the one before it. */
-function changeOf(target: SetTarget, after: Scenario, before: Scenario, refuse: (text: string, field?: string) => void): InterventionChange | undefined {
+function changeOf(target: SetTarget, after: Scenario, before: Scenario, refuse: (text: string, field?: string) => void, value: unknown): InterventionChange | undefined {
   switch (target.kind) {
     case 'policy': {
       const layer = layerAt(after, target.stack, target.layer);
@@ -222,6 +235,16 @@ function changeOf(target: SetTarget, after: Scenario, before: Scenario, refuse: 
         return undefined;
       }
       return { kind: 'maxInFlight', service: target.service, value: limitOf(service.maxInFlight) };
+    }
+    case 'warm': {
+      const ref = target.call;
+      const step = after.graph?.services.find((s) => s.name === ref.service)?.endpoints.find((ep) => ep.name === ref.endpoint)?.steps?.[ref.step];
+      const cache = step?.kind === 'call' ? step.calls[ref.call]?.cache : undefined;
+      if (cache === undefined) {
+        refuse('names a call without a cache (warming fills a call\'s cache)');
+        return undefined;
+      }
+      return { kind: 'warm', service: ref.service, cache: cache.name, keys: value as number };
     }
   }
 }

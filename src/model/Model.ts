@@ -147,6 +147,9 @@ export class Model implements EventDispatcher, InterventionTarget {
       }
       case 'maxInFlight':
         throw new Error('internal: maxInFlight changes only in a graph run');
+      case 'warm':
+        // A graph run as stack + leaf calls no service's calls: its caches see no lookup.
+        return;
     }
   }
 
@@ -177,7 +180,9 @@ export class Model implements EventDispatcher, InterventionTarget {
     this.lastLiveMs = t;
     switch (kind) {
       case K_FRAME_WAKE:
-        layers.wake(a, b, t);
+        // A policy changed during the run (timed interventions): the wake-up may be asked again; else straight to the attempt.
+        if (layers.rechecks) layers.wake(a, b, t);
+        else layers.startAttempt(a, t);
         return;
       case K_FRAME_SEND:
         layers.sendAttempt(a, t);

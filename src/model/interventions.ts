@@ -7,8 +7,8 @@ import type { Layer, Scenario } from './scenario.js';
  * policy or a service's settings, and the change governs every decision at or after that moment.
  * This file holds their resolved form (what src/experiment validates a scenario's `interventions`
  * into) and the run loop that applies them between the events; the layers, the farm and the
- * services each apply their own part (`Layers.swapPolicy`, `ServerFarm.setQueueLimit`,
- * `ServiceRuntime.setMaxInFlight`).
+ * services each apply their own part (`Layers.swapPolicy`, `Backends.setQueueLimit`,
+ * `ServiceRuntime.setMaxInFlight`, `CallCache.warm`).
  */
 
 /** The stack an intervention changes: a workload's (null: the scenario's one workload), or a graph call's. */
@@ -23,7 +23,9 @@ export type InterventionChange =
   /** The fleet's backends (of `service`; null: the scenario's leaf) take these queue limits, one per backend in the farm's order (Infinity: unlimited). */
   | { kind: 'queueLimit'; service: string | null; limits: number[] }
   /** The service admits at most `value` requests in flight (Infinity: unlimited). */
-  | { kind: 'maxInFlight'; service: string; value: number };
+  | { kind: 'maxInFlight'; service: string; value: number }
+  /** The cache `cache` of `service` is warmed with its `keys` most popular keys, every copy (CallCache.warm). */
+  | { kind: 'warm'; service: string; cache: string; keys: number };
 
 /** One intervention of a scenario, resolved: when, the paths it sets (as written), and what changes. */
 export interface Intervention {

@@ -17,6 +17,7 @@ function limitWords(v: number | null | undefined): string {
 function sameTarget(t: SetTarget, c: InterventionChange): boolean {
   if (t.kind !== c.kind) return false;
   if (t.kind === 'policy' && c.kind === 'policy') return t.layer === c.layer && JSON.stringify(t.stack) === JSON.stringify(c.stack);
+  if (t.kind === 'warm' || c.kind === 'warm') return t.kind === 'warm' && c.kind === 'warm' && t.call.service === c.service;
   return 'service' in t && 'service' in c && t.service === c.service;
 }
 
@@ -43,6 +44,8 @@ function changeWords(sc: Scenario, c: InterventionChange, fields: string[]): str
     }
     case 'maxInFlight':
       return `${c.service} admits at most ${limitWords(c.value)} requests in flight`;
+    case 'warm':
+      return `cache ${c.cache} at ${c.service} warmed with its ${c.keys} most popular keys`;
   }
 }
 

@@ -1,5 +1,6 @@
 import { replicationSeed, type Cell, type ExperimentPlan } from '../experiment/index.js';
 import { MAX_SERIES_BINS } from '../metrics/index.js';
+import { FARM_BIN_NAMES } from '../model/leaves/server/FarmBins.js';
 import { needsGraphRuntime } from '../model/graph/GraphRun.js';
 import { Model } from '../model/Model.js';
 import { allEntries } from '../model/graph/ServiceGraph.js';
@@ -55,6 +56,13 @@ const SAMPLE_BYTES = 20;
 const BASE_METRICS = 46;
 /** Metrics of one lookaside cache of a graph: the numbers of its CacheResult (src/model/graph/CallCache.ts, hit ratio included). */
 const CACHE_METRICS = 6;
+/**
+ * Series of one service of a graph (src/model/Measurements.ts, ServiceSeries): counts of arrivals
+ * first and retried, answers, failures and maxInFlight refusals, and its fleet's per-bin counts
+ * (FarmBins); time-weighted in flight, queue, busy and utilisation.
+ */
+const SERVICE_COUNT_SERIES = 5 + FARM_BIN_NAMES.length;
+const SERVICE_GAUGE_SERIES = 4;
 /** Metrics of one service of a graph: the numbers of its ServiceResult (utilisation included). */
 const SERVICE_METRICS = 19;
 /** Metrics of one of several workloads (`workloads.<name>.*`: operations, give-ups, leaf calls, amplification, latency, goodput; 18 measured). */
@@ -174,8 +182,8 @@ export function seriesShape(sc: Scenario, span: SeriesSpan = nominalSpan(sc)): S
     meanSeries: 8 + occ,
     meanBinBytes: meanCountBytes + queue + GAUGE_VALUE_BYTES + busy,
     meanOneBinBytes: countBytes + queue + GAUGE_VALUE_BYTES + busy,
-    serviceSeries: 5 * services + 2 * caches,
-    serviceBinBytes: services * (2 * count + 3 * GAUGE_VALUE_BYTES) + caches * 2 * count,
+    serviceSeries: (SERVICE_COUNT_SERIES + SERVICE_GAUGE_SERIES) * services + 2 * caches,
+    serviceBinBytes: services * (SERVICE_COUNT_SERIES * count + SERVICE_GAUGE_SERIES * GAUGE_VALUE_BYTES) + caches * 2 * count,
     spanMs,
     spanField: span.spanField,
   };
@@ -284,7 +292,8 @@ export function estimateOutput(plan: ExperimentPlan, spans: Map<Cell, SeriesSpan
       const metrics = metricCount(sc);
       const lineRest = LINE_BASE_BYTES + LINE_METRIC_BYTES * metrics + LINE_LAYER_BYTES * sc.stack.length + (sc.leaf.kind === 'pool' ? LINE_BACKEND_BYTES * backendCount(sc) : 0);
       const series = 1 + s.counts + s.gauges;
-      const typical = s.bins * (s.runBinBytes + series * SUMMARY_INDENT_BYTES);
+      // summary.json keeps one run's series per cell, a graph's services' included (src/sweep/runPlan.ts).
+      const typical = s.bins * (s.runBinBytes + s.serviceBinBytes + (series + s.serviceSeries) * SUMMARY_INDENT_BYTES);
       const mean = s.bins * ((reps > 1 ? s.meanBinBytes : s.meanOneBinBytes) + s.meanSeries * SUMMARY_INDENT_BYTES);
       const cellRest = metrics * (CELL_METRIC_BYTES + SAMPLE_BYTES * reps) + 2 * JSON.stringify(sc, null, 2).length;
       const csv = metrics * 4 * 20;

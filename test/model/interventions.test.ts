@@ -38,7 +38,7 @@ function errors(scenario: Record<string, unknown>): string[] {
 }
 
 const SUPPORTED_TEXT =
-  "an intervention changes a layer's policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call's stack), a fleet's queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet) or a service's maxInFlight (services.<name>.maxInFlight)";
+  "an intervention changes a layer's policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call's stack), a fleet's queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet), a service's maxInFlight (services.<name>.maxInFlight), or warms a call's cache (<call>.cache.warm: the number of most popular keys)";
 
 const constant100 = { kind: 'constant', baseMs: 100, capMs: 100 };
 
@@ -301,6 +301,64 @@ describe('interventions on the command line', () => {
     const bad = expandExperiment({ root: { ...root, variants: { off: { interventions: [{ atMs: 1, set: { 'stack.0.name': 'x' } }] } } } }, { quick: false });
     expect(bad.ok ? [] : bad.errors).toEqual([
       "variants.off: scenario.interventions.0.set.stack.0.name is not a setting an intervention can change (" + SUPPORTED_TEXT + ')',
+    ]);
+  });
+});
+
+describe('warming a cache at t', () => {
+  /** The workload calls app; app's handler calls db through a cache that starts empty (K = 10 keys, capacity 10); db always answers 503, so no miss fills it. */
+  const cached = (interventions: unknown[]) => ({
+    workload: { kind: 'burst', clients: 40, startMs: { dist: 'uniform', min: 0, max: 200 }, entry: { service: 'app' } },
+    stack: [{ name: 'client', policy: { maxAttempts: 1 } }],
+    services: {
+      app: {
+        fleet: { kind: 'server', concurrency: 100, serviceMs: 0 },
+        endpoints: {
+          get: {
+            steps: [
+              {
+                kind: 'call',
+                calls: [{ service: 'db', cache: { capacity: 10, keys: 10, zipf: 0.8, initial: 'empty', hitLatencyMs: 0 }, stack: [{ name: 'sdk', policy: { maxAttempts: 1 } }] }],
+              },
+            ],
+          },
+        },
+      },
+      db: { fleet: { kind: 'script', script: ['503:1'] }, endpoints: { get: {} } },
+    },
+    network: { hopMs: 0 },
+    interventions,
+  });
+
+  it('warm: N fills the N most popular keys at t: every operation before t misses and fails, every one from t on hits', () => {
+    const { log, results } = run(cached([{ atMs: 100, set: { 'services.app.endpoints.get.steps.0.calls.0.cache.warm': 10 } }]));
+    const started = new Map<string, number>();
+    const ended = new Map<string, string>();
+    for (const l of log) {
+      const [t, op, what, reason] = l.split(' ');
+      if (l.includes('->')) continue;
+      if (what === 'call') started.set(op as string, Number(t));
+      if (what === 'give-up') ended.set(op as string, reason as string);
+    }
+    const before = [...started].filter(([, t]) => t < 100).map(([op]) => ended.get(op));
+    const after = [...started].filter(([, t]) => t >= 100).map(([op]) => ended.get(op));
+    expect(before.length).toBeGreaterThan(5);
+    expect(after.length).toBeGreaterThan(5);
+    expect(new Set(before)).toEqual(new Set(['attempt-limit']));
+    expect(new Set(after)).toEqual(new Set(['success']));
+    expect(results.interventions).toEqual([{ atMs: 100, paths: ['services.app.endpoints.get.steps.0.calls.0.cache.warm'] }]);
+    const none = run(cached([]));
+    expect(none.results.operations.succeeded).toBe(0);
+  });
+
+  it('refuses a warm that is not a positive integer, and one on a call without a cache', () => {
+    expect(errors(cached([{ atMs: 10, set: { 'services.app.endpoints.get.steps.0.calls.0.cache.warm': 0 } }]))).toEqual([
+      'scenario.interventions.0.set.services.app.endpoints.get.steps.0.calls.0.cache.warm must be a positive integer, the number of most popular keys to fill (got 0)',
+    ]);
+    const g = JSON.parse(JSON.stringify(cached([{ atMs: 10, set: { 'services.app.endpoints.get.steps.0.calls.0.cache.warm': 5 } }])));
+    delete g.services.app.endpoints.get.steps[0].calls[0].cache;
+    expect(errors(g)).toEqual([
+      "scenario.interventions.0.set.services.app.endpoints.get.steps.0.calls.0.cache.warm names a call without a cache (warming fills a call's cache)",
     ]);
   });
 });

@@ -29,6 +29,23 @@ describe('timed interventions marked on the time series', () => {
     ]);
   });
 
+  it('labels a cache warming and a service cap in a graph', () => {
+    const r = resolveScenario({
+      workload: { kind: 'burst', clients: 1, entry: { service: 'app' } },
+      stack: [{ name: 'client', policy: { maxAttempts: 1 } }],
+      services: {
+        app: {
+          fleet: { kind: 'server', serviceMs: 1 },
+          endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db', cache: { capacity: 10, keys: 100, zipf: 0.8 } }] }] } },
+        },
+        db: { fleet: { kind: 'server', serviceMs: 1 }, endpoints: { get: {} } },
+      },
+      interventions: [{ atMs: 500, set: { 'services.app.endpoints.get.steps.0.calls.0.cache.warm': 10, 'services.db.maxInFlight': 20 } }],
+    });
+    if (!r.ok) throw new Error(r.errors.join('\n'));
+    expect(interventionMarks(r.scenario)).toEqual([{ atMs: 500, label: '500 ms: cache db at app warmed with its 10 most popular keys; db admits at most 20 requests in flight' }]);
+  });
+
   it('draws a dashed vertical rule at each moment in every panel, its label in a legend of its own, and compiles without a warning', () => {
     const marks = [
       { atMs: 3000, label: '3 s: retries off at client' },

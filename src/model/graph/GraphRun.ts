@@ -405,6 +405,12 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       case 'maxInFlight':
         this.serviceByName.get(change.service)?.setMaxInFlight(change.value);
         return;
+      case 'warm': {
+        const cache = this.caches.cache(change.service, change.cache);
+        if (cache === undefined) throw new Error('internal: an intervention warms a cache the graph does not run');
+        cache.warm(change.keys, t);
+        return;
+      }
     }
   }
 

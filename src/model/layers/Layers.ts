@@ -106,6 +106,8 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
    */
   private recheck: Uint8Array | null = null;
   private recheckGen: Uint32Array | null = null;
+  /** Some wake-up may have to be asked again ({@link wake}): set by the first policy change; the dispatch calls `startAttempt` directly until then. */
+  rechecks = false;
 
   constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, o: LayersOptions) {
     super(sc, sim, req, m, initialFrames, o.seed, o.folds, o.kindBase ?? 0);
@@ -542,6 +544,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
       this.recheck = marks = m;
       this.recheckGen = gens = g;
     }
+    this.rechecks = true;
     const mark = newBudgets ? 3 : 1;
     // Every frame of layer k between attempts, for the event it waits for now: only a wake-up armed
     // with that generation is asked again (a free frame, one not begun or one whose attempt is

@@ -17,7 +17,8 @@ export function dispatchStackEvent(ly: Layers, kind: number, a: number, b: numbe
   } else if (!ly.requests.timers.isLive(a, b)) return false;
   switch (kind) {
     case K_FRAME_WAKE:
-      ly.wake(a, b, t);
+      if (ly.rechecks) ly.wake(a, b, t);
+      else ly.startAttempt(a, t);
       break;
     case K_FRAME_SEND:
       ly.sendAttempt(a, t);

@@ -14,7 +14,8 @@ export const FarmBin = {
   WASTED: 8,
 } as const;
 
-const NAMES = ['served', 'shed', 'dropped', 'refused', 'faulted', 'rejected', 'lost', 'crashes', 'wastedWorkMs'] as const;
+/** The names of a farm's per-bin counts, in {@link FarmBin} order. */
+export const FARM_BIN_NAMES = ['served', 'shed', 'dropped', 'refused', 'faulted', 'rejected', 'lost', 'crashes', 'wastedWorkMs'] as const;
 
 /**
  * A fleet's counts per bin, summed over its backends, named as its totals are (`ServerTotals`):
@@ -23,7 +24,7 @@ const NAMES = ['served', 'shed', 'dropped', 'refused', 'faulted', 'rejected', 'l
  * down; `faulted`: an injected fault; `rejected`: bad input; `lost`: their backend went down under
  * them), backends crashed, and the wasted work (ms) of the workers freed in the bin.
  */
-export type FarmBinCounts = Record<(typeof NAMES)[number], number[]>;
+export type FarmBinCounts = Record<(typeof FARM_BIN_NAMES)[number], number[]>;
 
 /**
  * A farm's counters per time bin, summed over its backends: what {@link FarmStats} counts in total
@@ -45,7 +46,7 @@ export class FarmBins {
     workers: number,
     ownBusy: boolean,
   ) {
-    this.counts = NAMES.map(() => new BinnedSeries(binMs));
+    this.counts = FARM_BIN_NAMES.map(() => new BinnedSeries(binMs));
     this.workers = new TimeWeightedSeries(binMs, MAX_SERIES_BINS, startMs, workers);
     this.busy = ownBusy ? new TimeWeightedSeries(binMs, MAX_SERIES_BINS, startMs, 0) : null;
   }
@@ -63,7 +64,7 @@ export class FarmBins {
   /** The counts over `bins` bins. */
   toCounts(bins: number): FarmBinCounts {
     const out = {} as FarmBinCounts;
-    NAMES.forEach((name, k) => (out[name] = (this.counts[k] as BinnedSeries).toArray(bins)));
+    FARM_BIN_NAMES.forEach((name, k) => (out[name] = (this.counts[k] as BinnedSeries).toArray(bins)));
     return out;
   }
 }
