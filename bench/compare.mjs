@@ -1,5 +1,5 @@
 // Compare two builds of the project, run by run: `node bench/compare.mjs OLD NEW [--pairs 5]
-// [--only engine,mm1,storm,aws] [--quick] [--json FILE]`. OLD and NEW are directories that each
+// [--only engine,mm1,storm,aws] [--quick] [--json FILE]` (the JSON is rewritten after every pair). OLD and NEW are directories that each
 // hold a build (`dist/`), its `bench/` and `experiments/` (and a `node_modules`). Each pair runs
 // `bench/run.mjs` once in each directory, the order flipped from pair to pair (old first, then new
 // first), so that a trend in the machine's load falls on both sides alike. Every row's subject
@@ -79,6 +79,8 @@ for (let p = 0; p < pairs; p++) {
     e.ratios.push(o.how === 'cpu' ? o.value / n.value : n.value / o.value);
     byRow.set(name, e);
   }
+  // The pairs so far, so that a comparison stopped early (a machine that became busy) keeps them.
+  if (jsonFile) writeJson(p + 1);
 }
 const load1 = loadavg();
 
@@ -99,4 +101,9 @@ lines.push(header.map((h, i) => h.padEnd(widths[i])).join('  '));
 lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const r of table) lines.push(r.map((c, i) => c.padEnd(widths[i])).join('  '));
 console.log(lines.join('\n'));
-if (jsonFile) writeFileSync(jsonFile, `${JSON.stringify({ pairs, only, quick, rows: Object.fromEntries(byRow) }, null, 2)}\n`);
+if (jsonFile) writeJson(pairs);
+
+function writeJson(done) {
+  const load = loadavg();
+  writeFileSync(jsonFile, `${JSON.stringify({ pairs: done, of: pairs, only, quick, loadStart: load0, loadNow: load, rows: Object.fromEntries(byRow) }, null, 2)}\n`);
+}

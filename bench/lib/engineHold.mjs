@@ -8,17 +8,20 @@ import { startClock } from './clock.mjs';
 
 const K_TIMER = 1;
 
-/** Hold model through Simulator.run (the run loop the model uses: one handler call per event). */
+/** Hold model through Simulator.run (the run loop the model uses: one handle() call per event). */
 export function simulatorHold(n, events, seedValue = 1) {
   seed(seedValue);
   const sim = new Simulator(0, 1024);
   for (let i = 0; i < n; i++) sim.at(exp1(), K_TIMER, i, 0);
   let check = 0;
-  const handler = (kind, a, _b, t) => {
-    if (kind === K_TIMER) {
-      check += a;
-      sim.at(t + exp1(), K_TIMER, a, 0);
-    }
+  // An object with a handle method, as the model passes (src/engine/simulator.ts, EventDispatcher).
+  const handler = {
+    handle(kind, a, _b, t) {
+      if (kind === K_TIMER) {
+        check += a;
+        sim.at(t + exp1(), K_TIMER, a, 0);
+      }
+    },
   };
   const clock = startClock();
   const stats = sim.run(handler, { horizonMs: Infinity, maxEvents: events });

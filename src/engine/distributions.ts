@@ -39,8 +39,16 @@ export function isContinuous(spec: DistSpec): boolean {
   }
 }
 
-/** A source of draws from one distribution (built by {@link makeSampler}). */
-export type Sampler = () => number;
+/**
+ * A source of draws from one distribution (built by {@link makeSampler}). An object with a method
+ * rather than a function: a model builds its samplers anew for every run, and instances of the
+ * same classes keep a call site the same from run to run, where a new closure per run would make
+ * V8 discard the optimized code that called the previous one.
+ */
+export interface Sampler {
+  /** The next draw. */
+  sample(): number;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Ziggurat tables: G. Marsaglia and W. W. Tsang, "The Ziggurat Method for Generating Random
@@ -349,43 +357,104 @@ export function distMean(spec: DistSpec): number {
 export function makeSampler(spec: DistSpec, u: Uniform): Sampler {
   assertValid(spec);
   switch (spec.dist) {
-    case 'constant': {
-      const value = spec.value;
-      return () => value;
-    }
-    case 'uniform': {
-      const min = spec.min;
-      const width = spec.max - spec.min;
-      return () => min + width * u();
-    }
-    case 'exponential': {
-      const mean = spec.mean;
-      return () => mean * standardExponential(u);
-    }
+    case 'constant':
+      return new ConstantSampler(spec.value);
+    case 'uniform':
+      return new UniformSampler(spec.min, spec.max - spec.min, u);
+    case 'exponential':
+      return new ExponentialSampler(spec.mean, u);
     case 'normal': {
       const { mean, sd } = spec;
-      if (sd === 0) return () => mean;
+      if (sd === 0) return new ConstantSampler(mean);
       const a = -mean / sd; // standardised truncation point
-      if (a <= 1) {
-        return () => {
-          for (;;) {
-            const x = mean + sd * standardNormal(u);
-            if (x >= 0) return x;
-          }
-        };
-      }
-      return () => Math.max(0, mean + sd * normalTail(u, a));
+      return a <= 1 ? new RedrawnNormalSampler(mean, sd, u) : new NormalTailSampler(mean, sd, a, u);
     }
-    case 'abs-normal': {
-      const { mean, sd } = spec;
-      return () => Math.abs(mean + sd * standardNormal(u));
-    }
+    case 'abs-normal':
+      return new AbsNormalSampler(spec.mean, spec.sd, u);
     case 'lognormal': {
       const ratio = spec.sd / spec.mean;
       const sigma2 = Math.log1p(ratio * ratio);
-      const sigma = Math.sqrt(sigma2);
-      const mu = Math.log(spec.mean) - sigma2 / 2;
-      return () => Math.exp(mu + sigma * standardNormal(u));
+      return new LognormalSampler(Math.log(spec.mean) - sigma2 / 2, Math.sqrt(sigma2), u);
     }
+  }
+}
+
+// The samplers {@link makeSampler} builds, one class per formula.
+
+class ConstantSampler implements Sampler {
+  constructor(private readonly value: number) {}
+  sample(): number {
+    return this.value;
+  }
+}
+
+class UniformSampler implements Sampler {
+  constructor(
+    private readonly min: number,
+    private readonly width: number,
+    private readonly u: Uniform,
+  ) {}
+  sample(): number {
+    return this.min + this.width * this.u();
+  }
+}
+
+class ExponentialSampler implements Sampler {
+  constructor(
+    private readonly mean: number,
+    private readonly u: Uniform,
+  ) {}
+  sample(): number {
+    return this.mean * standardExponential(this.u);
+  }
+}
+
+/** A normal truncated at 0 whose truncation point lies at most 1 sd above the mean: redraw until >= 0. */
+class RedrawnNormalSampler implements Sampler {
+  constructor(
+    private readonly mean: number,
+    private readonly sd: number,
+    private readonly u: Uniform,
+  ) {}
+  sample(): number {
+    for (;;) {
+      const x = this.mean + this.sd * standardNormal(this.u);
+      if (x >= 0) return x;
+    }
+  }
+}
+
+/** A normal truncated at 0 far in its tail (`a` = -mean / sd > 1): a draw from the tail beyond `a`. */
+class NormalTailSampler implements Sampler {
+  constructor(
+    private readonly mean: number,
+    private readonly sd: number,
+    private readonly a: number,
+    private readonly u: Uniform,
+  ) {}
+  sample(): number {
+    return Math.max(0, this.mean + this.sd * normalTail(this.u, this.a));
+  }
+}
+
+class AbsNormalSampler implements Sampler {
+  constructor(
+    private readonly mean: number,
+    private readonly sd: number,
+    private readonly u: Uniform,
+  ) {}
+  sample(): number {
+    return Math.abs(this.mean + this.sd * standardNormal(this.u));
+  }
+}
+
+class LognormalSampler implements Sampler {
+  constructor(
+    private readonly mu: number,
+    private readonly sigma: number,
+    private readonly u: Uniform,
+  ) {}
+  sample(): number {
+    return Math.exp(this.mu + this.sigma * standardNormal(this.u));
   }
 }

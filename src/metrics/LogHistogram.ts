@@ -65,7 +65,13 @@ export interface HistogramSummary {
 export class LogHistogram {
   private readonly chunks: Array<Float64Array | null> = new Array<Float64Array | null>(CHUNKS).fill(null);
   private n = 0;
-  private total = 0;
+  /**
+   * Starts as -0, a double, not as the integer 0: a field that starts as an integer and later
+   * holds fractions changes representation in V8, which then discards the optimized code of every
+   * caller that stored a histogram, once per run (a model builds new histograms for each run).
+   * -0 + v is v for every v >= 0 (+0 for v = 0), so the sums are the same.
+   */
+  private total = -0;
   private lo = Infinity;
   private hi = -Infinity;
 
@@ -99,7 +105,7 @@ export class LogHistogram {
 
   /** Sum of the recorded values. */
   get sum(): number {
-    return this.total;
+    return this.total + 0;
   }
 
   /** Smallest recorded value (exact); NaN when empty. */
@@ -225,7 +231,7 @@ export class LogHistogram {
   reset(): void {
     this.chunks.fill(null);
     this.n = 0;
-    this.total = 0;
+    this.total = -0;
     this.lo = Infinity;
     this.hi = -Infinity;
   }

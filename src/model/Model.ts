@@ -1,4 +1,4 @@
-import { Simulator } from '../engine/simulator.js';
+import { Simulator, type EventDispatcher } from '../engine/simulator.js';
 import { compilePolicy } from '../policy/decision.js';
 import {
   K_ARRIVAL,
@@ -49,7 +49,7 @@ export interface ModelOptions {
  * (leaves/), and hands the measurements (Measurements.ts) to `buildResults` at the end. How the
  * parts fit is in docs/architecture.md.
  */
-export class Model implements InterventionTarget {
+export class Model implements EventDispatcher, InterventionTarget {
   private readonly sc: Scenario;
   private readonly sim!: Simulator;
   private readonly seed!: number;
@@ -114,7 +114,7 @@ export class Model implements InterventionTarget {
     this.leaf.start(t0);
     const { stats, applied } = runWithInterventions(
       this.sim,
-      (kind, a, b, t) => this.dispatch(kind, a, b, t),
+      this,
       { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents },
       sc.interventions,
       this,
@@ -153,7 +153,8 @@ export class Model implements InterventionTarget {
     }
   }
 
-  private dispatch(kind: number, a: number, b: number, t: number): void {
+  /** @internal The run loop's {@link EventDispatcher}: one event, sent to its owner by its kind. */
+  handle(kind: number, a: number, b: number, t: number): void {
     const layers = this.layers;
     // The leaf's kinds first: in an OCC run nearly every event is a write.
     if (kind >= LEAF_KINDS_FROM) {

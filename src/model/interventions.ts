@@ -1,4 +1,4 @@
-import type { EventHandler, RunBounds, RunStats, Simulator } from '../engine/simulator.js';
+import type { EventDispatcher, EventHandler, RunBounds, RunStats, Simulator } from '../engine/simulator.js';
 import type { PolicySpec } from '../policy/types.js';
 import type { Layer, Scenario } from './scenario.js';
 
@@ -57,7 +57,7 @@ export interface AppliedIntervention {
  */
 export function runWithInterventions(
   sim: Simulator,
-  handler: EventHandler,
+  handler: EventHandler | EventDispatcher,
   bounds: RunBounds,
   interventions: readonly Intervention[] | undefined,
   target: InterventionTarget,

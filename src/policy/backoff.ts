@@ -388,7 +388,15 @@ export interface CeilingTable {
   readonly tailMs: number;
 }
 
-const NO_TABLE: CeilingTable = { ceilingsMs: new Float64Array(0), tailMs: NaN };
+/** A {@link CeilingTable} as a class: one hidden class from run to run (see `PolicyNumbers` in decision.ts). */
+class Ceilings implements CeilingTable {
+  constructor(
+    readonly ceilingsMs: Float64Array,
+    readonly tailMs: number,
+  ) {}
+}
+
+const NO_TABLE: CeilingTable = new Ceilings(new Float64Array(0), NaN);
 
 /**
  * The ceiling table of `b` (with `throttledBaseMs` when `throttled`). Each entry is computed by
@@ -405,10 +413,10 @@ export function ceilingTable(b: BackoffSpec, throttled: boolean): CeilingTable {
     const c = exponentialCeilingMs(b, r, throttled);
     ceilings.push(c);
     if (base === 0 || b.multiplier === 1 || (capStays && r >= 1 && c === b.capMs)) {
-      return { ceilingsMs: Float64Array.from(ceilings), tailMs: c };
+      return new Ceilings(Float64Array.from(ceilings), c);
     }
   }
-  return { ceilingsMs: Float64Array.from(ceilings), tailMs: NaN };
+  return new Ceilings(Float64Array.from(ceilings), NaN);
 }
 
 /** `exponentialCeilingMs(b, retry, throttled)` of the `b` and `throttled` table `t` was built for. */
@@ -443,21 +451,35 @@ export interface CompiledBackoff {
 
 /** Resolve a backoff spec into {@link CompiledBackoff}. The spec must not change afterwards. */
 export function compileBackoff(b: BackoffSpec): CompiledBackoff {
-  const code = BackoffCode[b.kind];
-  const tabled = BACKOFF_TRAITS[b.kind].fromExponentialCeiling;
-  const hasThrottledBase = b.throttledBaseMs !== undefined;
-  const ceilings = tabled ? ceilingTable(b, false) : NO_TABLE;
-  return {
-    spec: b,
-    code,
-    tabled,
-    ceilings,
-    throttledCeilings: tabled && hasThrottledBase ? ceilingTable(b, true) : ceilings,
-    hasThrottledBase,
-    randomizationFactor: randomizationFactorOf(b),
-    minMs: b.minMs ?? 0,
-    initialPrevSleepMs: initialPrevSleepMs(b),
-  };
+  return new BackoffNumbers(b);
+}
+
+/** {@link CompiledBackoff} as a class: one hidden class from run to run (see `PolicyNumbers` in decision.ts). */
+class BackoffNumbers implements CompiledBackoff {
+  readonly spec: BackoffSpec;
+  readonly code: BackoffCodeValue;
+  readonly tabled: boolean;
+  readonly ceilings: CeilingTable;
+  readonly throttledCeilings: CeilingTable;
+  readonly hasThrottledBase: boolean;
+  readonly randomizationFactor: number;
+  readonly minMs: number;
+  readonly initialPrevSleepMs: number;
+
+  constructor(b: BackoffSpec) {
+    const tabled = BACKOFF_TRAITS[b.kind].fromExponentialCeiling;
+    const hasThrottledBase = b.throttledBaseMs !== undefined;
+    const ceilings = tabled ? ceilingTable(b, false) : NO_TABLE;
+    this.spec = b;
+    this.code = BackoffCode[b.kind];
+    this.tabled = tabled;
+    this.ceilings = ceilings;
+    this.throttledCeilings = tabled && hasThrottledBase ? ceilingTable(b, true) : ceilings;
+    this.hasThrottledBase = hasThrottledBase;
+    this.randomizationFactor = randomizationFactorOf(b);
+    this.minMs = b.minMs ?? 0;
+    this.initialPrevSleepMs = initialPrevSleepMs(b);
+  }
 }
 
 /** The draw of one retry: where {@link drawBackoff} writes its results (a `RetryPlan`). */

@@ -44,30 +44,60 @@ export interface CompiledPolicy {
 
 /** Resolve a policy's options into the numbers the decision functions use. */
 export function compilePolicy(spec: PolicySpec): CompiledPolicy {
-  const mask = retryOnMask(spec.retryOn);
-  const hedgeMask = spec.hedging === undefined ? 0 : retryOnMask(spec.hedging.nonFatal);
-  const maxElapsedMs = spec.maxElapsedMs ?? Infinity;
-  const compiledBackoff = compileBackoff(spec.backoff);
-  return {
-    spec,
-    maxAttempts: spec.maxAttempts === 'unlimited' ? Infinity : spec.maxAttempts,
-    perAttemptTimeoutMs: spec.perAttemptTimeoutMs ?? Infinity,
-    hasPerAttemptTimeout: spec.perAttemptTimeoutMs !== undefined,
-    deadlineMode: DeadlineModeCode[spec.deadlineMode],
-    backoff: spec.backoff,
-    tickMs: spec.tickMs,
-    retryOnMask: mask,
-    retryAfter: RetryAfterCode[spec.retryAfter],
-    totalTimeoutMs: spec.totalTimeoutMs ?? Infinity,
-    maxElapsedMs,
-    maxRetryAfterMs: spec.retryAfter === 'ignore' || spec.retryAfter === 'clamp' ? Infinity : (spec.maxRetryAfterMs ?? MAX_RETRY_AFTER_DEFAULT_MS),
-    hedgeNonFatalMask: hedgeMask,
-    retryable: retryableTable(mask),
-    hedgeNonFatal: retryableTable(hedgeMask),
-    compiledBackoff,
+  return new PolicyNumbers(spec);
+}
+
+/**
+ * {@link CompiledPolicy} as a class rather than an object literal: a model compiles its policies
+ * anew for every run, and instances of one class keep one hidden class from run to run, where a
+ * literal can get another one in a later run (V8 builds a literal's boilerplate only when the
+ * literal runs again) and make V8 discard the optimized code that read the policies of the first.
+ */
+class PolicyNumbers implements CompiledPolicy {
+  readonly spec: PolicySpec;
+  readonly maxAttempts: number;
+  readonly perAttemptTimeoutMs: number;
+  readonly hasPerAttemptTimeout: boolean;
+  readonly deadlineMode: 0 | 1 | 2;
+  readonly backoff: BackoffSpec;
+  readonly tickMs: number;
+  readonly retryOnMask: number;
+  readonly retryAfter: RetryAfterCodeValue;
+  readonly totalTimeoutMs: number;
+  readonly maxElapsedMs: number;
+  readonly maxRetryAfterMs: number;
+  readonly hedgeNonFatalMask: number;
+  readonly retryable: Uint8Array;
+  readonly hedgeNonFatal: Uint8Array;
+  readonly compiledBackoff: CompiledBackoff;
+  readonly usesPlanContext: boolean;
+  readonly randomBackoff: boolean;
+
+  constructor(spec: PolicySpec) {
+    const mask = retryOnMask(spec.retryOn);
+    const hedgeMask = spec.hedging === undefined ? 0 : retryOnMask(spec.hedging.nonFatal);
+    const maxElapsedMs = spec.maxElapsedMs ?? Infinity;
+    const compiledBackoff = compileBackoff(spec.backoff);
+    this.spec = spec;
+    this.maxAttempts = spec.maxAttempts === 'unlimited' ? Infinity : spec.maxAttempts;
+    this.perAttemptTimeoutMs = spec.perAttemptTimeoutMs ?? Infinity;
+    this.hasPerAttemptTimeout = spec.perAttemptTimeoutMs !== undefined;
+    this.deadlineMode = DeadlineModeCode[spec.deadlineMode];
+    this.backoff = spec.backoff;
+    this.tickMs = spec.tickMs;
+    this.retryOnMask = mask;
+    this.retryAfter = RetryAfterCode[spec.retryAfter];
+    this.totalTimeoutMs = spec.totalTimeoutMs ?? Infinity;
+    this.maxElapsedMs = maxElapsedMs;
+    this.maxRetryAfterMs =
+      spec.retryAfter === 'ignore' || spec.retryAfter === 'clamp' ? Infinity : (spec.maxRetryAfterMs ?? MAX_RETRY_AFTER_DEFAULT_MS);
+    this.hedgeNonFatalMask = hedgeMask;
+    this.retryable = retryableTable(mask);
+    this.hedgeNonFatal = retryableTable(hedgeMask);
+    this.compiledBackoff = compiledBackoff;
     // Without either, the throttling test and the elapsed-time limit cannot change a plan:
     // the base is baseMs whatever the outcome, and callStartMs + Infinity is never exceeded.
-    usesPlanContext: compiledBackoff.hasThrottledBase || maxElapsedMs !== Infinity,
-    randomBackoff: backoffIsRandom(spec.backoff.kind, spec.backoff),
-  };
+    this.usesPlanContext = compiledBackoff.hasThrottledBase || maxElapsedMs !== Infinity;
+    this.randomBackoff = backoffIsRandom(spec.backoff.kind, spec.backoff);
+  }
 }

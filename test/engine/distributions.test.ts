@@ -64,7 +64,7 @@ function referenceMoments(spec: DistSpec): { mean: number; variance: number } {
 function sample(spec: DistSpec, n: number, seed = 2015): Float64Array {
   const draw = makeSampler(spec, stream(seed, 'dist', JSON.stringify(spec)));
   const xs = new Float64Array(n);
-  for (let i = 0; i < n; i++) xs[i] = draw();
+  for (let i = 0; i < n; i++) xs[i] = draw.sample();
   return xs;
 }
 
@@ -104,7 +104,7 @@ describe('makeSampler', () => {
   it('draws fixed sequences from a fixed seed', () => {
     const first = (spec: DistSpec) => {
       const draw = makeSampler(spec, stream(2015, 'dist'));
-      return [draw(), draw(), draw(), draw()];
+      return [draw.sample(), draw.sample(), draw.sample(), draw.sample()];
     };
     expect(first({ dist: 'constant', value: 7 })).toEqual([7, 7, 7, 7]);
     expect(first({ dist: 'uniform', min: 5, max: 15 })).toEqual([
@@ -425,13 +425,13 @@ describe('isContinuous', () => {
     expect(narrow.map((d) => isContinuous(d))).toEqual([false, false, false, false]);
     // ... as the draws show: 1,000 of them take fewer than 200 distinct values (many coincide).
     const draws = makeSampler(narrow[2] as DistSpec, stream(1, 'narrow'));
-    const values = new Set(Array.from({ length: 1000 }, () => draws()));
+    const values = new Set(Array.from({ length: 1000 }, () => draws.sample()));
     expect(values.size).toBeLessThan(200);
     // A spread of a millionth of the scale is continuous, and its draws do not coincide.
     const wide = { dist: 'abs-normal', mean: 5, sd: 1e-5 } as DistSpec;
     expect(isContinuous(wide)).toBe(true);
     const w = makeSampler(wide, stream(1, 'wide'));
-    expect(new Set(Array.from({ length: 1000 }, () => w())).size).toBe(1000);
+    expect(new Set(Array.from({ length: 1000 }, () => w.sample())).size).toBe(1000);
   });
 
   it('is true for the distributions with a spread', () => {

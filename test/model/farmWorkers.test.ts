@@ -158,7 +158,7 @@ class Rig implements LeafHost {
   }
 
   lastHop(): LastHop {
-    return { stream: { client: 0 }, sample: () => 0 };
+    return { stream: { client: 0 }, sample: { sample: () => 0 } };
   }
 
   workerTaken(r: number, b: number, t: number): void {
@@ -221,7 +221,7 @@ describe('per-request service times', () => {
   /** The first n draws of a sampler of `d` on stream (seed, ...names). */
   const draws = (d: Dist, n: number, ...names: string[]) => {
     const s = makeSampler(d, stream(7, ...names));
-    return Array.from({ length: n }, () => s());
+    return Array.from({ length: n }, () => s.sample());
   };
 
   it("a request's work sampler draws from its step's own stream; the backend's `service` stream keeps its order", () => {

@@ -374,7 +374,7 @@ export class CallCache {
     this.pH[p] = h;
     this.pGen[p] = gen;
     this.pJ[p] = j;
-    this.sim.atInLane(this.hitLane, t + this.hitMs(), this.kindBase + K_CACHE_HIT, p, this.index);
+    this.sim.atInLane(this.hitLane, t + this.hitMs.sample(), this.kindBase + K_CACHE_HIT, p, this.index);
   }
 
   private wait(slot: number, h: number, gen: number, j: number, deadlineMs: number): void {

@@ -1,5 +1,5 @@
 import { deriveSeed } from '../../engine/random.js';
-import { Simulator } from '../../engine/simulator.js';
+import { Simulator, type EventDispatcher } from '../../engine/simulator.js';
 import { compilePolicy } from '../../policy/decision.js';
 import { K_ARRIVAL, K_FRAME_WAKE, K_LEAF_RESPONSE, K_OP_START, KIND_LIMIT, LEAF_KINDS_FROM } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
@@ -85,7 +85,7 @@ interface EntryStack {
  * handler downstream carries): the workload's own sequence number times the number of workloads,
  * plus the workload's index, set as a request leaves a workload's stack.
  */
-export class GraphRun implements InterventionTarget {
+export class GraphRun implements EventDispatcher, InterventionTarget {
   private readonly sc: Scenario;
   private readonly sim: Simulator;
   private readonly seed: number;
@@ -278,7 +278,7 @@ export class GraphRun implements InterventionTarget {
     this.caches.start(sc.horizonMs);
     const { stats, applied } = runWithInterventions(
       this.sim,
-      (kind, a, b, t) => this.dispatch(kind, a, b, t),
+      this,
       { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents },
       sc.interventions,
       this,
@@ -469,7 +469,8 @@ export class GraphRun implements InterventionTarget {
     return rows;
   }
 
-  private dispatch(kind: number, a: number, b: number, t: number): void {
+  /** @internal The run loop's {@link EventDispatcher}. */
+  handle(kind: number, a: number, b: number, t: number): void {
     const w = this.kindWorkload[kind];
     if (w !== null && w !== undefined) {
       this.lastLiveMs = t;

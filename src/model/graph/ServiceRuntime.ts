@@ -13,7 +13,7 @@ import type { ServiceLeaf } from './ServiceLeaf.js';
 import { upwardOutcome } from './upwardOutcome.js';
 
 /** The hop a fleet of a graph draws for its own answers: none. */
-const NO_HOP: LastHop = { stream: { client: 0 }, sample: () => 0 };
+const NO_HOP: LastHop = { stream: { client: 0 }, sample: { sample: () => 0 } };
 
 const JOIN_ALL = 0;
 const JOIN_ANY = 1;

@@ -101,7 +101,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
   /** The delay of a message of `client` over layer k's hop, from the client's network stream. */
   hopMs(k: number, client: number): number {
     this.netStream.client = client;
-    return (this.hop[k] as Sampler)();
+    return (this.hop[k] as Sampler).sample();
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { Sampler } from '../../engine/distributions.js';
 import type { Simulator } from '../../engine/simulator.js';
 import type { Measurements } from '../Measurements.js';
 import type { RequestTable } from '../RequestTable.js';
@@ -58,13 +59,13 @@ export interface LeafHost {
 
 /**
  * The last hop as a leaf draws it, without a call through its host per draw: set `stream.client`
- * to the client whose network stream the draws come from, then each call of `sample` is the delay
+ * to the client whose network stream the draws come from, then each `sample.sample()` is the delay
  * of one of that client's messages over the last hop. The model's own hop draws set the same
  * cursor, so the draws come in the one order of the run.
  */
 export interface LastHop {
   readonly stream: { client: number };
-  readonly sample: () => number;
+  readonly sample: Sampler;
 }
 
 /** What every leaf is built from. */

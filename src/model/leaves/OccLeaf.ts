@@ -68,7 +68,7 @@ export class OccLeaf extends EventLeaf {
     if (!this.hopZero) {
       this.hopStream.client = req.client[r] as number;
       const hop = this.hopSample;
-      d = hop() + hop();
+      d = hop.sample() + hop.sample();
     }
     req.state[r] = R_HOP;
     // With a constant hop the writes come in the order of the reads: the write lane.
@@ -86,8 +86,8 @@ export class OccLeaf extends EventLeaf {
     const req = this.req;
     this.hopStream.client = req.client[r] as number;
     const hop = this.hopSample;
-    const tr = t + hop();
-    const d = hop() + hop();
+    const tr = t + hop.sample();
+    const d = hop.sample() + hop.sample();
     req.read[r] = tr;
     // A read during the warm-up is not counted: it need not wait (the queue would grow with the warm-up).
     if (tr >= 0) this.m.deferRead(tr, req.chain[r] as number);

@@ -15,7 +15,7 @@ type ClosedSpec = Extract<WorkloadSpec, { kind: 'closed' }>;
  */
 export function scheduleFirstStarts(sim: Simulator, clients: number, start: Sampler, constant: boolean, baseMs: number, kindBase = 0): void {
   const lane = constant ? sim.addLane() : -1;
-  for (let c = 0; c < clients; c++) sim.atInLane(lane, baseMs + start(), kindBase + K_OP_START, c, 0);
+  for (let c = 0; c < clients; c++) sim.atInLane(lane, baseMs + start.sample(), kindBase + K_OP_START, c, 0);
 }
 
 /**
@@ -64,7 +64,7 @@ export class ClosedLoop implements Workload {
 
   /** The client thinks, then starts its next operation (if that is before the end of the workload). */
   ended(client: number, t: number): void {
-    const next = t + this.think();
+    const next = t + this.think.sample();
     if (next < this.durationMs) {
       this.sim.atInLane(this.thinkLane, next, this.kindBase + K_OP_START, client, 0);
       this.pending++;

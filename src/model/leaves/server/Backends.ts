@@ -137,7 +137,7 @@ export abstract class Backends {
    */
   protected serviceTime(b: number, work: number): number {
     const s = this.specs[b] as ServerLeaf;
-    let d = work === 0 ? (this.samplers[b] as Sampler)() : (this.workSamplers[work - 1] as Sampler)();
+    let d = work === 0 ? (this.samplers[b] as Sampler).sample() : (this.workSamplers[work - 1] as Sampler).sample();
     const deg = s.degradation;
     if (deg !== undefined) {
       const busy = this.busy[b] as number;
@@ -218,7 +218,7 @@ export abstract class Backends {
     const outcome = statusOutcome(fault.status);
     ans.retryAfterMs = fault.retryAfterMs ?? NaN;
     const lat = this.faultLatency[b]?.[i];
-    const d = lat ? lat() : 0;
+    const d = lat ? lat.sample() : 0;
     if (d > 0) {
       ans.delayedOutcome = outcome;
       ans.delayMs = d;
