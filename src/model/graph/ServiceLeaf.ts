@@ -57,7 +57,13 @@ export class ServiceLeaf implements Leaf, SendGate {
   private readonly cumulative: number[];
   private readonly mixSeed: number;
   readonly edges: EdgeCounters[];
-  /** Per request: what the callee holds for it (NO_INNER: nothing), and which target it went to. */
+  /**
+   * The stack's requests are slots of its one callee's fleet table (a service whose endpoints have
+   * no steps, `ServiceRuntime.plainOnly`): the fleet serves them as they are, with no slot of its
+   * own, and the stack alone frees them, as a leaf's host does.
+   */
+  readonly direct: boolean;
+  /** Per request: what the callee holds for it (NO_INNER: nothing; for a {@link direct} stack, the request itself), and which target it went to. */
   inner = new Int32Array(64);
   private targetOf = new Int32Array(64);
   /** Per request: 1 when a layer of this stack was past its first attempt when it was sent. */
@@ -100,6 +106,7 @@ export class ServiceLeaf implements Leaf, SendGate {
     this.cumulative = targets.map((x) => (acc += x.weight / total));
     this.mixSeed = deriveSeed(seed, 'entries');
     this.edges = targets.map(() => new EdgeCounters());
+    this.direct = targets.length === 1 && (targets[0] as ServiceTarget).service.req === req;
   }
 
   /** The request table of the calling stack. */
@@ -248,11 +255,13 @@ export class ServiceLeaf implements Leaf, SendGate {
   withdraw(r: number, t: number): void {
     if (this.bulkhead !== null) this.giveSlot(r);
     const inner = this.inner[r] as number;
-    this.req.state[r] = R_CANCELLED;
     if (inner === NO_INNER) {
+      this.req.state[r] = R_CANCELLED;
       this.layers.release(r);
       return;
     }
+    // A request of the fleet's own table is in the fleet's state, which its withdrawal reads.
+    if (!this.direct) this.req.state[r] = R_CANCELLED;
     (this.targets[this.targetOf[r] as number] as ServiceTarget).service.withdraw(this, r, inner, t);
   }
 

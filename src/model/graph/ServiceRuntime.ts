@@ -121,6 +121,11 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
   readonly backendCount: number;
   /** Thread-per-request: a handler holds its worker from its start to its end. */
   readonly threaded: boolean;
+  /**
+   * No endpoint has steps: the fleet answers every request as a leaf does, and a call site whose
+   * calls come here may send them in the fleet's own table ({@link ServiceLeaf.direct}).
+   */
+  readonly plainOnly: boolean;
   private maxInFlight: number;
   /** Requests admitted and not yet answered (or lost, or withdrawn). */
   inFlight = 0;
@@ -146,6 +151,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     this.req = new RequestTable(64);
     this.backendCount = backendsOf(service.fleet);
     this.threaded = service.execution === 'threaded';
+    this.plainOnly = service.endpoints.every((e) => e.steps === undefined);
     this.maxInFlight = service.maxInFlight === 'unlimited' ? Infinity : service.maxInFlight;
   }
 
@@ -189,11 +195,8 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     else this.startHandler(leaf, r, endpoint, t);
   }
 
-  /** A slot of the fleet's table for a request of caller `leaf`, its fields copied from the caller's request r. */
-  private slotFor(leaf: ServiceLeaf, r: number, handler: number): number {
-    const req = this.req;
-    const up = leaf.callerReq;
-    const s = req.alloc();
+  /** Fleet slot s serves request r of caller `leaf` (for handler `handler`, or {@link PLAIN_SLOT}). */
+  private serves(s: number, leaf: ServiceLeaf, r: number, handler: number): void {
     if (s >= this.upR.length) {
       const n = Math.max(s + 1, this.upR.length * 2);
       const grow = (a: Int32Array, fill: number) => {
@@ -208,7 +211,15 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     this.upCaller[s] = leaf.caller;
     this.upR[s] = r;
     this.slotHandler[s] = handler;
-    req.plain(s);
+    this.req.plain(s);
+  }
+
+  /** A slot of the fleet's table for a request of caller `leaf`, its fields copied from the caller's request r. */
+  private slotFor(leaf: ServiceLeaf, r: number, handler: number): number {
+    const req = this.req;
+    const up = leaf.callerReq;
+    const s = req.alloc();
+    this.serves(s, leaf, r, handler);
     req.state[s] = R_HOP;
     req.parent[s] = -1;
     req.parentGen[s] = 0;
@@ -224,8 +235,15 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     return s;
   }
 
+  /**
+   * A plain request r of caller `leaf` goes to the fleet: in a slot of its own, or, when the caller's
+   * requests are slots of the fleet's table ({@link ServiceLeaf.direct}), as it is (the caller
+   * filled its fields, and frees it).
+   */
   private toFleet(leaf: ServiceLeaf, r: number, t: number): void {
-    const s = this.slotFor(leaf, r, PLAIN_SLOT);
+    let s = r;
+    if (leaf.direct) this.serves(r, leaf, r, PLAIN_SLOT);
+    else s = this.slotFor(leaf, r, PLAIN_SLOT);
     leaf.inner[r] = s;
     this.fleet.route(s, s, 1);
     this.fleet.arrive(s, t);
@@ -236,7 +254,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     if (inner < 0) return;
     this.fleet.abandon(inner, t);
     if (this.req.state[inner] === R_HANG) {
-      this.req.release(inner);
+      if (!leaf.direct) this.req.release(inner);
       this.inFlight--;
       this.measure.inFlight(this.inFlight);
       leaf.hung(r);
@@ -274,7 +292,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
-    this.req.release(s);
+    if (!leaf.direct) this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     this.measure.answered(outcome !== Outcome.SUCCESS, t);
@@ -295,7 +313,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
-    this.req.release(s);
+    if (!leaf.direct) this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     this.measure.answered(true, t);
@@ -310,7 +328,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
-    this.req.release(s);
+    if (!leaf.direct) this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     leaf.freed(r);
