@@ -194,6 +194,8 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
     // A call to an endpoint that declares no method makes the operation's: that of its workload.
     const workloadMethods = Int8Array.from(specs, (w) => METHOD_CODES[w.workload.method]);
     const callersOf = new Map<string, Layer[]>();
+    // Each call site's stack is connected to its leaf once the callee's fleet is built (ServiceLeaf.answersAtOnce asks it).
+    const siteStacks: Array<{ ly: Layers; leaf: ServiceLeaf; site: CallSite }> = [];
     for (const w of specs) for (const e of w.entries) callersOf.set(e.service, [...(callersOf.get(e.service) ?? []), ...w.stack]);
     for (const s of graph.services) {
       const rt = runtimes.get(s.name) as ServiceRuntime;
@@ -228,7 +230,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
             };
             const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, `services.${s.name}.endpoints.${ep.name}.steps.${i}.calls.${j}.cache`, e, takeKinds);
             const site = new CallSite(rt, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache);
-            ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
+            siteStacks.push({ ly, leaf, site });
             const list = callersOf.get(call.service) ?? [];
             list.push(...siteSc.stack);
             callersOf.set(call.service, list);
@@ -259,6 +261,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       }
       rt.connect(fleet);
     }
+    for (const { ly, leaf, site } of siteStacks) ly.connectCallSite(leaf, site, leaf.bulkhead === null ? null : leaf);
   }
 
   private claimStack(ly: Layers): void {

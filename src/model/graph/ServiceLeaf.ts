@@ -1,6 +1,6 @@
 import { deriveSeed } from '../../engine/random.js';
 import { Outcome } from '../../policy/outcome.js';
-import type { BackendStats, Leaf, ServerSeries, ServerTotals } from '../leaves/Leaf.js';
+import type { BackendStats, Leaf, LeafAnswer, ServerSeries, ServerTotals } from '../leaves/Leaf.js';
 import type { Layers } from '../layers/Layers.js';
 import type { SendGate } from '../layers/LeafLink.js';
 import { R_CANCELLED, R_HANG, type RequestTable } from '../RequestTable.js';
@@ -47,7 +47,6 @@ function keyedUniform(seed: number, key: number): number {
  * answer reached the last layer), abandoned (the attempt timed out) or withdrawn (cancelled).
  */
 export class ServiceLeaf implements Leaf, SendGate {
-  readonly answersAtOnce = false;
   readonly arrivesAhead = false;
   private readonly req: RequestTable;
   readonly layers: Layers;
@@ -114,6 +113,15 @@ export class ServiceLeaf implements Leaf, SendGate {
     return this.req;
   }
 
+  /**
+   * A {@link direct} stack with no bulkhead calls a fleet that may answer on arrival (a backend
+   * down, a fault, shedding): such an answer needs no request slot ({@link arriveAtOnce}). Asked
+   * once the callee's fleet is connected.
+   */
+  get answersAtOnce(): boolean {
+    return this.direct && this.bulkhead === null && (this.targets[0] as ServiceTarget).service.fleet.answersAtOnce;
+  }
+
   private ensure(r: number): void {
     if (r < this.inner.length) return;
     let n = this.inner.length;
@@ -136,12 +144,17 @@ export class ServiceLeaf implements Leaf, SendGate {
     return f;
   }
 
-  route(r: number, frame: number, attempt: number): void {
-    this.ensure(r);
+  /** 1 when a layer of this stack is past its first attempt as attempt `attempt` of last-layer frame `frame` is sent. */
+  private ownRetry(frame: number, attempt: number): number {
     const ly = this.layers;
     let own = attempt > 1;
     for (let f = ly.fParent[frame] as number; !own && f >= 0; f = ly.fParent[f] as number) own = (ly.fAttempts[f] as number) > 1;
-    this.own[r] = own ? 1 : 0;
+    return own ? 1 : 0;
+  }
+
+  route(r: number, frame: number, attempt: number): void {
+    this.ensure(r);
+    this.own[r] = this.ownRetry(frame, attempt);
     let i = 0;
     if (this.targets.length > 1) {
       const u = keyedUniform(this.mixSeed, this.req.opSeq[r] as number);
@@ -195,31 +208,44 @@ export class ServiceLeaf implements Leaf, SendGate {
 
   arrive(r: number, t: number): void {
     const i = this.targetOf[r] as number;
-    if (t >= 0) {
-      const e = this.edges[i] as EdgeCounters;
-      e.calls++;
-      e.retries += this.req.chain[r] as number;
-      e.ownRetries += this.own[r] as number;
-      if (this.wCount > 0) {
-        const w = this.byWorkload[i * this.wCount + this.workloadOfKey(this.req.opSeq[r] as number)] as EdgeCounters;
-        w.calls++;
-        w.retries += this.req.chain[r] as number;
-        w.ownRetries += this.own[r] as number;
-      }
-    }
+    if (t >= 0) this.count(i, this.req.chain[r] as number, this.own[r] as number, this.req.opSeq[r] as number);
     const target = this.targets[i] as ServiceTarget;
     target.service.accept(this, r, target.endpoint, t);
   }
 
-  // A service is reached across the caller's hops and answers through its own fleet's events: nothing at once, ahead, or of its own.
-  arriveAtOnce(): boolean {
-    throw new Error('internal: a service answers through its fleet, never at once');
+  /** A call on the edge to target i (from t = 0 on): `chain` and `own` as the request's, for the operation keyed `key`. */
+  private count(i: number, chain: number, own: number, key: number): void {
+    const e = this.edges[i] as EdgeCounters;
+    e.calls++;
+    e.retries += chain;
+    e.ownRetries += own;
+    if (this.wCount > 0) {
+      const w = this.byWorkload[i * this.wCount + this.workloadOfKey(key)] as EdgeCounters;
+      w.calls++;
+      w.retries += chain;
+      w.ownRetries += own;
+    }
   }
 
-  hold(): void {
-    throw new Error('internal: a service holds no request answered at once');
+  /**
+   * Attempt `attempt` of last-layer frame `frame` reaches the callee with no hop and no request slot
+   * ({@link answersAtOnce}): counted on the edge as {@link route} and {@link arrive} count a
+   * request, then the callee answers at once or says what the slot {@link hold} gets must hold.
+   */
+  arriveAtOnce(frame: number, attempt: number, bad: boolean, t: number, ans: LeafAnswer, chain: number): boolean {
+    if (t >= 0) this.count(0, chain, this.ownRetry(frame, attempt), this.layers.fOpSeq[frame] as number);
+    const target = this.targets[0] as ServiceTarget;
+    return target.service.acceptAtOnce(frame, bad, chain, t, ans);
   }
 
+  /** After {@link arriveAtOnce} returned false: request r (filled) goes to the callee's fleet as `ans` says. */
+  hold(r: number, ans: LeafAnswer, t: number): void {
+    this.ensure(r);
+    this.targetOf[r] = 0;
+    (this.targets[0] as ServiceTarget).service.hold(this, r, ans, t);
+  }
+
+  // A service answers through its own fleet's events: nothing ahead of its arrival, or of its own.
   arriveAhead(): void {
     throw new Error('internal: a service takes no request ahead of its arrival');
   }

@@ -1,5 +1,5 @@
 import { GiveUp, Outcome } from '../../policy/outcome.js';
-import type { LastHop, Leaf, LeafHost } from '../leaves/Leaf.js';
+import type { LastHop, Leaf, LeafAnswer, LeafHost } from '../leaves/Leaf.js';
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { R_HANDLER, R_HANG, R_HOP, RequestTable, WORK_HOLD } from '../RequestTable.js';
 import type { Dist, Leaf as FleetSpec } from '../scenario.js';
@@ -180,11 +180,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
   accept(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
     this.measure.arrival(leaf.callerReq.chain[r] as number, t);
     if (this.inFlight >= this.maxInFlight) {
-      if (t >= 0) {
-        this.refusedInFlight++;
-        this.measure.refusedInFlight(t);
-      }
-      this.measure.answered(true, t);
+      this.refuseInFlight(t);
       leaf.answer(r, Outcome.S503, NaN, false, t);
       return;
     }
@@ -212,6 +208,46 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     this.upR[s] = r;
     this.slotHandler[s] = handler;
     this.req.plain(s);
+  }
+
+  /**
+   * An attempt of a {@link ServiceLeaf.direct} caller (last-layer frame `frame`) arrives for a plain
+   * endpoint with no hop and no request slot yet (`ServiceLeaf.answersAtOnce`): counted and capped
+   * as {@link accept} does, then the fleet answers at once (true, the answer in `ans`, as
+   * {@link respond} would have answered it) or the caller takes a slot for {@link hold}.
+   */
+  acceptAtOnce(frame: number, bad: boolean, chain: number, t: number, ans: LeafAnswer): boolean {
+    this.measure.arrival(chain, t);
+    if (this.inFlight >= this.maxInFlight) {
+      this.refuseInFlight(t);
+      ans.verdict = Outcome.S503;
+      ans.retryAfterMs = NaN;
+      return true;
+    }
+    this.inFlight++;
+    this.measure.inFlight(this.inFlight);
+    // As toFleet routes a plain request: its first attempt at the fleet.
+    if (!this.fleet.arriveAtOnce(frame, 1, bad, t, ans, chain)) return false;
+    this.inFlight--;
+    this.measure.inFlight(this.inFlight);
+    this.measure.answered(ans.verdict !== Outcome.SUCCESS, t);
+    return true;
+  }
+
+  /** After {@link acceptAtOnce} returned false: request r of `leaf` (a slot of the fleet's table) holds what `ans` says. */
+  hold(leaf: ServiceLeaf, r: number, ans: LeafAnswer, t: number): void {
+    this.serves(r, leaf, r, PLAIN_SLOT);
+    leaf.inner[r] = r;
+    this.fleet.hold(r, ans, t);
+  }
+
+  /** A request arriving at t is refused because `maxInFlight` are in flight (answered 503 at once). */
+  private refuseInFlight(t: number): void {
+    if (t >= 0) {
+      this.refusedInFlight++;
+      this.measure.refusedInFlight(t);
+    }
+    this.measure.answered(true, t);
   }
 
   /** A slot of the fleet's table for a request of caller `leaf`, its fields copied from the caller's request r. */
