@@ -23,7 +23,8 @@ import { CallSite } from './CallSite.js';
 import { GraphCaches } from './GraphCaches.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
-import { joinCode, ServiceRuntime, workStep, type EndpointRuntime, type StepRuntime } from './ServiceRuntime.js';
+import { joinCode, workStep, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
+import { ServiceRuntime } from './ServiceRuntime.js';
 import { WorkloadMeasurements } from './WorkloadMeasurements.js';
 
 /** The event kinds of one stack of layers: its frame, hedge and request kinds (eventKinds.ts, from K_FRAME_WAKE to K_LEAF_RESPONSE). */

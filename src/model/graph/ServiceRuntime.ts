@@ -2,11 +2,11 @@ import { GiveUp, Outcome } from '../../policy/outcome.js';
 import type { LastHop, Leaf, LeafAnswer, LeafHost } from '../leaves/Leaf.js';
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { R_HANDLER, R_HANG, R_HOP, RequestTable, WORK_HOLD } from '../RequestTable.js';
-import type { Dist, Leaf as FleetSpec } from '../scenario.js';
 import type { CacheOwner } from './CallCache.js';
 import type { CallSite } from './CallSite.js';
 import { HandlerTable } from './HandlerTable.js';
-import type { GraphService, Join } from './ServiceGraph.js';
+import { backendsOf, joinDecision, JOINED, UNDECIDED, type CallStepRuntime, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
+import type { GraphService } from './ServiceGraph.js';
 import type { ServiceMeasurements } from '../Measurements.js';
 import type { ServiceTracer } from '../traceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
@@ -14,10 +14,6 @@ import { upwardOutcome } from './upwardOutcome.js';
 
 /** The hop a fleet of a graph draws for its own answers: none. */
 const NO_HOP: LastHop = { stream: { client: 0 }, sample: { sample: () => 0 } };
-
-const JOIN_ALL = 0;
-const JOIN_ANY = 1;
-const JOIN_QUORUM = 2;
 
 /** {@link ServiceRuntime}'s `slotHandler` of a fleet slot serving a plain (leaf) request. */
 const PLAIN_SLOT = -1;
@@ -29,51 +25,6 @@ const WITHDRAWN_SLOT = -2;
  * (negative, and never -1, which is {@link ServiceLeaf}'s "nothing"); a fleet slot is itself (>= 0).
  */
 const handlerInner = (h: number): number => -2 - h;
-
-/** One `call` step of a handler, as the runtime runs it. */
-export interface CallStepRuntime {
-  kind: 'call';
-  join: number;
-  /** Successes that decide a quorum (all: every call; any: 1). */
-  k: number;
-  cancellation: boolean;
-  sites: CallSite[];
-}
-
-/** One `work` step of a handler, as the runtime runs it. */
-export interface WorkStepRuntime {
-  kind: 'work';
-  /** The step's own service time; undefined: the serving backend's `serviceMs`. */
-  serviceMs: Dist | undefined;
-  /** The name of the step's random stream at its service's fleet (`<endpoint>/<step index>`). */
-  name: string;
-  /** The fleet's sampler code for the step (`ServerFarm.registerWork`; 0: the backend's own), set by {@link ServiceRuntime.connect}. */
-  code: number;
-}
-
-export type StepRuntime = CallStepRuntime | WorkStepRuntime;
-
-/** The join's code and quorum for {@link CallStepRuntime}. */
-export function joinCode(join: Join, calls: number): { join: number; k: number } {
-  if (join.kind === 'all') return { join: JOIN_ALL, k: calls };
-  if (join.kind === 'any') return { join: JOIN_ANY, k: 1 };
-  return { join: JOIN_QUORUM, k: join.k };
-}
-
-/** Step `index` of endpoint `endpoint`, a `work` step, as the runtime runs it. */
-export function workStep(serviceMs: Dist | undefined, endpoint: string, index: number): WorkStepRuntime {
-  return { kind: 'work', serviceMs, name: `${endpoint}/${index}`, code: 0 };
-}
-
-/** An endpoint as the runtime runs it: null steps, the fleet answers as a leaf does. */
-export interface EndpointRuntime {
-  steps: StepRuntime[] | null;
-}
-
-/** The backends of a fleet (the instances of its callers' layers). */
-export function backendsOf(fleet: FleetSpec): number {
-  return fleet.kind === 'pool' ? fleet.clusters.reduce((n, c) => n + c.backends.length, 0) : 1;
-}
 
 /**
  * One service of a graph at run time (README, "Service graphs"): its fleet (the leaf a `stack` +
@@ -505,21 +456,13 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
       H.hSucc[h] = succ;
       if (degraded) H.hDegraded[h] = 1;
     } else if (optional) H.hDegraded[h] = 1;
-    let decided: 'success' | 'failure' | null = null;
-    if (step.join === JOIN_ALL) {
-      if (!ok && !optional) decided = 'failure';
-      else if (pending === 0) decided = 'success';
-    } else if (step.join === JOIN_ANY) {
-      if (ok) decided = 'success';
-      else if (pending === 0) decided = 'failure';
-    } else if (succ >= step.k) decided = 'success';
-    else if (succ + pending < step.k) decided = 'failure';
-    if (decided === null) return;
-    this.tracer?.join(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, decided === 'success', H.hDegraded[h] === 1, t);
+    const decided = joinDecision(step, ok, optional, succ, pending);
+    if (decided === UNDECIDED) return;
+    this.tracer?.join(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, decided === JOINED, H.hDegraded[h] === 1, t);
     H.hGen[h] = gen + 1;
     if (step.cancellation) this.cancelOutstanding(h, step, t);
     else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
-    if (decided === 'success') {
+    if (decided === JOINED) {
       H.hStep[h] = (H.hStep[h] as number) + 1;
       this.runStep(h, t);
     } else this.answer(h, upwardOutcome(outcome), NaN, t);
