@@ -407,10 +407,10 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
         continue;
       }
       const ly = site.layers;
-      const f = ly.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number);
+      const f = ly.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number, t);
       site.record(f, h, gen, j);
       H.hFrames[base + j] = f;
-      ly.beginCall(f, t);
+      ly.startCall(f, t);
     }
   }
 
