@@ -68,18 +68,11 @@ export class Measurements {
    * them, so that the clustering statistics still see arrivals in time order (null: none are).
    */
   private readonly deferred: EventQueue | null;
-  /**
-   * Whether {@link leafArrival} counts (false: a graph call site's measurements, which nothing
-   * reports: its calls are counted on its edge, `ServiceLeaf`, and at the callee service).
-   */
-  private readonly countsArrivals: boolean;
 
   constructor(
     private readonly sc: Scenario,
     deferReads: boolean,
-    countsArrivals = true,
   ) {
-    this.countsArrivals = countsArrivals;
     const L = sc.stack.length;
     this.layerFirst = new Float64Array(L);
     this.layerRetries = new Float64Array(L);
@@ -107,7 +100,7 @@ export class Measurements {
 
   /** A request reaches the leaf at t (`chain` 1: sent while some layer was retrying); the warm-up is not counted. */
   leafArrival(chain: number, t: number): void {
-    if (t < 0 || !this.countsArrivals) return;
+    if (t < 0) return;
     if (this.deferred !== null) this.flushReads(t);
     this.countArrival(chain, t);
   }

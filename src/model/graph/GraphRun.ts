@@ -215,7 +215,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
             const siteReq = callee.plainOnly ? callee.req : new RequestTable(64);
             const siteTrace = trace !== undefined ? siteSink(trace, traceSite(s.name, call, levels?.get(s.name) ?? 0)) : undefined;
             const isCall = (ref: StackRef) => ref.kind === 'call' && callKey(ref.service, ref.endpoint, ref.step, ref.call) === callKey(s.name, ep.name, i, j);
-            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false, false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb, isCall), trace: siteTrace });
+            const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb, isCall), trace: siteTrace });
             this.claimStack(ly);
             this.callStacks.set(callKey(s.name, ep.name, i, j), ly);
             const bulkhead = bulkheads.get(`${s.name}\u0000${call.service}`) ?? null;
@@ -506,8 +506,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
 /**
  * What a call site's own measurements keep: the results report the edges' counters and the
  * services' fleets, not the call sites' leaf-arrival statistics, so their clustering statistics and
- * metric windows are left out (and its leaf arrivals are not counted at all: `Measurements`,
- * `countsArrivals` false).
+ * metric windows, which every call would update, are left out.
  */
 function callSiteMetrics(siteSc: Scenario): Scenario {
   return { ...siteSc, metrics: { ...siteSc.metrics, clusteringBinMs: [], windows: [] } };
