@@ -344,18 +344,50 @@ export function cascadeSentence(cell: ReportCell, label: string): string | null 
       parts.push(all ? `${listText(stuck.map((t) => t.s))} never recovered` : `${listText(stuck.map((t) => `${t.s} (in ${t.runs - t.recovered} of ${t.runs} runs)`))} did not recover`);
     } else parts.push('every one recovered');
   }
+  // With several workloads an operation of one costs what its own path costs: the edge is the one
+  // with the most calls per operation of some workload, and each workload's own numbers are given.
+  const workloads = ((cell.scenario as { graph?: { workloads?: Array<{ name: string }> } } | null)?.graph?.workloads ?? []).map((w) => w.name);
+  const several = workloads.length > 1;
+  const perOperation = (edge: string): number | null => {
+    if (!several) return metricMean(cell, `edges.${edge}.amplification`);
+    const own = workloads.map((w) => metricMean(cell, `edges.${edge}.workloads.${w}.amplification`)).filter((a): a is number => a !== null);
+    return own.length > 0 ? Math.max(...own) : null;
+  };
   let top: { edge: string; a: number; retries: number | null } | null = null;
   for (const k of Object.keys(cell.metrics)) {
     const m = /^edges\.(.+)\.amplification$/.exec(k);
     if (!m || (m[1] as string).includes('.workloads.')) continue;
-    const a = metricMean(cell, k);
+    const a = perOperation(m[1] as string);
     if (a === null || (top !== null && a <= top.a)) continue;
     const calls = metricMean(cell, `edges.${m[1]}.calls`);
     const retries = metricMean(cell, `edges.${m[1]}.retries`);
-    top = { edge: (m[1] as string).replace('->', ' -> '), a, retries: calls && retries !== null ? retries / calls : null };
+    top = { edge: m[1] as string, a, retries: calls && retries !== null ? retries / calls : null };
   }
-  if (top !== null) parts.push(`the calls concentrate on ${top.edge} (${formatNumber(top.a)} per operation${top.retries !== null ? `, ${Math.round(top.retries * 100)}% of them retries` : ''})`);
+  if (top !== null) {
+    const share = top.retries !== null ? `, ${Math.round(top.retries * 100)}% of them retries` : '';
+    const edge = top.edge.replace('->', ' -> ');
+    if (!several) parts.push(`the calls concentrate on ${edge} (${formatNumber(top.a)} per operation${share})`);
+    else {
+      const each = workloads.map((w) => {
+        const a = metricMean(cell, `edges.${top.edge}.workloads.${w}.amplification`);
+        return a === null || a === 0 ? `none per ${w} operation` : `${formatNumber(a)} per ${w} operation`;
+      });
+      parts.push(`the calls concentrate on ${edge} (${listText(each)}${share})`);
+    }
+  }
+  if (several) {
+    const rates = workloads
+      .map((w) => ({ w, r: metricMean(cell, `workloads.${w}.successRate`) }))
+      .filter((x): x is { w: string; r: number } => x.r !== null)
+      .map((x, i) => `${x.w} ${i === 0 ? 'succeeds in ' : ''}${percent(x.r)}${i === 0 ? ' of its operations' : ''}`);
+    if (rates.length > 0) parts.push(listText(rates));
+  }
   return `${label}: ${parts.join('; ')}.`;
+}
+
+/** A share as a percentage, to 4 significant digits ({@link formatNumber}: 40.12%, 99.97%). */
+function percent(share: number): string {
+  return `${formatNumber(share * 100)}%`;
 }
 
 /** The cascade sentences of a graph part ({@link cascadeSentence}), one per focus cell; empty for a part without services. */

@@ -1,5 +1,6 @@
 import { setTargetOf, type SetTarget } from '../experiment/index.js';
 import { layerAt, type InterventionChange } from '../model/interventions.js';
+import type { GraphService } from '../model/graph/ServiceGraph.js';
 import type { Scenario } from '../model/scenario.js';
 import { formatDuration } from '../policy/formatDuration.js';
 
@@ -68,12 +69,36 @@ export function interventionMarks(sc: Scenario): InterventionMark[] {
   });
 }
 
-/** The marks of several scenarios, each distinct mark once (same moment and label), in time order. */
-export function distinctInterventionMarks(scenarios: readonly Scenario[]): InterventionMark[] {
+/**
+ * The flushes of a scenario's lookaside caches (their `flushAtMs`) as the time series mark them:
+ * each at its moment, labelled with when and which cache ("1 min: cache db at app flushed"), in
+ * time order.
+ */
+export function flushMarks(sc: Scenario): InterventionMark[] {
+  const out: InterventionMark[] = [];
+  // A scenario read back from a summary may be partial (written by an older version): what it lacks has no flush.
+  for (const service of sc.graph?.services ?? []) {
+    for (const endpoint of (service.endpoints as GraphService['endpoints'] | undefined) ?? []) {
+      for (const step of endpoint.steps ?? []) {
+        if (step.kind !== 'call') continue;
+        for (const call of step.calls) {
+          for (const atMs of call.cache?.flushAtMs ?? []) out.push({ atMs, label: `${formatDuration(atMs)}: cache ${call.cache?.name} at ${service.name} flushed` });
+        }
+      }
+    }
+  }
+  return out.sort((a, b) => a.atMs - b.atMs);
+}
+
+/**
+ * The marks of several scenarios, each distinct mark once (same moment and label), in time order:
+ * their timed interventions ({@link interventionMarks}), or what `marksOf` gives (e.g. {@link flushMarks}).
+ */
+export function distinctInterventionMarks(scenarios: readonly Scenario[], marksOf: (sc: Scenario) => InterventionMark[] = interventionMarks): InterventionMark[] {
   const seen = new Set<string>();
   const out: InterventionMark[] = [];
   for (const sc of scenarios) {
-    for (const m of interventionMarks(sc)) {
+    for (const m of marksOf(sc)) {
       const k = `${m.atMs}|${m.label}`;
       if (seen.has(k)) continue;
       seen.add(k);

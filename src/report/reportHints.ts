@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isMetricName, METRIC_NAMES_TEXT } from './metrics.js';
+import { isPanelName, PANEL_NAMES } from './specs/timeSeries.js';
 import { CHART_KINDS, type ChartKind } from './types.js';
 
 /**
@@ -77,8 +78,9 @@ export interface ChartHint {
   cells?: CellSelector[];
   /**
    * `series`: the panels, among arrivals, goodput, queue, inFlight, busy, successes, failures, writes,
-   * backends (a pool's healthy, down and ejected backends), `budget:<layer>:<kind>` (a layer's retry
-   * budget state) and any other series name of the results.
+   * backends (a pool's healthy, down and ejected backends), hitRatio (a graph's lookaside caches:
+   * hits / lookups per bin), `budget:<layer>:<kind>` (a layer's retry budget state) and the run's
+   * series by their names in the results ({@link PANEL_NAMES}).
    */
   panels?: string[];
   /** `pareto`: the metric of total work (x) and of time (y). */
@@ -135,6 +137,9 @@ const oneLine = () =>
 const metric = () =>
   text().refine(isMetricName, { error: (iss: Iss) => `must be one of ${METRIC_NAMES_TEXT} (got ${describe(iss.input)})` });
 
+const panel = () =>
+  text().refine(isPanelName, { error: (iss: Iss) => `must be one of ${PANEL_NAMES.join(', ')} (got ${describe(iss.input)})` });
+
 const cellSelector = object({
   part: text().optional(),
   variant: text().optional(),
@@ -150,7 +155,7 @@ const chartHint = object({
   logX: bool().optional(),
   logY: bool().optional(),
   cells: list(cellSelector).optional(),
-  panels: list(text()).min(1, { error: 'must list at least one panel' }).optional(),
+  panels: list(panel()).min(1, { error: 'must list at least one panel' }).optional(),
   work: metric().optional(),
   time: metric().optional(),
 }).superRefine((chart, ctx) => {

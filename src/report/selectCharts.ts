@@ -1,4 +1,4 @@
-import { distinctInterventionMarks } from './interventionMarks.js';
+import { distinctInterventionMarks, flushMarks } from './interventionMarks.js';
 import { comparisonText, crossingText, trendText } from './findings.js';
 import { metricInfo, paramLabel, paramsInWords } from './metrics.js';
 import type { ChartHint } from './reportHints.js';
@@ -10,7 +10,7 @@ import { giveUpRows, giveUpsSpec } from './specs/giveUps.js';
 import { graphDrawingSpec, type DrawnEdge, type DrawnNode } from './specs/graphDrawing.js';
 import { metricPoints, metricVsParamSpec, seriesPanels } from './specs/metricVsParam.js';
 import { paretoSpec } from './specs/pareto.js';
-import { focusNote, seriesDemandEndMs, seriesFocus, timeSeriesSpec } from './specs/timeSeries.js';
+import { focusNote, seriesDemandEndMs, seriesFocus, timeSeriesSpec, type CacheSeries } from './specs/timeSeries.js';
 import { cascadeSpec } from './specs/cascade.js';
 import { serviceSeriesSpec } from './specs/serviceSeries.js';
 import { distinctWindows, graphTriggerWindows } from './triggers.js';
@@ -60,6 +60,11 @@ export function drawnGraph(cell: ReportCell): { nodes: DrawnNode[]; edges: Drawn
     .filter((n) => used.has(n))
     .map((name) => ({ name, utilisation: mean(`services.${name}.utilization`), crashes: mean(`services.${name}.crashes`) }));
   return { nodes, edges };
+}
+
+/** The lookaside caches' lookups and hits per bin in a cell's typical run, each named "<cache> at <service>" (as its flushes are). */
+export function cacheSeries(cell: ReportCell): CacheSeries[] {
+  return (cell.graph?.services ?? []).flatMap((s) => Object.entries(s.caches ?? {}).map(([name, c]) => ({ name: `${name} at ${s.service}`, lookups: c.lookups, hits: c.hits })));
 }
 
 /** Whether a cell kept its typical run's per-service series (a service graph). */
@@ -326,10 +331,14 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
       const withSeries = labelled.filter((l) => l.cell.timeSeries?.typical);
       const dropped = withSeries.length - MAX_SERIES;
       const runs = withSeries
-        .slice(0, MAX_SERIES).map((l) => ({ label: l.label, variant: l.cell.variant, series: l.cell.timeSeries.typical as NonNullable<ReportCell['timeSeries']['typical']> }));
+        .slice(0, MAX_SERIES)
+        .map((l) => ({ label: l.label, variant: l.cell.variant, series: l.cell.timeSeries.typical as NonNullable<ReportCell['timeSeries']['typical']>, caches: cacheSeries(l.cell) }));
       const scenarios = cells.map((c) => c.scenario).filter((s): s is NonNullable<typeof s> => s !== undefined && s !== null);
       const windows = distinctWindows(scenarios);
       const interventions = distinctInterventionMarks(scenarios);
+      const flushes = distinctInterventionMarks(scenarios, flushMarks);
+      const marks = [...flushes, ...interventions].sort((a, b) => a.atMs - b.atMs);
+      const marked = flushes.length === 0 ? 'the timed interventions' : interventions.length === 0 ? 'the cache flushes' : 'the cache flushes and the timed interventions';
       const scenarioOf = new Map(labelled.map((l) => [l.label, l.cell.scenario ?? null]));
       const focus = seriesFocus(runs.map((r) => ({ series: r.series, demandEndMs: seriesDemandEndMs(scenarioOf.get(r.label) ?? null, r.series) })));
       const caption =
@@ -341,10 +350,17 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
         ...base,
         title: req.title ?? `Time series of a typical run${where(cells)}`,
         caption: joinSentences(
-          joinSentences(focus ? `${caption} ${focusNote(focus)}` : caption, interventions.length > 0 ? 'Dashed vertical rules mark the timed interventions (their legend says what each does).' : ''),
+          joinSentences(focus ? `${caption} ${focusNote(focus)}` : caption, marks.length > 0 ? `Dashed vertical rules mark ${marked} (their legend says what each does).` : ''),
           dropped > 0 ? `Only the first ${MAX_SERIES} of these ${withSeries.length} runs are drawn (${dropped} left out: ${withSeries.slice(MAX_SERIES).map((l) => l.label).join(', ')}); their numbers are in the findings table.` : '',
         ),
-        spec: timeSeriesSpec({ runs, windows, colors, focus, ...(interventions.length > 0 ? { interventions } : {}), ...(req.panels ? { panels: req.panels } : {}) }),
+        spec: timeSeriesSpec({
+          runs,
+          windows,
+          colors,
+          focus,
+          ...(marks.length > 0 ? { interventions: marks, marksTitle: flushes.length === 0 ? 'Intervention' : interventions.length === 0 ? 'Cache flush' : 'Flush or intervention' } : {}),
+          ...(req.panels ? { panels: req.panels } : {}),
+        }),
       };
     }
     case 'clustering': {

@@ -3,6 +3,7 @@ import { replicationSeed } from '../experiment/index.js';
 import { watchInterrupt } from '../engine/interrupt.js';
 import { Model } from '../model/Model.js';
 import type { ServiceResult, SimulationResults, Truncation } from '../model/results.js';
+import type { CacheResult } from '../model/graph/CallCache.js';
 import type { CascadeEvent } from '../metrics/cascadeTimeline.js';
 import { aggregateMetrics, meanSeries, type MetricStats } from './aggregate.js';
 import { flattenMetrics } from './flattenMetrics.js';
@@ -54,16 +55,23 @@ export interface CellSummary {
   samples: { replications: number[]; values: Record<string, Array<number | null>> };
 }
 
-/** What a cell of a service graph keeps of its typical run (replication 0) for the report. */
+/** What a cell of a service graph keeps of its typical run (replication 0) for the report: each service's series (and its caches' lookups and hits per bin), the cascade timeline. */
 export interface GraphSummary {
-  services: Array<{ service: string; timeSeries: ServiceResult['timeSeries'] }>;
+  services: Array<{ service: string; timeSeries: ServiceResult['timeSeries']; caches?: Record<string, CacheResult['timeSeries']> }>;
   cascade: CascadeEvent[];
 }
 
 /** What a summary keeps of a graph run for the report ({@link GraphSummary}); undefined for a run without services. */
 export function graphSummary(r: SimulationResults): GraphSummary | undefined {
   if (!r.services) return undefined;
-  return { services: r.services.map((x) => ({ service: x.service, timeSeries: x.timeSeries })), cascade: r.cascade ?? [] };
+  return {
+    services: r.services.map((x) => ({
+      service: x.service,
+      timeSeries: x.timeSeries,
+      ...(x.caches ? { caches: Object.fromEntries(Object.entries(x.caches).map(([name, c]) => [name, c.timeSeries])) } : {}),
+    })),
+    cascade: r.cascade ?? [],
+  };
 }
 
 /** summary.json. */
@@ -130,7 +138,8 @@ export function runReplication(cell: Cell, replication: number, masterSeed: numb
   }
 }
 
-const SERIES_KEYS = ['arrivalsFirst', 'arrivalsRetry', 'successes', 'failures', 'goodputPerSec', 'queue', 'inFlight', 'busy', 'writes'] as const;
+/** The series of a run's results that a cell's summary averages over its replications (`timeSeries.mean`). */
+export const SERIES_KEYS = ['arrivalsFirst', 'arrivalsRetry', 'successes', 'failures', 'goodputPerSec', 'queue', 'inFlight', 'busy', 'writes'] as const;
 
 /** Summarise one cell from its replication records (any order in; replication order used). */
 export function summarizeCell(cell: Cell, records: ReplicationRecord[]): CellSummary {

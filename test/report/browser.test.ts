@@ -1,15 +1,12 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir } from '../cli/helpers.js';
+import { CHROMIUM, FLAGS, HAVE_CHROMIUM } from './chromium.js';
 
-/** Debian's Chromium (`apt-get install -y chromium`); never a downloaded browser. */
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const ON_CI = process.env.CI === 'true' || process.env.CI === '1';
 const HOSTILE = '</script><img src=x onerror=alert(1)>';
 const INSTALL = `Chromium not found at ${CHROMIUM}: install Debian's package with \`apt-get install -y chromium\``;

@@ -1,16 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
+import { HAVE_CHROMIUM, launchChromium, openReport } from './chromium.js';
 import { generatedExperiments } from './generatedExperiments.js';
-
-/** Debian's Chromium (`apt-get install -y chromium`); never a downloaded browser. */
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const REPORTS = join(process.cwd(), 'reports');
 
 /** Every report page under reports/ (quick and full), the indexes included. */
@@ -72,8 +65,7 @@ function layoutProblems(): LayoutProblem[] {
 }
 
 describe.skipIf(!HAVE_CHROMIUM)('chart layout in headless Chromium', () => {
-  let context: BrowserContext;
-  let profile = '';
+  let chromium: Awaited<ReturnType<typeof launchChromium>>;
   const pages: Array<{ label: string; file: string }> = [];
 
   beforeAll(async () => {
@@ -85,13 +77,11 @@ describe.skipIf(!HAVE_CHROMIUM)('chart layout in headless Chromium', () => {
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
     for (const name of readdirSync(out).sort()) pages.push({ label: name, file: join(out, name, 'index.html') });
-    profile = mkdtempSync(join(tmpdir(), 'retrystorm-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1200, height: 900 } });
+    chromium = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await chromium?.close();
   });
 
   it('covers every shipped report, quick and full, and 12 generated experiments', () => {
@@ -104,14 +94,7 @@ describe.skipIf(!HAVE_CHROMIUM)('chart layout in headless Chromium', () => {
   it('no two texts of a chart overlap, none is cut by its bounds, and no page logs an error', async () => {
     const problems: string[] = [];
     for (const { label, file } of pages) {
-      const page = await context.newPage();
-      const messages: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') messages.push(`${m.type()}: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => messages.push(`pageerror: ${e.message}`));
-      await page.goto(pathToFileURL(file).href);
-      await page.waitForFunction(() => [...document.querySelectorAll('.vis')].every((e) => e.hasAttribute('data-rendered') || e.hasAttribute('data-error')), null, { timeout: 60_000 });
+      const { page, messages } = await openReport(chromium.context, file);
       const errors = await page.$$eval('.vis[data-error]', (els) => els.map((e) => `${e.id}: ${e.getAttribute('data-error')}`));
       for (const e of errors) problems.push(`${label}: chart failed: ${e}`);
       for (const m of messages) problems.push(`${label}: console ${m}`);

@@ -64,6 +64,31 @@ describe('reports of service graphs', () => {
     expect(cascadeSentence(cell({}), 'not a graph')).toBeNull();
   });
 
+  it("with several workloads, says each workload's own calls per operation on the busiest edge and its own success rate", () => {
+    const sc = { ...(graphScenario(['api', 'reports', 'db']) as object), graph: { services: ['api', 'reports', 'db'].map((name) => ({ name })), workloads: [{ name: 'web' }, { name: 'batch' }], entries: [], bulkheads: [] } };
+    const metrics = {
+      'edges.web->api.amplification': 0.5,
+      'edges.batch->reports.amplification': 1,
+      'edges.api->db.amplification': 0.6,
+      'edges.api->db.workloads.web.amplification': 1.2,
+      'edges.api->db.workloads.batch.amplification': 0,
+      // The most calls per operation of all operations is api -> db's 0.6 against 0.55 here, but a batch operation makes 4.4.
+      'edges.reports->db.amplification': 0.55,
+      'edges.reports->db.calls': 1000,
+      'edges.reports->db.retries': 900,
+      'edges.reports->db.workloads.web.amplification': 0,
+      'edges.reports->db.workloads.batch.amplification': 4.4,
+      'workloads.web.successRate': 0.40123,
+      'workloads.batch.successRate': 0.1,
+      'cascade.db.troubleAtMs': 60_000,
+    };
+    const c = cell({ variant: 'noisy', n: 1, scenario: sc as never, metrics });
+    c.metrics['cascade.db.recoveredAtMs'] = { n: 1, mean: 80_000, sd: 0, ci95: [80_000, 80_000] };
+    expect(cascadeSentence(c, 'noisy')).toBe(
+      'noisy: db (60 s) got in trouble first; every one recovered; the calls concentrate on reports -> db (none per web operation and 4.4 per batch operation, 90% of them retries); web succeeds in 40.12% of its operations and batch 10%.',
+    );
+  });
+
   it('draws the per-service series: utilisation where measured, error rate where answered, arrivals with retries dashed', () => {
     const c = graphCell('retries');
     const spec = serviceSeriesSpec({ services: c.graph!.services, binMs: 1000, windows: [{ fromMs: 1000, toMs: 2000, label: 'db: capacity dip', kind: 'capacity' }] });

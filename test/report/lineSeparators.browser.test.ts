@@ -1,21 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
-
-/** Debian's Chromium, as in browser.test.ts (which fails on CI without it). */
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+// Chromium as in browser.test.ts (which fails on CI without it).
+import { HAVE_CHROMIUM, launchChromium, openReport } from './chromium.js';
 
 /** Variant names with the line separators a vega expression cannot hold raw (and a repeat of each). */
 const NAMES = ['none\u2028a\u2028b', 'exponential\u2029c\u2029d'];
 
-describe.skipIf(!existsSync(CHROMIUM))('variant names with U+2028 and U+2029 in headless Chromium', () => {
-  let context: BrowserContext;
-  let profile = '';
+describe.skipIf(!HAVE_CHROMIUM)('variant names with U+2028 and U+2029 in headless Chromium', () => {
+  let chromium: Awaited<ReturnType<typeof launchChromium>>;
   let page = '';
 
   beforeAll(async () => {
@@ -38,24 +32,15 @@ describe.skipIf(!existsSync(CHROMIUM))('variant names with U+2028 and U+2029 in 
     const run = await cli(['run', file, '--out', join(dir, 'out'), '--quiet', '--workers', '1']);
     expect(run.code).toBe(0);
     page = join(dir, 'out', 'report-line-separators', 'index.html');
-    profile = mkdtempSync(join(tmpdir(), 'retrystorm-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    chromium = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await chromium?.close();
   });
 
   it('the charts hold no raw line separator, and every chart renders with no console error', async () => {
-    const p = await context.newPage();
-    const messages: string[] = [];
-    p.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') messages.push(`${m.type()}: ${m.text()}`);
-    });
-    p.on('pageerror', (e) => messages.push(`pageerror: ${e.message}`));
-    await p.goto(pathToFileURL(page).href);
-    await p.waitForFunction(() => [...document.querySelectorAll('.vis')].every((e) => e.hasAttribute('data-rendered') || e.hasAttribute('data-error')), null, { timeout: 20_000 });
+    const { page: p, messages } = await openReport(chromium.context, page, 20_000);
     const charts = await p.$$eval('.vis', (els) => els.map((e) => ({ id: e.id, error: e.getAttribute('data-error'), rendered: e.getAttribute('data-rendered') })));
     // The bar charts sort their bars by variant name: vega-lite writes that order as an expression.
     expect(charts.map((c) => c.id)).toEqual(expect.arrayContaining(['chart-06-amplification']));

@@ -247,7 +247,7 @@ describe('report hints validation', () => {
 
   it('names each problem by its path from the file\'s root', () => {
     const r = parseReportHints(
-      { finding: 'two\nlines', charts: [{ kind: 'bar' }, { kind: 'metric' }, { kind: 'pareto', panels: ['a'], metrik: 'x' }, { kind: 'series', logX: 'yes' }], findings: { metrics: [] } },
+      { finding: 'two\nlines', charts: [{ kind: 'bar' }, { kind: 'metric' }, { kind: 'pareto', panels: ['goodput'], metrik: 'x' }, { kind: 'series', logX: 'yes' }], findings: { metrics: [] } },
       'parts.1.report',
     );
     expect(r).toEqual({

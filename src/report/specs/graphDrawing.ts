@@ -1,5 +1,6 @@
 import type { VlSpec } from '../types.js';
 import { textWidth, topLevel } from './common.js';
+import { boxesOverlap, boxInside, type Box } from './labels.js';
 
 /** One edge of a graph as the drawing shows it. */
 export interface DrawnEdge {
@@ -26,15 +27,6 @@ const PAD = 12;
 /** Where along an edge its label may sit, tried in turn (0 is the caller's end). */
 const LABEL_SPOTS = [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78];
 const CRASH_COLOR = '#c0392b';
-
-interface Box {
-  l: number;
-  r: number;
-  t: number;
-  b: number;
-}
-
-const overlaps = (a: Box, b: Box) => a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
 
 /**
  * The tier of every node: callers that nothing calls (the workloads) at 0, every other node one
@@ -110,8 +102,8 @@ export function graphDrawingSpec(input: { nodes: readonly DrawnNode[]; edges: re
       const px = x1 + t * (x2 - x1);
       const py = a.y + t * (b.y - a.y);
       const box = { l: px - lw / 2, r: px + lw / 2, t: py - lh / 2, b: py + lh / 2 };
-      if (box.l < 0 || box.r > totalWidth || box.t < 0 || box.b > height) continue;
-      if (taken.some((o) => overlaps(o, box))) continue;
+      if (!boxInside(box, totalWidth, height)) continue;
+      if (taken.some((o) => boxesOverlap(o, box))) continue;
       taken.push(box);
       place = { x: px, y: py, ...box };
       break;
@@ -147,6 +139,7 @@ export function graphDrawingSpec(input: { nodes: readonly DrawnNode[]; edges: re
     config: { ...(topLevel('').config as object), view: { stroke: null } },
     layer: [
       {
+        name: 'edges',
         data: { values: edges },
         mark: { type: 'rule', color: '#888888', strokeWidth: 1.5 },
         encoding: {
@@ -163,16 +156,19 @@ export function graphDrawingSpec(input: { nodes: readonly DrawnNode[]; edges: re
       },
       {
         // A white patch behind each label, so the lines it sits on do not run through its text.
+        name: 'labelPatches',
         data: { values: edges.filter((e) => e.lx !== undefined) },
         mark: { type: 'rect', color: 'white', opacity: 0.9 },
         encoding: { x: px('ll'), x2: { field: 'lr' }, y: py('lt'), y2: { field: 'lb' } },
       },
       {
+        name: 'edgeLabels',
         data: { values: edges.filter((e) => e.lx !== undefined) },
         mark: { type: 'text', fontSize: FONT, align: 'center', baseline: 'middle', color: '#333333' },
         encoding: { x: px('lx'), y: py('ly'), text: { field: 'label', type: 'nominal' } },
       },
       {
+        name: 'nodes',
         data: { values: nodes },
         mark: { type: 'rect', cornerRadius: 4 },
         encoding: {
@@ -191,6 +187,7 @@ export function graphDrawingSpec(input: { nodes: readonly DrawnNode[]; edges: re
         },
       },
       {
+        name: 'nodeNames',
         data: { values: nodes },
         mark: { type: 'text', fontSize: FONT, align: 'center', baseline: 'middle' },
         encoding: { x: px('x'), y: py('y'), text: { field: 'name', type: 'nominal' }, color: { field: 'textColor', type: 'nominal', scale: null } },

@@ -43,14 +43,23 @@ export interface LabelPlace {
   y: number;
 }
 
-interface Box {
+/** A box in pixels: its left, right, top and bottom edges (y grows downwards). */
+export interface Box {
   l: number;
   r: number;
   t: number;
   b: number;
 }
 
-const overlaps = (a: Box, b: Box) => a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
+/** Whether two boxes share more than an edge (boxes that only touch do not overlap). */
+export function boxesOverlap(a: Box, b: Box): boolean {
+  return a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
+}
+
+/** Whether a box lies inside a plot of `width` x `height` pixels whose top left corner is at 0, 0. */
+export function boxInside(box: Box, width: number, height: number): boolean {
+  return box.l >= 0 && box.r <= width && box.t >= 0 && box.b <= height;
+}
 
 /**
  * Places the labels of points so that no two overlap, none covers another point and none leaves
@@ -85,8 +94,8 @@ export function placeLabels(
     ];
     for (const [l, mid] of spots) {
       const box = { l, r: l + w, t: mid - h / 2, b: mid + h / 2 };
-      if (box.l < 0 || box.r > xAxis.length || box.t < 0 || box.b > yAxis.length) continue;
-      if (taken.some((t) => overlaps(t, box))) continue;
+      if (!boxInside(box, xAxis.length, yAxis.length)) continue;
+      if (taken.some((t) => boxesOverlap(t, box))) continue;
       taken.push(box);
       return { x: fromPixel(xAxis, l + 2), y: fromPixel(yAxis, mid) };
     }

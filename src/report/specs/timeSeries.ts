@@ -1,5 +1,6 @@
 import { demandMs, type SimulationResults } from '../../model/results.js';
 import type { Scenario } from '../../model/scenario.js';
+import { SERIES_KEYS } from '../../sweep/runPlan.js';
 import { colorScale, variantColors, WINDOW_COLOR, type VariantColors } from '../colors.js';
 import { formatDuration } from '../../policy/formatDuration.js';
 import type { TriggerWindow } from '../triggers.js';
@@ -15,6 +16,15 @@ export interface SeriesRun {
   label: string;
   variant: string;
   series: TimeSeries;
+  /** Its lookaside caches' lookups and hits per bin (the bins of `series`), each named as the chart names it ("db at app"). */
+  caches?: readonly CacheSeries[];
+}
+
+/** One lookaside cache's counts per bin in a run (the results' `services.<service>.caches.<cache>.timeSeries`). */
+export interface CacheSeries {
+  name: string;
+  lookups: readonly number[];
+  hits: readonly number[];
 }
 
 /** What a time-series chart draws. */
@@ -29,8 +39,10 @@ export interface TimeSeriesInput {
   maxBins?: number;
   /** Where the x axis stops when a long drain is cut ({@link seriesFocus}); absent: the whole run. */
   focus?: SeriesFocus | null;
-  /** Timed interventions: a vertical rule at each moment in every panel, its label in words in a legend of its own. */
+  /** Timed interventions and cache flushes: a vertical rule at each moment in every panel, its label in words in a legend of its own. */
   interventions?: readonly InterventionMark[];
+  /** The legend title of those rules (default "Intervention"). */
+  marksTitle?: string;
 }
 
 /** The colour and dashes of an intervention's rule. */
@@ -93,15 +105,20 @@ function cutSeries(s: FlatSeries, cutMs: number): FlatSeries {
   return { binMs: s.binMs, tMs: s.tMs.slice(0, n), values };
 }
 
-/** Series counted per bin (merged bins add up); the others are per-bin means or rates (merged bins average). */
+/** Series counted per bin (merged bins add up, as a cache's lookups and hits do); the others are per-bin means or rates (merged bins average). */
 const COUNTED = new Set(['arrivalsFirst', 'arrivalsRetry', 'successes', 'failures', 'writes']);
+const isCounted = (key: string) => COUNTED.has(key) || key.startsWith(CACHE_LOOKUPS) || key.startsWith(CACHE_HITS);
+/** The flat series of a cache's counts (`cacheLookups:<name>`, `cacheHits:<name>`) and of its hit ratio, computed from them once bins are merged (`hitRatio:<name>`). */
+const CACHE_LOOKUPS = 'cacheLookups:';
+const CACHE_HITS = 'cacheHits:';
+const HIT_RATIO = 'hitRatio:';
 /** Keys of the time-series object that are not series. */
 const NOT_SERIES = new Set(['binMs', 'tMs']);
 
 /** The default panels, in order. */
 export const DEFAULT_PANELS = ['arrivals', 'goodput', 'queue', 'inFlight', 'busy'] as const;
 
-/** A run's series by name: the numeric series as they are, each retry budget's state as `budget:<layer>:<kind>`, a pool's fleet counts as `fleet.<name>`. */
+/** A run's series by name: the numeric series as they are, each retry budget's state as `budget:<layer>:<kind>`, a pool's fleet counts as `fleet.<name>`, a cache's counts as `cacheLookups:<name>` and `cacheHits:<name>`. */
 export interface FlatSeries {
   binMs: number;
   tMs: number[];
@@ -112,9 +129,13 @@ function isNumbers(v: unknown): v is number[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'number');
 }
 
-/** Flatten a run's time series into named numeric series (per-backend series of a pool are left out). */
-export function flattenSeries(s: TimeSeries): FlatSeries {
+/** Flatten a run's time series (and its caches' counts) into named numeric series (per-backend series of a pool are left out). */
+export function flattenSeries(s: TimeSeries, caches: readonly CacheSeries[] = []): FlatSeries {
   const values: Record<string, number[]> = {};
+  for (const c of caches) {
+    values[`${CACHE_LOOKUPS}${c.name}`] = [...c.lookups];
+    values[`${CACHE_HITS}${c.name}`] = [...c.hits];
+  }
   for (const [k, v] of Object.entries(s as unknown as Record<string, unknown>)) {
     if (NOT_SERIES.has(k)) continue;
     if (isNumbers(v)) values[k] = v;
@@ -129,6 +150,28 @@ export function flattenSeries(s: TimeSeries): FlatSeries {
   return { binMs: s.binMs, tMs: s.tMs, values };
 }
 
+/**
+ * The hit ratio of each cache of a run per bin, hits / lookups, beside its counts
+ * (`hitRatio:<name>`); a bin without lookups has none (NaN, left out of the chart's rows).
+ */
+export function withHitRatios(s: FlatSeries): FlatSeries {
+  const values = { ...s.values };
+  for (const [k, lookups] of Object.entries(s.values)) {
+    if (!k.startsWith(CACHE_LOOKUPS)) continue;
+    const name = k.slice(CACHE_LOOKUPS.length);
+    const hits = s.values[`${CACHE_HITS}${name}`] ?? [];
+    values[`${HIT_RATIO}${name}`] = lookups.map((n, i) => (n > 0 ? (hits[i] ?? 0) / n : NaN));
+  }
+  return { ...s, values };
+}
+
+/** The caches of a run's flat series, by name, in their order. */
+function cacheNames(s: FlatSeries): string[] {
+  return Object.keys(s.values)
+    .filter((k) => k.startsWith(CACHE_LOOKUPS))
+    .map((k) => k.slice(CACHE_LOOKUPS.length));
+}
+
 interface PanelInfo {
   /** Series drawn (arrivals draws two). */
   keys: string[];
@@ -137,6 +180,8 @@ interface PanelInfo {
   kinds?: string[];
   /** Legend title of the dashes. */
   kindsTitle?: string;
+  /** A fixed domain of the y axis (a ratio's [0, 1]); absent: fitted by vega-lite. */
+  yDomain?: [number, number];
 }
 
 const PANELS: Record<string, PanelInfo> = {
@@ -158,10 +203,36 @@ const PANELS: Record<string, PanelInfo> = {
 
 const DASHES = [[1, 0], [5, 3], [2, 2], [8, 2, 2, 2]];
 
+/** The panel of caches' hit ratios (one series per cache, dashed apart when there are several). */
+export const HIT_RATIO_PANEL = 'hitRatio';
+
+/**
+ * Every name a series chart's `panels` may list: the panels above, the caches' hit ratio, a layer's
+ * retry budget (`budget:<layer>:<kind>`) and the run's series by their names in the results (the
+ * sweep's series, a pool's backends counted as `fleet.<name>`).
+ */
+export const PANEL_NAMES: readonly string[] = [
+  ...new Set([...Object.keys(PANELS), HIT_RATIO_PANEL, 'budget:<layer>:<kind>', ...SERIES_KEYS, ...(PANELS.backends as PanelInfo).keys]),
+];
+
+/** Whether a name is one a series chart can draw ({@link PANEL_NAMES}). */
+export function isPanelName(name: string): boolean {
+  return PANEL_NAMES.includes(name) || /^budget:.+:[^:]+$/.test(name);
+}
+
 /** The legend entry of the shaded windows. */
 const SHADE_ENTRY = 'trigger window';
 
-function panelInfo(name: string): PanelInfo {
+/** What a panel draws; the hit ratio's series are those of the caches named (dashed apart when there are several). */
+function panelInfo(name: string, caches: readonly string[] = []): PanelInfo {
+  if (name === HIT_RATIO_PANEL) {
+    return {
+      keys: caches.map((c) => `${HIT_RATIO}${c}`),
+      ...(caches.length > 1 ? { kinds: [...caches], kindsTitle: 'Cache' } : {}),
+      title: (b) => (caches.length === 1 ? `Hit ratio of ${caches[0]} per ${b} bin` : `Cache hit ratio per ${b} bin`),
+      yDomain: [0, 1],
+    };
+  }
   const known = PANELS[name];
   if (known) return known;
   const budget = /^budget:(.*):([^:]*)$/.exec(name);
@@ -179,7 +250,7 @@ export function coarsenSeries(s: FlatSeries, factor: number): FlatSeries {
     for (let i = 0; i < Math.ceil(arr.length / factor); i++) {
       const chunk = arr.slice(i * factor, (i + 1) * factor);
       const sum = chunk.reduce((a, b) => a + b, 0);
-      merged.push(COUNTED.has(k) ? sum : chunk.length > 0 ? sum / chunk.length : 0);
+      merged.push(isCounted(k) ? sum : chunk.length > 0 ? sum / chunk.length : 0);
     }
     values[k] = merged;
   }
@@ -189,21 +260,23 @@ export function coarsenSeries(s: FlatSeries, factor: number): FlatSeries {
 /** The series a run has beyond those of the known panels (e.g. retry budgets), in their order. */
 export function extraSeriesKeys(s: FlatSeries): string[] {
   const known = new Set(Object.values(PANELS).flatMap((p) => p.keys));
-  return Object.keys(s.values).filter((k) => !known.has(k) && !k.startsWith('fleet.'));
+  return Object.keys(s.values).filter((k) => !known.has(k) && !k.startsWith('fleet.') && !k.startsWith(CACHE_LOOKUPS) && !k.startsWith(CACHE_HITS) && !k.startsWith(HIT_RATIO));
 }
 
 function seriesOf(s: FlatSeries, key: string): number[] | null {
   return s.values[key] ?? null;
 }
 
-/** The panels drawn by default: the default ones, writes, backends and any other series (budgets), leaving out those all zero in every run. */
+/** The panels drawn by default: the default ones, writes, the caches' hit ratio after goodput (when a cache was looked up), backends and any other series (budgets), leaving out those all zero in every run. */
 export function defaultPanels(runs: ReadonlyArray<{ series: FlatSeries }>): string[] {
   const names: string[] = [...DEFAULT_PANELS];
   if (runs.some((r) => seriesOf(r.series, 'writes'))) names.splice(1, 0, 'writes');
+  const looked = runs.some((r) => cacheNames(r.series).some((c) => (seriesOf(r.series, `${CACHE_LOOKUPS}${c}`) ?? []).some((v) => v > 0)));
+  if (looked) names.splice(names.indexOf('goodput') + 1, 0, HIT_RATIO_PANEL);
   if (runs.some((r) => Object.keys(r.series.values).some((k) => k.startsWith('fleet.')))) names.push('backends');
   for (const r of runs) for (const k of extraSeriesKeys(r.series)) if (!names.includes(k)) names.push(k);
   return names.filter(
-    (p) => p === 'arrivals' || runs.some((r) => panelInfo(p).keys.some((k) => (seriesOf(r.series, k) ?? []).some((v) => v !== 0))),
+    (p) => p === 'arrivals' || p === HIT_RATIO_PANEL || runs.some((r) => panelInfo(p).keys.some((k) => (seriesOf(r.series, k) ?? []).some((v) => v !== 0))),
   );
 }
 
@@ -225,10 +298,12 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
   const maxBins = input.maxBins ?? 800;
   const focus = input.focus ?? null;
   const runs = input.runs.map((r) => {
-    const flat = flattenSeries(r.series);
+    const flat = flattenSeries(r.series, r.caches);
     const shown = focus ? cutSeries(flat, focus.cutMs) : flat;
-    return { ...r, series: coarsenSeries(shown, Math.ceil(shown.tMs.length / maxBins)) };
+    return { ...r, series: withHitRatios(coarsenSeries(shown, Math.ceil(shown.tMs.length / maxBins))) };
   });
+  const caches = [...new Set(runs.flatMap((r) => cacheNames(r.series)))];
+  const info = (p: string) => panelInfo(p, caches);
   const unit = timeUnit(runs);
   const byVariant = new Set(runs.map((r) => r.variant)).size === runs.length;
   const colorField = byVariant ? 'variant' : 'label';
@@ -236,13 +311,13 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     ? colorScale(input.colors, runs.map((r) => r.variant))
     : colorScale(variantColors(runs.map((r) => r.label)), runs.map((r) => r.label));
   const binMs = Math.max(...runs.map((r) => r.series.binMs), 0);
-  const panels = (input.panels ? [...input.panels] : defaultPanels(runs)).filter((p) => runs.some((r) => panelInfo(p).keys.some((k) => seriesOf(r.series, k))));
+  const panels = (input.panels ? [...input.panels] : defaultPanels(runs)).filter((p) => runs.some((r) => info(p).keys.some((k) => seriesOf(r.series, k))));
   // One row per run and bin with every series as a field (the panels pick theirs): a fraction of the
   // size of one row per value. The field of a series is its kind (arrivals) or `v<i>`.
   const fieldOf = new Map<string, string>();
   for (const p of panels) {
-    const info = panelInfo(p);
-    info.keys.forEach((k, ki) => fieldOf.set(k, info.kinds?.[ki] ?? `v${fieldOf.size}`));
+    const pi = info(p);
+    pi.keys.forEach((k, ki) => fieldOf.set(k, pi.kinds?.[ki] ?? `v${fieldOf.size}`));
   }
   const rows: Array<Record<string, unknown>> = [];
   for (const r of runs) {
@@ -256,7 +331,8 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
       const row: Record<string, unknown> = { label: r.label, variant: r.variant, t: Number((t / unit.div).toPrecision(12)) };
       for (const [k, f] of fieldOf) {
         const v = seriesOf(s, k)?.[at];
-        if (v !== undefined) row[f] = v;
+        // A bin with no value (a cache's hit ratio in a bin without lookups) is left out.
+        if (v !== undefined && !Number.isNaN(v)) row[f] = v;
       }
       rows.push(row);
     }
@@ -266,6 +342,7 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     .map((w) => ({ from: w.fromMs / unit.div, to: Math.min(end, (w.toMs ?? Infinity) / unit.div), label: w.label }))
     .filter((w) => w.to > w.from && w.from < end)
     .map((w) => ({ ...w, shade: SHADE_ENTRY }));
+  const marksTitle = input.marksTitle ?? 'Intervention';
   const marks = (input.interventions ?? []).map((m) => ({ at: Number((m.atMs / unit.div).toPrecision(12)), label: m.label })).filter((m) => m.at >= 0 && m.at <= end);
   // One run: its colour names nothing the title does not, so no legend entry and nothing to select.
   const single = runs.length === 1;
@@ -273,20 +350,20 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
   const x = { field: 't', type: 'quantitative', title: unit.title, scale: { domain: [0, end], nice: false } };
   const tUnit = unit.div === 1000 ? 's' : 'ms';
   const views = panels.map((p, i) => {
-    const info = panelInfo(p);
-    const yTitle = axisTitle(info.title(formatDuration(binMs)), p === 'arrivals' ? 26 : 22);
-    const kinds = info.kinds;
-    const field = kinds ? 'value' : (fieldOf.get(info.keys[0] as string) as string);
+    const pi = info(p);
+    const yTitle = axisTitle(pi.title(formatDuration(binMs)), p === 'arrivals' ? 26 : 22);
+    const kinds = pi.kinds;
+    const field = kinds ? 'value' : (fieldOf.get(pi.keys[0] as string) as string);
     const line = {
       ...(i === 0 && !single ? { params: [legendParam(colorField)] } : {}),
       ...(kinds ? { transform: [{ fold: kinds, as: ['kind', 'value'] }] } : {}),
       mark: { type: 'line', interpolate: 'step-after', strokeWidth: 1.6 },
       encoding: {
         x,
-        y: { field, type: 'quantitative', title: yTitle },
+        y: { field, type: 'quantitative', title: yTitle, ...(pi.yDomain ? { scale: { domain: pi.yDomain } } : {}) },
         color,
         ...(kinds
-          ? { strokeDash: { field: 'kind', type: 'nominal', title: info.kindsTitle ?? 'Series', scale: { domain: kinds, range: DASHES.slice(0, kinds.length) } }, detail: { field: 'kind', type: 'nominal' } }
+          ? { strokeDash: { field: 'kind', type: 'nominal', title: pi.kindsTitle ?? 'Series', scale: { domain: kinds, range: DASHES.slice(0, kinds.length) } }, detail: { field: 'kind', type: 'nominal' } }
           : {}),
         ...(single ? {} : { opacity: legendOpacity() }),
         tooltip: [
@@ -321,12 +398,12 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
         stroke: {
           field: 'label',
           type: 'nominal',
-          title: 'Intervention',
+          title: marksTitle,
           scale: { domain: marks.map((m) => m.label), range: marks.map(() => RULE_COLOR) },
           legend: { symbolType: 'stroke', symbolStrokeDash: RULE_DASH, labelLimit: 360 },
         },
         tooltip: [
-          { field: 'label', type: 'nominal', title: 'Intervention' },
+          { field: 'label', type: 'nominal', title: marksTitle },
           { field: 'at', type: 'quantitative', title: `At (${tUnit})` },
         ],
       },
@@ -344,6 +421,6 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     vconcat: views,
     spacing: 12,
     // Each panel with dashes (leaf arrivals, backends) has its own kinds.
-    ...(panels.filter((p) => panelInfo(p).kinds).length > 1 ? { resolve: { scale: { strokeDash: 'independent' } } } : {}),
+    ...(panels.filter((p) => info(p).kinds).length > 1 ? { resolve: { scale: { strokeDash: 'independent' } } } : {}),
   };
 }
