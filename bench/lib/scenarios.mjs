@@ -62,13 +62,14 @@ export function stormScenario(options = {}) {
  * mid-tier service i (async) calls backends i and i + 1 (of 3, shared) joined by `all`, each through
  * a client of 2 attempts. The backends are servers of 400 workers with exponential service of mean
  * 10 ms (about half busy at 20,000 calls/s each); backend b1 is down (an outage: 503 at once) for
- * the first 10 s. Hops take no time.
+ * the first 10 s. Hops take no time. `concurrency` sets the backends' workers (a smaller graph at
+ * the same loads: clients and workers scaled alike).
  */
 export function graphScenario(options = {}) {
-  const o = { clients: 10_000, durationMs: 20_000, ...options };
+  const o = { clients: 10_000, durationMs: 20_000, concurrency: 400, ...options };
   const retrying = (attempts) => ({ maxAttempts: attempts, backoff: { kind: 'full-jitter', baseMs: 10, capMs: 1000 } });
   const backend = (outage) => ({
-    fleet: { kind: 'server', concurrency: 400, serviceMs: { dist: 'exponential', mean: 10 }, ...(outage ? { outages: [{ atMs: 0, durationMs: 10_000 }] } : {}) },
+    fleet: { kind: 'server', concurrency: o.concurrency, serviceMs: { dist: 'exponential', mean: 10 }, ...(outage ? { outages: [{ atMs: 0, durationMs: 10_000 }] } : {}) },
     endpoints: { get: {} },
   });
   const mid = (a, b) => ({

@@ -1,126 +1,35 @@
-import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+// The retrystorm command line: its commands and options (commander), each command's work in a
+// module of its own (runCommand, validateCommand, checkCommand, trace, exportCommand, report,
+// tuneCommand), and the one place where an input problem becomes exit code 2.
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import {
-  expandExperiment,
-  parseExperimentText,
-  parseSetArg,
-  ValidationError,
-  type ExperimentPlan,
-} from '../experiment/index.js';
+import { ValidationError } from '../experiment/index.js';
 import { ScenarioError } from '../model/ScenarioError.js';
 import { describePresets } from '../policy/describePresets.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
 import { RunDirError } from '../sweep/ResultReader.js';
-import { parseShard, ResumeError, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
-import { estimateWork } from '../sweep/estimateWork.js';
-import { formatBytes } from '../sweep/resourceLimits.js';
+import { parseShard, ResumeError, type ShardSpec } from '../sweep/runSweep.js';
 import { terminalText } from './format.js';
-import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
-import { planLimits } from './limits.js';
+import { UsageError, type CliIO } from './io.js';
+import { findExperimentFiles } from './loadPlan.js';
 import { printJson } from './printJson.js';
-import { printRunSummary } from './printResults.js';
-import { readExperimentText } from './readInput.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
-import { reportCommand, ReportInputError, writeReportIndex, writeRunReport, writeSharedAssets } from './report.js';
+import { reportCommand, ReportInputError, writeReportIndex, writeSharedAssets } from './report.js';
 import type { IndexEntry } from '../report/index.js';
-import { parseReportHints } from '../report/reportHints.js';
-import { ProgressReporter } from './progress.js';
 import { experimentFileJsonSchema } from '../check/index.js';
 import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
 import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
+import { runFiles, type RunOptions } from './runCommand.js';
+import { validateCommand } from './validateCommand.js';
 
-/** Where the CLI writes: injected so tests can capture output. */
-export interface CliIO {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  cwd: string;
-  /** Whether stderr is a terminal (a progress bar) or not (plain periodic lines). */
-  isTTY?: boolean;
-  /** Install handlers for SIGINT/SIGTERM; returns a function that removes them. */
-  onInterrupt?: (handler: () => void) => () => void;
-  /** The machine's memory in bytes, which a run's estimated memory is checked against (default: os.totalmem()). */
-  memoryBytes?: number;
-}
-
-/** An input problem: printed without a stack trace, exit code 2. */
-export class UsageError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(problems.join('\n'));
-    this.problems = problems;
-  }
-}
-
-export { writeFileAtomic } from './writeFileAtomic.js';
-
-/** Read and validate an experiment file, or throw a UsageError naming the file and each problem. */
-export function loadExperimentFile(path: string) {
-  return loadExperimentSource(path).experiment;
-}
-
-/** Read and validate an experiment file, keeping its text (for the run manifest; imported layers resolved, see readExperimentText). */
-export function loadExperimentSource(path: string) {
-  const read = readExperimentText(path);
-  if (!read.ok) throw new UsageError(read.errors);
-  const { text } = read;
-  const parsed = parseExperimentText(text, path);
-  if (!parsed.ok) throw new UsageError(parsed.errors);
-  return { experiment: parsed.experiment, text };
-}
-
-function parseSets(sets: string[]): Array<[string, unknown]> {
-  return sets.map((s) => {
-    try {
-      return parseSetArg(s);
-    } catch (e) {
-      throw new UsageError([(e as Error).message]);
-    }
-  });
-}
-
-/** Load, apply quick mode and --set, expand into cells; a UsageError on any problem. */
-export function planFromFile(path: string, opts: { quick: boolean; set: string[]; seed?: number }): ExperimentPlan {
-  return loadPlan(path, opts).plan;
-}
-
-/** Prints the warnings of a loaded experiment (allowed, but likely mistakes) on stderr. */
-function printWarnings(io: CliIO, warnings: readonly string[]): void {
-  for (const w of warnings) io.stderr(`warning: ${w}\n`);
-}
-
-function loadPlan(path: string, opts: { quick: boolean; set: string[]; seed?: number }) {
-  const { experiment, text } = loadExperimentSource(path);
-  const set = parseSets(opts.set);
-  if (opts.seed !== undefined) set.push(['seed', opts.seed]);
-  const expanded = expandExperiment(experiment, { quick: opts.quick, set });
-  if (!expanded.ok) throw new UsageError(expanded.errors.map((m) => `${path}: ${m}`));
-  const hintProblems = reportHintProblems(experiment.root);
-  if (hintProblems.length > 0) throw new UsageError(hintProblems.map((m) => `${path}: ${m}`));
-  return { plan: expanded.plan, text, set, warnings: expanded.warnings.map((w) => `${path}: ${w}`) };
-}
-
-/** Problems with the `report` hints of an experiment file (top level and each part), with their paths. */
-function reportHintProblems(root: unknown): string[] {
-  const r = root as { report?: unknown; parts?: Array<{ report?: unknown }> };
-  const problems: string[] = [];
-  if (r.report !== undefined) {
-    const p = parseReportHints(r.report, 'report');
-    if (!p.ok) problems.push(...p.errors);
-  }
-  (r.parts ?? []).forEach((part, i) => {
-    if (part.report === undefined) return;
-    const p = parseReportHints(part.report, `parts.${i}.report`);
-    if (!p.ok) problems.push(...p.errors);
-  });
-  return problems;
-}
+export { UsageError, type CliIO } from './io.js';
+export { findExperimentFiles, loadExperimentFile, loadExperimentSource, planFromFile } from './loadPlan.js';
 
 function parseIntArg(flag: string) {
   return (v: string): number => {
@@ -130,174 +39,8 @@ function parseIntArg(flag: string) {
   };
 }
 
-function fmtCount(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-  if (n >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
-  return String(Math.round(n));
-}
-
-/** Calls per operation: a count, with two decimals when it is not whole (an entry mix), or unbounded. */
-function fmtCalls(n: number): string {
-  if (!Number.isFinite(n)) return 'unbounded';
-  return Number.isInteger(n) || n >= 1e4 ? fmtCount(n) : n.toFixed(2);
-}
-
-/** The experiment file's JSON (already validated), or null. */
-function parseJsonOrNull(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
-}
-
 function collect(v: string, prev: string[]): string[] {
   return [...prev, v];
-}
-
-/** Experiment files (*.json except schema.json) under a directory, sorted. */
-export function findExperimentFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith('.json') && name !== 'schema.json') out.push(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-interface RunOptions {
-  quick: boolean;
-  out: string;
-  set: string[];
-  seed?: number;
-  json: boolean;
-  workers?: number;
-  shard?: ShardSpec;
-  resume: boolean;
-  quiet: boolean;
-  /** Run even when the estimated output or memory is over its limit. */
-  force?: boolean;
-  /** Reports reference ../assets/ instead of inlining the bundles (run-all); each report's index entry is collected. */
-  sharedAssets?: boolean;
-  reportIndex?: IndexEntry[];
-}
-
-/** Experiments of one run that share a name would write into one directory, one losing its results. */
-function sameNameProblems(io: CliIO, loaded: Array<{ file: string; plan: ExperimentPlan }>): string[] {
-  const first = new Map<string, string>();
-  const problems: string[] = [];
-  for (const { file, plan } of loaded) {
-    const other = first.get(plan.name);
-    const show = (f: string) => relative(io.cwd, f) || f;
-    if (other === undefined) first.set(plan.name, file);
-    else problems.push(`${show(other)} and ${show(file)} are both named "${plan.name}": their results would overwrite each other (give each experiment its own name)`);
-  }
-  return problems;
-}
-
-async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<number> {
-  const problems: string[] = [];
-  const loaded: Array<{ file: string } & ReturnType<typeof loadPlan>> = [];
-  for (const f of files) {
-    try {
-      loaded.push({ file: f, ...loadPlan(f, opts) });
-    } catch (e) {
-      if (!(e instanceof UsageError)) throw e;
-      problems.push(...e.problems);
-    }
-  }
-  problems.push(...sameNameProblems(io, loaded));
-  for (const l of loaded) {
-    const limits = planLimits(relative(io.cwd, l.file) || l.file, l.plan, { force: opts.force ?? false, workers: opts.workers, memoryBytes: io.memoryBytes });
-    problems.push(...limits.refusals);
-    l.warnings.push(...limits.warnings);
-  }
-  // Every file's problems at once, before anything runs.
-  if (problems.length > 0) throw new UsageError(problems);
-  // Several experiments run one after another on the same worker threads (started and warmed up once).
-  const pool = loaded.length > 1 ? new SweepPool(opts.workers) : null;
-  try {
-    return await runLoaded(io, loaded, opts, pool);
-  } finally {
-    await pool?.destroy();
-  }
-}
-
-async function runLoaded(
-  io: CliIO,
-  loaded: Array<{ file: string } & ReturnType<typeof loadPlan>>,
-  opts: RunOptions,
-  pool: SweepPool | null,
-): Promise<number> {
-  let status = 0;
-  for (const { file, plan, text, set, warnings } of loaded) {
-    printWarnings(io, warnings);
-    const outDir = resolve(io.cwd, opts.out, plan.name);
-    const ac = new AbortController();
-    const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
-    const progress = opts.quiet || opts.json ? null : new ProgressReporter(io, plan.name);
-    let res;
-    const startedMs = Date.now();
-    try {
-      res = await runSweep(plan, {
-        outDir,
-        ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
-        ...(pool ? { pool } : {}),
-        ...(opts.shard ? { shard: opts.shard } : {}),
-        resume: opts.resume,
-        manifest: {
-          experiment: plan.name,
-          seed: plan.seed,
-          version: VERSION,
-          sourceSha256: createHash('sha256').update(text).digest('hex'),
-          source: text,
-          quick: opts.quick,
-          set,
-        },
-        signal: ac.signal,
-        onWarning: (text: string) => io.stderr(`warning: ${text}\n`),
-        ...(progress ? { onProgress: (p: Parameters<ProgressReporter['update']>[0]) => progress.update(p) } : {}),
-      });
-    } finally {
-      progress?.stop();
-      removeHandlers();
-    }
-    const where = relative(io.cwd, outDir) || '.';
-    if (res.interrupted) {
-      io.stderr(interruptedMessage(res, where));
-      return 130;
-    }
-    if (opts.json) printJson(io.stdout, res.single ? { experiment: plan.name, ...res.single } : res.summary);
-    else if (!opts.quiet) {
-      io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
-      io.stdout(printRunSummary(res, parseJsonOrNull(text)) + '\n');
-      io.stdout(`written to ${where}\n`);
-    }
-    if (res.errored.length > 0) {
-      io.stderr(`${res.errored.length} cell${res.errored.length > 1 ? 's' : ''} errored:\n`);
-      for (const e of res.errored) io.stderr(`  ${e.key}: ${e.errors.join('; ')}\n`);
-      status = 1;
-    }
-    if (res.summary && !opts.shard) {
-      const entry = writeRunReport(io, { dir: outDir, summary: res.summary, source: text, quick: opts.quick, set, runTimeMs: Date.now() - startedMs, sharedAssets: opts.sharedAssets ?? false, print: !opts.quiet && !opts.json });
-      if (entry) opts.reportIndex?.push(entry);
-      else status = 1;
-    }
-  }
-  return status;
-}
-
-/** What an interrupted run left, and how to finish it. */
-function interruptedMessage(res: { single: unknown; done: number; total: number }, where: string): string {
-  if (res.single !== null) {
-    return `interrupted: the partial run (truncated: "interrupted") is in ${join(where, 'results.json')}; run again to get the whole run\n`;
-  }
-  return `interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`;
 }
 
 function parsePositiveInt(flag: string) {
@@ -442,40 +185,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--workers <n>', 'worker threads the memory estimate counts (default: the available parallelism)', parsePositiveInt('--workers'))
     .option('--force', 'exit 0 even when the estimated results or memory are over their limits (as run --force runs)', false)
     .action((file: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean }) => {
-      const path = resolve(io.cwd, file);
-      const { plan, warnings } = loadPlan(path, opts);
-      const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes });
-      if (limits.refusals.length > 0) throw new UsageError(limits.refusals);
-      printWarnings(io, [...warnings, ...limits.warnings]);
-      const lines = [`${plan.name}: valid`];
-      let runs = 0;
-      let ops = 0;
-      let calls = 0;
-      for (const p of plan.parts) {
-        lines.push(`  part ${p.name}: ${p.cells.length} cells x ${p.replications} replications`);
-        const first = p.cells[0]?.scenario;
-        if (first?.graph !== undefined) {
-          const graph = first.graph;
-          const format = (edges: ReturnType<typeof callsIfEveryCallFails>) => edges.map((e) => `${e.caller} -> ${e.callee} ${fmtCalls(e.callsPerOperation)}`).join(', ');
-          if (graph.workloads === undefined) lines.push(`    calls per operation if every call failed (its first cell): ${format(callsIfEveryCallFails(graph, first.stack))}`);
-          else {
-            for (const w of graph.workloads) {
-              const edges = callsIfEveryCallFails({ ...graph, entries: w.entries }, w.stack, w.name);
-              lines.push(`    calls per operation of ${w.name} if every call failed (its first cell): ${format(edges)}`);
-            }
-          }
-        }
-        runs += p.cells.length * p.replications;
-        for (const c of p.cells) {
-          const w = estimateWork(c.scenario);
-          ops += w.operations * p.replications;
-          calls += w.maxLeafCalls * p.replications;
-        }
-      }
-      lines.push(`  ${runs} runs in all`);
-      lines.push(`  work: about ${fmtCount(ops)} operations, at most ${Number.isFinite(calls) ? fmtCount(calls) : 'unbounded'} leaf calls (if every attempt failed)`);
-      lines.push(`  output: about ${formatBytes(limits.findings.output.bytes)} of results; memory: about ${formatBytes(limits.findings.memory.bytes)} at peak`);
-      io.stdout(lines.join('\n') + '\n');
+      validateCommand(io, resolve(io.cwd, file), opts);
     });
 
   program

@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import { formatDuration } from '../policy/formatDuration.js';
 import type { SweepProgress } from '../sweep/runSweep.js';
-import type { CliIO } from './cli.js';
+import type { CliIO } from './io.js';
 
 /**
  * The rate and time left of a sweep as printed: `–` for both until a replication of this run has

@@ -4,9 +4,11 @@ import type { Experiment } from './Experiment.js';
 import { experimentStructureSchema, type ExperimentStructure } from './experimentSchema.js';
 import { formatPath, problemMessage, type PathSegment, type Problem } from './Problem.js';
 import { resolveScenario } from './resolveScenario.js';
-import { cloneJson, mergeValue, scenarioRelative, setPath, splitExperimentPath, splitPath } from './setPath.js';
-import { ValidationError } from './ValidationError.js';
+import { cloneJson, scenarioRelative, setPath, splitPath } from './setPath.js';
 import { zodProblems } from '../policy/schema/zodProblems.js';
+import { blame, isObject, isPrefix, Messages, overlaps, patchRoot, problemsOf, type ExpandOptions, type JsonObject, type Patch } from './patchRoot.js';
+
+export { patchedRoot, type ExpandOptions } from './patchRoot.js';
 
 /** One simulation of an experiment: a part, a variant and a sweep point, fully resolved. */
 export interface Cell {
@@ -42,19 +44,6 @@ export interface ExperimentPlan {
   parts: PlanPart[];
 }
 
-/** How to expand an experiment. */
-export interface ExpandOptions {
-  /** Deep-merge the file's `quick` patch (and each part's) before anything else. */
-  quick: boolean;
-  /**
-   * `--set` overrides, applied after quick mode, in order: paths relative to the scenario as in
-   * variants and sweeps (`scenario.` accepted; every part's scenario in an experiment with parts),
-   * `parts.<name>.` for one part, or a field of the file's root (`seed`, `replications`...).
-   */
-  set?: ReadonlyArray<readonly [string, unknown]>;
-}
-
-/** The plan, or every problem found (each reported once). */
 /** A plan, with the warnings of its cells' scenarios (each once), or every problem found. */
 export type ExpandResult = { ok: true; plan: ExperimentPlan; warnings: string[] } | { ok: false; errors: string[] };
 
@@ -62,12 +51,6 @@ export type ExpandResult = { ok: true; plan: ExperimentPlan; warnings: string[] 
 export const MAIN_PART = 'main';
 /** Name of the only variant of a part without `variants`. */
 export const DEFAULT_VARIANT = 'default';
-
-/** A patch of the file's root (quick mode or --set) and how to name it in messages. */
-interface Patch {
-  path: PathSegment[];
-  source: string;
-}
 
 /** One override of a cell's scenario: where it goes, its value, and where it is written in the file. */
 interface Override {
@@ -78,115 +61,6 @@ interface Override {
   source: string;
   /** Where it is written, from the file's root. */
   location: PathSegment[];
-}
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function isPrefix(a: readonly PathSegment[], b: readonly PathSegment[]): boolean {
-  return a.length <= b.length && a.every((s, i) => String(s) === String(b[i]));
-}
-
-/** One path is the other or lies inside it. */
-function overlaps(a: readonly PathSegment[], b: readonly PathSegment[]): boolean {
-  return a.length > 0 && b.length > 0 && (isPrefix(a, b) || isPrefix(b, a));
-}
-
-function problemsOf(error: unknown): string[] {
-  if (error instanceof ValidationError) return error.problems;
-  throw error;
-}
-
-/** Leaf paths of a patch object: where a deep merge of it replaces values. */
-function patchLeaves(patch: JsonObject, prefix: PathSegment[]): PathSegment[][] {
-  const leaves: PathSegment[][] = [];
-  for (const [key, value] of Object.entries(patch)) {
-    if (isObject(value) && Object.keys(value).length > 0) leaves.push(...patchLeaves(value, [...prefix, key]));
-    else leaves.push([...prefix, key]);
-  }
-  return leaves;
-}
-
-/** Collects messages in order, each once. */
-class Messages {
-  readonly list: string[] = [];
-  private readonly seen = new Set<string>();
-  add(message: string): void {
-    if (!this.seen.has(message)) {
-      this.seen.add(message);
-      this.list.push(message);
-    }
-  }
-}
-
-/** Applies quick mode and --set to a copy of the root; records what was patched, for blame. */
-function patchRoot(root: JsonObject, options: ExpandOptions, messages: Messages): { work: JsonObject; patches: Patch[] } {
-  const work = cloneJson(root);
-  const patches: Patch[] = [];
-  if (options.quick) {
-    const quick = work.quick;
-    if (isObject(quick)) {
-      try {
-        mergeValue(work, quick);
-        patches.push(...patchLeaves(quick, []).map((path) => ({ path, source: 'quick' })));
-      } catch (e) {
-        for (const p of problemsOf(e)) messages.add(`quick: ${p}`);
-      }
-    }
-    const parts = work.parts;
-    if (Array.isArray(parts)) {
-      parts.forEach((part: unknown, i) => {
-        if (!isObject(part) || !isObject(part.quick)) return;
-        const source = `parts.${i}.quick`;
-        try {
-          mergeValue(part, part.quick);
-          patches.push(...patchLeaves(part.quick, ['parts', i]).map((path) => ({ path, source })));
-        } catch (e) {
-          for (const p of problemsOf(e)) messages.add(`${source}: ${p}`);
-        }
-      });
-    }
-  }
-  for (const [path, value] of options.set ?? []) {
-    const source = `--set ${path}`;
-    try {
-      for (const target of setTargets(work, path)) {
-        if (target.scenario) {
-          // Set on the scenario itself, as variants and sweep axes are, so a path gives the same messages everywhere.
-          try {
-            setPath(target.scenario, target.relative, value);
-          } catch (e) {
-            for (const p of problemsOf(e)) messages.add(`${source}: ${target.part !== null ? `part ${target.part}: ` : ''}${p}`);
-            continue;
-          }
-        } else setPath(work, target.path, value);
-        patches.push({ path: target.path, source });
-      }
-    } catch (e) {
-      for (const p of problemsOf(e)) messages.add(`${source}: ${p}`);
-    }
-  }
-  return { work, patches };
-}
-
-/**
- * The file's root after quick mode and the `--set` overrides, as `expandExperiment` sees it before
- * expanding cells (a copy; a patch that fails is skipped: `expandExperiment` reports it).
- */
-export function patchedRoot(root: Readonly<Record<string, unknown>>, options: ExpandOptions): Record<string, unknown> {
-  return patchRoot(root as JsonObject, options, new Messages()).work;
-}
-
-/** `quick: ` or `--set x: ` when a problem's location was patched by one of them (the last that did). */
-function blame(locations: readonly PathSegment[][], patches: readonly Patch[]): string {
-  for (let i = patches.length - 1; i >= 0; i--) {
-    const patch = patches[i] as Patch;
-    if (locations.some((loc) => overlaps(loc, patch.path))) return `${patch.source}: `;
-  }
-  return '';
 }
 
 /** Rules between top-level fields that the zod schema leaves to this module. */
@@ -267,72 +141,6 @@ function overridePath(key: string, location: PathSegment[], messages: Messages, 
     return undefined;
   }
   return path;
-}
-
-/** The fields of an experiment file's root and of a part (from the schema, so the two never disagree). */
-const ROOT_FIELDS: readonly string[] = Object.keys(experimentStructureSchema.shape);
-const PART_FIELDS: readonly string[] = Object.keys(experimentStructureSchema.shape.parts.unwrap().element.shape);
-
-/** Where one `--set` path goes. */
-interface SetTarget {
-  /** From the file's root (for blame and for root fields). */
-  path: PathSegment[];
-  /** The scenario object a scenario path is set on (null for a root or part field). */
-  scenario: JsonObject | null;
-  /** The path inside `scenario`. */
-  relative: PathSegment[];
-  /** The part's name when the experiment has parts (for messages). */
-  part: string | null;
-}
-
-/**
- * Where a `--set` path goes. Paths are those of variants and sweep axes, relative to the scenario
- * (`workload.clients`; a `scenario.` prefix means the same), applied to every part's scenario in an
- * experiment with parts; `parts.<name>.` (or `parts.<index>.`) addresses one part, its own fields
- * (`parts.spike.replications`) or its scenario; a first segment that names a field of the file's
- * root sets that field (`seed`, `replications`, `sweep.grid.workload.clients`, `variants.x.stack.0.name`).
- */
-function setTargets(work: JsonObject, path: string): SetTarget[] {
-  const segments = splitPath(path);
-  const head = segments[0] as PathSegment;
-  const scenarioTarget = (holder: JsonObject, at: PathSegment[], relative: PathSegment[], part: string | null): SetTarget => {
-    if (relative.length === 0) return { path: [...at, 'scenario'], scenario: null, relative, part };
-    const sc = holder.scenario;
-    if (isObject(sc)) return { path: [...at, 'scenario', ...relative], scenario: sc, relative, part };
-    return { path: [...at, 'scenario', ...relative], scenario: null, relative, part };
-  };
-  const rootOrScenario = (holder: JsonObject, at: PathSegment[], rest: PathSegment[], fields: readonly string[], part: string | null): SetTarget => {
-    const first = rest[0];
-    if (first === 'scenario') return scenarioTarget(holder, at, rest.slice(1), part);
-    if (typeof first === 'string' && fields.includes(first)) {
-      return { path: [...at, ...splitExperimentPath(rest.join('.'))], scenario: null, relative: [], part };
-    }
-    return scenarioTarget(holder, at, rest, part);
-  };
-  if (head === 'parts' && segments.length > 2) {
-    const parts = Array.isArray(work.parts) ? (work.parts as unknown[]) : [];
-    const ref = segments[1] as PathSegment;
-    const names = parts.map((p) => (isObject(p) && typeof p.name === 'string' ? p.name : ''));
-    const index = typeof ref === 'number' ? ref : names.indexOf(ref);
-    const part = parts[index];
-    if (!isObject(part)) {
-      const known = names.filter((n) => n !== '');
-      throw new ValidationError([
-        `cannot set ${path}: there is no part ${JSON.stringify(ref)} (${known.length > 0 ? `parts: ${known.join(', ')}` : 'the experiment has no parts'})`,
-      ]);
-    }
-    return [rootOrScenario(part, ['parts', index], segments.slice(2), PART_FIELDS, names[index] ?? null)];
-  }
-  if (typeof head === 'string' && head !== 'scenario' && ROOT_FIELDS.includes(head)) {
-    return [{ path: splitExperimentPath(path), scenario: null, relative: [], part: null }];
-  }
-  const relative = scenarioRelative(segments);
-  if (Array.isArray(work.parts) && work.scenario === undefined) {
-    return work.parts.flatMap((p: unknown, i) =>
-      isObject(p) ? [scenarioTarget(p, ['parts', i], relative, typeof p.name === 'string' ? p.name : String(i))] : [],
-    );
-  }
-  return [scenarioTarget(work, [], relative, null)];
 }
 
 interface Axis {

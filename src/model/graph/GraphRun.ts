@@ -23,7 +23,8 @@ import { CallSite } from './CallSite.js';
 import { GraphCaches } from './GraphCaches.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
-import { joinCode, ServiceRuntime, workStep, type EndpointRuntime, type StepRuntime } from './ServiceRuntime.js';
+import { joinCode, workStep, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
+import { ServiceRuntime } from './ServiceRuntime.js';
 import { WorkloadMeasurements } from './WorkloadMeasurements.js';
 
 /** The event kinds of one stack of layers: its frame, hedge and request kinds (eventKinds.ts, from K_FRAME_WAKE to K_LEAF_RESPONSE). */
@@ -194,6 +195,8 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
     // A call to an endpoint that declares no method makes the operation's: that of its workload.
     const workloadMethods = Int8Array.from(specs, (w) => METHOD_CODES[w.workload.method]);
     const callersOf = new Map<string, Layer[]>();
+    // Each call site's stack is connected to its leaf once the callee's fleet is built (ServiceLeaf.answersAtOnce asks it).
+    const siteStacks: Array<{ ly: Layers; leaf: ServiceLeaf; site: CallSite }> = [];
     for (const w of specs) for (const e of w.entries) callersOf.set(e.service, [...(callersOf.get(e.service) ?? []), ...w.stack]);
     for (const s of graph.services) {
       const rt = runtimes.get(s.name) as ServiceRuntime;
@@ -207,7 +210,9 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
             const kb = nextKind - K_FRAME_WAKE;
             nextKind += STACK_KINDS;
             this.checkKinds(nextKind);
-            const siteReq = new RequestTable(64);
+            // Calls to a service that only answers as a leaf are requests of its fleet's own table (ServiceLeaf.direct).
+            const callee = runtimes.get(call.service) as ServiceRuntime;
+            const siteReq = callee.plainOnly ? callee.req : new RequestTable(64);
             const siteTrace = trace !== undefined ? siteSink(trace, traceSite(s.name, call, levels?.get(s.name) ?? 0)) : undefined;
             const isCall = (ref: StackRef) => ref.kind === 'call' && callKey(ref.service, ref.endpoint, ref.step, ref.call) === callKey(s.name, ep.name, i, j);
             const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb, isCall), trace: siteTrace });
@@ -226,7 +231,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
             };
             const cache = call.cache === undefined ? null : this.caches.add(rt, call.cache, ly, `services.${s.name}.endpoints.${ep.name}.steps.${i}.calls.${j}.cache`, e, takeKinds);
             const site = new CallSite(rt, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache);
-            ly.connectCallSite(leaf, site, bulkhead === null ? null : leaf);
+            siteStacks.push({ ly, leaf, site });
             const list = callersOf.get(call.service) ?? [];
             list.push(...siteSc.stack);
             callersOf.set(call.service, list);
@@ -257,6 +262,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       }
       rt.connect(fleet);
     }
+    for (const { ly, leaf, site } of siteStacks) ly.connectCallSite(leaf, site, leaf.bulkhead === null ? null : leaf);
   }
 
   private claimStack(ly: Layers): void {

@@ -1,6 +1,6 @@
 import { deriveSeed } from '../../engine/random.js';
 import { Outcome } from '../../policy/outcome.js';
-import type { BackendStats, Leaf, ServerSeries, ServerTotals } from '../leaves/Leaf.js';
+import type { BackendStats, Leaf, LeafAnswer, ServerSeries, ServerTotals } from '../leaves/Leaf.js';
 import type { Layers } from '../layers/Layers.js';
 import type { SendGate } from '../layers/LeafLink.js';
 import { R_CANCELLED, R_HANG, type RequestTable } from '../RequestTable.js';
@@ -47,7 +47,6 @@ function keyedUniform(seed: number, key: number): number {
  * answer reached the last layer), abandoned (the attempt timed out) or withdrawn (cancelled).
  */
 export class ServiceLeaf implements Leaf, SendGate {
-  readonly answersAtOnce = false;
   readonly arrivesAhead = false;
   private readonly req: RequestTable;
   readonly layers: Layers;
@@ -57,7 +56,13 @@ export class ServiceLeaf implements Leaf, SendGate {
   private readonly cumulative: number[];
   private readonly mixSeed: number;
   readonly edges: EdgeCounters[];
-  /** Per request: what the callee holds for it (NO_INNER: nothing), and which target it went to. */
+  /**
+   * The stack's requests are slots of its one callee's fleet table (a service whose endpoints have
+   * no steps, `ServiceRuntime.plainOnly`): the fleet serves them as they are, with no slot of its
+   * own, and the stack alone frees them, as a leaf's host does.
+   */
+  readonly direct: boolean;
+  /** Per request: what the callee holds for it (NO_INNER: nothing; for a {@link direct} stack, the request itself), and which target it went to. */
   inner = new Int32Array(64);
   private targetOf = new Int32Array(64);
   /** Per request: 1 when a layer of this stack was past its first attempt when it was sent. */
@@ -100,11 +105,21 @@ export class ServiceLeaf implements Leaf, SendGate {
     this.cumulative = targets.map((x) => (acc += x.weight / total));
     this.mixSeed = deriveSeed(seed, 'entries');
     this.edges = targets.map(() => new EdgeCounters());
+    this.direct = targets.length === 1 && (targets[0] as ServiceTarget).service.req === req;
   }
 
   /** The request table of the calling stack. */
   get callerReq(): RequestTable {
     return this.req;
+  }
+
+  /**
+   * A {@link direct} stack with no bulkhead calls a fleet that may answer on arrival (a backend
+   * down, a fault, shedding): such an answer needs no request slot ({@link arriveAtOnce}). Asked
+   * once the callee's fleet is connected.
+   */
+  get answersAtOnce(): boolean {
+    return this.direct && this.bulkhead === null && (this.targets[0] as ServiceTarget).service.fleet.answersAtOnce;
   }
 
   private ensure(r: number): void {
@@ -129,12 +144,17 @@ export class ServiceLeaf implements Leaf, SendGate {
     return f;
   }
 
-  route(r: number, frame: number, attempt: number): void {
-    this.ensure(r);
+  /** 1 when a layer of this stack is past its first attempt as attempt `attempt` of last-layer frame `frame` is sent. */
+  private ownRetry(frame: number, attempt: number): number {
     const ly = this.layers;
     let own = attempt > 1;
     for (let f = ly.fParent[frame] as number; !own && f >= 0; f = ly.fParent[f] as number) own = (ly.fAttempts[f] as number) > 1;
-    this.own[r] = own ? 1 : 0;
+    return own ? 1 : 0;
+  }
+
+  route(r: number, frame: number, attempt: number): void {
+    this.ensure(r);
+    this.own[r] = this.ownRetry(frame, attempt);
     let i = 0;
     if (this.targets.length > 1) {
       const u = keyedUniform(this.mixSeed, this.req.opSeq[r] as number);
@@ -188,31 +208,44 @@ export class ServiceLeaf implements Leaf, SendGate {
 
   arrive(r: number, t: number): void {
     const i = this.targetOf[r] as number;
-    if (t >= 0) {
-      const e = this.edges[i] as EdgeCounters;
-      e.calls++;
-      e.retries += this.req.chain[r] as number;
-      e.ownRetries += this.own[r] as number;
-      if (this.wCount > 0) {
-        const w = this.byWorkload[i * this.wCount + this.workloadOfKey(this.req.opSeq[r] as number)] as EdgeCounters;
-        w.calls++;
-        w.retries += this.req.chain[r] as number;
-        w.ownRetries += this.own[r] as number;
-      }
-    }
+    if (t >= 0) this.count(i, this.req.chain[r] as number, this.own[r] as number, this.req.opSeq[r] as number);
     const target = this.targets[i] as ServiceTarget;
     target.service.accept(this, r, target.endpoint, t);
   }
 
-  // A service is reached across the caller's hops and answers through its own fleet's events: nothing at once, ahead, or of its own.
-  arriveAtOnce(): boolean {
-    throw new Error('internal: a service answers through its fleet, never at once');
+  /** A call on the edge to target i (from t = 0 on): `chain` and `own` as the request's, for the operation keyed `key`. */
+  private count(i: number, chain: number, own: number, key: number): void {
+    const e = this.edges[i] as EdgeCounters;
+    e.calls++;
+    e.retries += chain;
+    e.ownRetries += own;
+    if (this.wCount > 0) {
+      const w = this.byWorkload[i * this.wCount + this.workloadOfKey(key)] as EdgeCounters;
+      w.calls++;
+      w.retries += chain;
+      w.ownRetries += own;
+    }
   }
 
-  hold(): void {
-    throw new Error('internal: a service holds no request answered at once');
+  /**
+   * Attempt `attempt` of last-layer frame `frame` reaches the callee with no hop and no request slot
+   * ({@link answersAtOnce}): counted on the edge as {@link route} and {@link arrive} count a
+   * request, then the callee answers at once or says what the slot {@link hold} gets must hold.
+   */
+  arriveAtOnce(frame: number, attempt: number, bad: boolean, t: number, ans: LeafAnswer, chain: number): boolean {
+    if (t >= 0) this.count(0, chain, this.ownRetry(frame, attempt), this.layers.fOpSeq[frame] as number);
+    const target = this.targets[0] as ServiceTarget;
+    return target.service.acceptAtOnce(frame, bad, chain, t, ans);
   }
 
+  /** After {@link arriveAtOnce} returned false: request r (filled) goes to the callee's fleet as `ans` says. */
+  hold(r: number, ans: LeafAnswer, t: number): void {
+    this.ensure(r);
+    this.targetOf[r] = 0;
+    (this.targets[0] as ServiceTarget).service.hold(this, r, ans, t);
+  }
+
+  // A service answers through its own fleet's events: nothing ahead of its arrival, or of its own.
   arriveAhead(): void {
     throw new Error('internal: a service takes no request ahead of its arrival');
   }
@@ -248,11 +281,13 @@ export class ServiceLeaf implements Leaf, SendGate {
   withdraw(r: number, t: number): void {
     if (this.bulkhead !== null) this.giveSlot(r);
     const inner = this.inner[r] as number;
-    this.req.state[r] = R_CANCELLED;
     if (inner === NO_INNER) {
+      this.req.state[r] = R_CANCELLED;
       this.layers.release(r);
       return;
     }
+    // A request of the fleet's own table is in the fleet's state, which its withdrawal reads.
+    if (!this.direct) this.req.state[r] = R_CANCELLED;
     (this.targets[this.targetOf[r] as number] as ServiceTarget).service.withdraw(this, r, inner, t);
   }
 

@@ -1,12 +1,12 @@
 import { GiveUp, Outcome } from '../../policy/outcome.js';
-import type { LastHop, Leaf, LeafHost } from '../leaves/Leaf.js';
+import type { LastHop, Leaf, LeafAnswer, LeafHost } from '../leaves/Leaf.js';
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { R_HANDLER, R_HANG, R_HOP, RequestTable, WORK_HOLD } from '../RequestTable.js';
-import type { Dist, Leaf as FleetSpec } from '../scenario.js';
 import type { CacheOwner } from './CallCache.js';
 import type { CallSite } from './CallSite.js';
 import { HandlerTable } from './HandlerTable.js';
-import type { GraphService, Join } from './ServiceGraph.js';
+import { backendsOf, joinDecision, JOINED, UNDECIDED, type CallStepRuntime, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
+import type { GraphService } from './ServiceGraph.js';
 import type { ServiceMeasurements } from '../Measurements.js';
 import type { ServiceTracer } from '../traceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
@@ -14,10 +14,6 @@ import { upwardOutcome } from './upwardOutcome.js';
 
 /** The hop a fleet of a graph draws for its own answers: none. */
 const NO_HOP: LastHop = { stream: { client: 0 }, sample: { sample: () => 0 } };
-
-const JOIN_ALL = 0;
-const JOIN_ANY = 1;
-const JOIN_QUORUM = 2;
 
 /** {@link ServiceRuntime}'s `slotHandler` of a fleet slot serving a plain (leaf) request. */
 const PLAIN_SLOT = -1;
@@ -29,51 +25,6 @@ const WITHDRAWN_SLOT = -2;
  * (negative, and never -1, which is {@link ServiceLeaf}'s "nothing"); a fleet slot is itself (>= 0).
  */
 const handlerInner = (h: number): number => -2 - h;
-
-/** One `call` step of a handler, as the runtime runs it. */
-export interface CallStepRuntime {
-  kind: 'call';
-  join: number;
-  /** Successes that decide a quorum (all: every call; any: 1). */
-  k: number;
-  cancellation: boolean;
-  sites: CallSite[];
-}
-
-/** One `work` step of a handler, as the runtime runs it. */
-export interface WorkStepRuntime {
-  kind: 'work';
-  /** The step's own service time; undefined: the serving backend's `serviceMs`. */
-  serviceMs: Dist | undefined;
-  /** The name of the step's random stream at its service's fleet (`<endpoint>/<step index>`). */
-  name: string;
-  /** The fleet's sampler code for the step (`ServerFarm.registerWork`; 0: the backend's own), set by {@link ServiceRuntime.connect}. */
-  code: number;
-}
-
-export type StepRuntime = CallStepRuntime | WorkStepRuntime;
-
-/** The join's code and quorum for {@link CallStepRuntime}. */
-export function joinCode(join: Join, calls: number): { join: number; k: number } {
-  if (join.kind === 'all') return { join: JOIN_ALL, k: calls };
-  if (join.kind === 'any') return { join: JOIN_ANY, k: 1 };
-  return { join: JOIN_QUORUM, k: join.k };
-}
-
-/** Step `index` of endpoint `endpoint`, a `work` step, as the runtime runs it. */
-export function workStep(serviceMs: Dist | undefined, endpoint: string, index: number): WorkStepRuntime {
-  return { kind: 'work', serviceMs, name: `${endpoint}/${index}`, code: 0 };
-}
-
-/** An endpoint as the runtime runs it: null steps, the fleet answers as a leaf does. */
-export interface EndpointRuntime {
-  steps: StepRuntime[] | null;
-}
-
-/** The backends of a fleet (the instances of its callers' layers). */
-export function backendsOf(fleet: FleetSpec): number {
-  return fleet.kind === 'pool' ? fleet.clusters.reduce((n, c) => n + c.backends.length, 0) : 1;
-}
 
 /**
  * One service of a graph at run time (README, "Service graphs"): its fleet (the leaf a `stack` +
@@ -121,6 +72,11 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
   readonly backendCount: number;
   /** Thread-per-request: a handler holds its worker from its start to its end. */
   readonly threaded: boolean;
+  /**
+   * No endpoint has steps: the fleet answers every request as a leaf does, and a call site whose
+   * calls come here may send them in the fleet's own table ({@link ServiceLeaf.direct}).
+   */
+  readonly plainOnly: boolean;
   private maxInFlight: number;
   /** Requests admitted and not yet answered (or lost, or withdrawn). */
   inFlight = 0;
@@ -146,6 +102,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     this.req = new RequestTable(64);
     this.backendCount = backendsOf(service.fleet);
     this.threaded = service.execution === 'threaded';
+    this.plainOnly = service.endpoints.every((e) => e.steps === undefined);
     this.maxInFlight = service.maxInFlight === 'unlimited' ? Infinity : service.maxInFlight;
   }
 
@@ -174,11 +131,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
   accept(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
     this.measure.arrival(leaf.callerReq.chain[r] as number, t);
     if (this.inFlight >= this.maxInFlight) {
-      if (t >= 0) {
-        this.refusedInFlight++;
-        this.measure.refusedInFlight(t);
-      }
-      this.measure.answered(true, t);
+      this.refuseInFlight(t);
       leaf.answer(r, Outcome.S503, NaN, false, t);
       return;
     }
@@ -189,11 +142,8 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     else this.startHandler(leaf, r, endpoint, t);
   }
 
-  /** A slot of the fleet's table for a request of caller `leaf`, its fields copied from the caller's request r. */
-  private slotFor(leaf: ServiceLeaf, r: number, handler: number): number {
-    const req = this.req;
-    const up = leaf.callerReq;
-    const s = req.alloc();
+  /** Fleet slot s serves request r of caller `leaf` (for handler `handler`, or {@link PLAIN_SLOT}). */
+  private serves(s: number, leaf: ServiceLeaf, r: number, handler: number): void {
     if (s >= this.upR.length) {
       const n = Math.max(s + 1, this.upR.length * 2);
       const grow = (a: Int32Array, fill: number) => {
@@ -208,7 +158,55 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     this.upCaller[s] = leaf.caller;
     this.upR[s] = r;
     this.slotHandler[s] = handler;
-    req.plain(s);
+    this.req.plain(s);
+  }
+
+  /**
+   * An attempt of a {@link ServiceLeaf.direct} caller (last-layer frame `frame`) arrives for a plain
+   * endpoint with no hop and no request slot yet (`ServiceLeaf.answersAtOnce`): counted and capped
+   * as {@link accept} does, then the fleet answers at once (true, the answer in `ans`, as
+   * {@link respond} would have answered it) or the caller takes a slot for {@link hold}.
+   */
+  acceptAtOnce(frame: number, bad: boolean, chain: number, t: number, ans: LeafAnswer): boolean {
+    this.measure.arrival(chain, t);
+    if (this.inFlight >= this.maxInFlight) {
+      this.refuseInFlight(t);
+      ans.verdict = Outcome.S503;
+      ans.retryAfterMs = NaN;
+      return true;
+    }
+    this.inFlight++;
+    this.measure.inFlight(this.inFlight);
+    // As toFleet routes a plain request: its first attempt at the fleet.
+    if (!this.fleet.arriveAtOnce(frame, 1, bad, t, ans, chain)) return false;
+    this.inFlight--;
+    this.measure.inFlight(this.inFlight);
+    this.measure.answered(ans.verdict !== Outcome.SUCCESS, t);
+    return true;
+  }
+
+  /** After {@link acceptAtOnce} returned false: request r of `leaf` (a slot of the fleet's table) holds what `ans` says. */
+  hold(leaf: ServiceLeaf, r: number, ans: LeafAnswer, t: number): void {
+    this.serves(r, leaf, r, PLAIN_SLOT);
+    leaf.inner[r] = r;
+    this.fleet.hold(r, ans, t);
+  }
+
+  /** A request arriving at t is refused because `maxInFlight` are in flight (answered 503 at once). */
+  private refuseInFlight(t: number): void {
+    if (t >= 0) {
+      this.refusedInFlight++;
+      this.measure.refusedInFlight(t);
+    }
+    this.measure.answered(true, t);
+  }
+
+  /** A slot of the fleet's table for a request of caller `leaf`, its fields copied from the caller's request r. */
+  private slotFor(leaf: ServiceLeaf, r: number, handler: number): number {
+    const req = this.req;
+    const up = leaf.callerReq;
+    const s = req.alloc();
+    this.serves(s, leaf, r, handler);
     req.state[s] = R_HOP;
     req.parent[s] = -1;
     req.parentGen[s] = 0;
@@ -224,8 +222,15 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     return s;
   }
 
+  /**
+   * A plain request r of caller `leaf` goes to the fleet: in a slot of its own, or, when the caller's
+   * requests are slots of the fleet's table ({@link ServiceLeaf.direct}), as it is (the caller
+   * filled its fields, and frees it).
+   */
   private toFleet(leaf: ServiceLeaf, r: number, t: number): void {
-    const s = this.slotFor(leaf, r, PLAIN_SLOT);
+    let s = r;
+    if (leaf.direct) this.serves(r, leaf, r, PLAIN_SLOT);
+    else s = this.slotFor(leaf, r, PLAIN_SLOT);
     leaf.inner[r] = s;
     this.fleet.route(s, s, 1);
     this.fleet.arrive(s, t);
@@ -236,7 +241,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     if (inner < 0) return;
     this.fleet.abandon(inner, t);
     if (this.req.state[inner] === R_HANG) {
-      this.req.release(inner);
+      if (!leaf.direct) this.req.release(inner);
       this.inFlight--;
       this.measure.inFlight(this.inFlight);
       leaf.hung(r);
@@ -274,7 +279,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
-    this.req.release(s);
+    if (!leaf.direct) this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     this.measure.answered(outcome !== Outcome.SUCCESS, t);
@@ -295,7 +300,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
-    this.req.release(s);
+    if (!leaf.direct) this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     this.measure.answered(true, t);
@@ -310,7 +315,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
-    this.req.release(s);
+    if (!leaf.direct) this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     leaf.freed(r);
@@ -402,10 +407,10 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
         continue;
       }
       const ly = site.layers;
-      const f = ly.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number);
+      const f = ly.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number, t);
       site.record(f, h, gen, j);
       H.hFrames[base + j] = f;
-      ly.beginCall(f, t);
+      ly.startCall(f, t);
     }
   }
 
@@ -451,21 +456,13 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
       H.hSucc[h] = succ;
       if (degraded) H.hDegraded[h] = 1;
     } else if (optional) H.hDegraded[h] = 1;
-    let decided: 'success' | 'failure' | null = null;
-    if (step.join === JOIN_ALL) {
-      if (!ok && !optional) decided = 'failure';
-      else if (pending === 0) decided = 'success';
-    } else if (step.join === JOIN_ANY) {
-      if (ok) decided = 'success';
-      else if (pending === 0) decided = 'failure';
-    } else if (succ >= step.k) decided = 'success';
-    else if (succ + pending < step.k) decided = 'failure';
-    if (decided === null) return;
-    this.tracer?.join(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, decided === 'success', H.hDegraded[h] === 1, t);
+    const decided = joinDecision(step, ok, optional, succ, pending);
+    if (decided === UNDECIDED) return;
+    this.tracer?.join(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, decided === JOINED, H.hDegraded[h] === 1, t);
     H.hGen[h] = gen + 1;
     if (step.cancellation) this.cancelOutstanding(h, step, t);
     else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
-    if (decided === 'success') {
+    if (decided === JOINED) {
       H.hStep[h] = (H.hStep[h] as number) + 1;
       this.runStep(h, t);
     } else this.answer(h, upwardOutcome(outcome), NaN, t);

@@ -176,12 +176,13 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   }
 
   /**
-   * A handler opens a call through this call site's stack: a top frame whose deadline is the
+   * A handler opens a call through this call site's stack at t: a top frame whose deadline is the
    * handler's (the absolute time its caller stops waiting), `chain` 1 when a layer upstream is on a
-   * retry, and the calling backend as its client (the layers' instance). The call starts with
-   * {@link beginCall}; its end goes to the site's {@link CallEnds}.
+   * retry, and the calling backend as its client (the layers' instance), its call begun as
+   * {@link beginCall} begins one. Its first attempt starts with {@link startCall}; its end goes to
+   * the site's {@link CallEnds}.
    */
-  openCall(backend: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number): number {
+  openCall(backend: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number {
     const f = this.allocFrame();
     this.fLayer[f] = 0;
     this.fParent[f] = -1;
@@ -193,7 +194,18 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     this.fChain[f] = chain;
     this.fOpSeq[f] = opSeq;
     this.fDeadline[f] = deadlineMs;
+    this.initCall(f, 0, t);
     return f;
+  }
+
+  /**
+   * The first attempt of the call {@link openCall} opened at t. With no deadline and no admission
+   * control at the top layer the loop's answer before it is to send (RetryLoop.beforeAttempt), so it
+   * is sent without asking.
+   */
+  startCall(f: number, t: number): void {
+    if (this.fDeadline[f] === Infinity && !this.guards.hasAdmission[0]) this.sendAttempt(f, t);
+    else this.startAttempt(f, t);
   }
 
   /** Cancel the call of top frame f (its handler no longer waits): it stops, and its downstream work is withdrawn. */
@@ -221,7 +233,12 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
 
   /** A call arrives at frame f's layer: start its retry loop. fDeadline holds the incoming deadline. */
   beginCall(f: number, t: number): void {
-    const k = this.fLayer[f] as number;
+    this.initCall(f, this.fLayer[f] as number, t);
+    this.startAttempt(f, t);
+  }
+
+  /** {@link beginCall} before the first attempt: frame f's call (of layer k) starts its loop's state at t. */
+  private initCall(f: number, k: number, t: number): void {
     const loop = this.loops[k] as RetryLoop;
     this.fDeadline[f] = loop.deadlineAtMs(this.fDeadline[f] as number, t);
     this.fAttempts[f] = 0;
@@ -235,7 +252,6 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     this.fLastRA[f] = NaN;
     this.fChild[f] = NO_CHILD;
     if (this.trace) traceCall(this.trace, t, this.fOpSeq[f] as number, k, this.fDeadline[f] as number);
-    this.startAttempt(f, t);
   }
 
   /** Frame f's backoff wake-up (armed with generation `gen`) at t: the next attempt starts, unless a policy changed while it waited and the loop now ends the call. */

@@ -137,7 +137,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
     const leaf = this.leaf;
     this.m.leafArrival(chain, t);
     const ans = this.answer;
-    if (leaf.arriveAtOnce(f, n, this.fBad[f] === 1, t, ans)) {
+    if (leaf.arriveAtOnce(f, n, this.fBad[f] === 1, t, ans, chain)) {
       this.attemptEnded(f, ans.verdict, ans.retryAfterMs, t);
       return;
     }

@@ -180,10 +180,11 @@ export interface Leaf {
   arrive(r: number, t: number): void;
   /**
    * Attempt `attempt` of last-layer frame `frame` reaches the leaf at t with no hop and no request
-   * slot yet (`bad`: invalid input). Returns true when `answer.verdict` is the outcome answered at
-   * once (nothing is held); false when the model must take a slot and pass it to {@link hold}.
+   * slot yet (`bad`: invalid input; `chain`: 1 when it is retry traffic, the request's `chain`).
+   * Returns true when `answer.verdict` is the outcome answered at once (nothing is held); false
+   * when the model must take a slot and pass it to {@link hold}.
    */
-  arriveAtOnce(frame: number, attempt: number, bad: boolean, t: number, answer: LeafAnswer): boolean;
+  arriveAtOnce(frame: number, attempt: number, bad: boolean, t: number, answer: LeafAnswer, chain: number): boolean;
   /** After {@link arriveAtOnce} returned false: request r (filled) holds what `answer` says. */
   hold(r: number, answer: LeafAnswer, t: number): void;
   /** Request r (armed with generation `gen`) is sent at t: the leaf schedules its arrival's consequences itself (see folds.ts). */

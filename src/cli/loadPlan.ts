@@ -1,0 +1,84 @@
+// Reading an experiment file into a plan for the commands (run, run-all, validate, tune): the file's
+// problems as a UsageError naming the file, --set overrides, quick mode and the report hints.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { expandExperiment, parseExperimentText, parseSetArg, type ExperimentPlan } from '../experiment/index.js';
+import { parseReportHints } from '../report/reportHints.js';
+import { UsageError, type CliIO } from './io.js';
+import { readExperimentText } from './readInput.js';
+
+/** Read and validate an experiment file, or throw a UsageError naming the file and each problem. */
+export function loadExperimentFile(path: string) {
+  return loadExperimentSource(path).experiment;
+}
+
+/** Read and validate an experiment file, keeping its text (for the run manifest; imported layers resolved, see readExperimentText). */
+export function loadExperimentSource(path: string) {
+  const read = readExperimentText(path);
+  if (!read.ok) throw new UsageError(read.errors);
+  const { text } = read;
+  const parsed = parseExperimentText(text, path);
+  if (!parsed.ok) throw new UsageError(parsed.errors);
+  return { experiment: parsed.experiment, text };
+}
+
+function parseSets(sets: string[]): Array<[string, unknown]> {
+  return sets.map((s) => {
+    try {
+      return parseSetArg(s);
+    } catch (e) {
+      throw new UsageError([(e as Error).message]);
+    }
+  });
+}
+
+/** Load, apply quick mode and --set, expand into cells; a UsageError on any problem. */
+export function planFromFile(path: string, opts: { quick: boolean; set: string[]; seed?: number }): ExperimentPlan {
+  return loadPlan(path, opts).plan;
+}
+
+/** Prints the warnings of a loaded experiment (allowed, but likely mistakes) on stderr. */
+export function printWarnings(io: CliIO, warnings: readonly string[]): void {
+  for (const w of warnings) io.stderr(`warning: ${w}\n`);
+}
+
+export function loadPlan(path: string, opts: { quick: boolean; set: string[]; seed?: number }) {
+  const { experiment, text } = loadExperimentSource(path);
+  const set = parseSets(opts.set);
+  if (opts.seed !== undefined) set.push(['seed', opts.seed]);
+  const expanded = expandExperiment(experiment, { quick: opts.quick, set });
+  if (!expanded.ok) throw new UsageError(expanded.errors.map((m) => `${path}: ${m}`));
+  const hintProblems = reportHintProblems(experiment.root);
+  if (hintProblems.length > 0) throw new UsageError(hintProblems.map((m) => `${path}: ${m}`));
+  return { plan: expanded.plan, text, set, warnings: expanded.warnings.map((w) => `${path}: ${w}`) };
+}
+
+/** Problems with the `report` hints of an experiment file (top level and each part), with their paths. */
+function reportHintProblems(root: unknown): string[] {
+  const r = root as { report?: unknown; parts?: Array<{ report?: unknown }> };
+  const problems: string[] = [];
+  if (r.report !== undefined) {
+    const p = parseReportHints(r.report, 'report');
+    if (!p.ok) problems.push(...p.errors);
+  }
+  (r.parts ?? []).forEach((part, i) => {
+    if (part.report === undefined) return;
+    const p = parseReportHints(part.report, `parts.${i}.report`);
+    if (!p.ok) problems.push(...p.errors);
+  });
+  return problems;
+}
+
+/** Experiment files (*.json except schema.json) under a directory, sorted. */
+export function findExperimentFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.json') && name !== 'schema.json') out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}

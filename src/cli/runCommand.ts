@@ -1,0 +1,154 @@
+// The run and run-all commands' runs: every file loaded and checked against the limits before
+// anything runs, then each experiment's sweep, its printed summary and its report.
+import { createHash } from 'node:crypto';
+import { basename, join, relative, resolve } from 'node:path';
+import type { ExperimentPlan } from '../experiment/index.js';
+import type { IndexEntry } from '../report/index.js';
+import { runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
+import { VERSION } from '../version.js';
+import { UsageError, type CliIO } from './io.js';
+import { planLimits } from './limits.js';
+import { loadPlan, printWarnings } from './loadPlan.js';
+import { printJson } from './printJson.js';
+import { printRunSummary } from './printResults.js';
+import { ProgressReporter } from './progress.js';
+import { writeRunReport } from './report.js';
+
+/** The experiment file's JSON (already validated), or null. */
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+export interface RunOptions {
+  quick: boolean;
+  out: string;
+  set: string[];
+  seed?: number;
+  json: boolean;
+  workers?: number;
+  shard?: ShardSpec;
+  resume: boolean;
+  quiet: boolean;
+  /** Run even when the estimated output or memory is over its limit. */
+  force?: boolean;
+  /** Reports reference ../assets/ instead of inlining the bundles (run-all); each report's index entry is collected. */
+  sharedAssets?: boolean;
+  reportIndex?: IndexEntry[];
+}
+
+/** Experiments of one run that share a name would write into one directory, one losing its results. */
+function sameNameProblems(io: CliIO, loaded: Array<{ file: string; plan: ExperimentPlan }>): string[] {
+  const first = new Map<string, string>();
+  const problems: string[] = [];
+  for (const { file, plan } of loaded) {
+    const other = first.get(plan.name);
+    const show = (f: string) => relative(io.cwd, f) || f;
+    if (other === undefined) first.set(plan.name, file);
+    else problems.push(`${show(other)} and ${show(file)} are both named "${plan.name}": their results would overwrite each other (give each experiment its own name)`);
+  }
+  return problems;
+}
+
+export async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<number> {
+  const problems: string[] = [];
+  const loaded: Array<{ file: string } & ReturnType<typeof loadPlan>> = [];
+  for (const f of files) {
+    try {
+      loaded.push({ file: f, ...loadPlan(f, opts) });
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      problems.push(...e.problems);
+    }
+  }
+  problems.push(...sameNameProblems(io, loaded));
+  for (const l of loaded) {
+    const limits = planLimits(relative(io.cwd, l.file) || l.file, l.plan, { force: opts.force ?? false, workers: opts.workers, memoryBytes: io.memoryBytes });
+    problems.push(...limits.refusals);
+    l.warnings.push(...limits.warnings);
+  }
+  // Every file's problems at once, before anything runs.
+  if (problems.length > 0) throw new UsageError(problems);
+  // Several experiments run one after another on the same worker threads (started and warmed up once).
+  const pool = loaded.length > 1 ? new SweepPool(opts.workers) : null;
+  try {
+    return await runLoaded(io, loaded, opts, pool);
+  } finally {
+    await pool?.destroy();
+  }
+}
+
+async function runLoaded(
+  io: CliIO,
+  loaded: Array<{ file: string } & ReturnType<typeof loadPlan>>,
+  opts: RunOptions,
+  pool: SweepPool | null,
+): Promise<number> {
+  let status = 0;
+  for (const { file, plan, text, set, warnings } of loaded) {
+    printWarnings(io, warnings);
+    const outDir = resolve(io.cwd, opts.out, plan.name);
+    const ac = new AbortController();
+    const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
+    const progress = opts.quiet || opts.json ? null : new ProgressReporter(io, plan.name);
+    let res;
+    const startedMs = Date.now();
+    try {
+      res = await runSweep(plan, {
+        outDir,
+        ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+        ...(pool ? { pool } : {}),
+        ...(opts.shard ? { shard: opts.shard } : {}),
+        resume: opts.resume,
+        manifest: {
+          experiment: plan.name,
+          seed: plan.seed,
+          version: VERSION,
+          sourceSha256: createHash('sha256').update(text).digest('hex'),
+          source: text,
+          quick: opts.quick,
+          set,
+        },
+        signal: ac.signal,
+        onWarning: (text: string) => io.stderr(`warning: ${text}\n`),
+        ...(progress ? { onProgress: (p: Parameters<ProgressReporter['update']>[0]) => progress.update(p) } : {}),
+      });
+    } finally {
+      progress?.stop();
+      removeHandlers();
+    }
+    const where = relative(io.cwd, outDir) || '.';
+    if (res.interrupted) {
+      io.stderr(interruptedMessage(res, where));
+      return 130;
+    }
+    if (opts.json) printJson(io.stdout, res.single ? { experiment: plan.name, ...res.single } : res.summary);
+    else if (!opts.quiet) {
+      io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
+      io.stdout(printRunSummary(res, parseJsonOrNull(text)) + '\n');
+      io.stdout(`written to ${where}\n`);
+    }
+    if (res.errored.length > 0) {
+      io.stderr(`${res.errored.length} cell${res.errored.length > 1 ? 's' : ''} errored:\n`);
+      for (const e of res.errored) io.stderr(`  ${e.key}: ${e.errors.join('; ')}\n`);
+      status = 1;
+    }
+    if (res.summary && !opts.shard) {
+      const entry = writeRunReport(io, { dir: outDir, summary: res.summary, source: text, quick: opts.quick, set, runTimeMs: Date.now() - startedMs, sharedAssets: opts.sharedAssets ?? false, print: !opts.quiet && !opts.json });
+      if (entry) opts.reportIndex?.push(entry);
+      else status = 1;
+    }
+  }
+  return status;
+}
+
+/** What an interrupted run left, and how to finish it. */
+function interruptedMessage(res: { single: unknown; done: number; total: number }, where: string): string {
+  if (res.single !== null) {
+    return `interrupted: the partial run (truncated: "interrupted") is in ${join(where, 'results.json')}; run again to get the whole run\n`;
+  }
+  return `interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`;
+}

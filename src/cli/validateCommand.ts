@@ -1,0 +1,59 @@
+// The validate command: an experiment file's parts, cells and replications, the calls per operation
+// on each edge of a graph if every call failed, and the estimates of work, output and memory.
+import { relative } from 'node:path';
+import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
+import { estimateWork } from '../sweep/estimateWork.js';
+import { formatBytes } from '../sweep/resourceLimits.js';
+import { UsageError, type CliIO } from './io.js';
+import { planLimits } from './limits.js';
+import { loadPlan, printWarnings } from './loadPlan.js';
+
+function fmtCount(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
+  return String(Math.round(n));
+}
+
+/** Calls per operation: a count, with two decimals when it is not whole (an entry mix), or unbounded. */
+function fmtCalls(n: number): string {
+  if (!Number.isFinite(n)) return 'unbounded';
+  return Number.isInteger(n) || n >= 1e4 ? fmtCount(n) : n.toFixed(2);
+}
+
+/** Validate the experiment file at `path` and print what it would run (a UsageError on any problem or refused limit). */
+export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean }): void {
+  const { plan, warnings } = loadPlan(path, opts);
+  const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes });
+  if (limits.refusals.length > 0) throw new UsageError(limits.refusals);
+  printWarnings(io, [...warnings, ...limits.warnings]);
+  const lines = [`${plan.name}: valid`];
+  let runs = 0;
+  let ops = 0;
+  let calls = 0;
+  for (const p of plan.parts) {
+    lines.push(`  part ${p.name}: ${p.cells.length} cells x ${p.replications} replications`);
+    const first = p.cells[0]?.scenario;
+    if (first?.graph !== undefined) {
+      const graph = first.graph;
+      const format = (edges: ReturnType<typeof callsIfEveryCallFails>) => edges.map((e) => `${e.caller} -> ${e.callee} ${fmtCalls(e.callsPerOperation)}`).join(', ');
+      if (graph.workloads === undefined) lines.push(`    calls per operation if every call failed (its first cell): ${format(callsIfEveryCallFails(graph, first.stack))}`);
+      else {
+        for (const w of graph.workloads) {
+          const edges = callsIfEveryCallFails({ ...graph, entries: w.entries }, w.stack, w.name);
+          lines.push(`    calls per operation of ${w.name} if every call failed (its first cell): ${format(edges)}`);
+        }
+      }
+    }
+    runs += p.cells.length * p.replications;
+    for (const c of p.cells) {
+      const w = estimateWork(c.scenario);
+      ops += w.operations * p.replications;
+      calls += w.maxLeafCalls * p.replications;
+    }
+  }
+  lines.push(`  ${runs} runs in all`);
+  lines.push(`  work: about ${fmtCount(ops)} operations, at most ${Number.isFinite(calls) ? fmtCount(calls) : 'unbounded'} leaf calls (if every attempt failed)`);
+  lines.push(`  output: about ${formatBytes(limits.findings.output.bytes)} of results; memory: about ${formatBytes(limits.findings.memory.bytes)} at peak`);
+  io.stdout(lines.join('\n') + '\n');
+}
