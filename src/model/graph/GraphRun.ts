@@ -210,9 +210,8 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
             const kb = nextKind - K_FRAME_WAKE;
             nextKind += STACK_KINDS;
             this.checkKinds(nextKind);
-            // Calls to a service that only answers as a leaf are requests of its fleet's own table (ServiceLeaf.direct).
-            const callee = runtimes.get(call.service) as ServiceRuntime;
-            const siteReq = callee.plainOnly ? callee.req : new RequestTable(64);
+            // A call's requests are slots of the callee fleet's own table (ServiceLeaf.direct).
+            const siteReq = (runtimes.get(call.service) as ServiceRuntime).req;
             const siteTrace = trace !== undefined ? siteSink(trace, traceSite(s.name, call, levels?.get(s.name) ?? 0)) : undefined;
             const isCall = (ref: StackRef) => ref.kind === 'call' && callKey(ref.service, ref.endpoint, ref.step, ref.call) === callKey(s.name, ep.name, i, j);
             const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), 64, { ...stackOptions(siteSc.stack, deriveSeed(seed, 'call', s.name, ep.name, i, j), kb, isCall), trace: siteTrace });

@@ -57,9 +57,10 @@ export class ServiceLeaf implements Leaf, SendGate {
   private readonly mixSeed: number;
   readonly edges: EdgeCounters[];
   /**
-   * The stack's requests are slots of its one callee's fleet table (a service whose endpoints have
-   * no steps, `ServiceRuntime.plainOnly`): the fleet serves them as they are, with no slot of its
-   * own, and the stack alone frees them, as a leaf's host does.
+   * The stack's requests are slots of its one callee's fleet table (every call site's are): the
+   * fleet serves a plain endpoint's request as it is, and a handler runs in it (its work steps, its
+   * held worker), with no slot of the callee's own, and the stack alone frees them, as a leaf's
+   * host does.
    */
   readonly direct: boolean;
   /** Per request: what the callee holds for it (NO_INNER: nothing; for a {@link direct} stack, the request itself), and which target it went to. */
@@ -114,12 +115,13 @@ export class ServiceLeaf implements Leaf, SendGate {
   }
 
   /**
-   * A {@link direct} stack with no bulkhead calls a fleet that may answer on arrival (a backend
+   * A {@link direct} stack with no bulkhead calls a plain service whose fleet may answer on arrival (a backend
    * down, a fault, shedding): such an answer needs no request slot ({@link arriveAtOnce}). Asked
    * once the callee's fleet is connected.
    */
   get answersAtOnce(): boolean {
-    return this.direct && this.bulkhead === null && (this.targets[0] as ServiceTarget).service.fleet.answersAtOnce;
+    const callee = (this.targets[0] as ServiceTarget).service;
+    return this.direct && this.bulkhead === null && callee.plainOnly && callee.fleet.answersAtOnce;
   }
 
   private ensure(r: number): void {

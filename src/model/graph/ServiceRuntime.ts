@@ -31,9 +31,12 @@ const handlerInner = (h: number): number => -2 - h;
  * `leaf` scenario would have, with its own request table, event kinds and random streams) and the
  * handlers of its endpoints. A request arriving from any caller ({@link ServiceLeaf}) becomes a slot
  * of the fleet's table (an endpoint without steps: answered by the fleet as a leaf answers) or a
- * handler (an endpoint with steps) with a slot of its own in the fleet's table, pinned to the
- * backend the load balancer picks on its arrival (`ServerFarm.pickBackend`); the service remembers
- * the caller and its request to answer through.
+ * handler (an endpoint with steps) with a slot in the fleet's table, pinned to the backend the load
+ * balancer picks on its arrival (`ServerFarm.pickBackend`); the service remembers the caller and
+ * its request to answer through. A call site's requests are slots of the callee fleet's table
+ * already ({@link ServiceLeaf.direct}): the request is the slot, and its caller frees it; a
+ * workload's entry stack keeps a table of its own, and its request is copied into a slot
+ * ({@link slotFor}).
  *
  * Workers. On an `async` service a handler holds a worker only during its `work` steps: each joins
  * the worker queue of its backend under the fleet's discipline, as a leaf request does (triage:
@@ -73,8 +76,8 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
   /** Thread-per-request: a handler holds its worker from its start to its end. */
   readonly threaded: boolean;
   /**
-   * No endpoint has steps: the fleet answers every request as a leaf does, and a call site whose
-   * calls come here may send them in the fleet's own table ({@link ServiceLeaf.direct}).
+   * No endpoint has steps: the fleet answers every request as a leaf does (and a
+   * {@link ServiceLeaf.direct} caller's attempt may be answered before it takes a slot).
    */
   readonly plainOnly: boolean;
   private maxInFlight: number;
@@ -264,9 +267,10 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     this.slotHandler[s] = WITHDRAWN_SLOT;
-    // The fleet frees the worker or the queue place (or nothing) and then the slot, through release.
+    // The fleet frees the worker or the queue place (or nothing) and then the slot, through release
+    // (a direct caller's request with it).
     (this.farm as ServerFarm).withdraw(s, t);
-    leaf.freed(r);
+    if (!leaf.direct) leaf.freed(r);
   }
 
   // ------------------------------------------------------------ the fleet's host
@@ -308,13 +312,14 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
   }
 
   release(s: number): void {
-    if (this.slotHandler[s] !== PLAIN_SLOT) {
-      // A withdrawn handler's slot: the handler is gone already.
-      this.freeSlot(s);
-      return;
-    }
     const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
     const r = this.upR[s] as number;
+    if (this.slotHandler[s] !== PLAIN_SLOT) {
+      // A withdrawn handler's slot: the handler is gone already; a direct caller's request is free now.
+      this.freeSlot(s, leaf.direct);
+      if (leaf.direct) leaf.freed(r);
+      return;
+    }
     if (!leaf.direct) this.req.release(s);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
@@ -353,7 +358,10 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     H.hBad[h] = up.bad[r] as number;
     H.hOpSeq[h] = up.opSeq[r] as number;
     this.tracer?.handler(H.hOpSeq[h] as number, endpoint, t);
-    const s = this.slotFor(leaf, r, h);
+    // A direct caller's request is the handler's slot: the caller filled it as slotFor would.
+    let s = r;
+    if (leaf.direct) this.serves(r, leaf, r, h);
+    else s = this.slotFor(leaf, r, h);
     H.hSlot[h] = s;
     this.req.state[s] = R_HANDLER;
     H.hBackend[h] = farm.pickBackend(s);
@@ -480,10 +488,10 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     }
   }
 
-  /** Free fleet slot s of a handler that has ended. */
-  private freeSlot(s: number): void {
+  /** Free fleet slot s of a handler that has ended (`direct`: it is its caller's request, which the caller frees). */
+  private freeSlot(s: number, direct: boolean): void {
     this.slotHandler[s] = PLAIN_SLOT;
-    this.req.release(s);
+    if (!direct) this.req.release(s);
   }
 
   /**
@@ -526,7 +534,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     const r = H.hR[h] as number;
     const degraded = H.hDegraded[h] === 1;
     this.tracer?.answer(H.hOpSeq[h] as number, H.hEndpoint[h] as number, outcome, t);
-    this.freeSlot(s);
+    this.freeSlot(s, leaf.direct);
     H.release(h);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
@@ -552,7 +560,7 @@ export class ServiceRuntime implements LeafHost, CacheOwner {
     (this.farm as ServerFarm).handlerAnswered(s, Outcome.TIMEOUT, t);
     const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
     const r = H.hR[h] as number;
-    this.freeSlot(s);
+    this.freeSlot(s, leaf.direct);
     H.release(h);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
