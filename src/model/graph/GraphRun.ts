@@ -9,10 +9,9 @@ import { callKey, laterPolicies, runWithInterventions, type InterventionChange, 
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
-import { Measurements, ServiceMeasurements, type FleetSeriesInput } from '../Measurements.js';
-import { CASCADE_BIN_MS, cascadeTimeline, MAX_SERIES_BINS, type CascadeEvent, type ServiceBins } from '../../metrics/index.js';
+import { Measurements, ServiceMeasurements } from '../Measurements.js';
 import { R_HANG, R_QUEUED, RequestTable } from '../RequestTable.js';
-import { buildResults, serviceResult, type EdgeResult, type EdgeWorkloadCalls, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
+import { buildResults, serviceResult, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
 import type { Layer, Scenario } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import type { TraceEvent } from '../trace.js';
@@ -21,6 +20,7 @@ import { makeWorkload, type Workload } from '../workloads/Workload.js';
 import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
 import { GraphCaches } from './GraphCaches.js';
+import { cascade, edgeResults, fleetSeries, gatherLayers } from './graphResults.js';
 import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
 import { joinCode, workStep, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
@@ -314,7 +314,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
         guards: (stacks[0] as EntryStack).layers.guards,
       });
     };
-    if (several) this.gatherLayers();
+    if (several) gatherLayers(this.m, this.entryStacks.map((e) => e.m));
     const raw = snapshot(this.m, this.entryStacks);
     let perWorkload: WorkloadResult[] | undefined;
     if (several) {
@@ -343,7 +343,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       results.goodputPerSec = perWorkload.reduce((n, w) => n + w.goodputPerSec, 0);
       results.workloads = perWorkload;
     }
-    results.edges = this.edges(results.operations.offered, perWorkload);
+    results.edges = edgeResults(this.callers, this.callerNames, results.operations.offered, perWorkload);
     const bins = results.timeSeries.tMs.length;
     results.services = this.services.map((s) => {
       const into = (results.edges ?? []).filter((e) => e.callee === s.name);
@@ -354,38 +354,13 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
         totals: s.fleet.totals() ?? NO_SERVER_TOTALS,
         refusedInFlight: s.refusedInFlight,
         backends: s.fleet.backendStats(),
-        timeSeries: s.measure.series(bins, this.fleetSeries(s, bins)),
+        timeSeries: s.measure.series(bins, fleetSeries(s, bins)),
       });
     });
     this.caches.attach(results.services, bins);
-    results.cascade = this.cascade(endMs);
+    results.cascade = cascade(this.services, endMs);
     if (sc.interventions !== undefined) results.interventions = applied;
     return results;
-  }
-
-  /** What service s's fleet gives its series over `bins` bins (null: a fleet without servers). */
-  private fleetSeries(s: ServiceRuntime, bins: number): FleetSeriesInput | null {
-    const series = s.fleet.series(bins);
-    if (series === null) return null;
-    const binned = s.fleet instanceof ServerFarm ? s.fleet.binCounts(bins) : null;
-    return { queue: series.queue, busy: series.busy, counts: binned?.counts ?? null, workers: binned?.workers ?? null };
-  }
-
-  /**
-   * The cascade timeline (README, "Service graphs"; src/metrics/cascadeTimeline.ts) from each
-   * service's 1 s bins over the run: its utilisation (busy workers over workers available), the
-   * answers it gave and their failures, and its crashes.
-   */
-  private cascade(endMs: number): CascadeEvent[] {
-    const bins = Math.min(MAX_SERIES_BINS, Math.floor(endMs / CASCADE_BIN_MS) + 1);
-    return cascadeTimeline(
-      this.services.map((s): ServiceBins => {
-        const fleet = s.fleet instanceof ServerFarm ? s.fleet.timelineBins(bins) : null;
-        const answers = s.measure.timelineAnswerBins(bins);
-        const zeros = new Array<number>(bins).fill(0);
-        return { name: s.name, binMs: CASCADE_BIN_MS, utilisation: fleet?.utilisation ?? zeros, answered: answers.answered, failed: answers.failed, crashes: fleet?.crashes ?? zeros };
-      }),
-    );
   }
 
   /** @internal A timed intervention's change at t (src/model/interventions.ts): a stack's layer, a fleet's queue limits or a service's cap. */
@@ -417,61 +392,6 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
         return;
       }
     }
-  }
-
-  /** The totals' layer counters: every workload's layers in turn (the totals' stack). */
-  private gatherLayers(): void {
-    const total = this.m;
-    let k = 0;
-    for (const e of this.entryStacks) {
-      const m = e.m;
-      total.layerFirst.set(m.layerFirst, k);
-      total.layerRetries.set(m.layerRetries, k);
-      total.layerCancelled.set(m.layerCancelled, k);
-      total.layerHedges.set(m.layerHedges, k);
-      total.layerGiveUps.set(m.layerGiveUps, k * (m.layerGiveUps.length / m.layerFirst.length));
-      k += m.layerFirst.length;
-    }
-  }
-
-  /**
-   * The edges' counters (README, "Service graphs", item 9), summed over the stacks of each (caller,
-   * callee) pair, in the order first met; with several workloads, each workload's share too.
-   */
-  private edges(offered: number, workloads: WorkloadResult[] | undefined): EdgeResult[] {
-    const out = new Map<string, EdgeResult>();
-    this.callers.forEach((leaf, i) => {
-      leaf.targets.forEach((tg, j) => {
-        const caller = this.callerNames[i] as string;
-        const key = `${caller}\u0000${tg.service.name}`;
-        const e = leaf.edges[j] as ServiceLeaf['edges'][number];
-        const row = out.get(key) ?? { caller, callee: tg.service.name, calls: 0, retries: 0, ownRetries: 0, amplification: 0 };
-        row.calls += e.calls;
-        row.retries += e.retries;
-        row.ownRetries += e.ownRetries;
-        if (leaf.bulkhead !== null) row.bulkheadFull = (row.bulkheadFull ?? 0) + e.bulkheadFull;
-        if (workloads !== undefined) {
-          const by = (row.workloads ??= Object.fromEntries(workloads.map((w) => [w.workload, { calls: 0, retries: 0, ownRetries: 0, amplification: 0 } as EdgeWorkloadCalls])));
-          workloads.forEach((w, k) => {
-            const c = leaf.workloadEdge(j, k);
-            const into = by[w.workload] as EdgeWorkloadCalls;
-            into.calls += c.calls;
-            into.retries += c.retries;
-            into.ownRetries += c.ownRetries;
-          });
-        }
-        out.set(key, row);
-      });
-    });
-    const rows = [...out.values()];
-    for (const r of rows) {
-      r.amplification = offered > 0 ? r.calls / offered : 0;
-      for (const w of workloads ?? []) {
-        const c = (r.workloads as Record<string, EdgeWorkloadCalls>)[w.workload] as EdgeWorkloadCalls;
-        c.amplification = w.operations.offered > 0 ? c.calls / w.operations.offered : 0;
-      }
-    }
-    return rows;
   }
 
   /** @internal The run loop's {@link EventDispatcher}. */
