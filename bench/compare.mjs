@@ -1,8 +1,10 @@
 // Compare two builds of the project, run by run: `node bench/compare.mjs OLD NEW [--pairs 5]
 // [--only engine,mm1,storm,aws] [--quick] [--json FILE]` (the JSON is rewritten after every pair). OLD and NEW are directories that each
 // hold a build (`dist/`), its `bench/` and `experiments/` (and a `node_modules`). Each pair runs
-// `bench/run.mjs` once in each directory, the order flipped from pair to pair (old first, then new
-// first), so that a trend in the machine's load falls on both sides alike. Every row's subject
+// every case of `--only` in turn, each once in each directory (`bench/run.mjs --only CASE`), the
+// order flipped from pair to pair (old first, then new first): the two runs of a row are a case's
+// length apart, not a whole benchmark's, so that a change in the machine's load between them is
+// smaller, and a trend falls on both sides alike. Every row's subject
 // value is compared within its pair: the per-pair ratio is new/old for rates, old/new for CPU
 // seconds (above 1: the new build is faster) and new/old for memory (below 1: it takes less). The
 // table gives each side's median and the median of the per-pair ratios (docs/performance.md).
@@ -39,9 +41,9 @@ function subject(row) {
   return null;
 }
 
-function runOnce(dir, tag) {
+function runOnce(dir, tag, cases) {
   const out = join(scratch, `${tag}.json`);
-  const args = [join(dir, 'bench', 'run.mjs'), '--only', only, '--json', out, ...(quick ? ['--quick'] : [])];
+  const args = [join(dir, 'bench', 'run.mjs'), '--only', cases, '--json', out, ...(quick ? ['--quick'] : [])];
   const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) throw new Error(`${dir}: bench/run.mjs exited ${r.status}`);
   const rows = new Map();
@@ -65,19 +67,21 @@ const load0 = loadavg();
 const t0 = performance.now();
 for (let p = 0; p < pairs; p++) {
   const order = p % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
-  const got = {};
-  for (const side of order) {
-    process.stderr.write(`pair ${p + 1}/${pairs}: ${side} ...\n`);
-    got[side] = runOnce(side === 'old' ? oldDir : newDir, `${p}-${side}`);
-  }
-  for (const [name, o] of got.old) {
-    const n = got.new.get(name);
-    if (!n) continue;
-    const e = byRow.get(name) ?? { how: o.how, old: [], new: [], ratios: [] };
-    e.old.push(o.value);
-    e.new.push(n.value);
-    e.ratios.push(o.how === 'cpu' ? o.value / n.value : n.value / o.value);
-    byRow.set(name, e);
+  for (const c of only.split(',')) {
+    const got = {};
+    for (const side of order) {
+      process.stderr.write(`pair ${p + 1}/${pairs}: ${c}, ${side} ...\n`);
+      got[side] = runOnce(side === 'old' ? oldDir : newDir, `${p}-${c}-${side}`, c);
+    }
+    for (const [name, o] of got.old) {
+      const n = got.new.get(name);
+      if (!n) continue;
+      const e = byRow.get(name) ?? { how: o.how, old: [], new: [], ratios: [] };
+      e.old.push(o.value);
+      e.new.push(n.value);
+      e.ratios.push(o.how === 'cpu' ? o.value / n.value : n.value / o.value);
+      byRow.set(name, e);
+    }
   }
   // The pairs so far, so that a comparison stopped early (a machine that became busy) keeps them.
   if (jsonFile) writeJson(p + 1);
@@ -86,7 +90,7 @@ const load1 = loadavg();
 
 const fmt = (how, x) => (how === 'cpu' ? `${x.toFixed(2)} s` : how === 'memory' ? `${(x / 1e6).toFixed(1)} MB` : `${(x / 1e6).toFixed(2)} M/s`);
 const lines = [];
-lines.push(`${pairs} pairs, order flipped each pair; load average ${load0.map((x) => x.toFixed(2)).join(' ')} at the start, ${load1.map((x) => x.toFixed(2)).join(' ')} at the end; ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+lines.push(`${pairs} pairs, each case alternated old/new, order flipped each pair; load average ${load0.map((x) => x.toFixed(2)).join(' ')} at the start, ${load1.map((x) => x.toFixed(2)).join(' ')} at the end; ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 lines.push('');
 const header = ['row', 'old (median)', 'new (median)', 'per-pair ratio (median)', 'per-pair ratios'];
 const table = [...byRow].map(([name, e]) => [
