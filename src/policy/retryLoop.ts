@@ -67,15 +67,6 @@ export class RetryLoop {
   }
 
   /**
-   * Whether {@link beforeAttempt} answers SEND whenever it is asked: the call has no deadline
-   * (`deadlineAtMs` is +Infinity) and the layer no admission control. A caller may then send a
-   * call's first attempt without asking (its {@link RetryStep} is written by the next answer).
-   */
-  static sendsWithoutAsking(deadlineAtMs: number, hasAdmission: boolean): boolean {
-    return deadlineAtMs === Infinity && !hasAdmission;
-  }
-
-  /**
    * Before an attempt (the first, or a retry whose wait has ended), `attemptsMade` attempts having
    * been sent, the last of which ended with `lastOutcome` (DEADLINE_EXCEEDED before any):
    * remaining <= 0 -> END `deadline` without calling; then the admission control, if any, with one

@@ -198,9 +198,14 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     return f;
   }
 
-  /** The first attempt of the call {@link openCall} opened at t (asking the loop only when it may not send: {@link firstAttempt}). */
+  /**
+   * The first attempt of the call {@link openCall} opened at t. With no deadline and no admission
+   * control at the top layer the loop's answer before it is to send (RetryLoop.beforeAttempt), so it
+   * is sent without asking.
+   */
   startCall(f: number, t: number): void {
-    this.firstAttempt(f, 0, t);
+    if (this.fDeadline[f] === Infinity && !this.guards.hasAdmission[0]) this.sendAttempt(f, t);
+    else this.startAttempt(f, t);
   }
 
   /** Cancel the call of top frame f (its handler no longer waits): it stops, and its downstream work is withdrawn. */
@@ -228,19 +233,8 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
 
   /** A call arrives at frame f's layer: start its retry loop. fDeadline holds the incoming deadline. */
   beginCall(f: number, t: number): void {
-    const k = this.fLayer[f] as number;
-    this.initCall(f, k, t);
-    this.firstAttempt(f, k, t);
-  }
-
-  /**
-   * The first attempt of frame f's call (of layer k) at t: sent at once where the loop's answer
-   * before it is to send whatever the time ({@link RetryLoop.sendsWithoutAsking}), else as the
-   * loop answers ({@link startAttempt}).
-   */
-  private firstAttempt(f: number, k: number, t: number): void {
-    if (RetryLoop.sendsWithoutAsking(this.fDeadline[f] as number, this.guards.hasAdmission[k] as boolean)) this.sendAttempt(f, t);
-    else this.startAttempt(f, t);
+    this.initCall(f, this.fLayer[f] as number, t);
+    this.startAttempt(f, t);
   }
 
   /** {@link beginCall} before the first attempt: frame f's call (of layer k) starts its loop's state at t. */
