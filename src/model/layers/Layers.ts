@@ -1,7 +1,7 @@
 import { ClientRandom, deriveSeed } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
-import { isIdempotent } from '../../policy/classify.js';
-import { compilePolicy, type CompiledPolicy } from '../../policy/decision.js';
+import { idempotencyInto, METHOD_CODES, METHOD_COUNT } from '../../policy/classify.js';
+import type { CompiledPolicy } from '../../policy/decision.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome } from '../../policy/outcome.js';
 import type { AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import type { BudgetChain } from '../../policy/budgets/BudgetChain.js';
@@ -11,18 +11,24 @@ import type { Folds } from '../folds.js';
 import type { Leaf } from '../leaves/Leaf.js';
 import type { Measurements } from '../Measurements.js';
 import { R_CANCELLED, R_FREE, R_HANG, type RequestTable } from '../RequestTable.js';
-import type { Method, Policy, Scenario } from '../scenario.js';
+import type { Policy, Scenario } from '../scenario.js';
 import type { OperationStarter, Workload } from '../workloads/Workload.js';
 import { NO_CHILD } from './FrameTable.js';
 import { LeafLink, type SendGate } from './LeafLink.js';
 import { Hedging } from './Hedging.js';
 import { LayerGuards } from './LayerGuards.js';
+import { PolicySwaps } from './PolicySwaps.js';
 import { traceAttempt, traceCall, traceGiveUp, traceOutcome, traceWait, type TraceSink } from './traceEvents.js';
 
-/** The code of each method in the frames' `fMethod`. */
-export const METHOD_CODES: Record<Method, number> = { GET: 0, HEAD: 1, PUT: 2, DELETE: 3, POST: 4 };
-const METHODS: Method[] = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'];
+// The methods' codes (the frames' `fMethod`) are policy/classify.ts's; graph/GraphRun.ts reads them from here.
+export { METHOD_CODES };
 const GIVE_UP_COUNT = GIVE_UP_NAMES.length;
+/**
+ * The length of a layer's row of {@link Layers.idempotent}: METHOD_COUNT, bound here because the
+ * decision reads it per attempt, and a constant of this module costs nothing there while an
+ * imported binding is loaded and checked at each use (callgrind, storm workload).
+ */
+const IDEMPOTENT_ROW = METHOD_COUNT;
 
 /** How the model runs the layers. */
 export interface LayersOptions {
@@ -65,8 +71,8 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   /** Per layer: the retry loop of its policy, and the step its answers are written into. */
   readonly loops: RetryLoop[];
   readonly step = new RetryStep();
-  /** idempotent[layer * 5 + methodCode]. */
-  private readonly idempotent: Uint8Array;
+  /** Per layer and method: 1 where its policy deems the method idempotent, at idempotent[layer * METHOD_COUNT + methodCode] (policy/classify.ts, idempotencyInto). */
+  readonly idempotent: Uint8Array;
   private readonly jitter: ClientRandom[];
   /** Whether the backoff's jitter is seeded at call start. */
   private readonly timeSeeded: boolean[];
@@ -98,15 +104,9 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   private workload!: Workload;
   /** A graph's call site: where its calls end (null: a workload's stack, whose top frames are operations). */
   private site: CallEnds | null = null;
-  /**
-   * Per frame, once a timed intervention changed a layer's policy (null before, and in a run
-   * without interventions): 1 when the frame's retry was planned under an earlier policy, 3 when
-   * budgets were added or replaced since, for its wake-up armed with generation `recheckGen`; that
-   * wake-up asks the loop again ({@link swapPolicy}, {@link wake}).
-   */
-  private recheck: Uint8Array | null = null;
-  private recheckGen: Uint32Array | null = null;
-  /** Some wake-up may have to be asked again ({@link wake}): set by the first policy change; the dispatch calls `startAttempt` directly until then. */
+  /** The timed interventions' changes of policy and the retries they re-check (null until the first change: {@link swapPolicy}). */
+  private swaps: PolicySwaps | null = null;
+  /** Some wake-up may have to be asked again ({@link wake}): set by the first policy change that marks a retry; the dispatch calls `startAttempt` directly until then. */
   rechecks = false;
 
   constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, o: LayersOptions) {
@@ -119,12 +119,8 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     const L = sc.stack.length;
     const clients = sc.workload.clients;
     this.loops = o.policies.map((p) => new RetryLoop(p));
-    this.idempotent = new Uint8Array(L * 5);
-    sc.stack.forEach((l, k) => {
-      METHODS.forEach((meth, i) => {
-        this.idempotent[k * 5 + i] = isIdempotent(meth, l.policy.idempotency) ? 1 : 0;
-      });
-    });
+    this.idempotent = new Uint8Array(L * METHOD_COUNT);
+    sc.stack.forEach((l, k) => idempotencyInto(this.idempotent, k * METHOD_COUNT, l.policy.idempotency));
     this.jitter = sc.stack.map((l, k) => new ClientRandom(clients, deriveSeed(seed, 'jitter', k), l.policy.seeding ?? { kind: 'independent' }));
     this.timeSeeded = sc.stack.map((l) => l.policy.seeding?.kind === 'time-seeded');
     this.opMethod = METHOD_CODES[sc.workload.method];
@@ -256,7 +252,8 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
 
   /** Frame f's backoff wake-up (armed with generation `gen`) at t: the next attempt starts, unless a policy changed while it waited and the loop now ends the call. */
   wake(f: number, gen: number, t: number): void {
-    if (this.recheck !== null && this.recheckEnds(f, gen, t)) return;
+    const swaps = this.swaps;
+    if (swaps !== null && swaps.recheckEnds(f, gen, t)) return;
     this.startAttempt(f, t);
   }
 
@@ -389,7 +386,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
       this.fAttempts[f] as number,
       outcome,
       retryAfterMs,
-      this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1,
+      this.idempotent[k * IDEMPOTENT_ROW + (this.fMethod[f] as number)] === 1,
       t,
       this.fDeadline[f] as number,
       this.fStart[f] as number,
@@ -446,7 +443,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     return this.draw(this.drawLayer, this.drawClient);
   }
 
-    /** Layer k's jitter draw for `client` (its stream, or the fixed draw). */
+  /** Layer k's jitter draw for `client` (its stream, or the fixed draw). */
   draw(k: number, client: number): number {
     if (this.fixedDraw !== undefined) return this.fixedDraw;
     return (this.jitter[k] as ClientRandom).next(client);
@@ -531,71 +528,9 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
 
   // ---------------------------------------------------------------- timed interventions
 
-  /**
-   * Layer k takes `policy` at t (a timed intervention, README "Timed interventions"): its retry
-   * loop is recompiled and swapped in, and governs every decision of its frames from now on, in
-   * every instance; its budgets and admission control follow ({@link LayerGuards.swap}). An
-   * attempt in flight keeps the timeout it was sent with. A retry already waiting is marked: when
-   * it wakes, the new loop re-checks it ({@link RetryLoop.recheckRetry}: the attempt cap, the
-   * retryable classes, and the new budgets). The policy's hedging and seeding stay (validation).
-   */
+  /** Layer k takes `policy` at t (a timed intervention, README "Timed interventions"): see {@link PolicySwaps.swap}. */
   swapPolicy(k: number, policy: Policy, t: number): void {
-    this.loops[k] = new RetryLoop(compilePolicy(policy));
-    METHODS.forEach((meth, i) => {
-      this.idempotent[k * 5 + i] = isIdempotent(meth, policy.idempotency) ? 1 : 0;
-    });
-    const newBudgets = this.guards.swap(k, policy, t);
-    if (this.hedging[k]) return;
-    const n = this.frameCount;
-    let marks = this.recheck;
-    let gens = this.recheckGen;
-    if (marks === null || gens === null || marks.length < n) {
-      const size = Math.max(n, 64);
-      const m = new Uint8Array(size);
-      const g = new Uint32Array(size);
-      if (marks !== null && gens !== null) {
-        m.set(marks);
-        g.set(gens);
-      }
-      this.recheck = marks = m;
-      this.recheckGen = gens = g;
-    }
-    this.rechecks = true;
-    const mark = newBudgets ? 3 : 1;
-    // Every frame of layer k between attempts, for the event it waits for now: only a wake-up armed
-    // with that generation is asked again (a free frame, one not begun or one whose attempt is
-    // delayed by its admission control never wakes with it).
-    const timers = this.frameTimers;
-    for (let f = 0; f < n; f++) {
-      if (this.fLayer[f] !== k || this.fInAttempt[f] !== 0 || (this.fAttempts[f] as number) === 0) continue;
-      const gen = timers.current(f);
-      marks[f] = gens[f] === gen ? (marks[f] as number) | mark : mark;
-      gens[f] = gen;
-    }
-  }
-
-  /** Frame f's retry, planned before its layer's policy changed, wakes at t (its wake-up armed with `gen`): the loop re-checks it; true when the call ends there. */
-  private recheckEnds(f: number, gen: number, t: number): boolean {
-    const marks = this.recheck as Uint8Array;
-    const mark = f < marks.length && (this.recheckGen as Uint32Array)[f] === gen ? (marks[f] as number) : 0;
-    if (mark === 0) return false;
-    marks[f] = 0;
-    const k = this.fLayer[f] as number;
-    const chain = (mark & 2) !== 0 && this.guards.hasBudget[k] ? this.guards.decisionChain(k, this.fInst[f] as number) : null;
-    const step = this.step;
-    const next = (this.loops[k] as RetryLoop).recheckRetry(
-      this.fAttempts[f] as number,
-      this.fLastOutcome[f] as number,
-      this.fLastRA[f] as number,
-      this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1,
-      t,
-      this.fDeadline[f] as number,
-      chain,
-      step,
-    );
-    if (next !== Next.END) return false;
-    this.endFrame(f, step.reason, step.outcome, this.fLastRA[f] as number, t);
-    return true;
+    (this.swaps ??= new PolicySwaps(this)).swap(k, policy, this.frameCount, t);
   }
 
   /** Close the layers' series at the end of the run. */
@@ -603,5 +538,3 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     this.guards.finish(endMs);
   }
 }
-
-
