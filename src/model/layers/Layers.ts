@@ -8,20 +8,19 @@ import type { BudgetChain } from '../../policy/budgets/BudgetChain.js';
 import { Next, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../../policy/retryLoop.js';
 import { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
-import type { Leaf } from '../leaves/Leaf.js';
 import type { Measurements } from '../Measurements.js';
 import { R_CANCELLED, R_FREE, R_HANG, type RequestTable } from '../RequestTable.js';
 import type { Policy, Scenario } from '../scenario.js';
-import type { OperationStarter, Workload } from '../workloads/Workload.js';
 import { NO_CHILD } from './FrameTable.js';
-import { LeafLink, type SendGate } from './LeafLink.js';
 import { Hedging } from './Hedging.js';
 import { LayerGuards } from './LayerGuards.js';
 import { PolicySwaps } from './PolicySwaps.js';
+import { StackTop } from './StackTop.js';
 import { traceAttempt, traceCall, traceGiveUp, traceOutcome, traceWait, type TraceSink } from './traceEvents.js';
 
-// The methods' codes (the frames' `fMethod`) are policy/classify.ts's; graph/GraphRun.ts reads them from here.
+// The methods' codes (the frames' `fMethod`) are policy/classify.ts's, and CallEnds is StackTop.ts's; graph/ reads them from here.
 export { METHOD_CODES };
+export type { CallEnds } from './StackTop.js';
 const GIVE_UP_COUNT = GIVE_UP_NAMES.length;
 /**
  * The length of a layer's row of {@link Layers.idempotent}: METHOD_COUNT, bound here because the
@@ -46,17 +45,6 @@ export interface LayersOptions {
 }
 
 /**
- * Where the calls of a graph's call site end: its top frames are started by a handler
- * ({@link Layers.startCall}), not by a workload, and their ends go to the handler's join.
- */
-export interface CallEnds {
-  /** Top frame f's call ended at t (f is already free): why, and the outcome it returns. */
-  callEnded(f: number, reason: number, outcome: number, t: number): void;
-  /** Whether the handler that started top frame f still waits for it (and the handler's own caller for it). */
-  wanted(f: number): boolean;
-}
-
-/**
  * The stack of retrying layers: each layer's call for one operation is a frame (a row of the
  * {@link FrameTable}) that drives its layer's {@link RetryLoop} (src/policy/retryLoop.ts, the one
  * copy of README "The retry decision": the frames keep the call's state in their columns, the
@@ -64,9 +52,11 @@ export interface CallEnds {
  * waiting (an attempt timeout) abandons its downstream call, which goes on unless cancellation is
  * enabled: orphaned frames keep retrying, and server time spent on requests nobody waits for is
  * wasted work. It is the leaf's host: the leaf's answers come back here. Per-client jitter state
- * lives in typed arrays; nothing is allocated per event.
+ * lives in typed arrays; nothing is allocated per event. Where its top frames' calls come from and
+ * end (a workload's operations, a call site's calls) is {@link StackTop}, which it extends; a timed
+ * intervention's change of a layer's policy is {@link PolicySwaps}'.
  */
-export class Layers extends LeafLink implements OperationStarter, UniformDraw {
+export class Layers extends StackTop implements UniformDraw {
   private readonly sc: Scenario;
   /** Per layer: the retry loop of its policy, and the step its answers are written into. */
   readonly loops: RetryLoop[];
@@ -79,9 +69,8 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   /** The layer and client the loop's next jitter draw is for ({@link uniform}). */
   private drawLayer = 0;
   private drawClient = 0;
-  readonly instances: number[];
   readonly hedging: boolean[];
-  readonly guards: LayerGuards;
+  override readonly guards: LayerGuards;
   readonly hedges: Hedging;
   /**
    * The event queue's lane for the layer's timeouts, where it has a per-attempt timeout (-1:
@@ -95,15 +84,6 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   readonly trace: TraceSink | undefined;
   private readonly horizonMs: number;
 
-  // Operations.
-  private readonly opMethod: number;
-  private readonly opDeadlineMs: number;
-  private nextOpSeq = 0;
-  inFlightOps = 0;
-  private maxInFlight = Infinity;
-  private workload!: Workload;
-  /** A graph's call site: where its calls end (null: a workload's stack, whose top frames are operations). */
-  private site: CallEnds | null = null;
   /** The timed interventions' changes of policy and the retries they re-check (null until the first change: {@link swapPolicy}). */
   private swaps: PolicySwaps | null = null;
   /** Some wake-up may have to be asked again ({@link wake}): set by the first policy change that marks a retry; the dispatch calls `startAttempt` directly until then. */
@@ -123,9 +103,6 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     sc.stack.forEach((l, k) => idempotencyInto(this.idempotent, k * METHOD_COUNT, l.policy.idempotency));
     this.jitter = sc.stack.map((l, k) => new ClientRandom(clients, deriveSeed(seed, 'jitter', k), l.policy.seeding ?? { kind: 'independent' }));
     this.timeSeeded = sc.stack.map((l) => l.policy.seeding?.kind === 'time-seeded');
-    this.opMethod = METHOD_CODES[sc.workload.method];
-    this.opDeadlineMs = sc.workload.deadlineMs ?? Infinity;
-    this.instances = sc.stack.map((l) => l.instances);
     this.timeoutLane = Int32Array.from(sc.stack, (l) => (l.policy.perAttemptTimeoutMs !== undefined ? sim.addLane() : -1));
     this.wakeLane = Int32Array.from(sc.stack, (l) => {
       const kind = l.policy.backoff.kind;
@@ -136,105 +113,21 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     this.hedges = new Hedging(this, sim);
   }
 
-  /** Connect the leaf the last layer calls, and the workload whose operations start here (told when one ends). */
-  connect(leaf: Leaf, workload: Workload): void {
-    this.connectLeaf(leaf);
-    this.workload = workload;
-    this.maxInFlight = workload.maxInFlight;
-  }
-
-  /** Connect a graph's call site: the leaf is the callee service, the calls end at `site`, and `gate` (a bulkhead) may refuse its attempts. */
-  connectCallSite(leaf: Leaf, site: CallEnds, gate: SendGate | null = null): void {
-    this.connectLeaf(leaf, gate);
-    this.site = site;
-  }
-
-  // ---------------------------------------------------------------- operations
-
-  startOperation(client: number, bad: number, t: number): void {
-    const f = this.allocFrame();
-    this.fLayer[f] = 0;
-    this.fParent[f] = -1;
-    this.fParentGen[f] = 0;
-    this.fClient[f] = client;
-    if (this.guards.guarded[0]) this.fInst[f] = client % (this.instances[0] as number);
-    this.fMethod[f] = this.opMethod;
-    this.fBad[f] = bad;
-    this.fChain[f] = 0;
-    this.fOpSeq[f] = this.nextOpSeq++;
-    this.fDeadline[f] = t + this.opDeadlineMs;
-    this.inFlightOps++;
-    this.m.gInFlight.set(t, this.inFlightOps);
-    // Each operation in flight holds memory until it ends: past the cap the run stops (say so rather than run out of memory).
-    if (this.inFlightOps > this.maxInFlight) this.sim.stop();
-    if (t >= 0) this.m.operationStarted(t);
-    this.beginCall(f, t);
-  }
-
-  /**
-   * A handler opens a call through this call site's stack at t: a top frame whose deadline is the
-   * handler's (the absolute time its caller stops waiting), `chain` 1 when a layer upstream is on a
-   * retry, and the calling backend as its client (the layers' instance), its call begun as
-   * {@link beginCall} begins one. Its first attempt starts with {@link startCall}; its end goes to
-   * the site's {@link CallEnds}.
-   */
-  openCall(backend: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number {
-    const f = this.allocFrame();
-    this.fLayer[f] = 0;
-    this.fParent[f] = -1;
-    this.fParentGen[f] = 0;
-    this.fClient[f] = backend;
-    if (this.guards.guarded[0]) this.fInst[f] = backend % (this.instances[0] as number);
-    this.fMethod[f] = method;
-    this.fBad[f] = bad;
-    this.fChain[f] = chain;
-    this.fOpSeq[f] = opSeq;
-    this.fDeadline[f] = deadlineMs;
-    this.initCall(f, 0, t);
-    return f;
-  }
-
-  /**
-   * The first attempt of the call {@link openCall} opened at t. With no deadline and no admission
-   * control at the top layer the loop's answer before it is to send (RetryLoop.beforeAttempt), so it
-   * is sent without asking.
-   */
-  startCall(f: number, t: number): void {
-    if (this.fDeadline[f] === Infinity && !this.guards.hasAdmission[0]) this.sendAttempt(f, t);
-    else this.startAttempt(f, t);
-  }
-
-  /** Cancel the call of top frame f (its handler no longer waits): it stops, and its downstream work is withdrawn. */
-  cancelCall(f: number, t: number): void {
-    this.cancelFrame(f, t);
-  }
-
   /** The stack's request table. */
   get requests(): RequestTable {
     return this.req;
   }
 
-  protected override topWanted(f: number): boolean {
-    return this.site === null || this.site.wanted(f);
-  }
-
-  private endOperation(f: number, reason: number, t: number): void {
-    this.inFlightOps--;
-    this.m.gInFlight.set(t, this.inFlightOps);
-    this.m.operationEnded(reason, this.fStart[f] as number, t);
-    this.workload.ended(this.fClient[f] as number, t);
-  }
-
   // ---------------------------------------------------------------- the retry loop
 
   /** A call arrives at frame f's layer: start its retry loop. fDeadline holds the incoming deadline. */
-  beginCall(f: number, t: number): void {
+  override beginCall(f: number, t: number): void {
     this.initCall(f, this.fLayer[f] as number, t);
     this.startAttempt(f, t);
   }
 
   /** {@link beginCall} before the first attempt: frame f's call (of layer k) starts its loop's state at t. */
-  private initCall(f: number, k: number, t: number): void {
+  protected override initCall(f: number, k: number, t: number): void {
     const loop = this.loops[k] as RetryLoop;
     this.fDeadline[f] = loop.deadlineAtMs(this.fDeadline[f] as number, t);
     this.fAttempts[f] = 0;
@@ -258,7 +151,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   }
 
   /** Before an attempt, the loop's answer: end the call (a spent deadline, a refusal), send the attempt later (an admission delay) or now. */
-  startAttempt(f: number, t: number): void {
+  override startAttempt(f: number, t: number): void {
     const k = this.fLayer[f] as number;
     const guards = this.guards;
     const admission = guards.hasAdmission[k] ? guards.admission(k, this.fInst[f] as number) : null;
@@ -278,7 +171,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   }
 
   /** Send an attempt (admitted): count it, arm its timeout, and call the next hop. */
-  sendAttempt(f: number, t: number): void {
+  override sendAttempt(f: number, t: number): void {
     const k = this.fLayer[f] as number;
     const n = (this.fAttempts[f] as number) + 1;
     this.fAttempts[f] = n;
@@ -516,7 +409,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   }
 
   /** Frame c is cancelled: its own downstream call first, then its attempt is withdrawn from the budgets and the frame freed. */
-  private cancelFrame(c: number, t: number): void {
+  protected override cancelFrame(c: number, t: number): void {
     this.cancelDownstream(c, t);
     const ck = this.fLayer[c] as number;
     if (this.fInAttempt[c] === 1 && this.guards.hasBudget[ck]) {
