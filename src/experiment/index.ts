@@ -37,9 +37,6 @@ export { parseScenario, resolveScenario, type ResolveScenarioResult } from './re
 export {
   BACKOFF_KINDS,
   DEFAULT_RETRY_ON,
-  DIST_KINDS,
-  distSchema,
-  leafSchema,
   METHODS,
   policySchema,
   rateSchema,
@@ -49,6 +46,8 @@ export {
   stackSchema,
   workloadSchema,
 } from './scenarioSchema.js';
+export { DIST_KINDS, distSchema } from './distSchema.js';
+export { leafSchema } from './leafSchema.js';
 export { cloneJson, mergeValue, setPath, splitExperimentPath, splitPath, type PathInput } from './setPath.js';
 export { ValidationError } from './ValidationError.js';
 export {

@@ -41,6 +41,25 @@ export function retryOnMask(classes: readonly RetryOnClass[]): number {
   return m;
 }
 
+/** The integer code of each request method, for the hot path (a frame's method column). */
+export const METHOD_CODES = { GET: 0, HEAD: 1, PUT: 2, DELETE: 3, POST: 4 } as const satisfies Record<Method, number>;
+
+/** The methods in the order of their codes. */
+const METHODS_BY_CODE = Object.keys(METHOD_CODES) as Method[];
+
+/** How many method codes there are: the stride of an {@link idempotencyInto} table's rows. */
+export const METHOD_COUNT = METHODS_BY_CODE.length;
+
+/**
+ * {@link isIdempotent} of every method under `rule`, written into `table` as the row that starts at
+ * `offset`: entry `offset + METHOD_CODES[method]` is 1 where the method is idempotent, else 0.
+ */
+export function idempotencyInto(table: Uint8Array, offset: number, rule: IdempotencyRule): void {
+  METHODS_BY_CODE.forEach((method, code) => {
+    table[offset + code] = isIdempotent(method, rule) ? 1 : 0;
+  });
+}
+
 /**
  * Whether an operation may be replayed after an unknown outcome or a server error. By HTTP
  * semantics (RFC 9110 section 9.2.2) GET, HEAD, PUT and DELETE are idempotent and POST is not;

@@ -1,4 +1,5 @@
-import { backoffIsRandom, compileBackoff, type CompiledBackoff } from './backoff.js';
+import { backoffIsRandom } from './backoff.js';
+import { compileBackoff, type CompiledBackoff } from './compiledBackoff.js';
 import { retryableTable, retryOnMask } from './classify.js';
 import { DeadlineModeCode, MAX_RETRY_AFTER_DEFAULT_MS, RetryAfterCode, type RetryAfterCodeValue } from './retrySteps.js';
 import type { BackoffSpec, PolicySpec } from './types.js';

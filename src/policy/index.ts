@@ -3,6 +3,7 @@
  * budgets, breakers and admission controls, and presets of real retry libraries.
  */
 export * from './backoff.js';
+export * from './compiledBackoff.js';
 export * from './budgets/index.js';
 export * from './classify.js';
 export * from './decision.js';

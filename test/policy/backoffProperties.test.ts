@@ -4,13 +4,13 @@ import {
   BACKOFF_KINDS,
   backoffCeilingMs,
   backoffDelayMs,
-  compileBackoff,
   compiledNextPrevSleepMs,
   drawBackoff,
   initialPrevSleepMs,
   nextPrevSleepMs,
   type BackoffDraw,
 } from '../../src/policy/backoff.js';
+import { compileBackoff } from '../../src/policy/compiledBackoff.js';
 import type { BackoffSpec } from '../../src/policy/types.js';
 
 /** Any backoff the policy schema accepts (capMs >= baseMs), of any kind. */

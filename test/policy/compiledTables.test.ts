@@ -5,13 +5,12 @@ import {
   BACKOFF_KINDS,
   backoffCeilingMs,
   backoffDelayMs,
-  ceilingTable,
-  compileBackoff,
   exponentialCeilingMs,
   initialPrevSleepMs,
   nextPrevSleepMs,
   tableCeilingMs,
 } from '../../src/policy/backoff.js';
+import { ceilingTable, compileBackoff } from '../../src/policy/compiledBackoff.js';
 import { DEFAULT_RETRY_ON, isRetryable, RETRY_ON_CLASSES, retryableIn, retryableTable, retryOnMask } from '../../src/policy/classify.js';
 import { compilePolicy } from '../../src/policy/decision.js';
 import { isHedgeNonFatal, planRetry, RetryPlan } from '../../src/policy/retrySteps.js';

@@ -1,28 +1,33 @@
 import { ClientRandom, deriveSeed } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
-import { isIdempotent } from '../../policy/classify.js';
-import { compilePolicy, type CompiledPolicy } from '../../policy/decision.js';
+import { idempotencyInto, METHOD_CODES, METHOD_COUNT } from '../../policy/classify.js';
+import type { CompiledPolicy } from '../../policy/decision.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome } from '../../policy/outcome.js';
 import type { AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import type { BudgetChain } from '../../policy/budgets/BudgetChain.js';
 import { Next, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../../policy/retryLoop.js';
 import { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
-import type { Leaf } from '../leaves/Leaf.js';
 import type { Measurements } from '../Measurements.js';
 import { R_CANCELLED, R_FREE, R_HANG, type RequestTable } from '../RequestTable.js';
-import type { Method, Policy, Scenario } from '../scenario.js';
-import type { OperationStarter, Workload } from '../workloads/Workload.js';
+import type { Policy, Scenario } from '../scenario.js';
 import { NO_CHILD } from './FrameTable.js';
-import { LeafLink, type SendGate } from './LeafLink.js';
 import { Hedging } from './Hedging.js';
 import { LayerGuards } from './LayerGuards.js';
+import { PolicySwaps } from './PolicySwaps.js';
+import { StackTop } from './StackTop.js';
 import { traceAttempt, traceCall, traceGiveUp, traceOutcome, traceWait, type TraceSink } from './traceEvents.js';
 
-/** The code of each method in the frames' `fMethod`. */
-export const METHOD_CODES: Record<Method, number> = { GET: 0, HEAD: 1, PUT: 2, DELETE: 3, POST: 4 };
-const METHODS: Method[] = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'];
+// The methods' codes (the frames' `fMethod`) are policy/classify.ts's, and CallEnds is StackTop.ts's; graph/ reads them from here.
+export { METHOD_CODES };
+export type { CallEnds } from './StackTop.js';
 const GIVE_UP_COUNT = GIVE_UP_NAMES.length;
+/**
+ * The length of a layer's row of {@link Layers.idempotent}: METHOD_COUNT, bound here because the
+ * decision reads it per attempt, and a constant of this module costs nothing there while an
+ * imported binding is loaded and checked at each use (callgrind, storm workload).
+ */
+const IDEMPOTENT_ROW = METHOD_COUNT;
 
 /** How the model runs the layers. */
 export interface LayersOptions {
@@ -40,17 +45,6 @@ export interface LayersOptions {
 }
 
 /**
- * Where the calls of a graph's call site end: its top frames are started by a handler
- * ({@link Layers.startCall}), not by a workload, and their ends go to the handler's join.
- */
-export interface CallEnds {
-  /** Top frame f's call ended at t (f is already free): why, and the outcome it returns. */
-  callEnded(f: number, reason: number, outcome: number, t: number): void;
-  /** Whether the handler that started top frame f still waits for it (and the handler's own caller for it). */
-  wanted(f: number): boolean;
-}
-
-/**
  * The stack of retrying layers: each layer's call for one operation is a frame (a row of the
  * {@link FrameTable}) that drives its layer's {@link RetryLoop} (src/policy/retryLoop.ts, the one
  * copy of README "The retry decision": the frames keep the call's state in their columns, the
@@ -58,24 +52,25 @@ export interface CallEnds {
  * waiting (an attempt timeout) abandons its downstream call, which goes on unless cancellation is
  * enabled: orphaned frames keep retrying, and server time spent on requests nobody waits for is
  * wasted work. It is the leaf's host: the leaf's answers come back here. Per-client jitter state
- * lives in typed arrays; nothing is allocated per event.
+ * lives in typed arrays; nothing is allocated per event. Where its top frames' calls come from and
+ * end (a workload's operations, a call site's calls) is {@link StackTop}, which it extends; a timed
+ * intervention's change of a layer's policy is {@link PolicySwaps}'.
  */
-export class Layers extends LeafLink implements OperationStarter, UniformDraw {
+export class Layers extends StackTop implements UniformDraw {
   private readonly sc: Scenario;
   /** Per layer: the retry loop of its policy, and the step its answers are written into. */
   readonly loops: RetryLoop[];
   readonly step = new RetryStep();
-  /** idempotent[layer * 5 + methodCode]. */
-  private readonly idempotent: Uint8Array;
+  /** Per layer and method: 1 where its policy deems the method idempotent, at idempotent[layer * METHOD_COUNT + methodCode] (policy/classify.ts, idempotencyInto). */
+  readonly idempotent: Uint8Array;
   private readonly jitter: ClientRandom[];
   /** Whether the backoff's jitter is seeded at call start. */
   private readonly timeSeeded: boolean[];
   /** The layer and client the loop's next jitter draw is for ({@link uniform}). */
   private drawLayer = 0;
   private drawClient = 0;
-  readonly instances: number[];
   readonly hedging: boolean[];
-  readonly guards: LayerGuards;
+  override readonly guards: LayerGuards;
   readonly hedges: Hedging;
   /**
    * The event queue's lane for the layer's timeouts, where it has a per-attempt timeout (-1:
@@ -89,24 +84,9 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   readonly trace: TraceSink | undefined;
   private readonly horizonMs: number;
 
-  // Operations.
-  private readonly opMethod: number;
-  private readonly opDeadlineMs: number;
-  private nextOpSeq = 0;
-  inFlightOps = 0;
-  private maxInFlight = Infinity;
-  private workload!: Workload;
-  /** A graph's call site: where its calls end (null: a workload's stack, whose top frames are operations). */
-  private site: CallEnds | null = null;
-  /**
-   * Per frame, once a timed intervention changed a layer's policy (null before, and in a run
-   * without interventions): 1 when the frame's retry was planned under an earlier policy, 3 when
-   * budgets were added or replaced since, for its wake-up armed with generation `recheckGen`; that
-   * wake-up asks the loop again ({@link swapPolicy}, {@link wake}).
-   */
-  private recheck: Uint8Array | null = null;
-  private recheckGen: Uint32Array | null = null;
-  /** Some wake-up may have to be asked again ({@link wake}): set by the first policy change; the dispatch calls `startAttempt` directly until then. */
+  /** The timed interventions' changes of policy and the retries they re-check (null until the first change: {@link swapPolicy}). */
+  private swaps: PolicySwaps | null = null;
+  /** Some wake-up may have to be asked again ({@link wake}): set by the first policy change that marks a retry; the dispatch calls `startAttempt` directly until then. */
   rechecks = false;
 
   constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, o: LayersOptions) {
@@ -119,17 +99,10 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     const L = sc.stack.length;
     const clients = sc.workload.clients;
     this.loops = o.policies.map((p) => new RetryLoop(p));
-    this.idempotent = new Uint8Array(L * 5);
-    sc.stack.forEach((l, k) => {
-      METHODS.forEach((meth, i) => {
-        this.idempotent[k * 5 + i] = isIdempotent(meth, l.policy.idempotency) ? 1 : 0;
-      });
-    });
+    this.idempotent = new Uint8Array(L * METHOD_COUNT);
+    sc.stack.forEach((l, k) => idempotencyInto(this.idempotent, k * METHOD_COUNT, l.policy.idempotency));
     this.jitter = sc.stack.map((l, k) => new ClientRandom(clients, deriveSeed(seed, 'jitter', k), l.policy.seeding ?? { kind: 'independent' }));
     this.timeSeeded = sc.stack.map((l) => l.policy.seeding?.kind === 'time-seeded');
-    this.opMethod = METHOD_CODES[sc.workload.method];
-    this.opDeadlineMs = sc.workload.deadlineMs ?? Infinity;
-    this.instances = sc.stack.map((l) => l.instances);
     this.timeoutLane = Int32Array.from(sc.stack, (l) => (l.policy.perAttemptTimeoutMs !== undefined ? sim.addLane() : -1));
     this.wakeLane = Int32Array.from(sc.stack, (l) => {
       const kind = l.policy.backoff.kind;
@@ -140,105 +113,21 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     this.hedges = new Hedging(this, sim);
   }
 
-  /** Connect the leaf the last layer calls, and the workload whose operations start here (told when one ends). */
-  connect(leaf: Leaf, workload: Workload): void {
-    this.connectLeaf(leaf);
-    this.workload = workload;
-    this.maxInFlight = workload.maxInFlight;
-  }
-
-  /** Connect a graph's call site: the leaf is the callee service, the calls end at `site`, and `gate` (a bulkhead) may refuse its attempts. */
-  connectCallSite(leaf: Leaf, site: CallEnds, gate: SendGate | null = null): void {
-    this.connectLeaf(leaf, gate);
-    this.site = site;
-  }
-
-  // ---------------------------------------------------------------- operations
-
-  startOperation(client: number, bad: number, t: number): void {
-    const f = this.allocFrame();
-    this.fLayer[f] = 0;
-    this.fParent[f] = -1;
-    this.fParentGen[f] = 0;
-    this.fClient[f] = client;
-    if (this.guards.guarded[0]) this.fInst[f] = client % (this.instances[0] as number);
-    this.fMethod[f] = this.opMethod;
-    this.fBad[f] = bad;
-    this.fChain[f] = 0;
-    this.fOpSeq[f] = this.nextOpSeq++;
-    this.fDeadline[f] = t + this.opDeadlineMs;
-    this.inFlightOps++;
-    this.m.gInFlight.set(t, this.inFlightOps);
-    // Each operation in flight holds memory until it ends: past the cap the run stops (say so rather than run out of memory).
-    if (this.inFlightOps > this.maxInFlight) this.sim.stop();
-    if (t >= 0) this.m.operationStarted(t);
-    this.beginCall(f, t);
-  }
-
-  /**
-   * A handler opens a call through this call site's stack at t: a top frame whose deadline is the
-   * handler's (the absolute time its caller stops waiting), `chain` 1 when a layer upstream is on a
-   * retry, and the calling backend as its client (the layers' instance), its call begun as
-   * {@link beginCall} begins one. Its first attempt starts with {@link startCall}; its end goes to
-   * the site's {@link CallEnds}.
-   */
-  openCall(backend: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number {
-    const f = this.allocFrame();
-    this.fLayer[f] = 0;
-    this.fParent[f] = -1;
-    this.fParentGen[f] = 0;
-    this.fClient[f] = backend;
-    if (this.guards.guarded[0]) this.fInst[f] = backend % (this.instances[0] as number);
-    this.fMethod[f] = method;
-    this.fBad[f] = bad;
-    this.fChain[f] = chain;
-    this.fOpSeq[f] = opSeq;
-    this.fDeadline[f] = deadlineMs;
-    this.initCall(f, 0, t);
-    return f;
-  }
-
-  /**
-   * The first attempt of the call {@link openCall} opened at t. With no deadline and no admission
-   * control at the top layer the loop's answer before it is to send (RetryLoop.beforeAttempt), so it
-   * is sent without asking.
-   */
-  startCall(f: number, t: number): void {
-    if (this.fDeadline[f] === Infinity && !this.guards.hasAdmission[0]) this.sendAttempt(f, t);
-    else this.startAttempt(f, t);
-  }
-
-  /** Cancel the call of top frame f (its handler no longer waits): it stops, and its downstream work is withdrawn. */
-  cancelCall(f: number, t: number): void {
-    this.cancelFrame(f, t);
-  }
-
   /** The stack's request table. */
   get requests(): RequestTable {
     return this.req;
   }
 
-  protected override topWanted(f: number): boolean {
-    return this.site === null || this.site.wanted(f);
-  }
-
-  private endOperation(f: number, reason: number, t: number): void {
-    this.inFlightOps--;
-    this.m.gInFlight.set(t, this.inFlightOps);
-    this.m.operationEnded(reason, this.fStart[f] as number, t);
-    this.workload.ended(this.fClient[f] as number, t);
-  }
-
   // ---------------------------------------------------------------- the retry loop
 
   /** A call arrives at frame f's layer: start its retry loop. fDeadline holds the incoming deadline. */
-  beginCall(f: number, t: number): void {
+  override beginCall(f: number, t: number): void {
     this.initCall(f, this.fLayer[f] as number, t);
     this.startAttempt(f, t);
   }
 
   /** {@link beginCall} before the first attempt: frame f's call (of layer k) starts its loop's state at t. */
-  private initCall(f: number, k: number, t: number): void {
+  protected override initCall(f: number, k: number, t: number): void {
     const loop = this.loops[k] as RetryLoop;
     this.fDeadline[f] = loop.deadlineAtMs(this.fDeadline[f] as number, t);
     this.fAttempts[f] = 0;
@@ -256,12 +145,13 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
 
   /** Frame f's backoff wake-up (armed with generation `gen`) at t: the next attempt starts, unless a policy changed while it waited and the loop now ends the call. */
   wake(f: number, gen: number, t: number): void {
-    if (this.recheck !== null && this.recheckEnds(f, gen, t)) return;
+    const swaps = this.swaps;
+    if (swaps !== null && swaps.recheckEnds(f, gen, t)) return;
     this.startAttempt(f, t);
   }
 
   /** Before an attempt, the loop's answer: end the call (a spent deadline, a refusal), send the attempt later (an admission delay) or now. */
-  startAttempt(f: number, t: number): void {
+  override startAttempt(f: number, t: number): void {
     const k = this.fLayer[f] as number;
     const guards = this.guards;
     const admission = guards.hasAdmission[k] ? guards.admission(k, this.fInst[f] as number) : null;
@@ -281,7 +171,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   }
 
   /** Send an attempt (admitted): count it, arm its timeout, and call the next hop. */
-  sendAttempt(f: number, t: number): void {
+  override sendAttempt(f: number, t: number): void {
     const k = this.fLayer[f] as number;
     const n = (this.fAttempts[f] as number) + 1;
     this.fAttempts[f] = n;
@@ -389,7 +279,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
       this.fAttempts[f] as number,
       outcome,
       retryAfterMs,
-      this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1,
+      this.idempotent[k * IDEMPOTENT_ROW + (this.fMethod[f] as number)] === 1,
       t,
       this.fDeadline[f] as number,
       this.fStart[f] as number,
@@ -446,7 +336,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     return this.draw(this.drawLayer, this.drawClient);
   }
 
-    /** Layer k's jitter draw for `client` (its stream, or the fixed draw). */
+  /** Layer k's jitter draw for `client` (its stream, or the fixed draw). */
   draw(k: number, client: number): number {
     if (this.fixedDraw !== undefined) return this.fixedDraw;
     return (this.jitter[k] as ClientRandom).next(client);
@@ -519,7 +409,7 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
   }
 
   /** Frame c is cancelled: its own downstream call first, then its attempt is withdrawn from the budgets and the frame freed. */
-  private cancelFrame(c: number, t: number): void {
+  protected override cancelFrame(c: number, t: number): void {
     this.cancelDownstream(c, t);
     const ck = this.fLayer[c] as number;
     if (this.fInAttempt[c] === 1 && this.guards.hasBudget[ck]) {
@@ -531,71 +421,9 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
 
   // ---------------------------------------------------------------- timed interventions
 
-  /**
-   * Layer k takes `policy` at t (a timed intervention, README "Timed interventions"): its retry
-   * loop is recompiled and swapped in, and governs every decision of its frames from now on, in
-   * every instance; its budgets and admission control follow ({@link LayerGuards.swap}). An
-   * attempt in flight keeps the timeout it was sent with. A retry already waiting is marked: when
-   * it wakes, the new loop re-checks it ({@link RetryLoop.recheckRetry}: the attempt cap, the
-   * retryable classes, and the new budgets). The policy's hedging and seeding stay (validation).
-   */
+  /** Layer k takes `policy` at t (a timed intervention, README "Timed interventions"): see {@link PolicySwaps.swap}. */
   swapPolicy(k: number, policy: Policy, t: number): void {
-    this.loops[k] = new RetryLoop(compilePolicy(policy));
-    METHODS.forEach((meth, i) => {
-      this.idempotent[k * 5 + i] = isIdempotent(meth, policy.idempotency) ? 1 : 0;
-    });
-    const newBudgets = this.guards.swap(k, policy, t);
-    if (this.hedging[k]) return;
-    const n = this.frameCount;
-    let marks = this.recheck;
-    let gens = this.recheckGen;
-    if (marks === null || gens === null || marks.length < n) {
-      const size = Math.max(n, 64);
-      const m = new Uint8Array(size);
-      const g = new Uint32Array(size);
-      if (marks !== null && gens !== null) {
-        m.set(marks);
-        g.set(gens);
-      }
-      this.recheck = marks = m;
-      this.recheckGen = gens = g;
-    }
-    this.rechecks = true;
-    const mark = newBudgets ? 3 : 1;
-    // Every frame of layer k between attempts, for the event it waits for now: only a wake-up armed
-    // with that generation is asked again (a free frame, one not begun or one whose attempt is
-    // delayed by its admission control never wakes with it).
-    const timers = this.frameTimers;
-    for (let f = 0; f < n; f++) {
-      if (this.fLayer[f] !== k || this.fInAttempt[f] !== 0 || (this.fAttempts[f] as number) === 0) continue;
-      const gen = timers.current(f);
-      marks[f] = gens[f] === gen ? (marks[f] as number) | mark : mark;
-      gens[f] = gen;
-    }
-  }
-
-  /** Frame f's retry, planned before its layer's policy changed, wakes at t (its wake-up armed with `gen`): the loop re-checks it; true when the call ends there. */
-  private recheckEnds(f: number, gen: number, t: number): boolean {
-    const marks = this.recheck as Uint8Array;
-    const mark = f < marks.length && (this.recheckGen as Uint32Array)[f] === gen ? (marks[f] as number) : 0;
-    if (mark === 0) return false;
-    marks[f] = 0;
-    const k = this.fLayer[f] as number;
-    const chain = (mark & 2) !== 0 && this.guards.hasBudget[k] ? this.guards.decisionChain(k, this.fInst[f] as number) : null;
-    const step = this.step;
-    const next = (this.loops[k] as RetryLoop).recheckRetry(
-      this.fAttempts[f] as number,
-      this.fLastOutcome[f] as number,
-      this.fLastRA[f] as number,
-      this.idempotent[k * 5 + (this.fMethod[f] as number)] === 1,
-      t,
-      this.fDeadline[f] as number,
-      chain,
-      step,
-    );
-    if (next !== Next.END) return false;
-    this.endFrame(f, step.reason, step.outcome, this.fLastRA[f] as number, t);
-    return true;
+    (this.swaps ??= new PolicySwaps(this)).swap(k, policy, this.frameCount, t);
   }
 
   /** Close the layers' series at the end of the run. */
@@ -603,5 +431,3 @@ export class Layers extends LeafLink implements OperationStarter, UniformDraw {
     this.guards.finish(endMs);
   }
 }
-
-

@@ -33,8 +33,9 @@ export interface SendGate {
 /**
  * The layers' side of the network and of the leaf: the hops between layers (each client's
  * messages draw their delays from the client's own stream), the last layer's requests to the leaf
- * and the leaf's answers back ({@link LeafHost}). `Layers` extends it with the retry loop; the two
- * share the frames of {@link FrameTable}.
+ * and the leaf's answers back ({@link LeafHost}). `StackTop` extends it with the top of the stack
+ * (operations, call sites) and `Layers` extends that with the retry loop; they share the frames of
+ * {@link FrameTable}.
  */
 export abstract class LeafLink extends FrameTable implements LeafHost {
   protected readonly sim: Simulator;
