@@ -58,6 +58,20 @@ const PROCESS_MODULES = [join('src', 'sweep', 'worker.ts')];
 
 const inCli = (f: string) => f.startsWith(join('src', 'cli') + '/');
 
+/**
+ * The longest a source file may be (docs/architecture.md: each concern in a file named for it, so
+ * that a newcomer finds it by its name and can read it whole).
+ */
+const MAX_LINES = 500;
+
+/** The source files longer than `max` lines, with their lengths. */
+function longFiles(dir: string, max: number): string[] {
+  return files(dir)
+    .map((f) => ({ f, n: readFileSync(f, 'utf8').split('\n').length - 1 }))
+    .filter((x) => x.n > max)
+    .map((x) => `${x.f}: ${x.n} lines`);
+}
+
 describe('architecture (README.md, "Layout")', () => {
   for (const [area, allowed] of Object.entries(ALLOWED)) {
     it(`src/${area} imports only from ${allowed.join(', ')}`, () => {
@@ -111,6 +125,15 @@ describe('architecture (README.md, "Layout")', () => {
       const consoleUse = f.endsWith(join('report', 'renderReport.ts')) ? false : /\bconsole\./.test(code(f));
       expect({ file: f, console: consoleUse }).toEqual({ file: f, console: false });
     }
+  });
+
+  it(`no file in src is longer than ${MAX_LINES} lines`, () => {
+    expect(longFiles('src', MAX_LINES)).toEqual([]);
+  });
+
+  it('the line count can fail: a limit below the longest file names it', () => {
+    const longest = Math.max(...files('src').map((f) => readFileSync(f, 'utf8').split('\n').length - 1));
+    expect(longFiles('src', longest - 1).length).toBeGreaterThan(0);
   });
 
   it('every document a source file cites by path is in the repository', () => {
