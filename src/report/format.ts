@@ -1,10 +1,12 @@
+import { formatCount, groupThousands } from '../policy/groupThousands.js';
+
 /** A number for tables and captions: 4 significant digits, no exponent for everyday sizes. */
 export function formatNumber(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
   if (v === 0) return '0';
   const a = Math.abs(v);
   if (a >= 1e15 || a < 1e-4) return v.toExponential(3).replace(/\.?0+e/, 'e');
-  if (a >= 1e4) return Math.round(v).toLocaleString('en-US');
+  if (a >= 1e4) return formatCount(Math.round(v));
   const digits = Math.max(0, 3 - Math.floor(Math.log10(a)));
   return Number(v.toFixed(Math.min(digits, 6))).toString();
 }
@@ -40,7 +42,7 @@ function intervalFormatter(mean: number, half: number): ((v: number) => string) 
   const round = (v: number) => (decimals > 0 ? v : Math.round(v / step) * step);
   return (v: number) => {
     const r = round(v);
-    return a >= 1e4 ? r.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals }) : r.toFixed(decimals);
+    return a >= 1e4 ? groupThousands(r.toFixed(decimals)) : r.toFixed(decimals);
   };
 }
 

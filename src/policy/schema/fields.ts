@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeValue } from './describeValue.js';
 import { nearestName } from './nearestName.js';
+import { formatCount } from '../groupThousands.js';
 
 /** Maps one raw zod issue to the text after the path (`must be > 0 (got -5)`). */
 type ErrorFn = (issue: z.core.$ZodRawIssue) => string;
@@ -127,7 +128,7 @@ export const fields = {
       .number({ error })
       .int({ error })
       .gte(1, { error })
-      .lte(max, { error: mustBe(`at most ${max.toLocaleString('en-US')}`) });
+      .lte(max, { error: mustBe(`at most ${formatCount(max)}`) });
   },
   /** An integer >= 0. */
   nonNegativeInt() {
