@@ -3,11 +3,11 @@
  * messages, the report's tables and captions): commas between groups of three digits of the
  * integer part, as `toLocaleString('en-US')` groups them. Written out rather than asked of `Intl`
  * because any locale-aware formatting loads the ICU data, about 8 MB of memory, and the schemas
- * format their bounds as they are built, at import. The digits themselves come from `toFixed`
- * (the exact binary value rounded, ECMA-262 Number.prototype.toFixed), as for numbers printed
- * without grouping, where `Intl` would round the shortest decimal that reads back as the value
- * (12345.005 to two decimals: `toFixed` 12,345.00, exactly 12345.00499...; `Intl` 12,345.01). It lives beside the policies because every
- * area that prints may import `src/policy`, and `src/policy` imports nothing.
+ * format their bounds as they are built, at import. The digits themselves come from `toFixed` (the
+ * exact binary value rounded, ECMA-262 Number.prototype.toFixed), as for numbers printed without
+ * grouping; `Intl` would round the shortest decimal that reads back as the value instead (12345.005
+ * to two decimals, exactly 12345.00499...: `toFixed` 12,345.00, `Intl` 12,345.01). It lives in
+ * `src/policy` for the reason `formatDuration.ts` does.
  */
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { formatCount } from '../groupThousands.js';
 import { describeValue } from './describeValue.js';
 import { nearestName } from './nearestName.js';
-import { formatCount } from '../groupThousands.js';
 
 /** Maps one raw zod issue to the text after the path (`must be > 0 (got -5)`). */
 type ErrorFn = (issue: z.core.$ZodRawIssue) => string;
