@@ -25,8 +25,12 @@ function describe(e: unknown): string {
 /**
  * The sweep's result files in one directory. Whole files (run.json, summary.json, summary.csv,
  * results.json) are written to a temporary name and renamed, so no reader ever sees half a file;
- * results.jsonl grows one complete line at a time as replications finish. JSON values are written
- * in pieces ({@link writeJsonChunks}), so a file or a line may be longer than any string.
+ * results.jsonl grows one complete line at a time as replications finish: a line of up to about a
+ * million characters is one write call, and a short write is continued or undone (appendChunks).
+ * Only a kill (SIGKILL) in the middle of a write can leave the last line cut short, since the
+ * kernel copies a write page by page and stops at a fatal signal; readers take that line as not
+ * written (readRunDir in ResultReader.ts), and --resume rewrites the file without it. JSON values
+ * are written in pieces ({@link writeJsonChunks}), so a file or a line may be longer than any string.
  */
 export class ResultWriter {
   private fd: number | null = null;

@@ -55,13 +55,24 @@ export function withScenario(patch: (s: Record<string, any>) => void): Record<st
 }
 
 /** The lines of a results.jsonl, checking that the file ends with a complete line. */
-export function jsonlRecords(path: string): Array<Record<string, any>> {
-  const text = readFileSync(path, 'utf8');
+export function jsonlRecords(path: string, text = readFileSync(path, 'utf8')): Array<Record<string, any>> {
   if (text.length > 0 && !text.endsWith('\n')) throw new Error(`${path} ends with a partial line`);
   return text
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, any>);
+}
+
+/**
+ * The lines of a results.jsonl written by a process that was killed (SIGKILL): every line but the
+ * last must be complete; the last may have been cut short, since the kernel does not make a write
+ * to a file atomic against a kill (a write is copied page by page and a fatal signal stops it
+ * between pages). `cut` is that unfinished last line ('' when the file ends with a newline).
+ */
+export function jsonlRecordsAfterKill(path: string): { records: Array<Record<string, any>>; cut: string } {
+  const text = readFileSync(path, 'utf8');
+  const end = text.lastIndexOf('\n') + 1;
+  return { records: end === 0 ? [] : jsonlRecords(path, text.slice(0, end)), cut: text.slice(end) };
 }
 
 /** Files in `dir` (recursively) whose name marks them as temporary (`<name>.tmp-<number>`). */

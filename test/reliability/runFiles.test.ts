@@ -98,6 +98,23 @@ describe('resume and merge check every record of results.jsonl', () => {
     expect(readFileSync(join(out, 'readback', 'summary.json'), 'utf8')).toBe(clean);
   });
 
+  it('a last line cut short (as a kill in the middle of its write leaves it) runs again without a word', async () => {
+    const dir = tempDir();
+    const file = writeExperiment(dir, 'e.json', sweep);
+    const out = join(dir, 'out');
+    expect((await cli(['run', file, '--out', out, '--quiet', '--workers', '1'])).code).toBe(0);
+    const clean = readFileSync(join(out, 'readback', 'summary.json'), 'utf8');
+    const results = join(out, 'readback', 'results.jsonl');
+    const text = readFileSync(results, 'utf8');
+    const lastStart = text.lastIndexOf('\n', text.length - 2) + 1;
+    writeFileSync(results, text.slice(0, lastStart + Math.floor((text.length - lastStart) / 2)));
+    expect(() => jsonlRecords(results)).toThrow(/ends with a partial line/);
+    const r = await cli(['run', file, '--out', out, '--quiet', '--workers', '1', '--resume']);
+    expect([r.code, r.err]).toEqual([0, '']);
+    expect(jsonlRecords(results)).toHaveLength(4);
+    expect(readFileSync(join(out, 'readback', 'summary.json'), 'utf8')).toBe(clean);
+  });
+
   it('an ok record missing its results counts as missing', async () => {
     const dir = tempDir();
     const file = writeExperiment(dir, 'e.json', sweep);
