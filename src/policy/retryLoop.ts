@@ -145,14 +145,10 @@ export class RetryLoop {
   ): NextCode {
     const p = this.policy;
     out.planned = false;
-    if (chain !== null) chain.onOutcome(nowMs, outcome, attemptsMade > 1, retryableForBudgets(p, outcome, idempotent, retryAfterMs));
-    if (admission !== null) admission.onOutcome(nowMs, outcome, acceptedByBackend(outcome));
-    const g = judgeOutcome(p, attemptsMade, outcome, idempotent, nowMs, deadlineAtMs, retryAfterMs);
-    if (g !== CONTINUE) return end(out, g, outcome);
-    if (chain !== null) {
-      const refusal = chain.refuse(nowMs, outcome);
-      if (refusal !== CONTINUE) return end(out, refusal as GiveUpCode, outcome);
-    }
+    if (chain !== null || admission !== null) tellGuards(p, attemptsMade, outcome, retryAfterMs, idempotent, nowMs, chain, admission);
+    let g: number = judgeOutcome(p, attemptsMade, outcome, idempotent, nowMs, deadlineAtMs, retryAfterMs);
+    if (g === CONTINUE && chain !== null) g = chain.refuse(nowMs, outcome);
+    if (g !== CONTINUE) return end(out, g as GiveUpCode, outcome);
     const u = p.randomBackoff ? draw.uniform() : 0;
     const ctx = this.ctx;
     ctx.outcome = outcome;
@@ -281,6 +277,25 @@ export class RetryLoop {
     if (chain !== null) chain.onRetryScheduled(nowMs, outcome);
     return CONTINUE;
   }
+}
+
+/**
+ * Step 0 of {@link RetryLoop.afterAttempt}: the budgets and the admission control are told how
+ * attempt `attemptsMade` ended (apart, so that the loop's method stays small enough for the
+ * compiler to inline where a layer has neither).
+ */
+function tellGuards(
+  p: CompiledPolicy,
+  attemptsMade: number,
+  outcome: number,
+  retryAfterMs: number,
+  idempotent: boolean,
+  nowMs: number,
+  chain: BudgetChain | null,
+  admission: AdmissionControl | null,
+): void {
+  if (chain !== null) chain.onOutcome(nowMs, outcome, attemptsMade > 1, retryableForBudgets(p, outcome, idempotent, retryAfterMs));
+  if (admission !== null) admission.onOutcome(nowMs, outcome, acceptedByBackend(outcome));
 }
 
 /** Copies of a hedged call in total (1 without hedging). */

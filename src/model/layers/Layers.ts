@@ -140,7 +140,11 @@ export class Layers extends StackTop implements UniformDraw {
     this.fLastOutcome[f] = Outcome.DEADLINE_EXCEEDED;
     this.fLastRA[f] = NaN;
     this.fChild[f] = NO_CHILD;
-    if (this.trace) traceCall(this.trace, t, this.fOpSeq[f] as number, k, this.fDeadline[f] as number);
+    if (this.trace) this.traceCallOf(f, k, t);
+  }
+
+  private traceCallOf(f: number, k: number, t: number): void {
+    traceCall(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fDeadline[f] as number);
   }
 
   /** Frame f's backoff wake-up (armed with generation `gen`) at t: the next attempt starts, unless a policy changed while it waited and the loop now ends the call. */
@@ -220,7 +224,7 @@ export class Layers extends StackTop implements UniformDraw {
     this.fChild[f] = c;
     const cg = this.frameTimers.arm(c);
     if (this.hopZero[k]) this.beginCall(c, t);
-    else this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, this.fClient[c] as number), this.kb + K_FRAME_ARRIVE, c, cg);
+    else this.acrossHop(k, this.fClient[c] as number, K_FRAME_ARRIVE, c, cg, t);
   }
 
   /** Frame f's attempt timed out: its downstream call is abandoned (or cancelled), and the retry decision follows. */
@@ -249,17 +253,20 @@ export class Layers extends StackTop implements UniformDraw {
     this.fInAttempt[f] = 0;
     this.fLastOutcome[f] = outcome;
     this.fLastRA[f] = retryAfterMs;
-    if (this.trace) traceOutcome(this.trace, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, outcome, retryAfterMs);
-    const guards = this.guards;
-    let chain: BudgetChain | null = null;
-    let admission: AdmissionControl | null = null;
-    if (guards.guarded[k]) {
-      const inst = this.fInst[f] as number;
-      chain = guards.decisionChain(k, inst);
-      admission = guards.admission(k, inst);
-    }
-    if (this.decide(f, k, outcome, retryAfterMs, t, chain, admission) === Next.RETRY) this.retryLater(f, k, gen, false);
+    if (this.trace) this.traceOutcomeOf(f, k, outcome, retryAfterMs, t);
+    const next = this.guards.guarded[k] ? this.decideGuarded(f, k, outcome, retryAfterMs, t) : this.decide(f, k, outcome, retryAfterMs, t, null, null);
+    if (next === Next.RETRY) this.retryLater(f, k, gen, false);
     else this.endFrame(f, this.step.reason, outcome, retryAfterMs, t);
+  }
+
+  /** {@link decide} for a layer with budgets, breakers or an admission control: those of frame f's instance. */
+  private decideGuarded(f: number, k: number, outcome: number, retryAfterMs: number, t: number): NextCode {
+    const inst = this.fInst[f] as number;
+    return this.decide(f, k, outcome, retryAfterMs, t, this.guards.decisionChain(k, inst), this.guards.admission(k, inst));
+  }
+
+  private traceOutcomeOf(f: number, k: number, outcome: number, retryAfterMs: number, t: number): void {
+    traceOutcome(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, outcome, retryAfterMs);
   }
 
   /** Frame f's retry loop decides after its attempt ended at t (its answer in {@link step}). */
@@ -290,8 +297,12 @@ export class Layers extends StackTop implements UniformDraw {
       this,
       step,
     );
-    if (this.trace && step.planned) traceWait(this.trace, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, step);
+    if (this.trace && step.planned) this.traceWaitOf(f, k, t);
     return next;
+  }
+
+  private traceWaitOf(f: number, k: number, t: number): void {
+    traceWait(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, this.step);
   }
 
   /**
@@ -348,20 +359,26 @@ export class Layers extends StackTop implements UniformDraw {
     if (this.hedging[k]) this.hedgeTimers.cancel(f);
     const m = this.m;
     if (t >= 0) m.layerGiveUps[k * GIVE_UP_COUNT + reason] = (m.layerGiveUps[k * GIVE_UP_COUNT + reason] as number) + 1;
-    if (this.trace) traceGiveUp(this.trace, t, this.fOpSeq[f] as number, k, reason, this.fAttempts[f] as number, outcome);
+    if (this.trace) this.traceGiveUpOf(f, k, reason, outcome, t);
     const parent = this.fParent[f] as number;
-    if (parent < 0) {
-      const site = this.site;
-      if (site !== null) {
-        this.freeFrame(f);
-        site.callEnded(f, reason, reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome, t);
-        return;
-      }
-      this.endOperation(f, reason, t);
+    if (parent < 0) this.endTop(f, reason, outcome, t);
+    else this.answerParent(f, k, parent, reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome, retryAfterMs, t);
+  }
+
+  /** Top frame f's call ends: its call site is told, or its operation ends. */
+  private endTop(f: number, reason: number, outcome: number, t: number): void {
+    const site = this.site;
+    if (site !== null) {
       this.freeFrame(f);
+      site.callEnded(f, reason, reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome, t);
       return;
     }
-    this.answerParent(f, k, parent, reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome, retryAfterMs, t);
+    this.endOperation(f, reason, t);
+    this.freeFrame(f);
+  }
+
+  private traceGiveUpOf(f: number, k: number, reason: number, outcome: number, t: number): void {
+    traceGiveUp(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, reason, this.fAttempts[f] as number, outcome);
   }
 
   /** Frame f (of layer k) answers `result` to its parent's attempt, across the hop between them. */
@@ -380,7 +397,7 @@ export class Layers extends StackTop implements UniformDraw {
     this.fResOutcome[f] = result;
     this.fResRA[f] = retryAfterMs;
     const g = this.frameTimers.arm(f);
-    this.sim.atInLane(this.hopLane[pk] as number, t + this.hopMs(pk, this.fClient[f] as number), this.kb + K_FRAME_RESPONSE, f, g);
+    this.acrossHop(pk, this.fClient[f] as number, K_FRAME_RESPONSE, f, g, t);
   }
 
   /** Frame f's answer reached its caller across the hop. */

@@ -106,6 +106,14 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
   }
 
   /**
+   * Send event `kind` of this stack (with `a`, `b`) across layer k's hop, sent at t by `client`: it
+   * arrives after the hop's delay, drawn from the client's network stream.
+   */
+  protected acrossHop(k: number, client: number, kind: number, a: number, b: number, t: number): void {
+    this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, client), this.kb + kind, a, b);
+  }
+
+  /**
    * Last-layer frame f's attempt n calls the leaf. With no hop, a leaf that may answer on arrival
    * answers before a request slot is taken (most answers of a failing server need none).
    */
@@ -127,7 +135,7 @@ export abstract class LeafLink extends FrameTable implements LeafHost {
     const rg = this.req.timers.arm(r);
     if (hopZero) this.leafArrive(r, t);
     else if (this.folds.readAhead && this.fBad[f] === 0) leaf.arriveAhead(r, rg, t);
-    else this.sim.atInLane(this.hopLane[k] as number, t + this.hopMs(k, this.fClient[f] as number), this.kb + K_LEAF_ARRIVE, r, rg);
+    else this.acrossHop(k, this.fClient[f] as number, K_LEAF_ARRIVE, r, rg, t);
   }
 
   /**
