@@ -1,19 +1,15 @@
 import type { AdmissionControl } from './budgets/AdmissionControl.js';
 import type { BudgetChain } from './budgets/BudgetChain.js';
-import { acceptedByBackend } from './classify.js';
+import * as classifyModule from './classify.js';
 import type { CompiledPolicy } from './decision.js';
-import { GiveUp, Outcome, type GiveUpCode } from './outcome.js';
-import {
-  attemptTimeoutMs,
-  CONTINUE,
-  effectiveDeadlineAtMs,
-  isHedgeNonFatal,
-  judgeOutcome,
-  planRetry,
-  retryableForBudgets,
-  RetryPlan,
-  type PlanContext,
-} from './retrySteps.js';
+import type { GiveUpCode } from './outcome.js';
+import * as outcomeModule from './outcome.js';
+import { RetryPlan, type PlanContext } from './retrySteps.js';
+import * as retryStepsModule from './retrySteps.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { acceptedByBackend } = classifyModule;
+const { GiveUp, Outcome } = outcomeModule;
+const { attemptTimeoutMs, CONTINUE, effectiveDeadlineAtMs, isHedgeNonFatal, judgeOutcome, planRetry, retryableForBudgets } = retryStepsModule;
 
 /**
  * The retry loop of one layer: the whole decision order of the retry decision, written once, as a

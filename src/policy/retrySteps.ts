@@ -1,8 +1,14 @@
-import { compiledNextPrevSleepMs, drawBackoff } from './backoff.js';
-import { isThrottlingOutcome, retryableIn } from './classify.js';
+import * as backoffModule from './backoff.js';
+import * as classifyModule from './classify.js';
 import type { CompiledPolicy } from './decision.js';
-import { GiveUp, Outcome, type GiveUpCode } from './outcome.js';
-import { quantizeUpMs } from './timer.js';
+import type { GiveUpCode } from './outcome.js';
+import * as outcomeModule from './outcome.js';
+import * as timerModule from './timer.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { compiledNextPrevSleepMs, drawBackoff } = backoffModule;
+const { isThrottlingOutcome, retryableIn } = classifyModule;
+const { GiveUp, Outcome } = outcomeModule;
+const { quantizeUpMs } = timerModule;
 
 /*
  * The steps of the retry decision as pure functions, which `RetryLoop` (retryLoop.ts) runs

@@ -2,11 +2,13 @@ import { keyedUniform, stream } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
 import { makeSampler, type Sampler } from '../../engine/distributions.js';
 import { BinnedSeries } from '../../metrics/BinnedSeries.js';
-import { GiveUp, Outcome } from '../../policy/outcome.js';
+import * as outcomeModule from '../../policy/outcome.js';
 import { LruCache } from '../cache/LruCache.js';
 import type { ZipfKeys } from '../cache/ZipfKeys.js';
 import type { ServiceTracer } from '../traceGraph.js';
 import type { CallCacheSpec } from './ServiceGraph.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { GiveUp, Outcome } = outcomeModule;
 
 /** The event kinds of a graph's caches, relative to their first (GraphRun gives them a range when the graph has a cache). */
 export const K_CACHE_HIT = 0;

@@ -4,7 +4,7 @@ import { compilePolicy } from '../../policy/decision.js';
 import { K_ARRIVAL, K_FRAME_WAKE, K_LEAF_RESPONSE, K_OP_START, KIND_LIMIT, LEAF_KINDS_FROM } from '../eventKinds.js';
 import type { Folds } from '../folds.js';
 import { Layers, METHOD_CODES } from '../layers/Layers.js';
-import { dispatchStackEvent } from '../layers/stackEvents.js';
+import * as stackEventsModule from '../layers/stackEvents.js';
 import { callKey, laterPolicies, runWithInterventions, type InterventionChange, type InterventionTarget, type StackRef } from '../interventions.js';
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
@@ -26,6 +26,8 @@ import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
 import { joinCode, workStep, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
 import { ServiceRuntime } from './ServiceRuntime.js';
 import { WorkloadMeasurements } from './WorkloadMeasurements.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { dispatchStackEvent } = stackEventsModule;
 
 /** The event kinds of one stack of layers: its frame, hedge and request kinds (eventKinds.ts, from K_FRAME_WAKE to K_LEAF_RESPONSE). */
 const STACK_KINDS = K_LEAF_RESPONSE - K_FRAME_WAKE + 1;

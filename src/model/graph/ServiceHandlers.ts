@@ -1,15 +1,22 @@
-import { GiveUp, Outcome } from '../../policy/outcome.js';
+import * as outcomeModule from '../../policy/outcome.js';
 import type { Leaf } from '../leaves/Leaf.js';
 import type { ServerFarm } from '../leaves/server/ServerFarm.js';
-import { R_HANDLER, R_HOP, RequestTable, WORK_HOLD } from '../RequestTable.js';
+import { RequestTable } from '../RequestTable.js';
+import * as requestTableModule from '../RequestTable.js';
 import type { ServiceMeasurements } from '../Measurements.js';
 import type { ServiceTracer } from '../traceGraph.js';
 import type { CallSite } from './CallSite.js';
 import type { HandlerTable } from './HandlerTable.js';
-import { backendsOf, joinDecision, JOINED, UNDECIDED, type CallStepRuntime, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
+import { backendsOf, type CallStepRuntime, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
+import * as handlerStepsModule from './handlerSteps.js';
 import type { GraphService } from './ServiceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
-import { upwardOutcome } from './upwardOutcome.js';
+import * as upwardOutcomeModule from './upwardOutcome.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { GiveUp, Outcome } = outcomeModule;
+const { R_HANDLER, R_HOP, WORK_HOLD } = requestTableModule;
+const { joinDecision, JOINED, UNDECIDED } = handlerStepsModule;
+const { upwardOutcome } = upwardOutcomeModule;
 
 /** {@link ServiceHandlers}' `slotHandler` of a fleet slot serving a plain (leaf) request. */
 export const PLAIN_SLOT = -1;

@@ -1,11 +1,15 @@
 import { deriveSeed } from '../../engine/random.js';
-import { Outcome } from '../../policy/outcome.js';
+import * as outcomeModule from '../../policy/outcome.js';
 import type { BackendStats, Leaf, LeafAnswer, ServerSeries, ServerTotals } from '../leaves/Leaf.js';
 import type { Layers } from '../layers/Layers.js';
 import type { SendGate } from '../layers/LeafLink.js';
-import { R_CANCELLED, R_HANG, type RequestTable } from '../RequestTable.js';
+import type { RequestTable } from '../RequestTable.js';
+import * as requestTableModule from '../RequestTable.js';
 import type { Bulkhead } from './Bulkhead.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Outcome } = outcomeModule;
+const { R_CANCELLED, R_HANG } = requestTableModule;
 
 /** {@link ServiceLeaf.inner} of a request the callee holds nothing for. */
 export const NO_INNER = -1;

@@ -1,13 +1,18 @@
-import { Outcome } from '../../policy/outcome.js';
+import * as outcomeModule from '../../policy/outcome.js';
 import type { LastHop, Leaf, LeafAnswer, LeafHost } from '../leaves/Leaf.js';
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
-import { R_HANG } from '../RequestTable.js';
+import * as requestTableModule from '../RequestTable.js';
 import type { CacheOwner } from './CallCache.js';
 import { HandlerTable } from './HandlerTable.js';
 import type { EndpointRuntime } from './handlerSteps.js';
 import type { GraphService } from './ServiceGraph.js';
-import { PLAIN_SLOT, ServiceHandlers, WITHDRAWN_SLOT } from './ServiceHandlers.js';
+import { ServiceHandlers } from './ServiceHandlers.js';
+import * as serviceHandlersModule from './ServiceHandlers.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Outcome } = outcomeModule;
+const { R_HANG } = requestTableModule;
+const { PLAIN_SLOT, WITHDRAWN_SLOT } = serviceHandlersModule;
 
 /** The hop a fleet of a graph draws for its own answers: none. */
 const NO_HOP: LastHop = { stream: { client: 0 }, sample: { sample: () => 0 } };

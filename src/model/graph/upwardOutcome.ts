@@ -1,4 +1,7 @@
-import { Outcome, type OutcomeCode } from '../../policy/outcome.js';
+import type { OutcomeCode } from '../../policy/outcome.js';
+import * as outcomeModule from '../../policy/outcome.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Outcome } = outcomeModule;
 
 /**
  * What a failed handler answers its caller, by the outcome of the call that decided it (README,

@@ -1,8 +1,12 @@
 import type { Simulator } from '../../engine/simulator.js';
-import { Next, type RetryLoop } from '../../policy/retryLoop.js';
-import { K_FRAME_TIMEOUT, K_HEDGE } from '../eventKinds.js';
+import type { RetryLoop } from '../../policy/retryLoop.js';
+import * as retryLoopModule from '../../policy/retryLoop.js';
+import * as eventKindsModule from '../eventKinds.js';
 import type { Layers } from './Layers.js';
 import { traceAttempt, traceOutcome } from './traceEvents.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Next } = retryLoopModule;
+const { K_FRAME_TIMEOUT, K_HEDGE } = eventKindsModule;
 
 /**
  * Hedged calls (gRPC A6 hedging, grpc/proposal A6-client-retries.md): a layer with a hedging

@@ -2,30 +2,38 @@ import { ClientRandom, deriveSeed } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
 import { idempotencyInto, METHOD_CODES, METHOD_COUNT } from '../../policy/classify.js';
 import type { CompiledPolicy } from '../../policy/decision.js';
-import { GIVE_UP_NAMES, GiveUp, Outcome } from '../../policy/outcome.js';
+import { GIVE_UP_NAMES } from '../../policy/outcome.js';
+import * as outcomeModule from '../../policy/outcome.js';
 import type { AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import type { BudgetChain } from '../../policy/budgets/BudgetChain.js';
-import { Next, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../../policy/retryLoop.js';
-import { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE } from '../eventKinds.js';
+import { RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../../policy/retryLoop.js';
+import * as retryLoopModule from '../../policy/retryLoop.js';
+import * as eventKindsModule from '../eventKinds.js';
 import type { Folds } from '../folds.js';
 import type { Measurements } from '../Measurements.js';
-import { R_CANCELLED, R_FREE, R_HANG, type RequestTable } from '../RequestTable.js';
+import type { RequestTable } from '../RequestTable.js';
+import * as requestTableModule from '../RequestTable.js';
 import type { Policy, Scenario } from '../scenario.js';
-import { NO_CHILD } from './FrameTable.js';
+import * as frameTableModule from './FrameTable.js';
 import { Hedging } from './Hedging.js';
 import { LayerGuards } from './LayerGuards.js';
 import { PolicySwaps } from './PolicySwaps.js';
 import { StackTop } from './StackTop.js';
 import { traceAttempt, traceCall, traceGiveUp, traceOutcome, traceWait, type TraceSink } from './traceEvents.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { GiveUp, Outcome } = outcomeModule;
+const { Next } = retryLoopModule;
+const { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE } = eventKindsModule;
+const { R_CANCELLED, R_FREE, R_HANG } = requestTableModule;
+const { NO_CHILD } = frameTableModule;
 
 // The methods' codes (the frames' `fMethod`) are policy/classify.ts's, and CallEnds is StackTop.ts's; graph/ reads them from here.
 export { METHOD_CODES };
 export type { CallEnds } from './StackTop.js';
 const GIVE_UP_COUNT = GIVE_UP_NAMES.length;
 /**
- * The length of a layer's row of {@link Layers.idempotent}: METHOD_COUNT, bound here because the
- * decision reads it per attempt, and a constant of this module costs nothing there while an
- * imported binding is loaded and checked at each use (callgrind, storm workload).
+ * The length of a layer's row of {@link Layers.idempotent}: METHOD_COUNT, bound in this module
+ * because the decision reads it per attempt (docs/performance.md, "Imported bindings").
  */
 const IDEMPOTENT_ROW = METHOD_COUNT;
 

@@ -1,15 +1,21 @@
 import { makeSampler, type Sampler } from '../../engine/distributions.js';
 import { ClientRandom, deriveSeed, type Uniform } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
-import { Outcome } from '../../policy/outcome.js';
-import { K_LEAF_ARRIVE, K_LEAF_RESPONSE } from '../eventKinds.js';
+import * as outcomeModule from '../../policy/outcome.js';
+import * as eventKindsModule from '../eventKinds.js';
 import type { Folds } from '../folds.js';
 import { LeafAnswer, type LastHop, type Leaf, type LeafHost } from '../leaves/Leaf.js';
 import type { Measurements } from '../Measurements.js';
-import { R_HANG, R_HOP, type RequestTable } from '../RequestTable.js';
+import type { RequestTable } from '../RequestTable.js';
+import * as requestTableModule from '../RequestTable.js';
 import type { Dist, Scenario } from '../scenario.js';
-import { notDrawn } from '../streams.js';
+import * as streamsModule from '../streams.js';
 import { FrameTable } from './FrameTable.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Outcome } = outcomeModule;
+const { K_LEAF_ARRIVE, K_LEAF_RESPONSE } = eventKindsModule;
+const { R_HANG, R_HOP } = requestTableModule;
+const { notDrawn } = streamsModule;
 
 /** A constant delay above 0 (what it schedules comes in time order). */
 export function constantAboveZero(d: Dist): boolean {

@@ -1,5 +1,5 @@
 import type { Simulator } from '../../engine/simulator.js';
-import { METHOD_CODES } from '../../policy/classify.js';
+import * as classifyModule from '../../policy/classify.js';
 import type { Folds } from '../folds.js';
 import type { Leaf } from '../leaves/Leaf.js';
 import type { Measurements } from '../Measurements.js';
@@ -8,6 +8,8 @@ import type { Scenario } from '../scenario.js';
 import type { OperationStarter, Workload } from '../workloads/Workload.js';
 import type { LayerGuards } from './LayerGuards.js';
 import { LeafLink, type SendGate } from './LeafLink.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { METHOD_CODES } = classifyModule;
 
 /**
  * Where the calls of a graph's call site end: its top frames are started by a handler

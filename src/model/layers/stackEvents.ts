@@ -1,5 +1,7 @@
-import { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE, K_HEDGE, K_LEAF_ARRIVE, K_LEAF_RESPONSE } from '../eventKinds.js';
+import * as eventKindsModule from '../eventKinds.js';
 import type { Layers } from './Layers.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE, K_HEDGE, K_LEAF_ARRIVE, K_LEAF_RESPONSE } = eventKindsModule;
 
 /**
  * One event of a stack of layers (`kind` relative to the stack's `kb`: a frame, hedge or request

@@ -1,8 +1,11 @@
-import { Outcome } from '../../policy/outcome.js';
+import * as outcomeModule from '../../policy/outcome.js';
 import type { Measurements } from '../Measurements.js';
-import { R_HOP } from '../RequestTable.js';
+import * as requestTableModule from '../RequestTable.js';
 import { EventLeaf } from './EventLeaf.js';
 import type { LastHop, LeafContext } from './Leaf.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Outcome } = outcomeModule;
+const { R_HOP } = requestTableModule;
 
 /** The OCC leaf's event kinds, relative to the first kind the model gives it. */
 const K_WRITE = 0;

@@ -1,9 +1,12 @@
-import { R_DELAYED, R_HANG } from '../RequestTable.js';
+import * as requestTableModule from '../RequestTable.js';
 import type { Scenario, ScriptEntry } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
-import { statusOutcome } from '../statusOutcome.js';
+import * as statusOutcomeModule from '../statusOutcome.js';
 import { EventLeaf } from './EventLeaf.js';
 import type { LeafContext } from './Leaf.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { R_DELAYED, R_HANG } = requestTableModule;
+const { statusOutcome } = statusOutcomeModule;
 
 /** The script leaf's event kinds, relative to the first kind the model gives it. */
 const K_DONE = 0;

@@ -1,10 +1,12 @@
 import { makeSampler, type Sampler } from '../../engine/distributions.js';
 import type { Uniform } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
-import { K_OP_START } from '../eventKinds.js';
+import * as eventKindsModule from '../eventKinds.js';
 import type { Workload as WorkloadSpec } from '../scenario.js';
 import { streamFor, streamIf } from '../streams.js';
 import { drawBad, type OperationStarter, type Workload } from './Workload.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { K_OP_START } = eventKindsModule;
 
 type ClosedSpec = Extract<WorkloadSpec, { kind: 'closed' }>;
 

@@ -1,12 +1,15 @@
-import { standardExponential } from '../../engine/distributions.js';
+import * as distributionsModule from '../../engine/distributions.js';
 import type { Uniform } from '../../engine/random.js';
 import { stream } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
-import { K_ARRIVAL } from '../eventKinds.js';
+import * as eventKindsModule from '../eventKinds.js';
 import { rateFunction, type RateFunction } from '../rateSchedule.js';
 import type { Workload as WorkloadSpec } from '../scenario.js';
 import { streamIf } from '../streams.js';
 import { drawBad, type OperationStarter, type Workload } from './Workload.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { standardExponential } = distributionsModule;
+const { K_ARRIVAL } = eventKindsModule;
 
 type OpenSpec = Extract<WorkloadSpec, { kind: 'open' }>;
 

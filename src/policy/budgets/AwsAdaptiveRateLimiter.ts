@@ -1,5 +1,7 @@
-import { Outcome } from '../outcome.js';
+import * as outcomeModule from '../outcome.js';
 import type { AdmissionControl } from './AdmissionControl.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Outcome } = outcomeModule;
 
 /** The AWS SDK adaptive retry mode's client-side rate limiter. */
 export interface AwsAdaptiveSpec {

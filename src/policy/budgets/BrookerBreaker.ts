@@ -1,5 +1,7 @@
-import { isDependencyFailure } from './isDependencyFailure.js';
+import * as isDependencyFailureModule from './isDependencyFailure.js';
 import type { RetryBudget } from './RetryBudget.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { isDependencyFailure } = isDependencyFailureModule;
 
 /** Marc Brooker's retry circuit breaker (2022), with a cumulative rate. */
 export interface BrookerBreakerSpec {

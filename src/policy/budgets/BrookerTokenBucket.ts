@@ -1,5 +1,7 @@
-import { Outcome } from '../outcome.js';
+import * as outcomeModule from '../outcome.js';
 import type { RetryBudget } from './RetryBudget.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Outcome } = outcomeModule;
 
 /** Marc Brooker's retry token bucket (2022). */
 export interface BrookerTokenBucketSpec {

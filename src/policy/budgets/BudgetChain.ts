@@ -1,5 +1,7 @@
-import { GiveUp } from '../outcome.js';
+import * as outcomeModule from '../outcome.js';
 import { makeRetryBudget, type BudgetSpec, type RetryBudget } from './RetryBudget.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { GiveUp } = outcomeModule;
 
 /** No refusal: the retry decision goes on (the same value as `CONTINUE` in decision.ts). */
 const NO_REFUSAL = -1;

@@ -1,6 +1,8 @@
-import { Outcome } from '../outcome.js';
+import * as outcomeModule from '../outcome.js';
 import type { AdmissionControl } from './AdmissionControl.js';
 import { SlidingWindow } from './SlidingWindow.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Outcome } = outcomeModule;
 
 /** Envoy's admission_control HTTP filter. */
 export interface EnvoyAdmissionSpec {

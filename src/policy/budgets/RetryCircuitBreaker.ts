@@ -1,6 +1,8 @@
-import { isDependencyFailure } from './isDependencyFailure.js';
+import * as isDependencyFailureModule from './isDependencyFailure.js';
 import type { RetryBudget } from './RetryBudget.js';
 import { SlidingWindow } from './SlidingWindow.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { isDependencyFailure } = isDependencyFailureModule;
 
 /** A retry circuit breaker over a sliding window. */
 export interface RetryCircuitBreakerSpec {

@@ -1,4 +1,6 @@
-import { Outcome } from '../outcome.js';
+import * as outcomeModule from '../outcome.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { Outcome } = outcomeModule;
 
 /**
  * Whether an attempt's outcome counts as a failure of the dependency for the breakers: anything

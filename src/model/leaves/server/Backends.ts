@@ -1,16 +1,26 @@
 import { makeSampler, type Sampler } from '../../../engine/distributions.js';
 import { stream, type Uniform } from '../../../engine/random.js';
 import type { Simulator } from '../../../engine/simulator.js';
-import { Outcome } from '../../../policy/outcome.js';
+import * as outcomeModule from '../../../policy/outcome.js';
 import { IntDeque } from '../../IntDeque.js';
-import { R_CANCELLED, R_DELAYED, R_HANDLER, R_QUEUED, R_SERVICE, WORK_HOLD, type RequestTable } from '../../RequestTable.js';
+import type { RequestTable } from '../../RequestTable.js';
+import * as requestTableModule from '../../RequestTable.js';
 import type { Dist, ServerLeaf } from '../../scenario.js';
-import { statusOutcome } from '../../statusOutcome.js';
-import { notDrawn, streamIf } from '../../streams.js';
-import { DELAYED_ANSWER, LeafAnswer, NEEDS_SLOT, type LeafContext, type LeafHost } from '../Leaf.js';
-import { FarmBin } from './FarmBins.js';
+import * as statusOutcomeModule from '../../statusOutcome.js';
+import { streamIf } from '../../streams.js';
+import * as streamsModule from '../../streams.js';
+import { LeafAnswer, type LeafContext, type LeafHost } from '../Leaf.js';
+import * as leafModule from '../Leaf.js';
+import * as farmBinsModule from './FarmBins.js';
 import { FarmStats } from './FarmStats.js';
 import { OverloadDefences } from './OverloadDefences.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { FarmBin } = farmBinsModule;
+const { Outcome } = outcomeModule;
+const { R_CANCELLED, R_DELAYED, R_HANDLER, R_QUEUED, R_SERVICE, WORK_HOLD } = requestTableModule;
+const { statusOutcome } = statusOutcomeModule;
+const { notDrawn } = streamsModule;
+const { DELAYED_ANSWER, NEEDS_SLOT } = leafModule;
 
 /**
  * The farm's event kinds, relative to the first kind the model gives it; the load balancer's

@@ -1,16 +1,26 @@
 import { Timers } from '../../../engine/timers.js';
-import { Outcome } from '../../../policy/outcome.js';
+import * as outcomeModule from '../../../policy/outcome.js';
 import type { IntDeque } from '../../IntDeque.js';
-import { R_CANCELLED, R_QUEUED, R_SERVICE, WORK_HOLD } from '../../RequestTable.js';
+import * as requestTableModule from '../../RequestTable.js';
 import type { PoolLeaf, ServerLeaf } from '../../scenario.js';
 import { streamIf } from '../../streams.js';
-import { DELAYED_ANSWER, LeafAnswer, NEEDS_SLOT, type BackendStats, type Leaf, type LeafContext, type ServerSeries, type ServerTotals } from '../Leaf.js';
-import { Backends, FarmKind } from './Backends.js';
-import { FarmBin, type FarmBinCounts } from './FarmBins.js';
-import { utilisation } from '../../../metrics/cascadeTimeline.js';
+import { LeafAnswer, type BackendStats, type Leaf, type LeafContext, type ServerSeries, type ServerTotals } from '../Leaf.js';
+import * as leafModule from '../Leaf.js';
+import { Backends } from './Backends.js';
+import * as backendsModule from './Backends.js';
+import type { FarmBinCounts } from './FarmBins.js';
+import * as farmBinsModule from './FarmBins.js';
+import * as cascadeTimelineModule from '../../../metrics/cascadeTimeline.js';
 import type { BinnedSeries } from '../../../metrics/index.js';
 import { LB_EVENT_KINDS, LoadBalancer } from './LoadBalancer.js';
 import { PreviousHosts } from './PreviousHosts.js';
+// Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { FarmKind } = backendsModule;
+const { FarmBin } = farmBinsModule;
+const { Outcome } = outcomeModule;
+const { R_CANCELLED, R_QUEUED, R_SERVICE, WORK_HOLD } = requestTableModule;
+const { DELAYED_ANSWER, NEEDS_SLOT } = leafModule;
+const { utilisation } = cascadeTimelineModule;
 
 /** How many event kinds a farm (its load balancer included) schedules. */
 export const FARM_EVENT_KINDS = FarmKind.LB + LB_EVENT_KINDS;
