@@ -4,8 +4,10 @@ import type { Simulator } from '../../engine/simulator.js';
 import * as eventKindsModule from '../eventKinds.js';
 import type { Workload as WorkloadSpec } from '../scenario.js';
 import { streamFor, streamIf } from '../streams.js';
-import { drawBad, type OperationStarter, type Workload } from './Workload.js';
+import type { OperationStarter, Workload } from './Workload.js';
+import * as workloadModule from './Workload.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { drawBad } = workloadModule;
 const { K_OP_START } = eventKindsModule;
 
 type ClosedSpec = Extract<WorkloadSpec, { kind: 'closed' }>;

@@ -6,8 +6,10 @@ import * as eventKindsModule from '../eventKinds.js';
 import { rateFunction, type RateFunction } from '../rateSchedule.js';
 import type { Workload as WorkloadSpec } from '../scenario.js';
 import { streamIf } from '../streams.js';
-import { drawBad, type OperationStarter, type Workload } from './Workload.js';
+import type { OperationStarter, Workload } from './Workload.js';
+import * as workloadModule from './Workload.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
+const { drawBad } = workloadModule;
 const { standardExponential } = distributionsModule;
 const { K_ARRIVAL } = eventKindsModule;
 
