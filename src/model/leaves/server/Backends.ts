@@ -146,15 +146,17 @@ export abstract class Backends {
    * own `serviceMs`, from the `service` stream), degraded as the backend's degradation says.
    */
   protected serviceTime(b: number, work: number): number {
-    const s = this.specs[b] as ServerLeaf;
-    let d = work === 0 ? (this.samplers[b] as Sampler).sample() : (this.workSamplers[work - 1] as Sampler).sample();
-    const deg = s.degradation;
-    if (deg !== undefined) {
-      const busy = this.busy[b] as number;
-      if (deg.kind === 'linear') d += deg.perInFlightMs * busy;
-      else if (busy > deg.inFlightAbove) d *= deg.factor;
-    }
-    return d;
+    const d = work === 0 ? (this.samplers[b] as Sampler).sample() : (this.workSamplers[work - 1] as Sampler).sample();
+    return (this.specs[b] as ServerLeaf).degradation === undefined ? d : this.degraded(b, d);
+  }
+
+  /** Service time `d` on backend b as its degradation makes it at the current load. */
+  private degraded(b: number, d: number): number {
+    const deg = (this.specs[b] as ServerLeaf).degradation;
+    if (deg === undefined) return d;
+    const busy = this.busy[b] as number;
+    if (deg.kind === 'linear') return d + deg.perInFlightMs * busy;
+    return busy > deg.inFlightAbove ? d * deg.factor : d;
   }
 
   /** Request r is answered: its backend is settled, and the answer goes back to the caller. */
@@ -321,20 +323,25 @@ export abstract class Backends {
    * adaptive concurrency limit takes its latency as a sample.
    */
   private workerDone(r: number, b: number, workMs: number, t: number): void {
-    const req = this.req;
     this.setBusy(b, -1, t);
     if (t >= 0) {
       this.stats.served[b] = (this.stats.served[b] as number) + 1;
       this.stats.bin(FarmBin.SERVED, t);
-      if (!this.host.stillWanted(r)) {
-        this.stats.wasted[b] = (this.stats.wasted[b] as number) + workMs;
-        this.stats.bin(FarmBin.WASTED, t, workMs);
-      }
+      if (!this.host.stillWanted(r)) this.wastedWork(b, workMs, t);
     }
-    if (this.defences.hasAdaptive[b] === 1) {
-      const inflight = (this.busy[b] as number) + (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number) + 1;
-      this.defences.concurrencySample(b, t - (req.enqueuedAt[r] as number), inflight, t);
-    }
+    if (this.defences.hasAdaptive[b] === 1) this.adaptiveSample(r, b, t);
+  }
+
+  /** `workMs` of work done on backend b at t >= 0 for a request nothing waits for any more. */
+  private wastedWork(b: number, workMs: number, t: number): void {
+    this.stats.wasted[b] = (this.stats.wasted[b] as number) + workMs;
+    this.stats.bin(FarmBin.WASTED, t, workMs);
+  }
+
+  /** The adaptive concurrency limit of backend b takes request r's latency at t as a sample. */
+  private adaptiveSample(r: number, b: number, t: number): void {
+    const inflight = (this.busy[b] as number) + (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number) + 1;
+    this.defences.concurrencySample(b, t - (this.req.enqueuedAt[r] as number), inflight, t);
   }
 
   /**
