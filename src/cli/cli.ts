@@ -11,13 +11,15 @@ import { describePresets } from '../policy/describePresets.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
-import { RunDirError } from '../sweep/ResultReader.js';
+import { FINISHED_RUN_FILES, RunDirError } from '../sweep/ResultReader.js';
 import { parseShard, ResumeError, type ShardSpec } from '../sweep/runSweep.js';
 import { terminalText } from './format.js';
 import { UsageError, type CliIO } from './io.js';
 import { findExperimentFiles } from './loadPlan.js';
 import { printJson } from './printJson.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
+import { lockDir, type DirLock } from './dirLock.js';
+import { commitOutput, planOutput, type OutputPlan } from './outputDir.js';
 import { reportCommand, ReportInputError, writeReportIndex, writeSharedAssets } from './report.js';
 import type { IndexEntry } from '../report/index.js';
 import { experimentFileJsonSchema } from '../check/index.js';
@@ -92,6 +94,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--workers <n>', `worker threads (default: ${availableParallelism()}, the available parallelism)`, parsePositiveInt('--workers'))
     .option('--shard <k/n>', 'run the k-th of n deterministic slices of the cells (0 <= k < n)', parseShardArg)
     .option('--resume', 'keep the finished replications in the output directory and run only the missing ones', false)
+    .option('--replace', 'replace a finished run in the output directory, once the new run is complete (it is written beside it until then)', false)
     .option('--quiet', 'print nothing but errors', false)
     .option('--json', 'print the results JSON (or the sweep summary) to stdout', false)
     .option('--force', 'run even when the estimated results are over 1 GB or the estimated memory over the machine\'s', false)
@@ -130,6 +133,8 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
         set: [],
         json: false,
         resume: false,
+        // Regenerating the reports replaces them, each only once its new run is complete.
+        replace: true,
         quiet: opts.quiet,
         ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
         sharedAssets: true,
@@ -167,13 +172,30 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .description('combine the output directories of the shards of one sweep into one summary')
     .argument('<dirs...>', 'shard output directories (each holds run.json and results.jsonl)')
     .option('--out <dir>', 'output directory (the merged results go to <out>/<experiment>)', 'results')
+    .option('--replace', 'replace a finished run in the output directory (once the merged one is complete)', false)
     .option('--json', 'print the merged summary', false)
-    .action((dirs: string[], opts: { out: string; json: boolean }) => {
+    .action((dirs: string[], opts: { out: string; json: boolean; replace: boolean }) => {
       const abs = dirs.map((d) => resolve(io.cwd, d));
-      const { summary, plan, outDir } = mergeRunDirs(abs, (experiment) => resolve(io.cwd, opts.out, experiment));
-      const name = plan.name;
-      if (opts.json) printJson(io.stdout, summary);
-      else io.stdout(`merged ${dirs.length} shard${dirs.length > 1 ? 's' : ''} of ${name}: ${summary.cells.length} cells, written to ${relative(io.cwd, outDir) || '.'}\n`);
+      // The output directory is known once the shards are read (it is named after their experiment):
+      // it is locked and checked then, and the merged run takes its place when complete.
+      let lock: DirLock | null = null;
+      let output: OutputPlan | null = null;
+      try {
+        const { summary, plan } = mergeRunDirs(abs, (experiment) => {
+          const final = resolve(io.cwd, opts.out, experiment);
+          const shown = relative(io.cwd, final) || '.';
+          lock = lockDir(final, shown, 'merge');
+          output = planOutput(final, shown, FINISHED_RUN_FILES, { replace: opts.replace, resume: false });
+          return output.work;
+        });
+        const done = output as OutputPlan | null;
+        if (done) commitOutput(done);
+        const name = plan.name;
+        if (opts.json) printJson(io.stdout, summary);
+        else io.stdout(`merged ${dirs.length} shard${dirs.length > 1 ? 's' : ''} of ${name}: ${summary.cells.length} cells, written to ${done ? relative(io.cwd, done.final) || '.' : opts.out}\n`);
+      } finally {
+        (lock as DirLock | null)?.release();
+      }
     });
 
   program

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { canonicalJson, expandExperiment, parseExperimentText } from '../experiment/index.js';
 import {
   BUNDLE_FILES,
@@ -21,6 +21,8 @@ import { jsonClone } from '../sweep/jsonStream.js';
 import { readJsonFile } from '../sweep/ResultReader.js';
 import { VERSION } from '../version.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
+import { lockDir, type DirLock } from './dirLock.js';
+import { UsageError } from './io.js';
 
 /** The report page of an experiment directory. */
 export const REPORT_FILE = 'index.html';
@@ -63,6 +65,8 @@ export function writeSharedAssets(root: string): void {
 export interface WriteReportOptions {
   /** The experiment directory (index.html goes there). */
   dir: string;
+  /** Where the directory will be once published, when it is written elsewhere first (a replacement): the index links there. */
+  publishedDir?: string;
   summary: ReportSummary;
   /** The experiment file's text (run.json `source`), or null. */
   source: string | null;
@@ -100,12 +104,13 @@ export function writeReport(opts: WriteReportOptions): WrittenReport {
     assets,
   );
   const path = join(opts.dir, REPORT_FILE);
+  const published = opts.publishedDir ?? opts.dir;
   writeFileAtomic(path, built.html);
   const meta = { experiment: opts.summary.experiment, date: opts.date, runTimeMs: opts.runTimeMs, finding: built.finding, charts: built.charts.map((c) => c.id) };
   writeFileAtomic(join(opts.dir, REPORT_META_FILE), JSON.stringify(meta, null, 2) + '\n');
   return {
-    path,
-    entry: { name: opts.summary.experiment, description: opts.summary.description, finding: built.finding, href: `${relative(dirname(opts.dir), opts.dir).split('\\').join('/')}/${REPORT_FILE}`, date: opts.date },
+    path: join(published, REPORT_FILE),
+    entry: { name: opts.summary.experiment, description: opts.summary.description, finding: built.finding, href: `${basename(published).split('\\').join('/')}/${REPORT_FILE}`, date: opts.date },
     warnings: built.warnings,
     charts: built.charts,
   };
@@ -278,26 +283,63 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ReportInputError(`${dirArg}: no such directory`);
   const show = (p: string) => relative(io.cwd, p) || '.';
   if (isResultDir(dir)) {
-    if (opts.sharedAssets) writeSharedAssets(dirname(dir));
-    const r = await rebuildReport(dir, opts);
-    for (const w of r.warnings) io.stderr(`warning: ${w}\n`);
-    io.stdout(`report written to ${show(r.path)}\n`);
-    for (const p of r.pngs) io.stdout(`  ${show(p)}\n`);
-    return 0;
+    const lock = lockDir(dir, show(dir), 'report');
+    try {
+      if (opts.sharedAssets) writeSharedAssets(dirname(dir));
+      const r = await rebuildReport(dir, opts);
+      for (const w of r.warnings) io.stderr(`warning: ${w}\n`);
+      io.stdout(`report written to ${show(r.path)}\n`);
+      for (const p of r.pngs) io.stdout(`  ${show(p)}\n`);
+      return 0;
+    } finally {
+      lock.release();
+    }
   }
+  // Hidden directories are left out: a replacement in progress (`.<name>.replacing`) is nobody's report yet.
   const subdirs = readdirSync(dir)
+    .filter((n) => !n.startsWith('.'))
     .sort()
     .map((n) => join(dir, n))
-    .filter((p) => statSync(p).isDirectory() && isResultDir(p));
+    .filter((p) => isDirectory(p) && isResultDir(p));
   if (subdirs.length === 0) throw new ReportInputError(`${dirArg}: holds no experiment results (summary.json or results.json), nor directories that do`);
-  if (opts.sharedAssets) writeSharedAssets(dir);
-  const entries: IndexEntry[] = [];
-  for (const sub of subdirs) {
-    const r = await rebuildReport(sub, opts);
-    for (const w of r.warnings) io.stderr(`warning: ${r.entry.name}: ${w}\n`);
-    io.stdout(`report written to ${show(r.path)}${r.pngs.length > 0 ? ` (${r.pngs.length} PNG charts in ${show(join(sub, PNG_DIR))})` : ''}\n`);
-    entries.push(r.entry);
+  const lock = lockDir(dir, show(dir), 'report');
+  try {
+    if (opts.sharedAssets) writeSharedAssets(dir);
+    const entries: IndexEntry[] = [];
+    let code = 0;
+    for (const sub of subdirs) {
+      // One directory that cannot be read (a corrupt summary, a run in progress) is said and skipped: the others' reports and the index are still written.
+      let r: Awaited<ReturnType<typeof rebuildReport>>;
+      let subLock: DirLock | null = null;
+      try {
+        subLock = lockDir(sub, show(sub), 'report');
+        r = await rebuildReport(sub, opts);
+      } catch (e) {
+        if (!(e instanceof Error)) throw e;
+        const input = e instanceof UsageError || e instanceof ReportInputError || e instanceof SyntaxError;
+        const why = e instanceof UsageError ? e.problems.join('; ') : input ? e.message : `${show(sub)}: the report could not be built (${e.message})`;
+        io.stderr(`error: ${why}; its report is left out of the index\n`);
+        code = Math.max(code, input ? 2 : 1);
+        continue;
+      } finally {
+        subLock?.release();
+      }
+      for (const w of r.warnings) io.stderr(`warning: ${r.entry.name}: ${w}\n`);
+      io.stdout(`report written to ${show(r.path)}${r.pngs.length > 0 ? ` (${r.pngs.length} PNG charts in ${show(join(sub, PNG_DIR))})` : ''}\n`);
+      entries.push(r.entry);
+    }
+    io.stdout(`index written to ${show(writeReportIndex(dir, entries))}\n`);
+    return code;
+  } finally {
+    lock.release();
   }
-  io.stdout(`index written to ${show(writeReportIndex(dir, entries))}\n`);
-  return 0;
+}
+
+/** Whether a path is a directory (a dangling link or an unreadable entry is not). */
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }

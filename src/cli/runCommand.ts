@@ -4,12 +4,16 @@ import { createHash } from 'node:crypto';
 import { basename, join, relative, resolve } from 'node:path';
 import type { ExperimentPlan } from '../experiment/index.js';
 import type { IndexEntry } from '../report/index.js';
+import { FINISHED_RUN_FILES } from '../sweep/ResultReader.js';
+import { OutputError } from '../sweep/ResultWriter.js';
 import { runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
 import { VERSION } from '../version.js';
+import { lockDir, type DirLock } from './dirLock.js';
 import { UsageError, type CliIO } from './io.js';
 import { planLimits } from './limits.js';
 import { loadPlan, printWarnings } from './loadPlan.js';
 import { printJson } from './printJson.js';
+import { commitOutput, planOutput, type OutputPlan } from './outputDir.js';
 import { printRunSummary } from './printResults.js';
 import { ProgressReporter } from './progress.js';
 import { writeRunReport } from './report.js';
@@ -32,6 +36,8 @@ export interface RunOptions {
   workers?: number;
   shard?: ShardSpec;
   resume: boolean;
+  /** Replace a finished run in the output directory once the new one is complete (run-all always does). */
+  replace?: boolean;
   quiet: boolean;
   /** Run even when the estimated output or memory is over its limit. */
   force?: boolean;
@@ -70,27 +76,52 @@ export async function runFiles(io: CliIO, files: string[], opts: RunOptions): Pr
     problems.push(...limits.refusals);
     l.warnings.push(...limits.warnings);
   }
-  // Every file's problems at once, before anything runs.
-  if (problems.length > 0) throw new UsageError(problems);
-  // Several experiments run one after another on the same worker threads (started and warmed up once).
-  const pool = loaded.length > 1 ? new SweepPool(opts.workers) : null;
+  // Each output directory is locked and checked before anything runs: a finished run in it is not
+  // erased unless --replace (or --resume) says so.
+  const locks: DirLock[] = [];
+  const outputs: OutputPlan[] = [];
+  if (problems.length === 0) {
+    for (const l of loaded) {
+      const final = resolve(io.cwd, opts.out, l.plan.name);
+      const shown = relative(io.cwd, final) || '.';
+      try {
+        locks.push(lockDir(final, shown, 'run'));
+        outputs.push(planOutput(final, shown, FINISHED_RUN_FILES, { replace: opts.replace ?? false, resume: opts.resume }));
+      } catch (e) {
+        if (e instanceof OutputError) problems.push(e.message);
+        else if (e instanceof UsageError) problems.push(...e.problems);
+        else {
+          for (const l of locks) l.release();
+          throw e;
+        }
+      }
+    }
+  }
   try {
-    return await runLoaded(io, loaded, opts, pool);
+    // Every file's problems at once, before anything runs.
+    if (problems.length > 0) throw new UsageError(problems);
+    // Several experiments run one after another on the same worker threads (started and warmed up once).
+    const pool = loaded.length > 1 ? new SweepPool(opts.workers) : null;
+    try {
+      return await runLoaded(io, loaded.map((l, i) => ({ ...l, output: outputs[i] as OutputPlan })), opts, pool);
+    } finally {
+      await pool?.destroy();
+    }
   } finally {
-    await pool?.destroy();
+    for (const l of locks) l.release();
   }
 }
 
 async function runLoaded(
   io: CliIO,
-  loaded: Array<{ file: string } & ReturnType<typeof loadPlan>>,
+  loaded: Array<{ file: string; output: OutputPlan } & ReturnType<typeof loadPlan>>,
   opts: RunOptions,
   pool: SweepPool | null,
 ): Promise<number> {
   let status = 0;
-  for (const { file, plan, text, set, warnings } of loaded) {
+  for (const { file, plan, text, set, warnings, output } of loaded) {
     printWarnings(io, warnings);
-    const outDir = resolve(io.cwd, opts.out, plan.name);
+    const outDir = output.work;
     const ac = new AbortController();
     const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
     const progress = opts.quiet || opts.json ? null : new ProgressReporter(io, plan.name);
@@ -121,15 +152,16 @@ async function runLoaded(
       removeHandlers();
     }
     const where = relative(io.cwd, outDir) || '.';
+    const final = relative(io.cwd, output.final) || '.';
     if (res.interrupted) {
-      io.stderr(interruptedMessage(res, where));
+      io.stderr(interruptedMessage(res, where, output.staged ? final : null));
       return 130;
     }
     if (opts.json) printJson(io.stdout, res.single ? { experiment: plan.name, ...res.single } : res.summary);
     else if (!opts.quiet) {
       io.stdout(`\n${plan.name} (${relative(io.cwd, file) || basename(file)})\n`);
       io.stdout(printRunSummary(res, parseJsonOrNull(text)) + '\n');
-      io.stdout(`written to ${where}\n`);
+      io.stdout(`written to ${final}\n`);
     }
     if (res.errored.length > 0) {
       io.stderr(`${res.errored.length} cell${res.errored.length > 1 ? 's' : ''} errored:\n`);
@@ -137,18 +169,21 @@ async function runLoaded(
       status = 1;
     }
     if (res.summary && !opts.shard) {
-      const entry = writeRunReport(io, { dir: outDir, summary: res.summary, source: text, quick: opts.quick, set, runTimeMs: Date.now() - startedMs, sharedAssets: opts.sharedAssets ?? false, print: !opts.quiet && !opts.json });
+      const entry = writeRunReport(io, { dir: outDir, publishedDir: output.final, summary: res.summary, source: text, quick: opts.quick, set, runTimeMs: Date.now() - startedMs, sharedAssets: opts.sharedAssets ?? false, print: !opts.quiet && !opts.json });
       if (entry) opts.reportIndex?.push(entry);
       else status = 1;
     }
+    // The run is complete (its summary written, its report tried): it takes the finished run's place.
+    commitOutput(output);
   }
   return status;
 }
 
 /** What an interrupted run left, and how to finish it. */
-function interruptedMessage(res: { single: unknown; done: number; total: number }, where: string): string {
+function interruptedMessage(res: { single: unknown; done: number; total: number }, where: string, replacing: string | null): string {
+  const kept = replacing === null ? '' : `; ${replacing} still holds the earlier finished run`;
   if (res.single !== null) {
-    return `interrupted: the partial run (truncated: "interrupted") is in ${join(where, 'results.json')}; run again to get the whole run\n`;
+    return `interrupted: the partial run (truncated: "interrupted") is in ${join(where, 'results.json')}${kept}; run again${replacing === null ? '' : ' with --replace'} to get the whole run\n`;
   }
-  return `interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}; run again with --resume to finish\n`;
+  return `interrupted: ${res.done} of ${res.total} replications are in ${join(where, 'results.jsonl')}${kept}; run again with ${replacing === null ? '--resume to finish' : '--replace --resume to finish replacing it'}\n`;
 }

@@ -17,8 +17,10 @@ import { loadExperimentSource, planFromFile } from './loadPlan.js';
 import { recommendedConfiguration } from './tuneConfiguration.js';
 import { table } from './format.js';
 import { ProgressReporter } from './progress.js';
-import { readBundles, ASSETS_DIR } from './report.js';
+import { readBundles, ASSETS_DIR, REPORT_FILE } from './report.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
+import { lockDir } from './dirLock.js';
+import { commitOutput, planOutput, type OutputPlan } from './outputDir.js';
 
 /** Options of `retrystorm tune`. */
 export interface TuneFlags {
@@ -30,6 +32,8 @@ export interface TuneFlags {
   candidates?: number;
   maxRuns?: number;
   resume: boolean;
+  /** Replace a finished search in the output directory once the new one is complete. */
+  replace?: boolean;
   quiet: boolean;
   json: boolean;
 }
@@ -40,6 +44,9 @@ export interface TuneShared {
   sharedAssets?: boolean;
   reportIndex?: IndexEntry[];
 }
+
+/** A search's answer: a directory that has it holds a finished search. */
+export const TUNE_FILE = 'tune.json';
 
 /** The directory of the rounds' experiment files and sweeps inside a search's output directory. */
 export const ROUNDS_DIR = 'rounds';
@@ -74,7 +81,20 @@ export function loadTuneProblem(path: string, flags: Pick<TuneFlags, 'quick' | '
 export async function tuneCommand(io: CliIO, file: string, flags: TuneFlags, shared: TuneShared = {}): Promise<number> {
   const path = resolve(io.cwd, file);
   const { problem } = loadTuneProblem(path, flags);
-  const outDir = resolve(io.cwd, flags.out, problem.name);
+  const final = resolve(io.cwd, flags.out, problem.name);
+  const shown = relative(io.cwd, final) || '.';
+  const lock = lockDir(final, shown, 'tune');
+  try {
+    const output = planOutput(final, shown, [TUNE_FILE], { replace: flags.replace ?? false, resume: flags.resume });
+    return await searchInto(io, path, problem, output, flags, shared);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The search itself, written into `output.work` and put in place when complete. */
+async function searchInto(io: CliIO, path: string, problem: TuneProblem, output: OutputPlan, flags: TuneFlags, shared: TuneShared): Promise<number> {
+  const outDir = output.work;
   const roundsDir = join(outDir, ROUNDS_DIR);
   const own = shared.pool ? null : new SweepPool(flags.workers);
   const pool = (shared.pool ?? own) as SweepPool;
@@ -129,14 +149,17 @@ export async function tuneCommand(io: CliIO, file: string, flags: TuneFlags, sha
     removeHandlers();
     await own?.destroy();
   }
-  const where = relative(io.cwd, outDir) || '.';
+  const where = relative(io.cwd, output.final) || '.';
   if (outcome.interrupted) {
-    io.stderr(`interrupted: the finished runs are in ${join(where, ROUNDS_DIR)}; run again with --resume to continue\n`);
+    const rounds = join(relative(io.cwd, outDir) || '.', ROUNDS_DIR);
+    io.stderr(output.staged
+      ? `interrupted: the finished runs are in ${rounds}; ${where} still holds the earlier finished search; run again with --replace --resume to continue\n`
+      : `interrupted: the finished runs are in ${rounds}; run again with --resume to continue\n`);
     return 130;
   }
   const answer = tuneAnswer(problem, outcome);
   if (answer.recommendation !== null) answer.recommendation.configuration = recommendedConfiguration(problem, answer);
-  writeFileAtomic(join(outDir, 'tune.json'), JSON.stringify(answer, null, 2) + '\n');
+  writeFileAtomic(join(outDir, TUNE_FILE), JSON.stringify(answer, null, 2) + '\n');
   writeFileAtomic(join(outDir, 'summary.csv'), tuneCsv(answer));
   const html = renderTuneReport(answer, {
     description: problem.description,
@@ -145,7 +168,8 @@ export async function tuneCommand(io: CliIO, file: string, flags: TuneFlags, sha
     runTimeMs: Date.now() - startedMs,
     assets: shared.sharedAssets ? { mode: 'shared', base: `../${ASSETS_DIR}/` } : { mode: 'inline', scripts: readBundles() },
   });
-  writeFileAtomic(join(outDir, 'index.html'), html);
+  writeFileAtomic(join(outDir, REPORT_FILE), html);
+  commitOutput(output);
   shared.reportIndex?.push({ name: problem.name, description: problem.description, finding: answer.headline, href: `${problem.name}/index.html`, date: new Date().toISOString() });
   if (flags.json) io.stdout(JSON.stringify(answer, null, 2) + '\n');
   else if (!flags.quiet) {
@@ -209,6 +233,7 @@ export function registerTune(program: Command, io: CliIO, setCode: (code: number
     .option('--set <path=value>', 'override any field by dotted path (repeatable)', (v: string, prev: string[]) => [...prev, v], [])
     .option('--workers <n>', 'worker threads (default: the available parallelism)', positiveInt('--workers'))
     .option('--resume', 'keep the finished runs of the rounds in the output directory and run only the missing ones', false)
+    .option('--replace', 'replace a finished search in the output directory, once the new one is complete (it is written beside it until then)', false)
     .option('--quiet', 'print nothing but errors', false)
     .option('--json', 'print the answer (tune.json) to stdout', false)
     .action(async (file: string, flags: TuneFlags) => {
@@ -253,7 +278,7 @@ export const runAllTunes = {
   async run(io: CliIO, tunes: string[], opts: { quick: boolean; out: string; quiet: boolean; workers?: number; reportIndex: IndexEntry[] }): Promise<number> {
     let code = 0;
     for (const f of tunes) {
-      const flags: TuneFlags = { quick: opts.quick, out: opts.out, set: [], resume: false, quiet: opts.quiet, json: false, ...(opts.workers !== undefined ? { workers: opts.workers } : {}) };
+      const flags: TuneFlags = { quick: opts.quick, out: opts.out, set: [], resume: false, replace: true, quiet: opts.quiet, json: false, ...(opts.workers !== undefined ? { workers: opts.workers } : {}) };
       code = Math.max(code, await tuneCommand(io, f, flags, { sharedAssets: true, reportIndex: opts.reportIndex }));
     }
     return code;

@@ -11,6 +11,14 @@ import type { RunManifest } from './runSweep.js';
 export const RUN_FILE = 'run.json';
 /** The results of a run directory: one replication record a line. */
 export const RESULTS_FILE = 'results.jsonl';
+/** The files a run writes when it ends (a sweep's summaries, a single run's results); a new run starts by removing them. */
+export const RUN_END_FILES = ['summary.json', 'summary.csv', 'results.json'] as const;
+/**
+ * The files only a finished run has: its summaries, written once every replication is done (an
+ * interrupted single run leaves a partial results.json and no summary). A directory with any of
+ * them holds a finished run, which a new run must not erase.
+ */
+export const FINISHED_RUN_FILES = ['summary.json', 'summary.csv'] as const;
 
 /** Whether `dir` holds a run (has its manifest). */
 export function isRunDir(dir: string): boolean {

@@ -2,12 +2,13 @@ import { randomInt } from 'node:crypto';
 import { closeSync, readdirSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeJsonChunks } from './jsonStream.js';
-import { RESULTS_FILE, RUN_FILE } from './ResultReader.js';
+import { RESULTS_FILE, RUN_END_FILES, RUN_FILE } from './ResultReader.js';
 
 /** An output directory that cannot be written (permissions, full disk...). */
 export class OutputError extends Error {}
 
-function describe(e: unknown): string {
+/** A file system error in a few words: its code and what it means (`EACCES: permission denied`). */
+export function describeFsError(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
   const why: Record<string, string> = {
     EACCES: 'permission denied',
@@ -41,7 +42,7 @@ export class ResultWriter {
     try {
       return f();
     } catch (e) {
-      throw new OutputError(`cannot write ${what} (${describe(e)})`);
+      throw new OutputError(`cannot write ${what} (${describeFsError(e)})`);
     }
   }
 
@@ -49,7 +50,7 @@ export class ResultWriter {
   start(manifestJson: string, records: readonly unknown[]): void {
     this.guard(this.dir, () => mkdirSync(this.dir, { recursive: true }));
     // Files of an earlier run that this one would not overwrite must not be mistaken for its output.
-    for (const f of ['summary.json', 'summary.csv', 'results.json']) {
+    for (const f of RUN_END_FILES) {
       this.guard(join(this.dir, f), () => rmSync(join(this.dir, f), { force: true }));
     }
     // Temporary files a killed run left behind (`<name>.tmp-<n>`, see writeFile) are nobody's.

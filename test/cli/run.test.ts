@@ -81,8 +81,8 @@ describe('retrystorm run', () => {
       },
     });
     const a = JSON.parse((await cli(['run', file, '--out', dir, '--json', '--seed', '5'])).out);
-    const b = JSON.parse((await cli(['run', file, '--out', dir, '--json', '--seed', '5'])).out);
-    const c = JSON.parse((await cli(['run', file, '--out', dir, '--json', '--seed', '6'])).out);
+    const b = JSON.parse((await cli(['run', file, '--out', dir, '--json', '--seed', '5', '--replace'])).out);
+    const c = JSON.parse((await cli(['run', file, '--out', dir, '--json', '--seed', '6', '--replace'])).out);
     expect(a).toEqual(b);
     expect(a.seed).toBe(5);
     expect(c.operations.offered).not.toBe(a.operations.offered);

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir, writeExperiment } from '../helpers/reliability.js';
 
@@ -131,5 +131,30 @@ describe('rebuilding a report from the saved results', () => {
     const before = readFileSync(join(dir, 'open-ended', 'index.html'), 'utf8');
     expect((await cli(['report', join(dir, 'open-ended')])).code).toBe(0);
     expect(readFileSync(join(dir, 'open-ended', 'index.html'), 'utf8')).toBe(before);
+  });
+});
+
+describe('report of a directory of runs', () => {
+  it('one corrupt sub-directory is named and left out; the others and the index are still written (exit 2)', async () => {
+    const dir = tempDir();
+    const runs = join(dir, 'runs');
+    for (const name of ['alpha', 'beta', 'gamma']) {
+      const file = writeExperiment(dir, `${name}.json`, { name, scenario: { workload: { kind: 'burst', clients: 2 }, stack: [{ name: 'c' }], leaf: { kind: 'server', serviceMs: 1 } } });
+      expect((await cli(['run', file, '--out', runs, '--quiet'])).code).toBe(0);
+    }
+    writeFileSync(join(runs, 'beta', 'summary.json'), '{"cells": [');
+    // A replacement in progress beside a run is nobody's report.
+    mkdirSync(join(runs, '.gamma.replacing'));
+    writeFileSync(join(runs, '.gamma.replacing', 'summary.json'), readFileSync(join(runs, 'gamma', 'summary.json')));
+    const r = await cli(['report', runs]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(new RegExp(`^error: ${join(runs, 'beta', 'summary.json')}: cannot read \\([^\\n]*\\); its report is left out of the index\\n$`));
+    expect(r.out).toContain(`report written to ${relative(process.cwd(), join(runs, 'alpha', 'index.html'))}\n`);
+    expect(r.out).toContain(`report written to ${relative(process.cwd(), join(runs, 'gamma', 'index.html'))}\n`);
+    const index = readFileSync(join(runs, 'index.html'), 'utf8');
+    expect(index).toContain('alpha/index.html');
+    expect(index).toContain('gamma/index.html');
+    expect(index).not.toContain('beta/index.html');
+    expect(index).not.toContain('replacing');
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, jsonlRecords, tempDir, writeExperiment } from '../helpers/reliability.js';
@@ -152,6 +152,8 @@ describe('experiments of one run', () => {
     const file = writeExperiment(dir, 'e.json', sweep);
     const out = join(dir, 'out');
     expect((await cli(['run', file, '--out', out, '--quiet', '--workers', '1'])).code).toBe(0);
+    // A run killed before its end leaves no summary, and perhaps a temporary file.
+    for (const f of ['summary.json', 'summary.csv']) rmSync(join(out, 'readback', f));
     writeFileSync(join(out, 'readback', 'summary.json.tmp-12345'), '{"half": ');
     expect((await cli(['run', file, '--out', out, '--quiet', '--workers', '1'])).code).toBe(0);
     expect(readdirSync(join(out, 'readback')).sort()).toEqual(['index.html', 'report.json', 'results.jsonl', 'run.json', 'summary.csv', 'summary.json']);

@@ -76,12 +76,12 @@ describe('every output file is written to a temporary name and renamed', () => {
     expect(jsonlRecords(join(expDir, 'results.jsonl'))).toHaveLength(9);
   });
 
-  it('`run` of a single run writes results.json the same way, and so does a second run over the first', async () => {
+  it('`run` of a single run writes results.json the same way, and so does a second run resumed over the first', async () => {
     const dir = tempDir();
     const file = writeExperiment(dir, 'e.json', single);
     const expDir = join(dir, 'out', 'faults-single');
     for (let k = 0; k < 2; k++) {
-      const { result, events } = await watchWrites(expDir, () => cli(['run', file, '--out', join(dir, 'out'), '--quiet']));
+      const { result, events } = await watchWrites(expDir, () => cli(['run', file, '--out', join(dir, 'out'), '--quiet', ...(k > 0 ? ['--resume'] : [])]));
       expect(result.code).toBe(0);
       expect(readdirSync(expDir)).toContain('results.json');
       expectWrittenAtomically(expDir, events, { appended: ['results.jsonl'] });

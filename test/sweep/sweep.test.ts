@@ -165,7 +165,7 @@ describe('the command line', () => {
     const file = writeExperiment(dir, 'e.json', experiment);
     const loud = await cli(['run', file, '--out', dir, '--workers', '1']);
     expect(loud.err).toMatch(/^sweep-test: 24\/24 replications \(100\.0%\), [\d.]+\/s, ETA 0 ms$/m);
-    const quiet = await cli(['run', file, '--out', dir, '--workers', '1', '--quiet']);
+    const quiet = await cli(['run', file, '--out', dir, '--workers', '1', '--quiet', '--replace']);
     expect([quiet.out, quiet.err]).toEqual(['', '']);
   });
 
