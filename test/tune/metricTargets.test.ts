@@ -102,17 +102,23 @@ describe('tune: bounds and tolerances within the metric\'s range', () => {
     expect(problems({ objectives: [{ metric: 'successRate', goal: 'maximize', tolerance: 0.01 }] })).toEqual([]);
   });
 
-  it('exits 2 from the command line with the dotted path, before running anything', async () => {
+  it('exits 2 from tune and validate with the dotted path, before running anything', async () => {
     const dir = tempDir();
     const file = writeExperiment(dir, 'g.json', graphExperiment({ constraints: [{ metric: 'services.nope.utilization', max: 0.9 }, { metric: 'successRate', min: 1.5 }] }));
-    const r = await cli(['tune', file, '--out', join(dir, 'out'), '--quiet']);
-    expect(r.code).toBe(2);
-    expect(r.err).toBe(
-      [
-        `error: ${file}: tune.constraints.0.metric must name a service of the scenario (got "services.nope.utilization"; services: fe, db)`,
-        `error: ${file}: tune.constraints.1.min must be between 0 and 1, the range of successRate (got 1.5)`,
-        '',
-      ].join('\n'),
-    );
+    for (const args of [['tune', file, '--out', join(dir, 'out'), '--quiet'], ['validate', file]]) {
+      const r = await cli(args);
+      expect(r.code, args[0]).toBe(2);
+      expect(r.err).toBe(
+        [
+          `error: ${file}: tune.constraints.0.metric must name a service of the scenario (got "services.nope.utilization"; services: fe, db)`,
+          `error: ${file}: tune.constraints.1.min must be between 0 and 1, the range of successRate (got 1.5)`,
+          '',
+        ].join('\n'),
+      );
+    }
+    const good = writeExperiment(dir, 'good.json', graphExperiment({ constraints: [{ metric: 'services.db.utilization', max: 0.9 }] }));
+    const r = await cli(['validate', good]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('graph-tune: valid');
   });
 });
