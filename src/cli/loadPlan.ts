@@ -50,7 +50,7 @@ export function loadPlan(path: string, opts: { quick: boolean; set: string[]; se
   if (!expanded.ok) throw new UsageError(expanded.errors.map((m) => `${path}: ${m}`));
   const hintProblems = reportHintProblems(experiment.root);
   if (hintProblems.length > 0) throw new UsageError(hintProblems.map((m) => `${path}: ${m}`));
-  return { plan: expanded.plan, text, set, warnings: expanded.warnings.map((w) => `${path}: ${w}`) };
+  return { plan: expanded.plan, text, set, experiment, warnings: expanded.warnings.map((w) => `${path}: ${w}`) };
 }
 
 /** Problems with the `report` hints of an experiment file (top level and each part), with their paths. */

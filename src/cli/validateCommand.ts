@@ -1,12 +1,15 @@
 // The validate command: an experiment file's parts, cells and replications, the calls per operation
 // on each edge of a graph if every call failed, and the estimates of work, output and memory.
 import { relative } from 'node:path';
+import { patchedRoot } from '../experiment/index.js';
 import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { formatBytes } from '../sweep/resourceLimits.js';
+import { prepareTune } from '../tune/tuneProblem.js';
 import { UsageError, type CliIO } from './io.js';
 import { planLimits } from './limits.js';
 import { loadPlan, printWarnings } from './loadPlan.js';
+import { hasTuneSection } from './tuneCommand.js';
 
 function fmtCount(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
@@ -21,9 +24,17 @@ function fmtCalls(n: number): string {
   return Number.isInteger(n) || n >= 1e4 ? fmtCount(n) : n.toFixed(2);
 }
 
-/** Validate the experiment file at `path` and print what it would run (a UsageError on any problem or refused limit). */
+/**
+ * Validate the experiment file at `path` (its `tune` section too, as `tune` checks it) and print what
+ * it would run (a UsageError on any problem or refused limit).
+ */
 export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean }): void {
-  const { plan, warnings } = loadPlan(path, opts);
+  const { plan, warnings, experiment, set } = loadPlan(path, opts);
+  // A file with a search is checked as `tune` checks it (its metrics, parts, windows, bounds...).
+  if (hasTuneSection(experiment.root)) {
+    const prepared = prepareTune(patchedRoot(experiment.root, { quick: opts.quick, set }));
+    if (!prepared.ok) throw new UsageError(prepared.errors.map((e) => `${path}: ${e}`));
+  }
   const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes });
   if (limits.refusals.length > 0) throw new UsageError(limits.refusals);
   printWarnings(io, [...warnings, ...limits.warnings]);

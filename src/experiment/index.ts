@@ -19,8 +19,9 @@ export { experimentJsonSchema } from './experimentJsonSchema.js';
 export { experimentFileSchema, experimentSchema, SCHEMA_VERSION, SLUG } from './experimentSchema.js';
 export { parseExperiment, parseExperimentText, validateExperiment, type ParseExperimentResult } from './parseExperiment.js';
 export { setTargetOf, type SetTarget } from './interventionSchema.js';
+export { listSome, MAX_LISTED_NAMES } from './listSome.js';
 export { parseJson } from './parseJson.js';
-export { parseScript, readScript, MAX_SCRIPT_REPEAT, SCRIPT_STATUSES, type ScriptEntryProblem } from './parseScript.js';
+export { parseScript, readScript, MAX_SCRIPT_MS, MAX_SCRIPT_REPEAT, SCRIPT_STATUSES, type ScriptEntryProblem } from './parseScript.js';
 export { parseSetArg } from './parseSetArg.js';
 export {
   ADMISSION_KIND_NAMES,

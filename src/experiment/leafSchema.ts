@@ -11,7 +11,7 @@ import { between } from '../policy/schema/between.js';
 import { fields as f } from '../policy/schema/fields.js';
 import { doc, titled } from '../policy/schema/schemaDocs.js';
 import { distSchema } from './distSchema.js';
-import { readScript } from './parseScript.js';
+import { MAX_SCRIPT_MS, readScript } from './parseScript.js';
 
 const faultSchema = f
   .object({
@@ -229,8 +229,8 @@ const scriptItem = f.union(
     f
       .object({
         status: f.literals([200, 400, 404, 429, 500, 503, 'timeout', 'hang']),
-        durationMs: f.number('>= 0').default(0),
-        retryAfterMs: f.number('>= 0').optional(),
+        durationMs: f.range(0, MAX_SCRIPT_MS).default(0),
+        retryAfterMs: f.range(0, MAX_SCRIPT_MS).optional(),
       })
       .transform((entry): ScriptEntry[] => [entry]),
   ],

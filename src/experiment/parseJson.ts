@@ -177,21 +177,68 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
  */
 export const MAX_NESTING = 1000;
 
-/** The offset of the bracket that opens level MAX_NESTING + 1 of valid JSON text, or -1. */
-function tooDeepOffset(text: string): number {
-  let depth = 0;
-  let inString = false;
+/** A container open at some point of a scan: an object (its keys so far, the current one) or an array (its index). */
+interface OpenContainer {
+  /** null for an array. */
+  keys: Map<string, number> | null;
+  /** The object's current key, or the array's current index. */
+  at: string | number;
+  /** An object's next string is a key (after "{" or ","). */
+  expectKey: boolean;
+}
+
+/** What the structural scan of valid JSON finds first: nesting too deep, or a key repeated in one object. */
+type StructureFault =
+  | { kind: 'too-deep'; offset: number }
+  | { kind: 'duplicate'; offset: number; firstOffset: number; key: string; path: string };
+
+/** The index of the quote that closes the string opening at `start` (valid JSON: it exists). */
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+/**
+ * One linear pass over valid JSON text: the bracket that opens level MAX_NESTING + 1, or the second
+ * occurrence of a key in one object (JSON.parse silently keeps the last; keys compare as decoded, so
+ * `"a"` and `"\u0061"` are one key), whichever comes first; null when neither.
+ */
+function structureFault(text: string): StructureFault | null {
+  const open: OpenContainer[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_NESTING) return i;
-    } else if (c === 0x5d || c === 0x7d) depth--;
+    if (c === 0x22) {
+      const end = stringEnd(text, i);
+      const top = open[open.length - 1];
+      if (top !== undefined && top.keys !== null && top.expectKey) {
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        const first = top.keys.get(key);
+        if (first !== undefined) {
+          const path = open.slice(0, -1).map((o) => String(o.at)).join('.');
+          return { kind: 'duplicate', offset: i, firstOffset: first, key, path };
+        }
+        top.keys.set(key, i);
+        top.at = key;
+        top.expectKey = false;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (open.length + 1 > MAX_NESTING) return { kind: 'too-deep', offset: i };
+      open.push(c === 0x7b ? { keys: new Map(), at: '', expectKey: true } : { keys: null, at: 0, expectKey: false });
+    } else if (c === 0x7d || c === 0x5d) open.pop();
+    else if (c === 0x2c) {
+      const top = open[open.length - 1] as OpenContainer;
+      if (top.keys !== null) top.expectKey = true;
+      else top.at = (top.at as number) + 1;
+    }
   }
-  return -1;
+  return null;
 }
 
 /** The message for a document nested deeper than {@link MAX_NESTING} levels (`at` says where, if known). */
@@ -202,18 +249,29 @@ export function tooDeepMessage(source: string, at = ''): string {
 /**
  * Parses strict JSON (a leading byte-order mark is ignored). On failure the error reads
  * `<source>: invalid JSON at line L, column C: <reason>`, with the position of the first error;
- * a value nested deeper than {@link MAX_NESTING} levels is refused the same way (and marked `tooDeep`).
+ * a value nested deeper than {@link MAX_NESTING} levels is refused the same way (and marked
+ * `tooDeep`), and so is a key repeated in one object (marked `duplicateKey`), which JSON.parse would silently resolve to
+ * its last value (YAML refuses it too): `<source>: scenario.stack.0.policy: duplicate key
+ * "maxAttempts" at line L, column C (first at line L', column C')`. Linear in the text.
  */
-export function parseJson(text: string, source: string): { ok: true; value: unknown } | { ok: false; error: string; tooDeep?: true } {
+export function parseJson(
+  text: string,
+  source: string,
+): { ok: true; value: unknown } | { ok: false; error: string; tooDeep?: true; duplicateKey?: true } {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
     const value = JSON.parse(body) as unknown;
-    const deep = tooDeepOffset(body);
-    if (deep >= 0) {
-      const { line, column } = lineColumn(body, deep);
-      return { ok: false, error: tooDeepMessage(source, ` at line ${line}, column ${column}`), tooDeep: true };
-    }
-    return { ok: true, value };
+    const fault = structureFault(body);
+    if (fault === null) return { ok: true, value };
+    const { line, column } = lineColumn(body, fault.offset);
+    if (fault.kind === 'too-deep') return { ok: false, error: tooDeepMessage(source, ` at line ${line}, column ${column}`), tooDeep: true };
+    const first = lineColumn(body, fault.firstOffset);
+    const where = fault.path === '' ? '' : `${fault.path}: `;
+    return {
+      ok: false,
+      duplicateKey: true,
+      error: `${source}: ${where}duplicate key ${JSON.stringify(fault.key)} at line ${line}, column ${column} (first at line ${first.line}, column ${first.column})`,
+    };
   } catch (e) {
     const fault = new JsonScanner(body).scan();
     if (fault === undefined) return { ok: false, error: `${source}: invalid JSON: ${(e as Error).message}` };

@@ -1,4 +1,5 @@
 import type { ScriptEntry } from '../model/scenario.js';
+import { formatCount } from '../policy/groupThousands.js';
 import { ValidationError } from './ValidationError.js';
 
 /** Statuses a script entry can answer, as written in the trace flag syntax. */
@@ -7,9 +8,23 @@ export const SCRIPT_STATUSES = ['200', '400', '404', '429', '500', '503', 'timeo
 /** Largest repeat count of one entry (`503:250*7`), so a typo cannot allocate millions of entries. */
 export const MAX_SCRIPT_REPEAT = 100_000;
 
-const NUMBER = /^\d+(\.\d+)?$/;
+/**
+ * The longest duration or Retry-After a script entry may give (ms): about 31 years, far beyond any
+ * horizon, and small enough that a simulated time plus it keeps a resolution finer than a microsecond.
+ */
+export const MAX_SCRIPT_MS = 1e12;
+
+/** A decimal number, optionally with an exponent (`250`, `0.5`, `2e3`). */
+const NUMBER = /^\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const COUNT = /^[1-9]\d*$/;
 const SYNTAX = 'status[:durationMs][:ra=retryAfterMs][*count]';
+/** The rule of a duration or Retry-After of the text syntax, as messages state it. */
+const MS_RULE = `a number of ms from 0 to ${formatCount(MAX_SCRIPT_MS)}`;
+
+/** Whether `text` is a number of ms the rule allows. */
+function isScriptMs(text: string): boolean {
+  return NUMBER.test(text) && Number(text) <= MAX_SCRIPT_MS;
+}
 
 /** One entry of a script that could not be read, and why. */
 export interface ScriptEntryProblem {
@@ -44,10 +59,10 @@ function readEntry(raw: string): ScriptEntry[] | string {
     if (part.startsWith('ra=')) {
       const value = part.slice(3);
       if (retryAfterMs !== undefined) return `ra= is given twice`;
-      if (!NUMBER.test(value)) return `ra= (retryAfterMs) must be a number >= 0 (got ${JSON.stringify(value)})`;
+      if (!isScriptMs(value)) return `ra= (retryAfterMs) must be ${MS_RULE} (got ${JSON.stringify(value)})`;
       retryAfterMs = Number(value);
     } else if (durationMs === undefined && retryAfterMs === undefined) {
-      if (!NUMBER.test(part)) return `durationMs must be a number >= 0 (got ${JSON.stringify(part)})`;
+      if (!isScriptMs(part)) return `durationMs must be ${MS_RULE} (got ${JSON.stringify(part)})`;
       durationMs = Number(part);
     } else {
       return `unexpected ${JSON.stringify(part)} (expected ${SYNTAX})`;
@@ -66,7 +81,8 @@ function readEntry(raw: string): ScriptEntry[] | string {
 /**
  * Reads a script in the trace flag syntax without throwing: entries separated by commas, each
  * `status[:durationMs][:ra=retryAfterMs][*count]` (`503:250`, `503:100:ra=2000`, `hang`,
- * `503:250*7` for seven entries). A missing duration is 0.
+ * `503:250*7` for seven entries). A missing duration is 0; durations and Retry-After are numbers of
+ * ms from 0 to {@link MAX_SCRIPT_MS}.
  */
 export function readScript(text: string): { ok: true; entries: ScriptEntry[] } | { ok: false; problems: ScriptEntryProblem[] } {
   const entries: ScriptEntry[] = [];
@@ -84,7 +100,7 @@ export function readScript(text: string): { ok: true; entries: ScriptEntry[] } |
 /**
  * Parses the `--script` flag of `trace` (`"503:250,503:250*2,200:250"`, see `readScript`) into the
  * entries of a scripted leaf. Throws a ValidationError listing every bad entry
- * (`script entry 2 "503:abc": durationMs must be a number >= 0 (got "abc")`).
+ * (`script entry 2 "503:abc": durationMs must be a number of ms from 0 to 1,000,000,000,000 (got "abc")`).
  */
 export function parseScript(text: string): ScriptEntry[] {
   const result = readScript(text);

@@ -6,7 +6,8 @@ import { ValidationError } from './ValidationError.js';
  * path from the file's root, e.g. `scenario.workload.clients`); the value is parsed as JSON when
  * it parses (`5`, `true`, `[10, 20]`, `{"kind": "none"}`), otherwise taken as a string
  * (`full-jitter`). Throws a ValidationError without `=` or with an empty path, or with a value nested
- * deeper than the files' limit (`MAX_NESTING`, read by the same `parseJson`).
+ * deeper than the files' limit (`MAX_NESTING`, read by the same `parseJson`) or JSON that repeats a
+ * key in one object (refused as in files, not taken as a string).
  */
 export function parseSetArg(arg: string): [string, unknown] {
   const eq = arg.indexOf('=');
@@ -16,6 +17,6 @@ export function parseSetArg(arg: string): [string, unknown] {
   const text = arg.slice(eq + 1);
   const parsed = parseJson(text, `--set ${path}`);
   if (parsed.ok) return [path, parsed.value];
-  if (parsed.tooDeep === true) throw new ValidationError([parsed.error]);
+  if (parsed.tooDeep === true || parsed.duplicateKey === true) throw new ValidationError([parsed.error]);
   return [path, text];
 }

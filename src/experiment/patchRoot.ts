@@ -1,6 +1,7 @@
 // Quick mode and `--set` applied to a copy of an experiment file's root, with a record of what each
 // patched, so that a problem at a patched place is blamed on the patch (`quick: `, `--set x: `).
 import { experimentStructureSchema } from './experimentSchema.js';
+import { missingNamedEntry } from './namedEntries.js';
 import type { PathSegment } from './Problem.js';
 import { cloneJson, mergeValue, scenarioRelative, setPath, splitExperimentPath, splitPath } from './setPath.js';
 import { ValidationError } from './ValidationError.js';
@@ -100,6 +101,8 @@ export function patchRoot(root: JsonObject, options: ExpandOptions, messages: Me
         if (target.scenario) {
           // Set on the scenario itself, as variants and sweep axes are, so a path gives the same messages everywhere.
           try {
+            const missing = missingNamedEntry(target.scenario, target.relative);
+            if (missing !== null) throw new ValidationError([`cannot set ${target.relative.join('.')}: ${missing}`]);
             setPath(target.scenario, target.relative, value);
           } catch (e) {
             for (const p of problemsOf(e)) messages.add(`${source}: ${target.part !== null ? `part ${target.part}: ` : ''}${p}`);

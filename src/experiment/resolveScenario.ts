@@ -1,7 +1,9 @@
 import { unreachableServices } from '../model/graph/ServiceGraph.js';
 import type { Scenario } from '../model/scenario.js';
 import type { PathSegment, Problem } from './Problem.js';
-import { problemMessage } from './Problem.js';
+import { formatPath, problemMessage } from './Problem.js';
+import { listSome } from './listSome.js';
+import { formatCount } from '../policy/groupThousands.js';
 import { resolveInterventions, type ScenarioParse } from './interventionSchema.js';
 import { scenarioSchema } from './scenarioSchema.js';
 import { ValidationError } from './ValidationError.js';
@@ -49,12 +51,19 @@ function parseOnce(input: unknown): ScenarioParse {
   return result.success ? { ok: true, scenario: result.data } : { ok: false, problems: zodProblems(result.error.issues) };
 }
 
-/** The warnings of a valid scenario: each service of its graph that no entry reaches. */
+/**
+ * The warnings of a valid scenario: the services of its graph that no entry reaches, one line
+ * however many (`listSome`: the first few named, then how many more).
+ */
 function scenarioWarnings(scenario: Scenario, prefix: readonly PathSegment[]): string[] {
   if (scenario.graph === undefined) return [];
-  return unreachableServices(scenario.graph).map((name) =>
-    problemMessage({ path: ['services', name], text: 'is never called (no entry reaches it, directly or through calls)' }, prefix),
-  );
+  const unreached = unreachableServices(scenario.graph);
+  if (unreached.length === 0) return [];
+  if (unreached.length === 1) {
+    return [problemMessage({ path: ['services', unreached[0] as string], text: 'is never called (no entry reaches it, directly or through calls)' }, prefix)];
+  }
+  const where = formatPath([...prefix, 'services']);
+  return [`${where}: ${formatCount(unreached.length)} services are never called (no entry reaches them, directly or through calls): ${listSome(unreached)}`];
 }
 
 /**

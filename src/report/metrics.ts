@@ -8,114 +8,182 @@ import { paramEntries } from './format.js';
  * and hint validation.
  */
 
-/** A metric's title and unit, e.g. `{ title: 'Completion time', unit: 'ms' }`. */
+/** The values a metric can take, both ends included (`max` Infinity: no upper bound). */
+export interface MetricRange {
+  min: number;
+  max: number;
+}
+
+/** A share of something (a success rate, a hit ratio, a share of replications): 0 to 1. */
+export const FRACTION: MetricRange = { min: 0, max: 1 };
+/** A count, a time, a rate per second, a ratio of counts: 0 or more. */
+export const NON_NEGATIVE: MetricRange = { min: 0, max: Infinity };
+/** What an unknown name may take: anything. */
+const ANY: MetricRange = { min: -Infinity, max: Infinity };
+
+/**
+ * A metric's title, unit and range, e.g. `{ title: 'Completion time', unit: 'ms', range: NON_NEGATIVE }`.
+ * The range is what any run can give (tune refuses a bound outside it).
+ */
 export interface MetricInfo {
   title: string;
   unit: string;
+  range: MetricRange;
 }
 
+/**
+ * A thing of the scenario a metric's name refers to (`services.db.utilization`: service `db`), which
+ * the scenario must have for the metric to be measured at all.
+ */
+export type MetricSubject =
+  | { kind: 'service' | 'window' | 'layer' | 'workload' | 'cluster' | 'binMs'; name: string }
+  | { kind: 'edge'; caller: string; callee: string }
+  | { kind: 'cache'; service: string; name: string };
+
 const FIXED: Record<string, MetricInfo> = {
-  amplification: { title: 'Amplification', unit: 'leaf calls per operation' },
-  leafCalls: { title: 'Leaf calls', unit: 'calls' },
-  writes: { title: 'Writes', unit: 'calls' },
-  reads: { title: 'Reads', unit: 'calls' },
-  completionTimeMs: { title: 'Completion time', unit: 'ms' },
-  goodputPerSec: { title: 'Goodput', unit: 'operations/s' },
-  'operations.offered': { title: 'Operations offered', unit: 'operations' },
-  'operations.succeeded': { title: 'Operations succeeded', unit: 'operations' },
-  'operations.failed': { title: 'Operations failed', unit: 'operations' },
-  'operations.unfinished': { title: 'Operations unfinished', unit: 'operations' },
-  'server.utilization': { title: 'Server utilisation', unit: 'fraction of workers busy' },
-  'server.meanBusy': { title: 'Mean busy workers', unit: 'workers' },
-  'server.wastedWorkMs': { title: 'Wasted server work', unit: 'ms' },
-  'server.maxQueue': { title: 'Maximum queue', unit: 'requests' },
-  'server.served': { title: 'Requests served', unit: 'requests' },
-  'server.shed': { title: 'Requests shed', unit: 'requests' },
-  'server.dropped': { title: 'Requests dropped', unit: 'requests' },
-  'server.faulted': { title: 'Requests faulted', unit: 'requests' },
-  'server.cancelled': { title: 'Requests cancelled', unit: 'requests' },
-  'server.queuedAtEnd': { title: 'Queued at the end', unit: 'requests' },
-  'server.inServiceAtEnd': { title: 'In service at the end', unit: 'requests' },
-  'server.refused': { title: 'Requests refused by down backends', unit: 'requests' },
-  'server.rejected': { title: 'Requests of bad input rejected', unit: 'requests' },
-  'server.lost': { title: 'Requests lost by backends going down', unit: 'requests' },
-  simulatedMs: { title: 'Measured simulated time', unit: 'ms' },
-  successRate: { title: 'Success rate', unit: 'fraction of operations' },
-  'fleet.crashes': { title: 'Backend crashes', unit: 'crashes' },
-  'fleet.ejections': { title: 'Outlier ejections', unit: 'ejections' },
-  'fleet.maxDown': { title: 'Most backends down at once', unit: 'backends' },
-  truncated: { title: 'Truncated runs', unit: 'fraction of replications' },
+  amplification: { title: 'Amplification', unit: 'leaf calls per operation', range: NON_NEGATIVE },
+  leafCalls: { title: 'Leaf calls', unit: 'calls', range: NON_NEGATIVE },
+  writes: { title: 'Writes', unit: 'calls', range: NON_NEGATIVE },
+  reads: { title: 'Reads', unit: 'calls', range: NON_NEGATIVE },
+  completionTimeMs: { title: 'Completion time', unit: 'ms', range: NON_NEGATIVE },
+  goodputPerSec: { title: 'Goodput', unit: 'operations/s', range: NON_NEGATIVE },
+  'operations.offered': { title: 'Operations offered', unit: 'operations', range: NON_NEGATIVE },
+  'operations.succeeded': { title: 'Operations succeeded', unit: 'operations', range: NON_NEGATIVE },
+  'operations.failed': { title: 'Operations failed', unit: 'operations', range: NON_NEGATIVE },
+  'operations.unfinished': { title: 'Operations unfinished', unit: 'operations', range: NON_NEGATIVE },
+  // Over the configured workers: a capacity window may give more, so it can pass 1.
+  'server.utilization': { title: 'Server utilisation', unit: 'fraction of workers busy', range: NON_NEGATIVE },
+  'server.meanBusy': { title: 'Mean busy workers', unit: 'workers', range: NON_NEGATIVE },
+  'server.wastedWorkMs': { title: 'Wasted server work', unit: 'ms', range: NON_NEGATIVE },
+  'server.maxQueue': { title: 'Maximum queue', unit: 'requests', range: NON_NEGATIVE },
+  'server.served': { title: 'Requests served', unit: 'requests', range: NON_NEGATIVE },
+  'server.shed': { title: 'Requests shed', unit: 'requests', range: NON_NEGATIVE },
+  'server.dropped': { title: 'Requests dropped', unit: 'requests', range: NON_NEGATIVE },
+  'server.faulted': { title: 'Requests faulted', unit: 'requests', range: NON_NEGATIVE },
+  'server.cancelled': { title: 'Requests cancelled', unit: 'requests', range: NON_NEGATIVE },
+  'server.queuedAtEnd': { title: 'Queued at the end', unit: 'requests', range: NON_NEGATIVE },
+  'server.inServiceAtEnd': { title: 'In service at the end', unit: 'requests', range: NON_NEGATIVE },
+  'server.refused': { title: 'Requests refused by down backends', unit: 'requests', range: NON_NEGATIVE },
+  'server.rejected': { title: 'Requests of bad input rejected', unit: 'requests', range: NON_NEGATIVE },
+  'server.lost': { title: 'Requests lost by backends going down', unit: 'requests', range: NON_NEGATIVE },
+  simulatedMs: { title: 'Measured simulated time', unit: 'ms', range: NON_NEGATIVE },
+  successRate: { title: 'Success rate', unit: 'fraction of operations', range: FRACTION },
+  'fleet.crashes': { title: 'Backend crashes', unit: 'crashes', range: NON_NEGATIVE },
+  'fleet.ejections': { title: 'Outlier ejections', unit: 'ejections', range: NON_NEGATIVE },
+  'fleet.maxDown': { title: 'Most backends down at once', unit: 'backends', range: NON_NEGATIVE },
+  truncated: { title: 'Truncated runs', unit: 'fraction of replications', range: FRACTION },
 };
 
 const STATS: Record<string, string> = { mean: 'Mean', p50: 'p50', p90: 'p90', p99: 'p99', p999: 'p99.9', max: 'Maximum' };
 
-/** Patterns of the metric names that depend on the experiment (layers, bin widths, reasons). */
-const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo }> = [
+/** Title and unit of a count or time (0 or more). */
+function counted(title: string, unit: string): MetricInfo {
+  return { title, unit, range: NON_NEGATIVE };
+}
+
+/**
+ * Patterns of the metric names that depend on the experiment (layers, bin widths, reasons), each
+ * with what its name refers to in the scenario (`subjects`), if anything.
+ */
+const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo; subjects?: (m: RegExpExecArray) => MetricSubject[] }> = [
   {
     re: /^latencyMs\.(count|mean|p50|p90|p99|p999|max)$/,
-    info: (m) => (m[1] === 'count' ? { title: 'Successful operations', unit: 'operations' } : { title: `${STATS[m[1] as string]} latency of successes`, unit: 'ms' }),
+    info: (m) => (m[1] === 'count' ? counted('Successful operations', 'operations') : counted(`${STATS[m[1] as string]} latency of successes`, 'ms')),
   },
   {
     re: /^operationMs\.(count|mean|p50|p90|p99|p999|max)$/,
-    info: (m) => (m[1] === 'count' ? { title: 'Operations ended', unit: 'operations' } : { title: `${STATS[m[1] as string]} time of all operations`, unit: 'ms' }),
+    info: (m) => (m[1] === 'count' ? counted('Operations ended', 'operations') : counted(`${STATS[m[1] as string]} time of all operations`, 'ms')),
   },
-  { re: /^giveUps\.(.+)$/, info: (m) => ({ title: `Operations ended by ${m[1]}`, unit: 'operations' }) },
-  { re: /^attempts\.(.+)\.first$/, info: (m) => ({ title: `First tries at ${m[1]}`, unit: 'attempts' }) },
-  { re: /^attempts\.(.+)\.retries$/, info: (m) => ({ title: `Retries at ${m[1]}`, unit: 'attempts' }) },
+  { re: /^giveUps\.(.+)$/, info: (m) => counted(`Operations ended by ${m[1]}`, 'operations') },
+  { re: /^attempts\.(.+)\.first$/, info: (m) => counted(`First tries at ${m[1]}`, 'attempts'), subjects: (m) => [{ kind: 'layer', name: m[1] as string }] },
+  { re: /^attempts\.(.+)\.retries$/, info: (m) => counted(`Retries at ${m[1]}`, 'attempts'), subjects: (m) => [{ kind: 'layer', name: m[1] as string }] },
   {
     re: /^clustering\.([0-9.e+-]+)ms\.peakToMean$/,
-    info: (m) => ({ title: `Peak-to-mean of leaf arrivals in ${m[1]} ms bins`, unit: 'largest bin / mean bin' }),
+    info: (m) => counted(`Peak-to-mean of leaf arrivals in ${m[1]} ms bins`, 'largest bin / mean bin'),
+    subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
   },
   {
     re: /^clustering\.([0-9.e+-]+)ms\.dispersionIndex$/,
-    info: (m) => ({ title: `Index of dispersion of leaf arrivals in ${m[1]} ms bins`, unit: 'variance / mean' }),
+    info: (m) => counted(`Index of dispersion of leaf arrivals in ${m[1]} ms bins`, 'variance / mean'),
+    subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
   },
-  { re: /^clustering\.([0-9.e+-]+)ms\.maxBin$/, info: (m) => ({ title: `Largest ${m[1]} ms bin of leaf arrivals`, unit: 'calls' }) },
+  {
+    re: /^clustering\.([0-9.e+-]+)ms\.maxBin$/,
+    info: (m) => counted(`Largest ${m[1]} ms bin of leaf arrivals`, 'calls'),
+    subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
+  },
   {
     re: /^retryClustering\.([0-9.e+-]+)ms\.peakToMean$/,
-    info: (m) => ({ title: `Peak-to-mean of retry arrivals in ${m[1]} ms bins`, unit: 'largest bin / mean bin' }),
+    info: (m) => counted(`Peak-to-mean of retry arrivals in ${m[1]} ms bins`, 'largest bin / mean bin'),
+    subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
   },
-  { re: /^retryClustering\.([0-9.e+-]+)ms\.maxBin$/, info: (m) => ({ title: `Largest ${m[1]} ms bin of retry arrivals`, unit: 'calls' }) },
+  {
+    re: /^retryClustering\.([0-9.e+-]+)ms\.maxBin$/,
+    info: (m) => counted(`Largest ${m[1]} ms bin of retry arrivals`, 'calls'),
+    subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
+  },
   {
     re: /^windows\.(.+)\.(amplification|successRate|goodputPerSec|recovered|recoveryMs)$/,
     info: (m) =>
       ({
-        amplification: { title: `Amplification in window ${m[1]}`, unit: 'leaf calls per operation' },
-        successRate: { title: `Success rate in window ${m[1]}`, unit: 'fraction of operations' },
-        goodputPerSec: { title: `Goodput in window ${m[1]}`, unit: 'operations/s' },
-        recovered: { title: `Recovered by the end of window ${m[1]}`, unit: 'fraction of replications' },
-        recoveryMs: { title: `Time from the start of window ${m[1]} until goodput kept up with demand`, unit: 'ms (runs that got there)' },
+        amplification: counted(`Amplification in window ${m[1]}`, 'leaf calls per operation'),
+        successRate: { title: `Success rate in window ${m[1]}`, unit: 'fraction of operations', range: FRACTION },
+        goodputPerSec: counted(`Goodput in window ${m[1]}`, 'operations/s'),
+        recovered: { title: `Recovered by the end of window ${m[1]}`, unit: 'fraction of replications', range: FRACTION },
+        recoveryMs: counted(`Time from the start of window ${m[1]} until goodput kept up with demand`, 'ms (runs that got there)'),
       })[m[2] as string] as MetricInfo,
+    subjects: (m) => [{ kind: 'window', name: m[1] as string }],
   },
   // A service's lookaside caches (README, "Caches").
   {
     re: /^services\.([^.]+)\.caches\.(.+)\.(lookups|hits|hitRatio|coalesced|fills|lateSuccesses)$/,
     info: (m) =>
       ({
-        lookups: { title: `Lookups in cache ${m[2]} of ${m[1]}`, unit: 'lookups' },
-        hits: { title: `Hits in cache ${m[2]} of ${m[1]}`, unit: 'lookups' },
-        hitRatio: { title: `Hit ratio of cache ${m[2]} of ${m[1]}`, unit: 'hits / lookups' },
-        coalesced: { title: `Coalesced misses in cache ${m[2]} of ${m[1]}`, unit: 'lookups' },
-        fills: { title: `Fills of cache ${m[2]} of ${m[1]}`, unit: 'entries' },
-        lateSuccesses: { title: `Successes too late to fill cache ${m[2]} of ${m[1]}`, unit: 'calls' },
+        lookups: counted(`Lookups in cache ${m[2]} of ${m[1]}`, 'lookups'),
+        hits: counted(`Hits in cache ${m[2]} of ${m[1]}`, 'lookups'),
+        hitRatio: { title: `Hit ratio of cache ${m[2]} of ${m[1]}`, unit: 'hits / lookups', range: FRACTION },
+        coalesced: counted(`Coalesced misses in cache ${m[2]} of ${m[1]}`, 'lookups'),
+        fills: counted(`Fills of cache ${m[2]} of ${m[1]}`, 'entries'),
+        lateSuccesses: counted(`Successes too late to fill cache ${m[2]} of ${m[1]}`, 'calls'),
       })[m[3] as string] as MetricInfo,
+    subjects: (m) => [
+      { kind: 'service', name: m[1] as string },
+      { kind: 'cache', service: m[1] as string, name: m[2] as string },
+    ],
   },
-  { re: /^fleet\.(.+)\.crashes$/, info: (m) => ({ title: `Backend crashes in cluster ${m[1]}`, unit: 'crashes' }) },
-  { re: /^fleet\.(.+)\.served$/, info: (m) => ({ title: `Requests served by cluster ${m[1]}`, unit: 'requests' }) },
+  { re: /^fleet\.(.+)\.crashes$/, info: (m) => counted(`Backend crashes in cluster ${m[1]}`, 'crashes'), subjects: (m) => [{ kind: 'cluster', name: m[1] as string }] },
+  { re: /^fleet\.(.+)\.served$/, info: (m) => counted(`Requests served by cluster ${m[1]}`, 'requests'), subjects: (m) => [{ kind: 'cluster', name: m[1] as string }] },
   // Service graphs (README, "Service graphs"): edges, services, workloads and the cascade timeline.
   {
     re: /^edges\.(.+?)->(.+?)\.workloads\.(.+)\.(calls|retries|ownRetries|amplification)$/,
     info: (m) => edgeInfo(`${m[1]} -> ${m[2]}`, m[4] as string, ` of workload ${m[3]}`),
+    subjects: (m) => [
+      { kind: 'edge', caller: m[1] as string, callee: m[2] as string },
+      { kind: 'workload', name: m[3] as string },
+    ],
   },
-  { re: /^edges\.(.+?)->(.+)\.(calls|retries|ownRetries|amplification|bulkheadFull)$/, info: (m) => edgeInfo(`${m[1]} -> ${m[2]}`, m[3] as string, '') },
-  { re: /^services\.(.+)\.(utilization|first|retries|arrivals|refusedInFlight|crashes|served|shed|dropped|refused|faulted|rejected|lost|cancelled|wastedWorkMs|meanBusy|maxQueue|inServiceAtEnd)$/, info: (m) => serviceInfo(m[1] as string, m[2] as string) },
-  { re: /^cascade\.(.+)\.(trouble|crashed|recovered)AtMs$/, info: (m) => ({ title: `${CASCADE_TITLES[m[2] as string]} ${m[1]}`, unit: 'ms' }) },
+  {
+    re: /^edges\.(.+?)->(.+)\.(calls|retries|ownRetries|amplification|bulkheadFull)$/,
+    info: (m) => edgeInfo(`${m[1]} -> ${m[2]}`, m[3] as string, ''),
+    subjects: (m) => [{ kind: 'edge', caller: m[1] as string, callee: m[2] as string }],
+  },
+  {
+    re: /^services\.(.+)\.(utilization|first|retries|arrivals|refusedInFlight|crashes|served|shed|dropped|refused|faulted|rejected|lost|cancelled|wastedWorkMs|meanBusy|maxQueue|inServiceAtEnd)$/,
+    info: (m) => serviceInfo(m[1] as string, m[2] as string),
+    subjects: (m) => [{ kind: 'service', name: m[1] as string }],
+  },
+  {
+    re: /^cascade\.(.+)\.(trouble|crashed|recovered)AtMs$/,
+    info: (m) => counted(`${CASCADE_TITLES[m[2] as string]} ${m[1]}`, 'ms'),
+    subjects: (m) => [{ kind: 'service', name: m[1] as string }],
+  },
   {
     re: /^workloads\.([^.]+)\.(.+)$/,
     info: (m) => {
       const inner = metricInfo((m[2] as string) === 'leafCalls' ? 'leafCalls' : (m[2] as string));
-      return { title: `${inner.title} of workload ${m[1]}`, unit: (m[2] as string) === 'amplification' ? 'entry calls per operation' : inner.unit };
+      return { title: `${inner.title} of workload ${m[1]}`, unit: (m[2] as string) === 'amplification' ? 'entry calls per operation' : inner.unit, range: inner.range };
     },
+    subjects: (m) => [{ kind: 'workload', name: m[1] as string }],
   },
 ];
 
@@ -124,25 +192,25 @@ const CASCADE_TITLES: Record<string, string> = { trouble: 'First in trouble:', c
 function edgeInfo(edge: string, field: string, of: string): MetricInfo {
   switch (field) {
     case 'amplification':
-      return { title: `Calls on ${edge}${of}`, unit: 'calls per operation' };
+      return counted(`Calls on ${edge}${of}`, 'calls per operation');
     case 'retries':
-      return { title: `Retries on ${edge}${of}`, unit: 'calls' };
+      return counted(`Retries on ${edge}${of}`, 'calls');
     case 'ownRetries':
-      return { title: `Own retries of ${edge}${of}`, unit: 'calls' };
+      return counted(`Own retries of ${edge}${of}`, 'calls');
     case 'bulkheadFull':
-      return { title: `Bulkhead refusals on ${edge}`, unit: 'attempts' };
+      return counted(`Bulkhead refusals on ${edge}`, 'attempts');
     default:
-      return { title: `Calls on ${edge}${of}`, unit: 'calls' };
+      return counted(`Calls on ${edge}${of}`, 'calls');
   }
 }
 
 function serviceInfo(service: string, field: string): MetricInfo {
-  if (field === 'utilization') return { title: `Utilisation of ${service}`, unit: 'fraction of workers busy' };
-  if (field === 'refusedInFlight') return { title: `Refused by ${service} at maxInFlight`, unit: 'requests' };
-  if (field === 'crashes') return { title: `Backend crashes of ${service}`, unit: 'crashes' };
-  if (field === 'first' || field === 'retries' || field === 'arrivals') return { title: `${field === 'first' ? 'First tries' : field === 'retries' ? 'Retries' : 'Arrivals'} at ${service}`, unit: 'requests' };
+  if (field === 'utilization') return { ...(FIXED['server.utilization'] as MetricInfo), title: `Utilisation of ${service}` };
+  if (field === 'refusedInFlight') return counted(`Refused by ${service} at maxInFlight`, 'requests');
+  if (field === 'crashes') return counted(`Backend crashes of ${service}`, 'crashes');
+  if (field === 'first' || field === 'retries' || field === 'arrivals') return counted(`${field === 'first' ? 'First tries' : field === 'retries' ? 'Retries' : 'Arrivals'} at ${service}`, 'requests');
   const server = FIXED[`server.${field}`] as MetricInfo;
-  return { title: `${server.title} at ${service}`, unit: server.unit };
+  return { ...server, title: `${server.title} at ${service}` };
 }
 
 /** Every metric name a report hint may name: the fixed names, then the patterns. */
@@ -182,7 +250,20 @@ export function metricInfo(name: string): MetricInfo {
     const m = p.re.exec(name);
     if (m) return p.info(m);
   }
-  return { title: name, unit: '' };
+  return { title: name, unit: '', range: ANY };
+}
+
+/**
+ * What a metric's name refers to in the scenario (`services.db.caches.users.hits`: service `db` and
+ * its cache `users`); empty for the metrics of every run (`amplification`) and for unknown names.
+ */
+export function metricSubjects(name: string): MetricSubject[] {
+  if (name in FIXED) return [];
+  for (const p of PATTERNS) {
+    const m = p.re.exec(name);
+    if (m) return p.subjects?.(m) ?? [];
+  }
+  return [];
 }
 
 /** `Title (unit)`: an axis title that carries its unit. */

@@ -1,8 +1,24 @@
 import type { SweepSummary } from './runPlan.js';
 
-/** One CSV field: quoted when it holds a comma, a quote or a line break. */
+/**
+ * The first characters that make a spreadsheet read a text cell as a formula (OWASP, "CSV
+ * Injection": `=`, `+`, `-`, `@`, tab and carriage return).
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** A text that is a plain decimal number (`-1.5`, `+2e-3`): a spreadsheet reads it as that number, never as a formula. */
+const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * One CSV field. A text cell that a spreadsheet would take for a formula (it starts with `=`,
+ * `+`, `-`, `@`, a tab or a carriage return, and is not a plain number) gets a leading `'` and
+ * quotes, as OWASP advises (a variant named `=HYPERLINK(...)` stays text); numbers are written as
+ * they are (`-1.5` stays a number). Quoted when it holds a comma, a quote or a line break.
+ */
 export function csvCell(v: unknown): string {
-  const s = typeof v === 'string' ? v : v === undefined || v === null ? '' : typeof v === 'number' ? String(v) : JSON.stringify(v);
+  if (typeof v === 'number') return String(v);
+  const s = typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
+  if (FORMULA_START.test(s) && !PLAIN_NUMBER.test(s)) return `"'${s.replace(/"/g, '""')}"`;
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

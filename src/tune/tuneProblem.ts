@@ -11,7 +11,8 @@ import {
 } from '../experiment/index.js';
 import { WINDOW_METRICS } from '../metrics/MetricWindows.js';
 import { isPresetName, PRESET_NAMES } from '../policy/presets.js';
-import { isMetricName, METRIC_NAMES_TEXT } from '../report/metrics.js';
+import { isMetricName, METRIC_NAMES_TEXT, metricInfo, metricSubjects, type MetricRange } from '../report/metrics.js';
+import { missingSubject, scenarioSubjects, type ScenarioSubjects } from '../report/scenarioSubjects.js';
 import type { SpaceDimension, SpacePoint } from './searchSpace.js';
 
 /** A part of the tuned experiment: its name and its scenario as written (after quick mode and --set). */
@@ -139,6 +140,23 @@ export function resolveCandidate(
   return { ok: true, key: keys.join('\n') };
 }
 
+/** A metric's range as a rule: `between 0 and 1`, `>= 0`. */
+function rangeRule(range: MetricRange): string {
+  if (Number.isFinite(range.min) && Number.isFinite(range.max)) return `between ${range.min} and ${range.max}`;
+  if (Number.isFinite(range.min)) return `>= ${range.min}`;
+  return Number.isFinite(range.max) ? `<= ${range.max}` : 'any number';
+}
+
+/** What each part's resolved scenario has that metric names refer to (null: the scenario does not resolve; its problems are reported elsewhere). */
+function partSubjects(parts: readonly TunePart[], hasParts: boolean): Map<string, ScenarioSubjects | null> {
+  const out = new Map<string, ScenarioSubjects | null>();
+  parts.forEach((part, i) => {
+    const resolved = resolveScenario(part.scenario, hasParts ? ['parts', i, 'scenario'] : ['scenario']);
+    out.set(part.name, resolved.ok ? scenarioSubjects(resolved.scenario) : null);
+  });
+  return out;
+}
+
 function targetLabel(metric: string, part: string | undefined, window: string | undefined, multipart: boolean): string {
   const where = [part !== undefined && multipart ? part : undefined, window].filter((x) => x !== undefined);
   return where.length > 0 ? `${metric} (${where.join(', ')})` : metric;
@@ -149,7 +167,9 @@ function targetLabel(metric: string, part: string | undefined, window: string | 
  * otherwise valid) and gathers the problem: the parts, the space, the presets, the objectives and
  * constraints. Each problem is reported once, with its dotted path from the file's root: an empty
  * space, a path that no scenario accepts, a range with min > max, an unknown metric, part, window,
- * layer or preset, a missing tolerance, variants or a sweep beside `tune`.
+ * layer or preset, a metric naming a service, edge, cache, layer, window, workload, cluster or bin
+ * width its part's scenario does not have (with those it has), a bound outside the metric's range
+ * (`MetricInfo.range`) or a tolerance as wide as it, a missing tolerance, variants or a sweep beside `tune`.
  */
 export function prepareTune(root: Record<string, unknown>, overrides: { candidates?: number; maxRuns?: number } = {}): PrepareTuneResult {
   const errors: string[] = [];
@@ -218,6 +238,7 @@ export function prepareTune(root: Record<string, unknown>, overrides: { candidat
 
   // Objectives and constraints: a known metric, part and window.
   const partNames = parts.map((p) => p.name);
+  const subjects = partSubjects(parts, hasParts);
   const checkTarget = (where: string, t: { metric: string; part?: string | undefined; window?: string | undefined }): string[] | null => {
     let ok = true;
     if (t.window !== undefined && !(WINDOW_METRICS as readonly string[]).includes(t.metric)) {
@@ -233,6 +254,21 @@ export function prepareTune(root: Record<string, unknown>, overrides: { candidat
       return null;
     }
     const inParts = t.part !== undefined ? [t.part] : partNames;
+    // The services, edges, caches, windows... a metric's name refers to must be the scenario's.
+    if (ok) {
+      for (const name of inParts) {
+        const has = subjects.get(name);
+        if (has === undefined || has === null) continue;
+        const missing = metricSubjects(t.metric)
+          .map((subject) => missingSubject(subject, has))
+          .find((m) => m !== null);
+        if (missing) {
+          const owner = hasParts ? `part ${JSON.stringify(name)}` : 'the scenario';
+          errors.push(`${where}.metric must name ${missing.what} of ${owner} (got ${JSON.stringify(t.metric)}; ${missing.known})`);
+          return null;
+        }
+      }
+    }
     if (t.window !== undefined) {
       for (const name of inParts) {
         const windows = windowNames((parts.find((p) => p.name === name) as TunePart).scenario);
@@ -256,6 +292,12 @@ export function prepareTune(root: Record<string, unknown>, overrides: { candidat
       errors.push(`${where}.tolerance is required for ${o.metric} (it can be 0 or is a rate: equivalence needs an absolute margin)`);
       return;
     }
+    const range = metricInfo(metricKey(o.metric, o.window ?? null)).range;
+    const width = range.max - range.min;
+    if (o.tolerance !== undefined && o.tolerance >= width) {
+      errors.push(`${where}.tolerance must be < ${width}, the width of the range of ${o.metric} (${rangeRule(range)}), or every candidate is equivalent (got ${o.tolerance})`);
+      return;
+    }
     objectives.push({
       metric: o.metric,
       parts: inParts,
@@ -268,8 +310,19 @@ export function prepareTune(root: Record<string, unknown>, overrides: { candidat
 
   const constraints: Constraint[] = [];
   tune.constraints.forEach((c, i) => {
-    const inParts = checkTarget(`tune.constraints.${i}`, c);
+    const where = `tune.constraints.${i}`;
+    const inParts = checkTarget(where, c);
     if (inParts === null) return;
+    // A bound outside the metric's range can never hold (or always does): a mistake either way.
+    const range = metricInfo(metricKey(c.metric, c.window ?? null)).range;
+    let inRange = true;
+    for (const [key, bound] of [['min', c.min], ['max', c.max]] as const) {
+      if (bound !== undefined && (bound < range.min || bound > range.max)) {
+        errors.push(`${where}.${key} must be ${rangeRule(range)}, the range of ${c.metric} (got ${bound})`);
+        inRange = false;
+      }
+    }
+    if (!inRange) return;
     for (const part of inParts) {
       const bound = [c.min !== undefined ? `>= ${c.min}` : null, c.max !== undefined ? `<= ${c.max}` : null].filter((x) => x !== null).join(' and ');
       constraints.push({

@@ -61,7 +61,9 @@ describe('bad experiment files: exit code 2, one message per problem, no stack t
 
 /** Invalid trace flags and their exact messages. */
 const traceCases: Array<[string[], string[]]> = [
-  [['--script', '503:x'], ['--script: script entry 1 "503:x": durationMs must be a number >= 0 (got "x")']],
+  [['--script', '503:x'], ['--script: script entry 1 "503:x": durationMs must be a number of ms from 0 to 1,000,000,000,000 (got "x")']],
+  [['--script', '503:0:ra=1e308'], ['--script: script entry 1 "503:0:ra=1e308": ra= (retryAfterMs) must be a number of ms from 0 to 1,000,000,000,000 (got "1e308")']],
+  [['--script', '503:100000000000000000000'], ['--script: script entry 1 "503:100000000000000000000": durationMs must be a number of ms from 0 to 1,000,000,000,000 (got "100000000000000000000")']],
   [['--script', '200', '--draw', '1.5'], ['--draw must be between 0 and 1 (got "1.5")']],
   [['--script', '200', '--attempts', '0'], ['--attempts must be a positive integer or "unlimited" (got 0)']],
   [['--script', '200', '--backoff', 'jitter'], ['--backoff must be one of none, constant, exponential, full-jitter, equal-jitter, decorrelated-jitter, linear, aws-sdk-js, envoy, polly-decorrelated-v2, randomized, node-retry, random-exponential (got "jitter")']],
@@ -73,7 +75,7 @@ const traceCases: Array<[string[], string[]]> = [
   [['--script', '200', '--deadline-mode', 'shared'], ['--deadline-mode must be one of propagate, fresh, none (got "shared")']],
   [['--script', 'hang'], ['--script has "hang", which never answers: set --timeout-ms or --deadline-ms']],
   [[], ['--script is required without an experiment file (e.g. --script "503:250,503:250,200:250")']],
-  [['--script', '503:x', '--draw', '2', '--attempts', '0'], ['--script: script entry 1 "503:x": durationMs must be a number >= 0 (got "x")', '--draw must be between 0 and 1 (got "2")', '--attempts must be a positive integer or "unlimited" (got 0)']],
+  [['--script', '503:x', '--draw', '2', '--attempts', '0'], ['--script: script entry 1 "503:x": durationMs must be a number of ms from 0 to 1,000,000,000,000 (got "x")', '--draw must be between 0 and 1 (got "2")', '--attempts must be a positive integer or "unlimited" (got 0)']],
 ];
 
 describe('bad trace flags: exit code 2 with a message naming the flag', () => {

@@ -101,3 +101,43 @@ describe('--set paths are those of variants and sweeps', () => {
     ]);
   });
 });
+
+describe('--set through a service, endpoint or workload that does not exist', () => {
+  const server = { kind: 'server', serviceMs: 1 };
+  /** A graph of `n` services: the entry `fe` calls `s0`, the others are leaves nothing calls. */
+  function graphScenario(n: number): Json {
+    const services: Json = { fe: { fleet: server, endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 's0' }] }] } } } };
+    for (let i = 0; i < n - 1; i++) services[`s${i}`] = { fleet: server, endpoints: { get: {} } };
+    return { workload: { kind: 'burst', clients: 1, entry: { service: 'fe', endpoint: 'get' } }, stack: [{ name: 'app' }], services };
+  }
+
+  it('says the service does not exist and lists those that do (the first 10 and how many more)', () => {
+    expect(errors({ name: 'g', scenario: graphScenario(3) }, { quick: false, set: [['services.nope.fleet.concurrency', 2]] })).toEqual([
+      '--set services.nope.fleet.concurrency: cannot set services.nope.fleet.concurrency: there is no service "nope" (services: fe, s0, s1; to add one, set services.nope to the whole service)',
+    ]);
+    expect(errors({ name: 'g', scenario: graphScenario(30) }, { quick: false, set: [['services.nope.x', 1]] })).toEqual([
+      '--set services.nope.x: cannot set services.nope.x: there is no service "nope" (services: fe, s0, s1, s2, s3, s4, s5, s6, s7, s8 and 20 more; to add one, set services.nope to the whole service)',
+    ]);
+  });
+
+  it('names a missing endpoint of a service, and a scenario without services or workloads', () => {
+    expect(errors({ name: 'g', scenario: graphScenario(2) }, { quick: false, set: [['services.s0.endpoints.put.method', 'PUT']] })).toEqual([
+      '--set services.s0.endpoints.put.method: cannot set services.s0.endpoints.put.method: there is no endpoint "put" in service "s0" (endpoints: get; to add one, set services.s0.endpoints.put to the whole endpoint)',
+    ]);
+    expect(errors({ name: 'x', scenario: scenario() }, { quick: false, set: [['services.nope.x', 1], ['workloads.w.clients', 3]] })).toEqual([
+      '--set services.nope.x: cannot set services.nope.x: there is no service "nope" (the scenario has no services)',
+      '--set workloads.w.clients: cannot set workloads.w.clients: there is no workload "w" (the scenario has no workloads)',
+    ]);
+  });
+
+  it('still sets a field of a service that exists, and adds a whole new service', () => {
+    const set: Array<[string, unknown]> = [
+      ['services.s0.fleet.concurrency', 3],
+      ['services.extra', { fleet: server, endpoints: { get: {} } }],
+    ];
+    const cell = plan({ name: 'g', scenario: graphScenario(2) }, { quick: false, set }).parts[0]?.cells[0];
+    const services = cell?.scenario.graph?.services ?? [];
+    expect(services.map((s) => s.name)).toEqual(['fe', 's0', 'extra']);
+    expect(services[1]?.fleet).toMatchObject({ kind: 'server', concurrency: 3 });
+  });
+});

@@ -161,7 +161,7 @@ describe('validateExperiment', () => {
       'bad script entries',
       file((s) => (s.leaf = { kind: 'script', script: ['503:abc', 5, ''] })),
       [
-        'scenario.leaf.script.0 has an invalid entry "503:abc": durationMs must be a number >= 0 (got "abc")',
+        'scenario.leaf.script.0 has an invalid entry "503:abc": durationMs must be a number of ms from 0 to 1,000,000,000,000 (got "abc")',
         'scenario.leaf.script.1 must be a script string like "503:250" or an entry object (got 5)',
         'scenario.leaf.script.2 must not be empty (expected entries like "503:250")',
       ],

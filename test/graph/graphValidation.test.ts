@@ -279,7 +279,7 @@ describe('service graph validation', () => {
     ]);
   });
 
-  it('warns of each service that nothing reaches, and still accepts the graph', () => {
+  it('warns of the services that nothing reaches, in one line, and still accepts the graph', () => {
     const s = graph();
     s.services.cache = { fleet: server(), endpoints: { get: {} } };
     // db is now reached only from orders, which nothing calls.
@@ -287,10 +287,16 @@ describe('service graph validation', () => {
     s.services.users.endpoints.get = {};
     const r = resolveScenario(s);
     expect(r.ok && r.warnings).toEqual([
-      'scenario.services.users is never called (no entry reaches it, directly or through calls)',
-      'scenario.services.orders is never called (no entry reaches it, directly or through calls)',
-      'scenario.services.db is never called (no entry reaches it, directly or through calls)',
-      'scenario.services.cache is never called (no entry reaches it, directly or through calls)',
+      'scenario.services: 4 services are never called (no entry reaches them, directly or through calls): users, orders, db, cache',
+    ]);
+  });
+
+  it('names the first 10 services that nothing reaches and counts the rest, however many (10,000 services)', () => {
+    const s = graph();
+    for (let i = 0; i < 9_996; i++) s.services[`s${i}`] = { fleet: server(), endpoints: { get: {} } };
+    const r = resolveScenario(s);
+    expect(r.ok && r.warnings).toEqual([
+      'scenario.services: 9,996 services are never called (no entry reaches them, directly or through calls): s0, s1, s2, s3, s4, s5, s6, s7, s8, s9 and 9,986 more',
     ]);
   });
 
