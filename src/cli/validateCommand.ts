@@ -22,7 +22,7 @@ function fmtCalls(n: number): string {
 }
 
 /** Validate the experiment file at `path` and print what it would run (a UsageError on any problem or refused limit). */
-export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean }): void {
+export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside?: boolean }): void {
   const { plan, warnings } = loadPlan(path, opts);
   const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes });
   if (limits.refusals.length > 0) throw new UsageError(limits.refusals);
