@@ -1,3 +1,4 @@
+import { listNames } from '../policy/schema/describeValue.js';
 import { z } from 'zod';
 import { parseExperimentText } from '../experiment/parseExperiment.js';
 import type { PathSegment } from '../experiment/Problem.js';
@@ -199,7 +200,7 @@ function loadExperimentStacks(text: string, file: JsonObject, source: string, op
     if (chosen.length === 0) {
       const names = parts.map((p) => p.name).filter((n) => n !== '');
       throw new CheckInputError([
-        `${source}: has no part ${JSON.stringify(options.part)} (${names.length > 0 ? `parts: ${names.join(', ')}` : 'it has no parts'})`,
+        `${source}: has no part ${JSON.stringify(options.part)} (${names.length > 0 ? `parts: ${listNames(names)}` : 'it has no parts'})`,
       ]);
     }
   }

@@ -1,5 +1,6 @@
 import { parseDocument } from 'yaml';
 import { MAX_NESTING, parseJson, tooDeepMessage } from '../experiment/parseJson.js';
+import { describeParserMessage } from '../policy/schema/describeValue.js';
 import { CheckInputError } from './CheckInputError.js';
 
 /** Whether a file is read as JSON: by its name (`.json`), or, without a telling extension, by a leading `{` or `[`. */
@@ -55,7 +56,7 @@ export function readDocument(text: string, source: string): unknown {
     // The parser reports running out of stack on deep nesting (below MAX_NESTING levels of flow
     // collections) as a syntax error of its own.
     if (/Maximum call stack size exceeded/.test(reason)) throw new CheckInputError([`${source}: nested too deep${where}: the YAML reader runs out of stack there`]);
-    throw new CheckInputError([`${source}: invalid YAML${where}: ${reason}`]);
+    throw new CheckInputError([`${source}: invalid YAML${where}: ${describeParserMessage(reason)}`]);
   }
   let value: unknown;
   try {
