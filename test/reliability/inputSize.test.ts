@@ -1,0 +1,71 @@
+import { closeSync, mkdirSync, openSync, ftruncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MAX_INPUT_BYTES } from '../../src/cli/readInput.js';
+import { formatCount } from '../../src/policy/groupThousands.js';
+import { cli, tempDir } from '../cli/helpers.js';
+
+/** A sparse file of `bytes` bytes (no disk used, nothing to parse in time). */
+function sparse(path: string, bytes: number): string {
+  const fd = openSync(path, 'w');
+  ftruncateSync(fd, bytes);
+  closeSync(fd);
+  return path;
+}
+
+const limit = `over the limit of ${formatCount(MAX_INPUT_BYTES)} bytes (${MAX_INPUT_BYTES / 1024 / 1024} MiB) of an input file`;
+
+describe('input files over MAX_INPUT_BYTES are refused before they are read', () => {
+  it('an experiment file one byte over: validate, run, trace and tune refuse it at once, naming the file, its size and the limit', async () => {
+    const dir = tempDir();
+    const big = sparse(join(dir, 'big.json'), MAX_INPUT_BYTES + 1);
+    for (const args of [['validate', big], ['run', big, '--out', join(dir, 'out')], ['trace', big, '--script', '200:1'], ['tune', big, '--out', join(dir, 'out')]]) {
+      const started = Date.now();
+      const r = await cli(args);
+      expect(r).toEqual({ code: 2, out: '', err: `error: ${big}: is ${formatCount(MAX_INPUT_BYTES + 1)} bytes, ${limit}\n` });
+      expect(Date.now() - started).toBeLessThan(1000);
+    }
+  });
+
+  it('a stack file for check or export, and a file a layer imports, are held to the same limit', async () => {
+    const dir = tempDir();
+    const big = sparse(join(dir, 'big.yaml'), MAX_INPUT_BYTES + 1);
+    for (const args of [['check', big], ['export', 'aws-config', big]]) {
+      expect(await cli(args, dir)).toEqual({ code: 2, out: '', err: `error: ${big}: is ${formatCount(MAX_INPUT_BYTES + 1)} bytes, ${limit}\n` });
+    }
+    mkdirSync(join(dir, 'conf'));
+    sparse(join(dir, 'conf', 'aws.ini'), 50 * 1024 * 1024);
+    writeFileSync(join(dir, 'stack.yaml'), 'layers:\n  - import: { format: aws-config, file: conf/aws.ini }\n');
+    expect(await cli(['export', 'aws-config', 'stack.yaml'], dir)).toEqual({
+      code: 2,
+      out: '',
+      err: `error: stack.yaml: layers.0.import.file: conf/aws.ini: is ${formatCount(50 * 1024 * 1024)} bytes, ${limit}\n`,
+    });
+  });
+
+  it('a device that never ends (/dev/zero) is cut off at the limit, not read until memory runs out', async () => {
+    const r = await cli(['check', '/dev/zero']);
+    expect(r).toEqual({ code: 2, out: '', err: `error: /dev/zero: is more than ${formatCount(MAX_INPUT_BYTES)} bytes, ${limit}\n` });
+  });
+
+  it('a file of exactly the limit is read (and refused for what it says, not for its size)', async () => {
+    const dir = tempDir();
+    const path = sparse(join(dir, 'edge.json'), MAX_INPUT_BYTES);
+    const r = await cli(['validate', path]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^error: .*edge\.json: invalid JSON at line 1, column 1: /);
+    expect(r.err).not.toMatch(/limit/);
+  });
+});
+
+describe('a file that cannot be read is named briefly', () => {
+  it('a name of 10,000 characters: one short line with its ends, never the whole name (twice)', async () => {
+    const dir = tempDir();
+    const name = join(dir, `${'e'.repeat(10_000)}.json`);
+    const r = await cli(['validate', name]);
+    expect(r).toEqual({ code: 2, out: '', err: `error: ${name.slice(0, 60)}...${'e'.repeat(55)}.json (a path of ${formatCount(name.length)} characters): cannot read (the file name is too long)\n` });
+    const c = await cli(['check', name]);
+    expect(c.code).toBe(2);
+    expect(c.err.length).toBeLessThan(300);
+  });
+});
