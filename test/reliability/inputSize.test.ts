@@ -2,6 +2,8 @@ import { closeSync, mkdirSync, openSync, ftruncateSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_INPUT_BYTES } from '../../src/cli/readInput.js';
+import { CheckInputError } from '../../src/check/CheckInputError.js';
+import { readDocument } from '../../src/check/readDocument.js';
 import { formatCount } from '../../src/policy/groupThousands.js';
 import { cli, tempDir } from '../cli/helpers.js';
 
@@ -55,6 +57,30 @@ describe('input files over MAX_INPUT_BYTES are refused before they are read', ()
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^error: .*edge\.json: invalid JSON at line 1, column 1: /);
     expect(r.err).not.toMatch(/limit/);
+  });
+});
+
+describe('a YAML file within the limit is read in time linear in its keys', () => {
+  it('a map of 30,000 keys is read in well under the seconds a check of every key against every other took', () => {
+    const text = `m:\n${Array.from({ length: 30_000 }, (_, i) => `  k${i}: ${i}`).join('\n')}\n`;
+    const started = Date.now();
+    const doc = readDocument(text, 'keys.yaml') as { m: Record<string, number> };
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect([Object.keys(doc.m).length, doc.m.k29999]).toEqual([30_000, 29_999]);
+  });
+
+  it('a repeated key is still refused, where it is, in block and flow maps', () => {
+    const problems = (text: string) => {
+      try {
+        readDocument(text, 'd.yaml');
+      } catch (e) {
+        if (e instanceof CheckInputError) return e.problems;
+      }
+      return [];
+    };
+    expect(problems('a:\n  x: 1\n  y: 2\n  x: 3\n')).toEqual(['d.yaml: invalid YAML at line 4, column 3: Map keys must be unique']);
+    expect(problems('a: { x: 1, "x": 2 }\n')).toEqual(['d.yaml: invalid YAML at line 1, column 12: Map keys must be unique']);
+    expect(problems('a: { 1: one, "1": other }\n')).toEqual([]);
   });
 });
 
