@@ -282,7 +282,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .argument('[file]', 'where to write it (default: stdout)')
     .action((file: string | undefined) => {
       const text = JSON.stringify(experimentFileJsonSchema(), null, 2) + '\n';
-      if (file) writeFileAtomic(resolve(io.cwd, file), text, { option: 'schema', shown: file });
+      if (file) writeFileAtomic(resolve(io.cwd, file), text, { option: 'the schema file', shown: file });
       else io.stdout(text);
     });
 

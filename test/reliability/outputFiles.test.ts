@@ -37,9 +37,13 @@ describe('--out replaces only a regular file, and never the input', () => {
     expect(lstatSync(fifo).isFIFO()).toBe(true);
   });
 
+  // Nodes of the same devices as /dev/full and /dev/null, made in a temporary directory, so that a
+  // regression replaces a copy and never the machine's own.
   it.runIf(isRoot)('a device node (/dev/full, /dev/null) is refused and stays a device, even as root', async () => {
-    const { stack } = stackDir();
-    for (const dev of ['/dev/full', '/dev/null']) {
+    const { dir, stack } = stackDir();
+    for (const [name, minor] of [['full', '7'], ['null', '3']] as const) {
+      const dev = join(dir, name);
+      execFileSync('mknod', ['-m', '666', dev, 'c', '1', minor]);
       const r = await cli(['export', 'aws-config', stack, '--out', dev]);
       expect(r).toEqual({ code: 2, out: '', err: `error: cannot write --out ${dev}: it is a character device, and only a regular file is replaced (remove it or write elsewhere)\n` });
       expect(statSync(dev).isCharacterDevice()).toBe(true);
@@ -50,7 +54,7 @@ describe('--out replaces only a regular file, and never the input', () => {
     const { dir } = stackDir();
     symlinkSync(join(dir, 'elsewhere.json'), join(dir, 'schema.json'));
     const r = await cli(['schema', 'schema.json'], dir);
-    expect(r).toEqual({ code: 2, out: '', err: 'error: cannot write schema schema.json: it is a symbolic link, and only a regular file is replaced (remove it or write elsewhere)\n' });
+    expect(r).toEqual({ code: 2, out: '', err: 'error: cannot write the schema file schema.json: it is a symbolic link, and only a regular file is replaced (remove it or write elsewhere)\n' });
     expect(existsSync(join(dir, 'elsewhere.json'))).toBe(false);
   });
 
