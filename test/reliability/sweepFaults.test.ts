@@ -131,7 +131,7 @@ describe('a write that fails leaves no partial file', () => {
     mkdirSync(join(expDir, 'report.json'), { recursive: true });
     const r = await cli(['run', file, '--out', join(dir, 'out'), '--quiet', '--workers', '1']);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^error: faults: the report was not written \(EISDIR: .*\); the results are saved, run `retrystorm report .*faults` to try again\n$/);
+    expect(r.err).toMatch(/^error: faults: the report was not written \(cannot write \/.*\/faults\/report\.json: it is a directory, and only a regular file is replaced \(remove it or write elsewhere\)\); the results are saved, run `retrystorm report .*faults` to try again\n$/);
     expect(JSON.parse(readFileSync(join(expDir, 'summary.json'), 'utf8')).cells).toHaveLength(3);
     expect(leftoverTempFiles(dir)).toEqual([]);
   });
@@ -162,7 +162,7 @@ describe('a write that fails leaves no partial file', () => {
     mkdirSync(join(dir, 'schema.json'));
     const r = await cli(['schema', join(dir, 'schema.json')]);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/^error: EISDIR: illegal operation on a directory, rename '.*schema\.json\.tmp-\d+' -> '.*schema\.json'\n$/);
+    expect(r).toEqual({ code: 2, out: '', err: `error: cannot write the schema file ${join(dir, 'schema.json')}: it is a directory, and only a regular file is replaced (remove it or write elsewhere)\n` });
   });
 
   // writeFileAtomic (src/cli/cli.ts) does not remove its temporary file when the rename fails.
