@@ -1,7 +1,7 @@
 import { ENVOY_RETRY_BUDGET_DEFAULTS } from '../policy/budgets/EnvoyRetryBudget.js';
 import type { BudgetInput, PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
-import { describeValue, listNames } from '../policy/schema/describeValue.js';
+import { describeValue, listItems, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { MAX_NESTING } from '../experiment/parseJson.js';
 import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
@@ -208,7 +208,7 @@ function chooseSite(r: FieldReader, sites: Site[], options: EnvoyImportOptions):
   const routes = sites.filter((s) => !s.virtualHost);
   if (routes.length === 1) return routes[0];
   if (routes.length === 0 && sites.length === 1) return sites[0];
-  r.failFile(`has ${sites.length} retry policies; choose one by route name: ${sites.map(describeSite).join(', ')}`);
+  r.failFile(`has ${sites.length} retry policies; choose one by route name: ${listItems(sites.map(describeSite))}`);
   return undefined;
 }
 

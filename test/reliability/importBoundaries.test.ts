@@ -6,6 +6,8 @@ import { importGrpcServiceConfig } from '../../src/check/importGrpcServiceConfig
 import { CheckInputError } from '../../src/check/CheckInputError.js';
 import { readDocument } from '../../src/check/readDocument.js';
 import { importEnvoyRoute } from '../../src/check/importEnvoyRoute.js';
+import { loadStacks } from '../../src/check/index.js';
+import { MAX_LISTED_NAMES } from '../../src/policy/schema/describeValue.js';
 import { parseJson } from '../../src/experiment/parseJson.js';
 import { MAX_NAME_CHARS, MAX_QUOTED_CHARS, MAX_QUOTED_LINES, MAX_QUOTED_VALUES } from '../../src/policy/schema/describeValue.js';
 import { cli, tempDir } from '../cli/helpers.js';
@@ -131,5 +133,19 @@ describe('parse errors quote a short, escaped excerpt of one line', () => {
     expect(problems).toHaveLength(MAX_QUOTED_VALUES + 1);
     expect(problems[0]).toBe(`route.yaml: virtual_hosts.0.routes.0.route.retry_policy.k0${'z'.repeat(MAX_NAME_CHARS - 5)}... is not a known field`);
     expect(problems[MAX_QUOTED_VALUES]).toBe(`route.yaml: virtual_hosts.0.routes.0.route.retry_policy has 40 more fields that are not known (not listed: at most ${MAX_QUOTED_VALUES} are)`);
+  });
+
+  it('check given a text file of another kind names what it got in one short excerpt, not the whole file', () => {
+    const text = Array.from({ length: 50 }, (_, i) => `line ${i} of some notes`).join('\n');
+    expect(problemsOf(() => loadStacks(text, 'notes.txt', {}))).toEqual([
+      'notes.txt: must be a stack file (an object with "layers"), an experiment file, or a configuration to import (got "line 0 of some notes line 1 of some notes line 2 of some...)',
+    ]);
+  });
+
+  it('names read from a file are listed up to a limit, the rest counted', () => {
+    const docs = Array.from({ length: 30 }, (_, i) => `apiVersion: v1\nkind: Kind${i}${'q'.repeat(300)}\nmetadata: { name: n${i} }`).join('\n---\n');
+    const [p] = problemsOf(() => loadStacks(docs, 'all.yaml', {}));
+    expect(p).toMatch(new RegExp(`^all\\.yaml: holds no resource with retries that check reads \\(got (v1 Kind\\d+q+\\.\\.\\., ){${MAX_LISTED_NAMES}}and ${30 - MAX_LISTED_NAMES} more; known: `));
+    expect(p?.length).toBeLessThan(2500);
   });
 });

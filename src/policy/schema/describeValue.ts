@@ -76,11 +76,16 @@ export function describeName(name: string): string {
   return clip(escapeUnsafe(JSON.stringify(name).slice(1, -1)), MAX_NAME_CHARS);
 }
 
+/** Items already described for a message (`a`, `VirtualService "vs" spec.http.0`) as a list: at most {@link MAX_LISTED_NAMES}, then `and N more`. */
+export function listItems(items: readonly string[], separator = ', '): string {
+  const shown = items.slice(0, MAX_LISTED_NAMES);
+  const more = items.length - shown.length;
+  return more > 0 ? `${shown.join(separator)}${separator}and ${more} more` : shown.join(separator);
+}
+
 /** Names read from a file as a message lists them: `a, b, c`, each by {@link describeName}, at most {@link MAX_LISTED_NAMES} and `and N more`. */
 export function listNames(names: readonly string[], separator = ', '): string {
-  const shown = names.slice(0, MAX_LISTED_NAMES).map(describeName);
-  const more = names.length - shown.length;
-  return more > 0 ? `${shown.join(separator)}${separator}and ${more} more` : shown.join(separator);
+  return listItems(names.map(describeName), separator);
 }
 
 /**
