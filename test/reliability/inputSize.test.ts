@@ -94,4 +94,9 @@ describe('a file that cannot be read is named briefly', () => {
     expect(c.code).toBe(2);
     expect(c.err.length).toBeLessThan(300);
   });
+
+  it('report of a directory of 10,000 characters that is not there: one short line', async () => {
+    const name = 'r'.repeat(10_000);
+    expect(await cli(['report', name])).toEqual({ code: 2, out: '', err: `error: ${'r'.repeat(60)}...${'r'.repeat(60)} (a path of 10,000 characters): no such directory\n` });
+  });
 });
