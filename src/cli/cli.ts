@@ -304,7 +304,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     }
     if (isFsError(e)) {
       // Node's message repeats the path (twice for a rename, one of them a temporary file's): say what failed, on the user's path.
-      io.stderr(`error: ${e.syscall ?? 'a file operation'} failed${e.path !== undefined ? ` on ${shownPath(e.path)}` : ''}: ${fsErrorWords(e)}\n`);
+      io.stderr(`error: ${e.path !== undefined ? `${shownPath(e.path)}: ` : ''}${fsErrorWords(e)}${e.syscall !== undefined ? ` (${e.syscall})` : ''}\n`);
       return 2;
     }
     throw e;

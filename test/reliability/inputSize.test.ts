@@ -95,6 +95,12 @@ describe('a file that cannot be read is named briefly', () => {
     expect(c.err.length).toBeLessThan(300);
   });
 
+  it('any other failed file operation: the path and what failed, not Node\'s message', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'plain'), '');
+    expect(await cli(['run-all', '--dir', join(dir, 'plain')])).toEqual({ code: 2, out: '', err: `error: ${join(dir, 'plain')}: a part of the path is not a directory (scandir)\n` });
+  });
+
   it('report of a directory of 10,000 characters that is not there: one short line', async () => {
     const name = 'r'.repeat(10_000);
     expect(await cli(['report', name])).toEqual({ code: 2, out: '', err: `error: ${'r'.repeat(60)}...${'r'.repeat(60)} (a path of 10,000 characters): no such directory\n` });
