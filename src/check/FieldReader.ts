@@ -1,4 +1,4 @@
-import { describeValue } from '../policy/schema/describeValue.js';
+import { describeName, describeValue, MAX_QUOTED_VALUES } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { CheckInputError } from './CheckInputError.js';
 
@@ -26,6 +26,8 @@ const DURATION = /^(\d*)(?:\.(\d{0,9}))?s$/;
  */
 export class FieldReader {
   readonly problems: string[] = [];
+  private quotes = 0;
+  private unknownKeys = 0;
 
   /** `where` names what paths are relative to when it is not the file's root (e.g. `[profile prod]`). */
   constructor(
@@ -38,9 +40,9 @@ export class FieldReader {
     return key;
   }
 
-  /** The printed name of a path. */
+  /** The printed name of a path (each key read from the file shown by describeName: short and escaped). */
   name(path: readonly Segment[]): string {
-    const dotted = path.map((s) => (typeof s === 'string' ? this.spelled(s) : s)).join('.');
+    const dotted = path.map((s) => (typeof s === 'string' ? describeName(this.spelled(s)) : s)).join('.');
     if (this.where === '') return dotted === '' ? 'the document' : dotted;
     return dotted === '' ? this.where : `${this.where} ${dotted}`;
   }
@@ -57,6 +59,17 @@ export class FieldReader {
     return undefined;
   }
 
+  /**
+   * A value read from the file as a problem quotes it (describeValue: short, escaped): the first
+   * {@link MAX_QUOTED_VALUES} quotes of a reader are the values, later ones say the value is not
+   * shown, so that a file that is not what it was said to be is not printed into the messages.
+   */
+  quote(value: unknown): string {
+    if (this.quotes >= MAX_QUOTED_VALUES) return `a value not shown (at most ${MAX_QUOTED_VALUES} are quoted)`;
+    this.quotes++;
+    return describeValue(value);
+  }
+
   /** Throw every problem recorded so far (nothing when there is none). */
   throwIfAny(): void {
     if (this.problems.length > 0) throw new CheckInputError(this.problems);
@@ -66,30 +79,36 @@ export class FieldReader {
   object(value: unknown, path: readonly Segment[], what = 'an object'): JsonObject | undefined {
     if (value === undefined) return undefined;
     if (isObject(value)) return value;
-    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+    return this.fail(path, `must be ${what} (got ${this.quote(value)})`);
   }
 
   /** Report the keys of `obj` that are not in `known`, with the nearest known key as a hint. */
   knownKeys(obj: JsonObject, path: readonly Segment[], known: readonly string[]): void {
-    for (const key of Object.keys(obj)) {
-      if (known.includes(key)) continue;
+    const unknown = Object.keys(obj).filter((key) => !known.includes(key));
+    // Each unknown key is quoted in its path: past MAX_QUOTED_VALUES in this reader, the rest are counted.
+    const listed = unknown.slice(0, Math.max(0, MAX_QUOTED_VALUES - this.unknownKeys));
+    this.unknownKeys += listed.length;
+    for (const key of listed) {
       const near = nearestName(key, known);
       this.fail([...path, key], near === undefined ? 'is not a known field' : `is not a known field (did you mean "${this.spelled(near)}"?)`);
     }
+    const more = unknown.length - listed.length;
+    if (more > 0) this.fail(path, `has ${more} more field${more > 1 ? 's' : ''} that ${more > 1 ? 'are' : 'is'} not known (not listed: at most ${MAX_QUOTED_VALUES} are)`);
   }
+
 
   /** A list, or a problem. */
   array(value: unknown, path: readonly Segment[], what = 'a list'): unknown[] | undefined {
     if (value === undefined) return undefined;
     if (Array.isArray(value)) return value;
-    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+    return this.fail(path, `must be ${what} (got ${this.quote(value)})`);
   }
 
   /** A string, or a problem. */
   string(value: unknown, path: readonly Segment[], what = 'a string'): string | undefined {
     if (value === undefined) return undefined;
     if (typeof value === 'string') return value;
-    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+    return this.fail(path, `must be ${what} (got ${this.quote(value)})`);
   }
 
   /**
@@ -100,14 +119,14 @@ export class FieldReader {
     if (value === undefined) return undefined;
     const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
     if (typeof n === 'number' && Number.isSafeInteger(n) && n >= min) return n;
-    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+    return this.fail(path, `must be ${what} (got ${this.quote(value)})`);
   }
 
   /** A JSON boolean (`true` or `false`, not a string), or a problem. */
   jsonBoolean(value: unknown, path: readonly Segment[]): boolean | undefined {
     if (value === undefined) return undefined;
     if (typeof value === 'boolean') return value;
-    return this.fail(path, `must be true or false (got ${describeValue(value)})`);
+    return this.fail(path, `must be true or false (got ${this.quote(value)})`);
   }
 
   /** A finite number satisfying `ok`; `what` names the rule. */
@@ -115,7 +134,7 @@ export class FieldReader {
     if (value === undefined) return undefined;
     const n = typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
     if (typeof n === 'number' && Number.isFinite(n) && ok(n)) return n;
-    return this.fail(path, `must be ${what} (got ${describeValue(value)})`);
+    return this.fail(path, `must be ${what} (got ${this.quote(value)})`);
   }
 
   /**
@@ -135,7 +154,7 @@ export class FieldReader {
       const n = value.nanos === undefined ? 0 : Number(value.nanos);
       if (Number.isInteger(s) && Number.isInteger(n) && s >= 0 && n >= 0 && n < 1e9) ms = s * 1000 + n / 1e6;
     }
-    if (ms === undefined || (!allowZero && ms === 0)) return this.fail(path, `must be ${rule} (got ${describeValue(value)})`);
+    if (ms === undefined || (!allowZero && ms === 0)) return this.fail(path, `must be ${rule} (got ${this.quote(value)})`);
     return Math.round(ms * 1e6) / 1e6;
   }
 }

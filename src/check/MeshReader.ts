@@ -1,4 +1,3 @@
-import { describeValue } from '../policy/schema/describeValue.js';
 import { FieldReader, type Segment } from './FieldReader.js';
 
 const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000001 };
@@ -37,7 +36,7 @@ export class MeshReader extends FieldReader {
     if (value === undefined) return undefined;
     const ms = typeof value === 'string' ? goDurationMs(value) : undefined;
     if (ms === undefined || (!allowZero && ms === 0)) {
-      return this.fail(path, `must be a duration ${allowZero ? '' : '> 0 '}like "250ms" or "1.5s" (got ${describeValue(value)})`);
+      return this.fail(path, `must be a duration ${allowZero ? '' : '> 0 '}like "250ms" or "1.5s" (got ${this.quote(value)})`);
     }
     return ms;
   }
@@ -47,6 +46,6 @@ export class MeshReader extends FieldReader {
     if (value === undefined) return undefined;
     if (typeof value === 'boolean') return value;
     if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
-    return this.fail(path, `must be true or false (got ${describeValue(value)})`);
+    return this.fail(path, `must be true or false (got ${this.quote(value)})`);
   }
 }

@@ -1,9 +1,10 @@
-import { describeValue } from '../policy/schema/describeValue.js';
+import { describeValue, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { presetPolicy, type PolicyInput } from '../policy/presets.js';
 import { AWS_ADAPTIVE_DEFAULTS } from '../policy/budgets/AwsAdaptiveRateLimiter.js';
 import { CheckInputError } from './CheckInputError.js';
 import type { ImportedLayer } from './ImportedLayer.js';
+import { LineProblems } from './LineProblems.js';
 
 /** Which SDK reads the profile: its retry formulas and its default retry mode differ. */
 export type AwsSdk = 'js' | 'python';
@@ -31,11 +32,12 @@ interface Section {
 /**
  * The sections of an AWS shared config file (INI): `[section]` headers, `key = value` lines,
  * `#` and `;` comment lines, and indented sub-settings under a key with an empty value (such as
- * `s3 =`), which are skipped. A line that is none of these is a problem naming its number.
+ * `s3 =`), which are skipped. A line that is none of these is a problem naming its number (and
+ * quoting a short excerpt of it, for the first few such lines: LineProblems).
  */
 function readIni(text: string, source: string): Section[] {
   const sections: Section[] = [];
-  const problems: string[] = [];
+  const problems = new LineProblems(source);
   let current: Section | undefined;
   let nested = false;
   text.split(/\r?\n/).forEach((raw, i) => {
@@ -53,11 +55,11 @@ function readIni(text: string, source: string): Section[] {
     if (indented && nested) return;
     const kv = /^([^=]+?)\s*=\s*(.*)$/.exec(trimmed);
     if (kv === null) {
-      problems.push(`${source}: line ${line} must be a [section] or a "key = value" setting (got ${JSON.stringify(trimmed)})`);
+      problems.bad(line, 'must be a [section] or a "key = value" setting', trimmed);
       return;
     }
     if (current === undefined) {
-      problems.push(`${source}: line ${line} sets ${kv[1]} before any [section]`);
+      problems.bad(line, 'sets a key before any [section]', trimmed);
       return;
     }
     const key = (kv[1] ?? '').trim().toLowerCase();
@@ -65,7 +67,7 @@ function readIni(text: string, source: string): Section[] {
     nested = value === '';
     if (!indented) current.values.set(key, { value, line });
   });
-  if (problems.length > 0) throw new CheckInputError(problems);
+  problems.throwIfAny();
   return sections;
 }
 
@@ -98,7 +100,7 @@ export function importAwsConfig(text: string, source: string, options: AwsImport
     const names = [...new Set(sections.map((s) => profileOf(s.header)).filter((n): n is string => n !== undefined))];
     const near = nearestName(profile, names);
     throw new CheckInputError([
-      `${source}: has no profile ${JSON.stringify(profile)} (profiles: ${names.length > 0 ? names.join(', ') : 'none'}${
+      `${source}: has no profile ${JSON.stringify(profile)} (profiles: ${names.length > 0 ? listNames(names) : 'none'}${
         near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''
       })`,
     ]);

@@ -1,6 +1,7 @@
 import { describeValue } from '../policy/schema/describeValue.js';
 import { CheckInputError } from './CheckInputError.js';
 import type { ImportedLayer } from './ImportedLayer.js';
+import { LineProblems } from './LineProblems.js';
 import { AWS_RETRY_MODES, importAwsConfig, type AwsSdk } from './importAwsConfig.js';
 
 /** The environment variables the AWS SDKs read for retries (AWS SDKs and Tools reference guide, "Retry behavior"). */
@@ -17,13 +18,13 @@ export interface AwsEnvImportOptions {
 /** Parse `KEY=value` lines (`export KEY=value`, quotes and `#` comments allowed, as .env files write them). */
 export function readEnvLines(text: string, source: string): Map<string, { value: string; line: number }> {
   const out = new Map<string, { value: string; line: number }>();
-  const problems: string[] = [];
+  const problems = new LineProblems(source);
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) return;
     const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
     if (m === null) {
-      problems.push(`${source}: line ${i + 1} must be a KEY=value setting (got ${JSON.stringify(line)})`);
+      problems.bad(i + 1, 'must be a KEY=value setting', line);
       return;
     }
     let value = (m[2] as string).trim();
@@ -32,7 +33,7 @@ export function readEnvLines(text: string, source: string): Map<string, { value:
     else value = value.replace(/\s+#.*$/, '');
     out.set(m[1] as string, { value, line: i + 1 });
   });
-  if (problems.length > 0) throw new CheckInputError(problems);
+  problems.throwIfAny();
   return out;
 }
 

@@ -1,3 +1,4 @@
+import { describeValue, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import type { PolicyInput } from '../policy/presets.js';
 import { type Segment } from './FieldReader.js';
@@ -56,7 +57,7 @@ export function importEnvoyGateway(text: string, source: string, options: EnvoyG
     if (chosen === undefined) {
       const names = policies.map((p) => p.name);
       const near = nearestName(options.route, names);
-      r0.failFile(`has no BackendTrafficPolicy named ${JSON.stringify(options.route)} (named: ${names.join(', ')}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
+      r0.failFile(`has no BackendTrafficPolicy named ${JSON.stringify(options.route)} (named: ${listNames(names)}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
   } else {
     const retrying = policies.filter((p) => typeof p.value.spec === 'object' && p.value.spec !== null && 'retry' in p.value.spec);
@@ -92,7 +93,7 @@ export function importEnvoyGateway(text: string, source: string, options: EnvoyG
         if (s === undefined) return;
         if (!TRIGGERS.includes(s)) {
           const near = nearestName(s, TRIGGERS);
-          r.fail([...rp, 'retryOn', 'triggers', i], `must be one of ${TRIGGERS.join(', ')} (got ${JSON.stringify(s)}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
+          r.fail([...rp, 'retryOn', 'triggers', i], `must be one of ${TRIGGERS.join(', ')} (got ${r.quote(s)}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
         } else triggers.push(s);
       });
       const cl = r.array(on.httpStatusCodes, [...rp, 'retryOn', 'httpStatusCodes'], 'a list of HTTP status codes') ?? [];

@@ -1,7 +1,7 @@
 import { ENVOY_RETRY_BUDGET_DEFAULTS } from '../policy/budgets/EnvoyRetryBudget.js';
 import type { BudgetInput, PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
-import { describeValue } from '../policy/schema/describeValue.js';
+import { describeValue, listItems, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { MAX_NESTING } from '../experiment/parseJson.js';
 import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
@@ -185,7 +185,7 @@ function findClusters(value: unknown, path: Segment[], out: ClusterSite[], depth
 
 function describeSite(s: Site): string {
   const where = s.path.length === 0 ? 'the document' : s.path.join('.');
-  return s.name === undefined ? where : `${JSON.stringify(s.name)} (${where})`;
+  return s.name === undefined ? where : `${describeValue(s.name)} (${where})`;
 }
 
 function chooseSite(r: FieldReader, sites: Site[], options: EnvoyImportOptions): Site | undefined {
@@ -199,7 +199,7 @@ function chooseSite(r: FieldReader, sites: Site[], options: EnvoyImportOptions):
     const names = sites.map((s) => s.name).filter((n): n is string => n !== undefined);
     const near = nearestName(options.route, names);
     r.failFile(
-      `has no route named ${JSON.stringify(options.route)} with a retry_policy (${names.length > 0 ? `named: ${names.join(', ')}` : 'none is named'}${
+      `has no route named ${JSON.stringify(options.route)} with a retry_policy (${names.length > 0 ? `named: ${listNames(names)}` : 'none is named'}${
         near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''
       })`,
     );
@@ -208,7 +208,7 @@ function chooseSite(r: FieldReader, sites: Site[], options: EnvoyImportOptions):
   const routes = sites.filter((s) => !s.virtualHost);
   if (routes.length === 1) return routes[0];
   if (routes.length === 0 && sites.length === 1) return sites[0];
-  r.failFile(`has ${sites.length} retry policies; choose one by route name: ${sites.map(describeSite).join(', ')}`);
+  r.failFile(`has ${sites.length} retry policies; choose one by route name: ${listItems(sites.map(describeSite))}`);
   return undefined;
 }
 
@@ -227,7 +227,7 @@ function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: str
     const known = RETRY_ON[cond];
     if (known === undefined) {
       const near = nearestName(cond, Object.keys(RETRY_ON));
-      r.fail([...path, 'retry_on'], `has an unknown condition ${JSON.stringify(cond)}${near !== undefined ? ` (did you mean ${JSON.stringify(near)}?)` : ` (known: ${Object.keys(RETRY_ON).join(', ')})`}`);
+      r.fail([...path, 'retry_on'], `has an unknown condition ${r.quote(cond)}${near !== undefined ? ` (did you mean ${describeValue(near)}?)` : ` (known: ${Object.keys(RETRY_ON).join(', ')})`}`);
       continue;
     }
     add(known.classes);
@@ -355,7 +355,7 @@ export function importEnvoyRoute(text: string, source: string, options: EnvoyImp
       const name = r.string(header.name, [...rl, 'reset_headers', i, 'name']);
       if (header.name === undefined) r.fail([...rl, 'reset_headers', i, 'name'], 'is required');
       if (header.format !== undefined && header.format !== 'SECONDS' && header.format !== 'UNIX_TIMESTAMP') {
-        r.fail([...rl, 'reset_headers', i, 'format'], `must be SECONDS or UNIX_TIMESTAMP (got ${describeValue(header.format)})`);
+        r.fail([...rl, 'reset_headers', i, 'format'], `must be SECONDS or UNIX_TIMESTAMP (got ${r.quote(header.format)})`);
       }
       if (name !== undefined) names.push(name);
     });
@@ -387,7 +387,7 @@ export function importEnvoyRoute(text: string, source: string, options: EnvoyImp
   notes.push('Envoy retries any method, POST included, on the listed conditions (idempotency "always").');
   if (state.camel) notes.push('Field names in protobuf JSON\'s lowerCamelCase (retryPolicy, numRetries ...) are read as their proto names, as Envoy accepts both.');
   r.throwIfAny();
-  const name = site.name === undefined ? '' : ` route ${JSON.stringify(site.name)}`;
+  const name = site.name === undefined ? '' : ` route ${describeValue(site.name)}`;
   return { policy, origin: `${source}:${name} ${r.name(path)}`, notes, defaultName: 'envoy' };
 }
 
@@ -411,11 +411,11 @@ function clusterBudget(r: FieldReader, site: Site, clusters: ClusterSite[], note
   }
   const own = clusters.find((c) => c.name === target);
   if (own === undefined) {
-    notes.push(`Cluster ${JSON.stringify(target)} is not in the file: ${limit}.`);
+    notes.push(`Cluster ${describeValue(target)} is not in the file: ${limit}.`);
     return fallback;
   }
   if (own.cluster.circuit_breakers === undefined) {
-    notes.push(`Cluster ${JSON.stringify(target)} (${r.name(own.path)}) sets no circuit_breakers: ${limit}.`);
+    notes.push(`Cluster ${describeValue(target)} (${r.name(own.path)}) sets no circuit_breakers: ${limit}.`);
     return fallback;
   }
   return readCircuitBreakers(r, own.cluster.circuit_breakers, [...own.path, 'circuit_breakers'], notes);

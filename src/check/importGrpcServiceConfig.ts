@@ -122,7 +122,7 @@ function readStatus(r: FieldReader, value: unknown, path: Segment[]): StatusName
     const upper = value.trim().toUpperCase();
     if ((STATUS_NAMES as readonly string[]).includes(upper)) return upper as StatusName;
   }
-  return r.fail(path, `must be a gRPC status code such as "UNAVAILABLE" or 14 (got ${JSON.stringify(value)})`);
+  return r.fail(path, `must be a gRPC status code such as "UNAVAILABLE" or 14 (got ${r.quote(value)})`);
 }
 
 /** The classes of a list of status codes; statuses the model has no class for go to `notes`. */
@@ -199,7 +199,7 @@ export function importGrpcServiceConfig(text: string, source: string, options: G
   const r = new FieldReader(source);
   const renamed: string[] = [];
   if (!isObject(document)) {
-    r.failFile(`must be a gRPC service config object with "methodConfig" (got ${Array.isArray(document) ? 'a list' : JSON.stringify(document)})`);
+    r.failFile(`must be a gRPC service config object with "methodConfig" (got ${Array.isArray(document) ? 'a list' : r.quote(document)})`);
     r.throwIfAny();
     throw new Error('unreachable');
   }

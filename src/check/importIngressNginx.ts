@@ -1,3 +1,4 @@
+import { describeValue, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import type { PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
@@ -80,7 +81,7 @@ export function importIngressNginx(text: string, source: string, options: Ingres
     if (ingress === undefined) {
       const names = ingresses.map((d) => d.name);
       const near = nearestName(options.route, names);
-      r0.failFile(`has no Ingress named ${JSON.stringify(options.route)} (named: ${names.join(', ') || 'none'}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
+      r0.failFile(`has no Ingress named ${JSON.stringify(options.route)} (named: ${listNames(names) || 'none'}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
   } else if (ingresses.length > 1) {
     const withRetries = ingresses.filter((d) => Object.keys(settingsOf(d, NGINX_ANNOTATION_PREFIX)).some((k) => (NGINX_KEYS as readonly string[]).includes(k)));
@@ -121,7 +122,7 @@ export function importIngressNginx(text: string, source: string, options: Ingres
       for (const c of conditions) {
         if (CONDITIONS[c] !== undefined) continue;
         const near = nearestName(c, Object.keys(CONDITIONS));
-        next.r.fail(next.path, `has an unknown condition ${JSON.stringify(c)}${near !== undefined ? ` (did you mean ${JSON.stringify(near)}?)` : ''}`);
+        next.r.fail(next.path, `has an unknown condition ${next.r.quote(c)}${near !== undefined ? ` (did you mean ${describeValue(near)}?)` : ''}`);
       }
     }
   } else notes.push(`proxy-next-upstream is not set: ingress-nginx's default "${INGRESS_NGINX_DEFAULTS.nextUpstream.join(' ')}".`);

@@ -1,4 +1,4 @@
-import { describeValue } from '../policy/schema/describeValue.js';
+import { describeValue, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import type { PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
@@ -76,7 +76,7 @@ function readHttpConditions(r: MeshReader, text: string, path: Segment[]): Retry
       const lo = m === null ? NaN : Number(m[1]);
       const hi = m === null ? NaN : Number(m[2] ?? m[1]);
       if (m === null || lo < 100 || hi > 599 || hi < lo) {
-        r.fail(path, `has an unknown entry ${JSON.stringify(raw.trim())} (give status codes like "504", ranges like "500-504", "gateway-error" or "5xx")`);
+        r.fail(path, `has an unknown entry ${r.quote(raw.trim())} (give status codes like "504", ranges like "500-504", "gateway-error" or "5xx")`);
         continue;
       }
       add(classesOfRange(lo, hi));
@@ -93,7 +93,7 @@ function readGrpcConditions(r: MeshReader, text: string, path: Segment[], notes:
     const classes = GRPC_CONDITIONS[part];
     if (classes === undefined) {
       const near = nearestName(part, Object.keys(GRPC_CONDITIONS));
-      r.fail(path, `has an unknown gRPC status ${JSON.stringify(raw.trim())}${near !== undefined ? ` (did you mean ${JSON.stringify(near)}?)` : ` (known: ${Object.keys(GRPC_CONDITIONS).join(', ')})`}`);
+      r.fail(path, `has an unknown gRPC status ${r.quote(raw.trim())}${near !== undefined ? ` (did you mean ${describeValue(near)}?)` : ` (known: ${Object.keys(GRPC_CONDITIONS).join(', ')})`}`);
       continue;
     }
     if (part === 'cancelled') notes.push('retry.linkerd.io/grpc cancelled: gRPC CANCELLED is not modelled.');
@@ -123,7 +123,7 @@ function fromServiceProfile(profile: Resource, source: string, options: LinkerdI
     if (chosen.length === 0) {
       const names = routes.flatMap((x) => nameOf(x) ?? []);
       const near = nearestName(options.route, names);
-      r.failFile(`has no ServiceProfile route named ${JSON.stringify(options.route)} (routes: ${names.join(', ') || 'none'}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
+      r.failFile(`has no ServiceProfile route named ${JSON.stringify(options.route)} (routes: ${listNames(names) || 'none'}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
   }
   const timeouts = chosen.map((x) => (x.route.timeout === undefined ? LINKERD_DEFAULTS.routeTimeoutMs : r.goDuration(x.route.timeout, ['spec', 'routes', x.i, 'timeout'])));
@@ -170,7 +170,7 @@ function fromAnnotations(resources: Resource[], source: string, options: Linkerd
     if (resource === undefined) {
       const names = annotated.map((d) => d.name).filter((n) => n !== '');
       const near = nearestName(options.route, names);
-      r0.failFile(`has no resource named ${JSON.stringify(options.route)} with Linkerd retry annotations (named: ${names.join(', ') || 'none'}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
+      r0.failFile(`has no resource named ${JSON.stringify(options.route)} with Linkerd retry annotations (named: ${listNames(names) || 'none'}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
   } else {
     const routes = annotated.filter((d) => ROUTE_KINDS.includes(d.kind));

@@ -1,4 +1,4 @@
-import { describeValue } from '../policy/schema/describeValue.js';
+import { describeValue, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { presetPolicy, type PolicyInput } from '../policy/presets.js';
 import { isObject, type JsonObject, type Segment } from './FieldReader.js';
@@ -120,7 +120,7 @@ export function importPolly(text: string, source: string, options: PollyImportOp
     if (chosen === undefined) {
       const names = sections.map(name);
       const near = nearestName(options.instance, names);
-      r.failFile(`has no Polly section ${JSON.stringify(options.instance)} (sections: ${names.join(', ')}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
+      r.failFile(`has no Polly section ${JSON.stringify(options.instance)} (sections: ${listNames(names)}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
   } else if (sections.length === 1) chosen = sections[0];
   else r.failFile(`has ${sections.length} Polly sections; choose one by path: ${sections.map(name).join(', ')}`);
@@ -135,7 +135,7 @@ export function importPolly(text: string, source: string, options: PollyImportOp
     const f = field(obj, key);
     if (f === undefined) return undefined;
     const ms = timeSpanMs(f.value);
-    if (ms === undefined) return r.fail([...path, f.key], `must be a TimeSpan like "00:00:02" or "00:00:00.500" (got ${describeValue(f.value)})`);
+    if (ms === undefined) return r.fail([...path, f.key], `must be a TimeSpan like "00:00:02" or "00:00:00.500" (got ${r.quote(f.value)})`);
     return ms;
   };
   if (chosen.pipeline) {
@@ -164,7 +164,7 @@ export function importPolly(text: string, source: string, options: PollyImportOp
   let type: string = POLLY_DEFAULTS.backoffType;
   if (typeField !== undefined) {
     const t = typeof typeField.value === 'string' ? BACKOFF_TYPES.find((b) => b.toLowerCase() === (typeField.value as string).toLowerCase()) : undefined;
-    if (t === undefined) r.fail([...rp, typeField.key], `must be one of ${BACKOFF_TYPES.join(', ')} (got ${describeValue(typeField.value)})`);
+    if (t === undefined) r.fail([...rp, typeField.key], `must be one of ${BACKOFF_TYPES.join(', ')} (got ${r.quote(typeField.value)})`);
     else type = t;
   }
   const jitterField = field(retry, 'UseJitter');

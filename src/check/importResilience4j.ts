@@ -1,10 +1,10 @@
-import { describeValue } from '../policy/schema/describeValue.js';
+import { describeValue, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { presetPolicy, type PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
-import { CheckInputError } from './CheckInputError.js';
 import { isObject, type Segment } from './FieldReader.js';
 import type { ImportedLayer } from './ImportedLayer.js';
+import { LineProblems } from './LineProblems.js';
 import { MeshReader } from './MeshReader.js';
 import { readDocument } from './readDocument.js';
 
@@ -98,13 +98,13 @@ type Flat = Map<string, { value: unknown; where: string }>;
 
 function readProperties(text: string, source: string): Flat {
   const out: Flat = new Map();
-  const problems: string[] = [];
+  const problems = new LineProblems(source);
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.trim();
     if (line === '' || line.startsWith('#') || line.startsWith('!')) return;
     const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(line);
     if (m === null) {
-      problems.push(`${source}: line ${i + 1} must be a "key=value" property (got ${JSON.stringify(line)})`);
+      problems.bad(i + 1, 'must be a "key=value" property', line);
       return;
     }
     const key = m[1] as string;
@@ -118,7 +118,7 @@ function readProperties(text: string, source: string): Flat {
       out.set(base, { value: list, where: `line ${i + 1}` });
     } else out.set(key, { value, where: `line ${i + 1}` });
   });
-  if (problems.length > 0) throw new CheckInputError(problems);
+  problems.throwIfAny();
   return out;
 }
 
@@ -189,7 +189,7 @@ export function importResilience4j(text: string, source: string, options: Resili
     if (chosen === undefined) {
       const names = [...instances, ...configs].map((b) => b.name);
       const near = nearestName(options.instance, names);
-      r.failFile(`has no retry instance or config named ${JSON.stringify(options.instance)} (named: ${names.join(', ')}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
+      r.failFile(`has no retry instance or config named ${JSON.stringify(options.instance)} (named: ${listNames(names)}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
   } else if (instances.length === 1) chosen = instances[0];
   else if (instances.length === 0 && configs.length === 1) chosen = configs[0];
@@ -205,7 +205,7 @@ export function importResilience4j(text: string, source: string, options: Resili
   if (chosen.kind === 'instances') {
     if (baseName !== undefined) {
       base = configs.find((b) => b.name === baseName);
-      if (base === undefined) r.fail([chosen.props.get('baseConfig')?.key ?? ''], `names no config (configs: ${configs.map((b) => b.name).join(', ') || 'none'}; got ${describeValue(baseName)})`);
+      if (base === undefined) r.fail([chosen.props.get('baseConfig')?.key ?? ''], `names no config (configs: ${listNames(configs.map((b) => b.name)) || 'none'}; got ${r.quote(baseName)})`);
     } else {
       base = configs.find((b) => b.name === 'default');
       if (base !== undefined) notes.push('The instance names no baseConfig: it inherits configs.default.');
@@ -218,7 +218,7 @@ export function importResilience4j(text: string, source: string, options: Resili
     const v = get(p);
     if (v === undefined) return undefined;
     const ms = springDurationMs(v);
-    if (ms === undefined) return r.fail(at(p), `must be a duration like "500ms", "2s" or "PT0.5S" (got ${describeValue(v)})`);
+    if (ms === undefined) return r.fail(at(p), `must be a duration like "500ms", "2s" or "PT0.5S" (got ${r.quote(v)})`);
     return ms;
   };
   const maxAttempts = get('maxAttempts') === undefined ? RESILIENCE4J_DEFAULTS.maxAttempts : r.integer(get('maxAttempts'), at('maxAttempts'), 1, 'a positive integer (attempts, the first included)');
@@ -233,7 +233,7 @@ export function importResilience4j(text: string, source: string, options: Resili
     if (v === undefined) return [];
     const items = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',') : undefined;
     if (items === undefined) {
-      r.fail(at(p), `must be a list of exception class names (got ${describeValue(v)})`);
+      r.fail(at(p), `must be a list of exception class names (got ${r.quote(v)})`);
       return [];
     }
     return items.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter((x) => x !== '');

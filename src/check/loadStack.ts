@@ -1,3 +1,4 @@
+import { describeValue, listNames } from '../policy/schema/describeValue.js';
 import { z } from 'zod';
 import { parseExperimentText } from '../experiment/parseExperiment.js';
 import type { PathSegment } from '../experiment/Problem.js';
@@ -199,7 +200,7 @@ function loadExperimentStacks(text: string, file: JsonObject, source: string, op
     if (chosen.length === 0) {
       const names = parts.map((p) => p.name).filter((n) => n !== '');
       throw new CheckInputError([
-        `${source}: has no part ${JSON.stringify(options.part)} (${names.length > 0 ? `parts: ${names.join(', ')}` : 'it has no parts'})`,
+        `${source}: has no part ${JSON.stringify(options.part)} (${names.length > 0 ? `parts: ${listNames(names)}` : 'it has no parts'})`,
       ]);
     }
   }
@@ -343,7 +344,7 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
   const envoy = () => [bareStack(importEnvoyRoute(text, source, options.route !== undefined ? { route: options.route } : {}), source, options)];
   if (Array.isArray(root) && holdsEnvoyRetryPolicy(root)) return envoy();
   if (!isObject(root)) {
-    throw new CheckInputError([`${source}: must be a stack file (an object with "layers"), an experiment file, or a configuration to import (got ${Array.isArray(root) ? 'a list' : JSON.stringify(root)})`]);
+    throw new CheckInputError([`${source}: must be a stack file (an object with "layers"), an experiment file, or a configuration to import (got ${Array.isArray(root) ? 'a list' : describeValue(root)})`]);
   }
   if (root.layers !== undefined) return [loadStackFile(root, source, options)];
   if (root.scenario !== undefined || root.parts !== undefined) return loadExperimentStacks(text, root, source, options);

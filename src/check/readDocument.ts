@@ -1,5 +1,6 @@
-import { parseDocument } from 'yaml';
+import { isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { MAX_NESTING, parseJson, tooDeepMessage } from '../experiment/parseJson.js';
+import { describeParserMessage } from '../policy/schema/describeValue.js';
 import { CheckInputError } from './CheckInputError.js';
 
 /** Whether a file is read as JSON: by its name (`.json`), or, without a telling extension, by a leading `{` or `[`. */
@@ -15,6 +16,32 @@ export function looksLikeJson(text: string, source: string): boolean {
  * a handful.
  */
 export const MAX_YAML_ALIASES = 100;
+
+/**
+ * The offset of the first key of a YAML map that repeats an earlier key of the same map, by the
+ * rule the YAML library's own `uniqueKeys` applies (scalars by value, other nodes by identity),
+ * with a set per map: the library's check compares each key with every earlier one, which takes
+ * minutes on a map of a hundred thousand keys.
+ */
+function firstDuplicateKey(doc: Document): number | undefined {
+  let found: number | undefined;
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        const key = pair.key;
+        if (!isScalar(key)) continue;
+        if (seen.has(key.value)) {
+          found = key.range?.[0] ?? 0;
+          return visit.BREAK;
+        }
+        seen.add(key.value);
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
 
 /** Whether a value nests arrays and objects deeper than MAX_NESTING levels (walked without recursion). */
 function nestsTooDeep(root: unknown): boolean {
@@ -41,8 +68,9 @@ export function readDocument(text: string, source: string): unknown {
     return json.value;
   }
   let doc;
+  const lines = new LineCounter();
   try {
-    doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+    doc = parseDocument(text, { prettyErrors: true, uniqueKeys: false, lineCounter: lines });
   } catch (e) {
     if (e instanceof RangeError) throw new CheckInputError([`${source}: nested too deep: the YAML reader runs out of stack`]);
     throw e;
@@ -55,7 +83,12 @@ export function readDocument(text: string, source: string): unknown {
     // The parser reports running out of stack on deep nesting (below MAX_NESTING levels of flow
     // collections) as a syntax error of its own.
     if (/Maximum call stack size exceeded/.test(reason)) throw new CheckInputError([`${source}: nested too deep${where}: the YAML reader runs out of stack there`]);
-    throw new CheckInputError([`${source}: invalid YAML${where}: ${reason}`]);
+    throw new CheckInputError([`${source}: invalid YAML${where}: ${describeParserMessage(reason)}`]);
+  }
+  const duplicate = firstDuplicateKey(doc);
+  if (duplicate !== undefined) {
+    const pos = lines.linePos(duplicate);
+    throw new CheckInputError([`${source}: invalid YAML at line ${pos.line}, column ${pos.col}: Map keys must be unique`]);
   }
   let value: unknown;
   try {

@@ -1,3 +1,4 @@
+import { describeName, describeValue } from '../policy/schema/describeValue.js';
 import { isObject, type JsonObject, type Segment } from './FieldReader.js';
 import { readDocument } from './readDocument.js';
 
@@ -60,7 +61,7 @@ export function readResources(text: string, source: string): Resource[] {
     const kind = typeof value.kind === 'string' ? value.kind : '';
     const metadata = isObject(value.metadata) ? value.metadata : {};
     const name = typeof metadata.name === 'string' ? metadata.name : '';
-    const label = `${kind || 'document'}${name !== '' ? ` ${JSON.stringify(name)}` : ''}${several ? ` (document ${i + 1})` : ''}`;
+    const label = `${kind !== '' ? describeName(kind) : 'document'}${name !== '' ? ` ${describeValue(name)}` : ''}${several ? ` (document ${i + 1})` : ''}`;
     return { apiVersion, kind, name, value, label };
   });
 }

@@ -1,3 +1,4 @@
+import { describeValue, listItems, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import type { PolicyInput } from '../policy/presets.js';
 import { isObject, type JsonObject, type Segment } from './FieldReader.js';
@@ -29,7 +30,7 @@ export interface RouteKind {
 
 /** `<resource> spec.<list>.<i> ("name")`, as messages and origins name an entry. */
 export function describeRouteSite(s: RouteSite, kind: RouteKind): string {
-  return `${s.resource.label} spec.${kind.list}.${s.index}${s.name !== undefined ? ` (${JSON.stringify(s.name)})` : ''}`;
+  return `${s.resource.label} spec.${kind.list}.${s.index}${s.name !== undefined ? ` (${describeValue(s.name)})` : ''}`;
 }
 
 function sitesOf(resources: Resource[], kind: RouteKind): RouteSite[] {
@@ -52,13 +53,13 @@ function chooseSite(r: MeshReader, sites: RouteSite[], kind: RouteKind, route: s
     if (found !== undefined) return found;
     const names = [...new Set([...sites.flatMap((s) => s.name ?? []), ...sites.map((s) => s.resource.name)])].filter((n) => n !== '');
     const near = nearestName(route, names);
-    return r.failFile(`has no ${kind.noun} named ${JSON.stringify(route)} (named: ${names.join(', ') || 'none'}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''})`);
+    return r.failFile(`has no ${kind.noun} named ${JSON.stringify(route)} (named: ${listNames(names) || 'none'}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
   }
   const preferred = kind.prefer === undefined ? [] : sites.filter((s) => (kind.prefer as (e: JsonObject) => boolean)(s.entry));
   if (preferred.length === 1) return preferred[0];
   if (preferred.length === 0 && sites.length === 1) return sites[0];
   const list = preferred.length > 0 ? preferred : sites;
-  return r.failFile(`has ${list.length} ${kind.plural}${preferred.length > 0 ? ' with a retry' : ''}; choose one by name: ${list.map((s) => describeRouteSite(s, kind)).join(', ')}`);
+  return r.failFile(`has ${list.length} ${kind.plural}${preferred.length > 0 ? ' with a retry' : ''}; choose one by name: ${listItems(list.map((s) => describeRouteSite(s, kind)))}`);
 }
 
 /** The route entry an import reads, with what every such import starts from. */

@@ -47,6 +47,8 @@ export interface CheckFlags {
   instance?: string;
   env?: string[];
   grpcImpl?: string;
+  /** Let imports leave the file's directory (`--allow-imports-outside`). */
+  allowImportsOutside?: boolean;
 }
 
 /** What `check --json` prints. */
@@ -127,7 +129,7 @@ export function checkCommand(io: CheckIO, file: string, flags: CheckFlags): numb
   try {
     const path = resolve(io.cwd, file);
     const text = readInputText(path, file);
-    const readImport = importReader(file, io.cwd);
+    const readImport = importReader(file, io.cwd, flags.allowImportsOutside === true ? { allowImportsOutside: true } : {});
     const stacks = loadStacks(text, file, { ...parsed.load, readImport });
     const options = { failureRate: parsed.failureRate, failureClass: parsed.failureClass };
     const results = stacks.map((stack) => {

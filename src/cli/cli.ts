@@ -20,6 +20,8 @@ import { printJson } from './printJson.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { lockDir, type DirLock } from './dirLock.js';
 import { commitOutput, planOutput, type OutputPlan } from './outputDir.js';
+import { ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP } from './readInput.js';
+import { fsErrorWords, isFsError, shownPath } from '../sweep/fileErrors.js';
 import { reportCommand, ReportInputError, writeReportIndex, writeSharedAssets } from './report.js';
 import type { IndexEntry } from '../report/index.js';
 import { experimentFileJsonSchema } from '../check/index.js';
@@ -98,6 +100,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--quiet', 'print nothing but errors', false)
     .option('--json', 'print the results JSON (or the sweep summary) to stdout', false)
     .option('--force', 'run even when the estimated results are over 1 GB or the estimated memory over the machine\'s', false)
+    .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action(async (file: string, opts: Omit<RunOptions, 'json' | 'quick' | 'resume' | 'quiet'> & { json: boolean; quick: boolean; resume: boolean; quiet: boolean }) => {
       const path = resolve(io.cwd, file);
       let files = [path];
@@ -121,12 +124,14 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--out <dir>', 'output directory (default reports, or reports/full with --full)')
     .option('--workers <n>', 'worker threads (default: the available parallelism)', parsePositiveInt('--workers'))
     .option('--quiet', 'print nothing but errors', false)
-    .action(async (opts: { dir: string; full: boolean; out?: string; workers?: number; quiet: boolean }) => {
+    .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
+    .action(async (opts: { dir: string; full: boolean; out?: string; workers?: number; quiet: boolean; allowImportsOutside: boolean }) => {
       const all = findExperimentFiles(resolve(io.cwd, opts.dir));
       if (all.length === 0) throw new UsageError([`${opts.dir}: no experiment files (*.json) in this directory`]);
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
-      const { files, tunes } = runAllTunes.split(all, !opts.full);
+      const read = { allowImportsOutside: opts.allowImportsOutside };
+      const { files, tunes } = runAllTunes.split(all, !opts.full, read);
       code = await runFiles(io, files, {
         quick: !opts.full,
         out,
@@ -139,9 +144,10 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
         ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
         sharedAssets: true,
         reportIndex,
+        ...read,
       });
       // An interrupted run-all (exit 130) starts no search.
-      if (code !== 130) code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex }));
+      if (code !== 130) code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex, ...read }));
       if (reportIndex.length > 0) {
         writeSharedAssets(resolve(io.cwd, out));
         const index = writeReportIndex(resolve(io.cwd, out), reportIndex);
@@ -206,7 +212,8 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
     .option('--workers <n>', 'worker threads the memory estimate counts (default: the available parallelism)', parsePositiveInt('--workers'))
     .option('--force', 'exit 0 even when the estimated results or memory are over their limits (as run --force runs)', false)
-    .action((file: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean }) => {
+    .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
+    .action((file: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside: boolean }) => {
       validateCommand(io, resolve(io.cwd, file), opts);
     });
 
@@ -233,6 +240,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--idempotency <rule>', 'http|always|never')
     .option('--workload <name>', "a service graph's workload to follow (default: the first of scenario.workloads)")
     .option('--json', 'print {outcome, attempts, endMs, attemptTimeoutsMs, ceilingsMs, waitsMs, ...}', false)
+    .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action((file: string | undefined, flags: TraceFlags) => {
       const out = traceCommand(file ? resolve(io.cwd, file) : undefined, flags);
       io.stdout(out + '\n');
@@ -258,6 +266,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--instance <name>', 'a resilience4j configuration or an appsettings.json on its own: the retry instance or section')
     .option('--env <KEY=value>', 'an AWS config on its own: AWS_RETRY_MODE or AWS_MAX_ATTEMPTS over the profile (repeatable)', collect, [])
     .option('--grpc-impl <impl>', 'a gRPC service config on its own: go, java or js, whose retry delay to model (default: the 2024 formula of go and java)')
+    .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action((stack: string, opts: CheckFlags) => {
       code = checkCommand(io, resolve(io.cwd, stack), opts);
     });
@@ -273,7 +282,8 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--name <name>', 'the name of the route, service, profile or instance written (default: the layer name)')
     .option('--sdk <sdk>', 'aws-config: js or python (default js)')
     .option('--strict', 'a field the format cannot express is an error (exit 1)', false)
-    .option('--out <file>', 'write to a file instead of stdout')
+    .option('--out <file>', 'write to a file instead of stdout (a regular file or a new one; never the input)')
+    .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action((format: string, file: string | undefined, opts: ExportFlags) => {
       code = exportCommand(io, format, file, opts);
     });
@@ -294,7 +304,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .argument('[file]', 'where to write it (default: stdout)')
     .action((file: string | undefined) => {
       const text = JSON.stringify(experimentFileJsonSchema(), null, 2) + '\n';
-      if (file) writeFileAtomic(resolve(io.cwd, file), text);
+      if (file) writeFileAtomic(resolve(io.cwd, file), text, { option: 'the schema file', shown: file });
       else io.stdout(text);
     });
 
@@ -314,9 +324,9 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
       io.stderr(`error: ${e.message}\n`);
       return 2;
     }
-    const err = e as NodeJS.ErrnoException;
-    if (err && typeof err.code === 'string' && /^(E[A-Z]+|ERR_FS_[A-Z_]+)$/.test(err.code)) {
-      io.stderr(`error: ${err.message}\n`);
+    if (isFsError(e)) {
+      // Node's message repeats the path (twice for a rename, one of them a temporary file's): say what failed, on the user's path.
+      io.stderr(`error: ${e.path !== undefined ? `${shownPath(e.path)}: ` : ''}${fsErrorWords(e)}${e.syscall !== undefined ? ` (${e.syscall})` : ''}\n`);
       return 2;
     }
     throw e;

@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { shownPath } from '../sweep/fileErrors.js';
 import { describeFsError, OutputError } from '../sweep/ResultWriter.js';
 import { UsageError } from './io.js';
 
@@ -58,7 +59,7 @@ export interface DirLock {
 export function lockDir(dir: string, shown: string, command: string): DirLock {
   const path = lockPathOf(dir);
   const me: LockHolder = { pid: process.pid, host: hostname(), command, since: new Date().toISOString() };
-  const unwritable = (e: unknown) => new OutputError(`cannot write ${dir} (${describeFsError(e)})`);
+  const unwritable = (e: unknown) => new OutputError(`cannot write ${shownPath(dir)} (${describeFsError(e)})`);
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (e) {

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { CheckInputError, loadStacks, type CheckLayer } from '../check/index.js';
 import { EXPORT_FORMATS, exportNameOf, exportPolicy, type ExportFormat } from '../check/exportPolicy.js';
-import { importReader, readInputText } from './readInput.js';
+import { importReader, readInputText, type ReadOptions } from './readInput.js';
+import { UsageError } from './io.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 
 /** Where `export` writes (the CLI's io object fits). */
@@ -20,10 +21,12 @@ export interface ExportFlags {
   sdk?: string;
   strict?: boolean;
   out?: string;
+  /** Let imports leave the file's directory (`--allow-imports-outside`). */
+  allowImportsOutside?: boolean;
 }
 
 /** The layer to export: from a preset, or from a file (an experiment, a stack file, or a configuration `check` reads). */
-function chooseLayer(io: ExportIO, file: string | undefined, flags: ExportFlags): CheckLayer {
+function chooseLayer(io: ExportIO, file: string | undefined, flags: ExportFlags, inputs: string[]): CheckLayer {
   if (flags.preset !== undefined) {
     if (file !== undefined) throw new CheckInputError(['give either a file or --preset, not both']);
     const [stack] = loadStacks(JSON.stringify({ layers: [{ name: flags.preset, preset: flags.preset }] }), '--preset', {});
@@ -32,8 +35,10 @@ function chooseLayer(io: ExportIO, file: string | undefined, flags: ExportFlags)
     return layer;
   }
   if (file === undefined) throw new CheckInputError(['give a file (an experiment, a stack file or a configuration) or --preset NAME']);
+  inputs.push(resolve(io.cwd, file));
   const text = readInputText(resolve(io.cwd, file), file);
-  const readImport = importReader(file, io.cwd);
+  const read: ReadOptions = flags.allowImportsOutside === true ? { allowImportsOutside: true } : {};
+  const readImport = importReader(file, io.cwd, read, (real) => inputs.push(real));
   const stacks = loadStacks(text, file, { readImport, ...(flags.part !== undefined ? { part: flags.part } : {}) });
   const layers = stacks.flatMap((s) => s.layers.map((l) => ({ stack: s.name, layer: l })));
   if (flags.layer !== undefined) {
@@ -62,7 +67,8 @@ export function exportCommand(io: ExportIO, format: string, file: string | undef
     return 2;
   }
   try {
-    const layer = chooseLayer(io, file, flags);
+    const inputs: string[] = [];
+    const layer = chooseLayer(io, file, flags, inputs);
     const result = exportPolicy(layer.policy, format as ExportFormat, {
       name: flags.name ?? exportNameOf(layer.name),
       ...(flags.sdk !== undefined ? { sdk: flags.sdk as 'js' | 'python' } : {}),
@@ -70,11 +76,11 @@ export function exportCommand(io: ExportIO, format: string, file: string | undef
     const level = flags.strict ? 'error' : 'warning';
     for (const w of result.warnings) io.stderr(`${level}: ${w}\n`);
     if (flags.strict && result.warnings.length > 0) return 1;
-    if (flags.out !== undefined) writeFileAtomic(resolve(io.cwd, flags.out), result.text);
+    if (flags.out !== undefined) writeFileAtomic(resolve(io.cwd, flags.out), result.text, { option: '--out', shown: flags.out, inputs });
     else io.stdout(result.text);
     return 0;
   } catch (e) {
-    if (!(e instanceof CheckInputError)) throw e;
+    if (!(e instanceof CheckInputError) && !(e instanceof UsageError)) throw e;
     for (const p of e.problems) io.stderr(`error: ${p}\n`);
     return 2;
   }

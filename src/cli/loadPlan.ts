@@ -5,16 +5,16 @@ import { join } from 'node:path';
 import { expandExperiment, parseExperimentText, parseSetArg, type ExperimentPlan } from '../experiment/index.js';
 import { parseReportHints } from '../report/reportHints.js';
 import { UsageError, type CliIO } from './io.js';
-import { readExperimentText } from './readInput.js';
+import { readExperimentText, type ReadOptions } from './readInput.js';
 
 /** Read and validate an experiment file, or throw a UsageError naming the file and each problem. */
-export function loadExperimentFile(path: string) {
-  return loadExperimentSource(path).experiment;
+export function loadExperimentFile(path: string, options: ReadOptions = {}) {
+  return loadExperimentSource(path, options).experiment;
 }
 
 /** Read and validate an experiment file, keeping its text (for the run manifest; imported layers resolved, see readExperimentText). */
-export function loadExperimentSource(path: string) {
-  const read = readExperimentText(path);
+export function loadExperimentSource(path: string, options: ReadOptions = {}) {
+  const read = readExperimentText(path, options);
   if (!read.ok) throw new UsageError(read.errors);
   const { text } = read;
   const parsed = parseExperimentText(text, path);
@@ -33,7 +33,7 @@ function parseSets(sets: string[]): Array<[string, unknown]> {
 }
 
 /** Load, apply quick mode and --set, expand into cells; a UsageError on any problem. */
-export function planFromFile(path: string, opts: { quick: boolean; set: string[]; seed?: number }): ExperimentPlan {
+export function planFromFile(path: string, opts: PlanOptions): ExperimentPlan {
   return loadPlan(path, opts).plan;
 }
 
@@ -42,8 +42,16 @@ export function printWarnings(io: CliIO, warnings: readonly string[]): void {
   for (const w of warnings) io.stderr(`warning: ${w}\n`);
 }
 
-export function loadPlan(path: string, opts: { quick: boolean; set: string[]; seed?: number }) {
-  const { experiment, text } = loadExperimentSource(path);
+/** How an experiment file becomes a plan: quick mode, `--set` overrides, the seed, and how its imports are read. */
+export interface PlanOptions extends ReadOptions {
+  quick: boolean;
+  set: string[];
+  seed?: number;
+}
+
+/** Load, apply quick mode, --set and the seed, expand into cells; the plan, the file's text, the overrides and the warnings (a UsageError on any problem). */
+export function loadPlan(path: string, opts: PlanOptions) {
+  const { experiment, text } = loadExperimentSource(path, opts);
   const set = parseSets(opts.set);
   if (opts.seed !== undefined) set.push(['seed', opts.seed]);
   const expanded = expandExperiment(experiment, { quick: opts.quick, set });

@@ -23,6 +23,7 @@ import { VERSION } from '../version.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { lockDir, type DirLock } from './dirLock.js';
 import { UsageError } from './io.js';
+import { fsErrorWords, isFsError, shownPath } from '../sweep/fileErrors.js';
 
 /** The report page of an experiment directory. */
 export const REPORT_FILE = 'index.html';
@@ -178,7 +179,7 @@ function readJson<T>(path: string): T {
   try {
     return readJsonFile(path) as T;
   } catch (e) {
-    throw new ReportInputError(`${path}: cannot read (${(e as Error).message})`);
+    throw new ReportInputError(`${shownPath(path)}: cannot read (${isFsError(e) ? fsErrorWords(e) : (e as Error).message})`);
   }
 }
 
@@ -280,7 +281,7 @@ export interface ReportIO {
  */
 export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: boolean; sharedAssets: boolean }): Promise<number> {
   const dir = resolve(io.cwd, dirArg);
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ReportInputError(`${dirArg}: no such directory`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ReportInputError(`${shownPath(dirArg)}: no such directory`);
   const show = (p: string) => relative(io.cwd, p) || '.';
   if (isResultDir(dir)) {
     const lock = lockDir(dir, show(dir), 'report');
@@ -301,7 +302,7 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
     .sort()
     .map((n) => join(dir, n))
     .filter((p) => isDirectory(p) && isResultDir(p));
-  if (subdirs.length === 0) throw new ReportInputError(`${dirArg}: holds no experiment results (summary.json or results.json), nor directories that do`);
+  if (subdirs.length === 0) throw new ReportInputError(`${shownPath(dirArg)}: holds no experiment results (summary.json or results.json), nor directories that do`);
   const lock = lockDir(dir, show(dir), 'report');
   try {
     if (opts.sharedAssets) writeSharedAssets(dir);

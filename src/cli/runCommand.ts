@@ -44,6 +44,8 @@ export interface RunOptions {
   /** Reports reference ../assets/ instead of inlining the bundles (run-all); each report's index entry is collected. */
   sharedAssets?: boolean;
   reportIndex?: IndexEntry[];
+  /** Let imports leave the experiment file's directory (`--allow-imports-outside`). */
+  allowImportsOutside?: boolean;
 }
 
 /** Experiments of one run that share a name would write into one directory, one losing its results. */

@@ -25,6 +25,8 @@ export interface TraceFlags {
   idempotency?: string;
   workload?: string;
   json?: boolean;
+  /** Let imports leave the experiment file's directory (`--allow-imports-outside`). */
+  allowImportsOutside?: boolean;
 }
 
 /** Which flag sets which field of the first layer's policy (for messages that name the flag). */
@@ -98,7 +100,7 @@ export function traceScenario(file: string | undefined, flags: TraceFlags): Trac
   const problems: string[] = [];
   let raw: Record<string, unknown>;
   if (file) {
-    const read = readExperimentText(file);
+    const read = readExperimentText(file, flags.allowImportsOutside === true ? { allowImportsOutside: true } : {});
     if (!read.ok) throw new ValidationError(read.errors);
     const { text } = read;
     const parsed = parseExperimentText(text, file);

@@ -21,6 +21,7 @@ import { readBundles, ASSETS_DIR, REPORT_FILE } from './report.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { lockDir } from './dirLock.js';
 import { commitOutput, planOutput, type OutputPlan } from './outputDir.js';
+import { ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, type ReadOptions } from './readInput.js';
 
 /** Options of `retrystorm tune`. */
 export interface TuneFlags {
@@ -36,6 +37,8 @@ export interface TuneFlags {
   replace?: boolean;
   quiet: boolean;
   json: boolean;
+  /** Let imports leave the experiment file's directory (`--allow-imports-outside`). */
+  allowImportsOutside?: boolean;
 }
 
 /** What `run-all` shares with a search it runs: the worker threads, and the report index. */
@@ -57,10 +60,10 @@ export function hasTuneSection(root: Readonly<Record<string, unknown>>): boolean
 }
 
 /** Load, patch and validate a search: every problem at once, as a UsageError naming the file. */
-export function loadTuneProblem(path: string, flags: Pick<TuneFlags, 'quick' | 'set' | 'seed' | 'candidates' | 'maxRuns'>): { problem: TuneProblem; text: string } {
+export function loadTuneProblem(path: string, flags: Pick<TuneFlags, 'quick' | 'set' | 'seed' | 'candidates' | 'maxRuns' | 'allowImportsOutside'>): { problem: TuneProblem; text: string } {
   // The experiment's own validation first (structure, scenarios, the tune section's shape).
   planFromFile(path, flags);
-  const { experiment, text } = loadExperimentSource(path);
+  const { experiment, text } = loadExperimentSource(path, flags);
   const set = flags.set.map((s) => parseSetArg(s));
   if (flags.seed !== undefined) set.push(['seed', flags.seed]);
   const root = patchedRoot(experiment.root, { quick: flags.quick, set });
@@ -236,6 +239,7 @@ export function registerTune(program: Command, io: CliIO, setCode: (code: number
     .option('--replace', 'replace a finished search in the output directory, once the new one is complete (it is written beside it until then)', false)
     .option('--quiet', 'print nothing but errors', false)
     .option('--json', 'print the answer (tune.json) to stdout', false)
+    .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action(async (file: string, flags: TuneFlags) => {
       setCode(await tuneCommand(io, file, flags));
     });
@@ -247,14 +251,14 @@ export const runAllTunes = {
    * The files to sweep and the files to search; the searches are validated now (in quick mode or
    * not), so that their problems are reported before anything runs, every one at once.
    */
-  split(files: string[], quick: boolean): { files: string[]; tunes: string[] } {
+  split(files: string[], quick: boolean, read: ReadOptions = {}): { files: string[]; tunes: string[] } {
     const sweeps: string[] = [];
     const tunes: string[] = [];
     const problems: string[] = [];
     for (const f of files) {
       let tune = false;
       try {
-        tune = hasTuneSection(loadExperimentSource(f).experiment.root);
+        tune = hasTuneSection(loadExperimentSource(f, read).experiment.root);
       } catch {
         /* an invalid file: the sweep's validation reports it */
       }
@@ -264,7 +268,7 @@ export const runAllTunes = {
       }
       tunes.push(f);
       try {
-        loadTuneProblem(f, { quick, set: [] });
+        loadTuneProblem(f, { quick, set: [], ...read });
       } catch (e) {
         if (!(e instanceof UsageError)) throw e;
         problems.push(...e.problems);
@@ -275,10 +279,20 @@ export const runAllTunes = {
   },
 
   /** Search each file into `<out>/<name>/` with shared assets, adding each report to the index. */
-  async run(io: CliIO, tunes: string[], opts: { quick: boolean; out: string; quiet: boolean; workers?: number; reportIndex: IndexEntry[] }): Promise<number> {
+  async run(io: CliIO, tunes: string[], opts: { quick: boolean; out: string; quiet: boolean; workers?: number; reportIndex: IndexEntry[] } & ReadOptions): Promise<number> {
     let code = 0;
     for (const f of tunes) {
-      const flags: TuneFlags = { quick: opts.quick, out: opts.out, set: [], resume: false, replace: true, quiet: opts.quiet, json: false, ...(opts.workers !== undefined ? { workers: opts.workers } : {}) };
+      const flags: TuneFlags = {
+        quick: opts.quick,
+        out: opts.out,
+        set: [],
+        resume: false,
+        replace: true,
+        quiet: opts.quiet,
+        json: false,
+        ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+        ...(opts.allowImportsOutside === true ? { allowImportsOutside: true } : {}),
+      };
       code = Math.max(code, await tuneCommand(io, f, flags, { sharedAssets: true, reportIndex: opts.reportIndex }));
     }
     return code;

@@ -28,7 +28,7 @@ function fmtCalls(n: number): string {
  * Validate the experiment file at `path` (its `tune` section too, as `tune` checks it) and print what
  * it would run (a UsageError on any problem or refused limit).
  */
-export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean }): void {
+export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside?: boolean }): void {
   const { plan, warnings, experiment, set } = loadPlan(path, opts);
   // A file with a search is checked as `tune` checks it (its metrics, parts, windows, bounds...).
   if (hasTuneSection(experiment.root)) {

@@ -1,3 +1,4 @@
+import { describeParserMessage, describeValue } from '../policy/schema/describeValue.js';
 /** Where strict JSON text goes wrong: a 0-based offset and the reason. */
 interface JsonFault {
   offset: number;
@@ -9,7 +10,7 @@ class Fault {
 }
 
 function describeChar(ch: string): string {
-  return JSON.stringify(ch);
+  return describeValue(ch);
 }
 
 /** A recursive-descent reader of strict JSON (RFC 8259) that only locates the first error. */
@@ -64,7 +65,7 @@ class JsonScanner {
     }
     if (/[A-Za-z]/.test(ch)) {
       const word = /^[A-Za-z_$][\w$]*/.exec(this.text.slice(this.pos))?.[0] ?? ch;
-      this.fail(`unexpected word ${JSON.stringify(word)} (expected a value; strings need double quotes)`);
+      this.fail(`unexpected word ${describeValue(word)} (expected a value; strings need double quotes)`);
     }
     this.unexpected('a value');
   }
@@ -143,7 +144,7 @@ class JsonScanner {
         const esc = this.text[this.pos + 1] ?? '';
         if ('"\\/bfnrt'.includes(esc) && esc !== '') this.pos += 2;
         else if (esc === 'u' && /^[0-9a-fA-F]{4}$/.test(this.text.slice(this.pos + 2, this.pos + 6))) this.pos += 6;
-        else this.fail(`invalid escape ${JSON.stringify(this.text.slice(this.pos, this.pos + 2))} in a string`);
+        else this.fail(`invalid escape ${describeValue(this.text.slice(this.pos, this.pos + 2))} in a string`);
         continue;
       }
       this.pos++;
@@ -274,7 +275,7 @@ export function parseJson(
     };
   } catch (e) {
     const fault = new JsonScanner(body).scan();
-    if (fault === undefined) return { ok: false, error: `${source}: invalid JSON: ${(e as Error).message}` };
+    if (fault === undefined) return { ok: false, error: `${source}: invalid JSON: ${describeParserMessage((e as Error).message)}` };
     const { line, column } = lineColumn(body, fault.offset);
     return { ok: false, error: `${source}: invalid JSON at line ${line}, column ${column}: ${fault.reason}` };
   }

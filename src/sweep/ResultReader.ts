@@ -3,6 +3,7 @@
  * writes them) and src/cli, the only code that touches files.
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { fsErrorWords, isFsError, shownPath } from './fileErrors.js';
 import { JsonChunkError, JsonChunkParser } from './jsonStream.js';
 import type { ReplicationRecord } from './runPlan.js';
 import type { RunManifest } from './runSweep.js';
@@ -64,9 +65,9 @@ export function readRunDir(dir: string): { manifest: RunManifest; records: Repli
   try {
     manifest = JSON.parse(readFileSync(`${dir}/${RUN_FILE}`, 'utf8')) as RunManifest;
   } catch (e) {
-    throw new RunDirError(`${dir}: not a retrystorm run directory (${RUN_FILE} cannot be read: ${(e as Error).message})`);
+    throw new RunDirError(`${shownPath(dir)}: not a retrystorm run directory (${RUN_FILE} cannot be read: ${isFsError(e) ? fsErrorWords(e) : (e as Error).message})`);
   }
-  if (!isPlainObject(manifest)) throw new RunDirError(`${dir}/${RUN_FILE}: not a run manifest (an object)`);
+  if (!isPlainObject(manifest)) throw new RunDirError(`${shownPath(`${dir}/${RUN_FILE}`)}: not a run manifest (an object)`);
   const records: ReplicationRecord[] = [];
   const problems: string[] = [];
   if (existsSync(`${dir}/${RESULTS_FILE}`)) {

@@ -1,26 +1,16 @@
 import { randomInt } from 'node:crypto';
 import { closeSync, readdirSync, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { fsErrorWords, isFsError, shownPath } from './fileErrors.js';
 import { writeJsonChunks } from './jsonStream.js';
 import { RESULTS_FILE, RUN_END_FILES, RUN_FILE } from './ResultReader.js';
 
 /** An output directory that cannot be written (permissions, full disk...). */
 export class OutputError extends Error {}
 
-/** A file system error in a few words: its code and what it means (`EACCES: permission denied`). */
+/** A file system error in a few words: its code and what it means (`EACCES: permission denied`), never Node's message (which repeats the path). */
 export function describeFsError(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  const why: Record<string, string> = {
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    ENOSPC: 'no space left on device',
-    EROFS: 'read-only file system',
-    ENOTDIR: 'a path component is not a directory',
-    EEXIST: 'a file is in the way',
-  };
-  if (!err || typeof err.code !== 'string') return String(e);
-  const text = why[err.code] ?? err.message.replace(new RegExp(`^${err.code}: `), '');
-  return `${err.code}: ${text}`;
+  return isFsError(e) ? `${e.code}: ${fsErrorWords(e)}` : String(e);
 }
 
 /**
@@ -42,7 +32,7 @@ export class ResultWriter {
     try {
       return f();
     } catch (e) {
-      throw new OutputError(`cannot write ${what} (${describeFsError(e)})`);
+      throw new OutputError(`cannot write ${shownPath(what)} (${describeFsError(e)})`);
     }
   }
 

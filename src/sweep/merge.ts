@@ -5,6 +5,7 @@ import { isInterruptedRecord, planCells, type ReplicationRecord, type SweepSumma
 import { isRunDir, readRunDir, RUN_FILE } from './ResultReader.js';
 import { buildSummary, sameManifest, shardCells, type RunManifest } from './runSweep.js';
 import { summaryCsv } from './csv.js';
+import { shownPath } from './fileErrors.js';
 
 /** A merge that cannot be done: different experiments, missing or incomplete shards. */
 export class MergeError extends Error {}
@@ -20,7 +21,7 @@ export function mergeRunDirs(
 ): { summary: SweepSummary; plan: ExperimentPlan; outDir: string } {
   if (dirs.length === 0) throw new MergeError('merge needs at least one directory');
   const runs = dirs.map((d) => {
-    if (!isRunDir(d)) throw new MergeError(`${d}: not a retrystorm run directory (no ${RUN_FILE})`);
+    if (!isRunDir(d)) throw new MergeError(`${shownPath(d)}: not a retrystorm run directory (no ${RUN_FILE})`);
     return { dir: d, ...readRunDir(d) };
   });
   const first = runs[0] as (typeof runs)[number];
