@@ -8,7 +8,12 @@ import { UsageError, type CliIO } from './io.js';
 import { planLimits } from './limits.js';
 import { loadPlan, printWarnings } from './loadPlan.js';
 
+/** Counts from here on print as a mantissa and a power of ten (`3.2e51`): G (10^9) is the largest prefix used. */
+const SCIENTIFIC_FROM = 1e15;
+
+/** A count for people: `12k`, `3.4M`, `5.6G`, `3.2e51`. */
 function fmtCount(n: number): string {
+  if (n >= SCIENTIFIC_FROM) return n.toExponential(1).replace('e+', 'e');
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
   if (n >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
