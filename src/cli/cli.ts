@@ -12,6 +12,7 @@ import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
 import { RunDirError } from '../sweep/ResultReader.js';
+import { DEFAULT_MEMORY_LIMIT_FRACTION } from '../sweep/resourceLimits.js';
 import { parseShard, ResumeError, type ShardSpec } from '../sweep/runSweep.js';
 import { terminalText } from './format.js';
 import { UsageError, type CliIO } from './io.js';
@@ -50,6 +51,16 @@ function parsePositiveInt(flag: string) {
     return n;
   };
 }
+
+/** `--memory-limit <MB>`: megabytes (10^6 bytes, as every size printed), returned in bytes. */
+function parseMemoryLimit(v: string): number {
+  const mb = Number(v);
+  if (!Number.isFinite(mb) || mb < 1) throw new UsageError([`--memory-limit must be a number of megabytes >= 1 (got "${v}")`]);
+  return mb * 1e6;
+}
+
+/** The help of `--memory-limit`, shared by run and validate. */
+const MEMORY_LIMIT_HELP = `megabytes the runs at once may hold in their tables; a run whose tables would grow past its share stops, truncated "memory-cap" (default: ${DEFAULT_MEMORY_LIMIT_FRACTION * 100}% of this machine's memory)`;
 
 function parseShardArg(v: string): ShardSpec {
   try {
@@ -95,6 +106,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--quiet', 'print nothing but errors', false)
     .option('--json', 'print the results JSON (or the sweep summary) to stdout', false)
     .option('--force', 'run even when the estimated results are over 1 GB or the estimated memory over the machine\'s', false)
+    .option('--memory-limit <MB>', MEMORY_LIMIT_HELP, parseMemoryLimit)
     .action(async (file: string, opts: Omit<RunOptions, 'json' | 'quick' | 'resume' | 'quiet'> & { json: boolean; quick: boolean; resume: boolean; quiet: boolean }) => {
       const path = resolve(io.cwd, file);
       let files = [path];
@@ -184,7 +196,8 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
     .option('--workers <n>', 'worker threads the memory estimate counts (default: the available parallelism)', parsePositiveInt('--workers'))
     .option('--force', 'exit 0 even when the estimated results or memory are over their limits (as run --force runs)', false)
-    .action((file: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean }) => {
+    .option('--memory-limit <MB>', MEMORY_LIMIT_HELP, parseMemoryLimit)
+    .action((file: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; memoryLimit?: number }) => {
       validateCommand(io, resolve(io.cwd, file), opts);
     });
 

@@ -27,9 +27,9 @@ function fmtCalls(n: number): string {
 }
 
 /** Validate the experiment file at `path` and print what it would run (a UsageError on any problem or refused limit). */
-export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean }): void {
+export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; memoryLimit?: number }): void {
   const { plan, warnings } = loadPlan(path, opts);
-  const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes });
+  const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit });
   if (limits.refusals.length > 0) throw new UsageError(limits.refusals);
   printWarnings(io, [...warnings, ...limits.warnings]);
   const lines = [`${plan.name}: valid`];
@@ -59,6 +59,7 @@ export function validateCommand(io: CliIO, path: string, opts: { quick: boolean;
   }
   lines.push(`  ${runs} runs in all`);
   lines.push(`  work: about ${fmtCount(ops)} operations, at most ${Number.isFinite(calls) ? fmtCount(calls) : 'unbounded'} leaf calls (if every attempt failed)`);
-  lines.push(`  output: about ${formatBytes(limits.findings.output.bytes)} of results; memory: about ${formatBytes(limits.findings.memory.bytes)} at peak`);
+  const capped = limits.findings.memory.graphCapped ? ` (at most: a run whose queues keep growing stops at its share of the memory limit, ${formatBytes(limits.findings.memoryLimitBytes)})` : '';
+  lines.push(`  output: about ${formatBytes(limits.findings.output.bytes)} of results; memory: about ${formatBytes(limits.findings.memory.bytes)} at peak${capped}`);
   io.stdout(lines.join('\n') + '\n');
 }

@@ -2,6 +2,7 @@ import type { CallEnds, Layers } from '../layers/Layers.js';
 import type { CallCache } from './CallCache.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
+import { tableGrew } from '../../engine/memoryMeter.js';
 
 /**
  * One call of a handler's `call` step (README, "Service graphs"): its own stack of retrying layers
@@ -58,6 +59,7 @@ export class CallSite implements CallEnds {
     if (f >= this.handler.length) {
       let n = this.handler.length;
       while (n <= f) n *= 2;
+      tableGrew((n - this.handler.length) * 12);
       const grow = (a: Int32Array) => {
         const b = new Int32Array(n);
         b.set(a);

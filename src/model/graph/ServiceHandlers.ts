@@ -12,6 +12,7 @@ import * as handlerStepsModule from './handlerSteps.js';
 import type { GraphService } from './ServiceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import * as upwardOutcomeModule from './upwardOutcome.js';
+import { tableGrew } from '../../engine/memoryMeter.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { GiveUp, Outcome } = outcomeModule;
 const { R_HANDLER, R_HOP, WORK_HOLD } = requestTableModule;
@@ -96,6 +97,7 @@ export abstract class ServiceHandlers {
   protected serves(s: number, leaf: ServiceLeaf, r: number, handler: number): void {
     if (s >= this.upR.length) {
       const n = Math.max(s + 1, this.upR.length * 2);
+      tableGrew((n - this.upR.length) * 12);
       const grow = (a: Int32Array, fill: number) => {
         const b = new Int32Array(n).fill(fill);
         b.set(a);
