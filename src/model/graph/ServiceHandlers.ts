@@ -93,20 +93,23 @@ export abstract class ServiceHandlers {
     this.threaded = service.execution === 'threaded';
   }
 
+  /** Room for fleet slot s (out of line: {@link serves} is on the path of every request). */
+  private growSlots(s: number): void {
+    const n = Math.max(s + 1, this.upR.length * 2);
+    tableGrew((n - this.upR.length) * 12);
+    const grow = (a: Int32Array, fill: number) => {
+      const b = new Int32Array(n).fill(fill);
+      b.set(a);
+      return b;
+    };
+    this.upCaller = grow(this.upCaller, 0);
+    this.upR = grow(this.upR, 0);
+    this.slotHandler = grow(this.slotHandler, PLAIN_SLOT);
+  }
+
   /** Fleet slot s serves request r of caller `leaf` (for handler `handler`, or {@link PLAIN_SLOT}). */
   protected serves(s: number, leaf: ServiceLeaf, r: number, handler: number): void {
-    if (s >= this.upR.length) {
-      const n = Math.max(s + 1, this.upR.length * 2);
-      tableGrew((n - this.upR.length) * 12);
-      const grow = (a: Int32Array, fill: number) => {
-        const b = new Int32Array(n).fill(fill);
-        b.set(a);
-        return b;
-      };
-      this.upCaller = grow(this.upCaller, 0);
-      this.upR = grow(this.upR, 0);
-      this.slotHandler = grow(this.slotHandler, PLAIN_SLOT);
-    }
+    if (s >= this.upR.length) this.growSlots(s);
     this.upCaller[s] = leaf.caller;
     this.upR[s] = r;
     this.slotHandler[s] = handler;

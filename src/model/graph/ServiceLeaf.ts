@@ -131,6 +131,11 @@ export class ServiceLeaf implements Leaf, SendGate {
 
   private ensure(r: number): void {
     if (r < this.inner.length) return;
+    this.growTo(r);
+  }
+
+  /** Room for request r (out of line: {@link ensure} is on the path of every request). */
+  private growTo(r: number): void {
     let n = this.inner.length;
     while (n <= r) n *= 2;
     // inner, targetOf and slot: Int32; own: Uint8.
