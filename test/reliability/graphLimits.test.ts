@@ -42,6 +42,39 @@ describe('a graph that needs more event kinds than a run has is refused up front
     expect(t.code).toBe(2);
   });
 
+  /** Two workloads, `n` calls from a to b (the first through a cache), 3 services. */
+  function atTheLimit(n: number) {
+    const calls = Array.from({ length: n }, (_, i) => ({ service: 'b', ...(i === 0 ? { cache: { capacity: 10, keys: 100, zipf: 0.8 } } : {}) }));
+    const loop = (service: string) => ({ kind: 'burst', clients: 2, entry: { service }, stack: [{ name: 'client', policy: { maxAttempts: 2 } }] });
+    return {
+      name: 'at-the-limit',
+      scenario: {
+        workloads: { web: loop('a'), batch: loop('c') },
+        services: {
+          a: { fleet: server, endpoints: { get: { steps: [{ kind: 'call', calls }] } } },
+          b: { fleet: server, endpoints: { get: {} } },
+          c: { fleet: server, endpoints: { get: {} } },
+        },
+      },
+    };
+  }
+
+  it('a graph that needs exactly 256 kinds (two workloads, a cache, 25 calls, 3 services) runs: the count is the run\'s', async () => {
+    // 16 + 10 for the second workload + 3 for the caches + 8 x 25 call sites + 9 x 3 fleets = 256.
+    const dir = tempDir();
+    writeExperiment(dir, 'e.json', atTheLimit(25));
+    const r = await cli(['run', 'e.json', '--out', 'out', '--quiet'], dir);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    // One call site more is 264.
+    writeExperiment(dir, 'more.json', atTheLimit(26));
+    const more = await cli(['validate', 'more.json'], dir);
+    expect(more.err).toContain(
+      'need 264 event kinds to run, at most 256 (the simulator\'s event queue carries 256): 16 for the workload, 10 for each of 1 more workloads, 8 for each of 26 call sites, 3 for the caches, 27 for the fleets of 3 services (9 each)',
+    );
+    expect(more.code).toBe(2);
+  });
+
   it('a graph just within the limit validates', async () => {
     // 16 + 8 c + 9 (c + 1) <= 256 for c = 13 call sites.
     const fanOut = Math.floor((256 - 16 - FARM_EVENT_KINDS) / (8 + FARM_EVENT_KINDS));
