@@ -329,7 +329,7 @@ export function renderReportHtml(input: RenderReportInput): string {
   const truncated = model.parts.flatMap((p) => p.cells.filter((c) => (c.metrics['truncated']?.mean ?? 0) > 0));
   const truncatedNotice =
     truncated.length > 0
-      ? `<div class="notice"><strong>Truncated runs.</strong> In ${truncated.length} cell${truncated.length > 1 ? 's' : ''} some runs were stopped by their horizon, event cap or in-flight cap before the system drained, so their counts stop there:<ul>${truncated
+      ? `<div class="notice"><strong>Truncated runs.</strong> In ${truncated.length} cell${truncated.length > 1 ? 's' : ''} some runs were stopped by their horizon, event cap, in-flight cap or memory ceiling before the system drained, so their counts stop there:<ul>${truncated
           .map((c) => {
             const frac = c.metrics['truncated']?.mean ?? 0;
             const why = truncationCause(frac, c.metrics, c.scenario);
