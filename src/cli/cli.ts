@@ -12,6 +12,7 @@ import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
 import { RunDirError } from '../sweep/ResultReader.js';
+import { BASE_MEMORY_BYTES } from '../sweep/estimateMemory.js';
 import { DEFAULT_MEMORY_LIMIT_FRACTION } from '../sweep/resourceLimits.js';
 import { parseShard, ResumeError, type ShardSpec } from '../sweep/runSweep.js';
 import { terminalText } from './format.js';
@@ -52,10 +53,11 @@ function parsePositiveInt(flag: string) {
   };
 }
 
-/** `--memory-limit <MB>`: megabytes (10^6 bytes, as every size printed), returned in bytes. */
+/** `--memory-limit <MB>`: megabytes (10^6 bytes, as every size printed) above the process's base, returned in bytes. */
 function parseMemoryLimit(v: string): number {
   const mb = Number(v);
-  if (!Number.isFinite(mb) || mb < 1) throw new UsageError([`--memory-limit must be a number of megabytes >= 1 (got "${v}")`]);
+  const base = BASE_MEMORY_BYTES / 1e6;
+  if (!Number.isFinite(mb) || mb <= base) throw new UsageError([`--memory-limit must be a number of megabytes above ${base} (what the process takes before any run; got "${v}")`]);
   return mb * 1e6;
 }
 
