@@ -59,7 +59,7 @@ export function validateCommand(io: CliIO, path: string, opts: { quick: boolean;
   }
   lines.push(`  ${runs} runs in all`);
   lines.push(`  work: about ${fmtCount(ops)} operations, at most ${Number.isFinite(calls) ? fmtCount(calls) : 'unbounded'} leaf calls (if every attempt failed)`);
-  const capped = limits.findings.memory.graphCapped ? ` (at most: a run whose queues keep growing stops at its share of the memory limit, ${formatBytes(limits.findings.memoryLimitBytes)})` : '';
+  const capped = limits.findings.memory.graphCapped ? ` (at most: a run whose queues keep growing stops at its share of the ${formatBytes(limits.findings.memoryLimitBytes)} memory limit)` : '';
   lines.push(`  output: about ${formatBytes(limits.findings.output.bytes)} of results; memory: about ${formatBytes(limits.findings.memory.bytes)} at peak${capped}`);
   io.stdout(lines.join('\n') + '\n');
 }

@@ -97,7 +97,7 @@ describe('the memory estimate of a graph counts what its operations in flight ca
     const code = await runCli(['validate', 'e.json', '--workers', '1', '--memory-limit', '2000'], { stdout: (s) => (out += s), stderr: () => {}, cwd: dir, memoryBytes: GB16 });
     expect(code).toBe(0);
     // 150 MB of base and the run's 1.85 GB share, plus its series.
-    expect(out).toMatch(/memory: about 2\.0 GB at peak \(at most: a run whose queues keep growing stops at its share of the memory limit, 2\.0 GB\)/);
+    expect(out).toMatch(/memory: about 2\.0 GB at peak \(at most: a run whose queues keep growing stops at its share of the 2\.0 GB memory limit\)/);
   });
 });
 
