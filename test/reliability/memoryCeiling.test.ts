@@ -57,6 +57,18 @@ describe('a run whose tables would grow past its memory ceiling stops, truncated
     expect(r.operations.unfinished).toBeGreaterThan(0);
   });
 
+  it('a sweep\'s summary counts the runs stopped there, and its report names the bound', async () => {
+    const dir = tempDir();
+    writeExperiment(dir, 'e.json', { ...growing(), replications: 2 });
+    const code = await runCli(['run', 'e.json', '--out', 'out', '--quiet', '--workers', '1', '--memory-limit', '155'], { stdout: () => {}, stderr: () => {}, cwd: dir, memoryBytes: GB16 });
+    expect(code).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'out', 'growing', 'summary.json'), 'utf8')) as Record<string, any>;
+    expect(summary.cells[0].metrics.truncated.mean).toBe(1);
+    expect(summary.cells[0].metrics.truncatedAtMemoryCeiling).toMatchObject({ n: 2, mean: 1 });
+    const html = readFileSync(join(dir, 'out', 'growing', 'index.html'), 'utf8');
+    expect(html).toContain('100% of runs stopped at the memory ceiling (run --memory-limit)');
+  });
+
   it('the same seed stops at the same event', () => {
     const cell = plan(growing()).parts[0]!.cells[0]!;
     const a = runReplication(cell, 0, 1, false, null, 5e6);
