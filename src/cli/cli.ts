@@ -12,6 +12,8 @@ import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
 import { FINISHED_RUN_FILES, RunDirError } from '../sweep/ResultReader.js';
+import { BASE_MEMORY_BYTES } from '../sweep/estimateMemory.js';
+import { DEFAULT_MEMORY_LIMIT_FRACTION } from '../sweep/resourceLimits.js';
 import { parseShard, ResumeError, type ShardSpec } from '../sweep/runSweep.js';
 import { terminalText } from './format.js';
 import { UsageError, type CliIO } from './io.js';
@@ -54,6 +56,17 @@ function parsePositiveInt(flag: string) {
     return n;
   };
 }
+
+/** `--memory-limit <MB>`: megabytes (10^6 bytes, as every size printed) above the process's base, returned in bytes. */
+function parseMemoryLimit(v: string): number {
+  const mb = Number(v);
+  const base = BASE_MEMORY_BYTES / 1e6;
+  if (!Number.isFinite(mb) || mb <= base) throw new UsageError([`--memory-limit must be a number of megabytes above ${base} (what the process takes before any run; got "${v}")`]);
+  return mb * 1e6;
+}
+
+/** The help of `--memory-limit`, shared by run and validate. */
+const MEMORY_LIMIT_HELP = `megabytes the runs at once may hold in their tables; a run whose tables would grow past its share stops, truncated "memory-cap" (default: ${DEFAULT_MEMORY_LIMIT_FRACTION * 100}% of this machine's memory)`;
 
 function parseShardArg(v: string): ShardSpec {
   try {
@@ -101,6 +114,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--json', 'print the results JSON (or the sweep summary) to stdout', false)
     .option('--force', 'run even when the estimated results are over 1 GB or the estimated memory over the machine\'s', false)
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
+    .option('--memory-limit <MB>', MEMORY_LIMIT_HELP, parseMemoryLimit)
     .action(async (file: string, opts: Omit<RunOptions, 'json' | 'quick' | 'resume' | 'quiet'> & { json: boolean; quick: boolean; resume: boolean; quiet: boolean }) => {
       const path = resolve(io.cwd, file);
       let files = [path];
@@ -213,7 +227,8 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--workers <n>', 'worker threads the memory estimate counts (default: the available parallelism)', parsePositiveInt('--workers'))
     .option('--force', 'exit 0 even when the estimated results or memory are over their limits (as run --force runs)', false)
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
-    .action((file: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside: boolean }) => {
+    .option('--memory-limit <MB>', MEMORY_LIMIT_HELP, parseMemoryLimit)
+    .action((file: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside: boolean; memoryLimit?: number }) => {
       validateCommand(io, resolve(io.cwd, file), opts);
     });
 

@@ -104,7 +104,7 @@ export function printRunSummary(run: SweepResult, source: unknown = null): strin
   const truncated = run.summary.cells.filter((c) => (c.metrics['truncated']?.mean ?? 0) > 0);
   if (truncated.length > 0) {
     lines.push(
-      `TRUNCATED: ${truncated.length} of ${run.summary.cells.length} cells have runs stopped by their horizon, event cap or in-flight cap (metric "truncated" is the fraction of runs)`,
+      `TRUNCATED: ${truncated.length} of ${run.summary.cells.length} cells have runs stopped by their horizon, event cap, in-flight cap or memory ceiling (metric "truncated" is the fraction of runs)`,
     );
   }
   return lines.join('\n');

@@ -41,6 +41,8 @@ export interface RunOptions {
   quiet: boolean;
   /** Run even when the estimated output or memory is over its limit. */
   force?: boolean;
+  /** `--memory-limit` in bytes: what the runs at once may hold (default: a fraction of this machine's memory). */
+  memoryLimit?: number;
   /** Reports reference ../assets/ instead of inlining the bundles (run-all); each report's index entry is collected. */
   sharedAssets?: boolean;
   reportIndex?: IndexEntry[];
@@ -63,7 +65,7 @@ function sameNameProblems(io: CliIO, loaded: Array<{ file: string; plan: Experim
 
 export async function runFiles(io: CliIO, files: string[], opts: RunOptions): Promise<number> {
   const problems: string[] = [];
-  const loaded: Array<{ file: string } & ReturnType<typeof loadPlan>> = [];
+  const loaded: Array<{ file: string; memoryLimitBytes?: number } & ReturnType<typeof loadPlan>> = [];
   for (const f of files) {
     try {
       loaded.push({ file: f, ...loadPlan(f, opts) });
@@ -74,7 +76,8 @@ export async function runFiles(io: CliIO, files: string[], opts: RunOptions): Pr
   }
   problems.push(...sameNameProblems(io, loaded));
   for (const l of loaded) {
-    const limits = planLimits(relative(io.cwd, l.file) || l.file, l.plan, { force: opts.force ?? false, workers: opts.workers, memoryBytes: io.memoryBytes });
+    const limits = planLimits(relative(io.cwd, l.file) || l.file, l.plan, { force: opts.force ?? false, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit });
+    l.memoryLimitBytes = limits.findings.memoryLimitBytes;
     problems.push(...limits.refusals);
     l.warnings.push(...limits.warnings);
   }
@@ -116,12 +119,12 @@ export async function runFiles(io: CliIO, files: string[], opts: RunOptions): Pr
 
 async function runLoaded(
   io: CliIO,
-  loaded: Array<{ file: string; output: OutputPlan } & ReturnType<typeof loadPlan>>,
+  loaded: Array<{ file: string; output: OutputPlan; memoryLimitBytes?: number } & ReturnType<typeof loadPlan>>,
   opts: RunOptions,
   pool: SweepPool | null,
 ): Promise<number> {
   let status = 0;
-  for (const { file, plan, text, set, warnings, output } of loaded) {
+  for (const { file, plan, text, set, warnings, output, memoryLimitBytes } of loaded) {
     printWarnings(io, warnings);
     const outDir = output.work;
     const ac = new AbortController();
@@ -134,6 +137,7 @@ async function runLoaded(
         outDir,
         ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
         ...(pool ? { pool } : {}),
+        ...(memoryLimitBytes !== undefined ? { memoryLimitBytes } : {}),
         ...(opts.shard ? { shard: opts.shard } : {}),
         resume: opts.resume,
         manifest: {

@@ -11,7 +11,12 @@ import { planLimits } from './limits.js';
 import { loadPlan, printWarnings } from './loadPlan.js';
 import { hasTuneSection } from './tuneCommand.js';
 
+/** Counts from here on print as a mantissa and a power of ten (`3.2e51`): G (10^9) is the largest prefix used. */
+const SCIENTIFIC_FROM = 1e15;
+
+/** A count for people: `12k`, `3.4M`, `5.6G`, `3.2e51`. */
 function fmtCount(n: number): string {
+  if (n >= SCIENTIFIC_FROM) return n.toExponential(1).replace('e+', 'e');
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
   if (n >= 1e4) return `${(n / 1e3).toFixed(0)}k`;
@@ -28,14 +33,14 @@ function fmtCalls(n: number): string {
  * Validate the experiment file at `path` (its `tune` section too, as `tune` checks it) and print what
  * it would run (a UsageError on any problem or refused limit).
  */
-export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside?: boolean }): void {
+export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside?: boolean; memoryLimit?: number }): void {
   const { plan, warnings, experiment, set } = loadPlan(path, opts);
   // A file with a search is checked as `tune` checks it (its metrics, parts, windows, bounds...).
   if (hasTuneSection(experiment.root)) {
     const prepared = prepareTune(patchedRoot(experiment.root, { quick: opts.quick, set }));
     if (!prepared.ok) throw new UsageError(prepared.errors.map((e) => `${path}: ${e}`));
   }
-  const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes });
+  const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit });
   if (limits.refusals.length > 0) throw new UsageError(limits.refusals);
   printWarnings(io, [...warnings, ...limits.warnings]);
   const lines = [`${plan.name}: valid`];
@@ -65,6 +70,7 @@ export function validateCommand(io: CliIO, path: string, opts: { quick: boolean;
   }
   lines.push(`  ${runs} runs in all`);
   lines.push(`  work: about ${fmtCount(ops)} operations, at most ${Number.isFinite(calls) ? fmtCount(calls) : 'unbounded'} leaf calls (if every attempt failed)`);
-  lines.push(`  output: about ${formatBytes(limits.findings.output.bytes)} of results; memory: about ${formatBytes(limits.findings.memory.bytes)} at peak`);
+  const capped = limits.findings.memory.graphCapped ? ` (at most: a run whose queues keep growing stops at its share of the ${formatBytes(limits.findings.memoryLimitBytes)} memory limit)` : '';
+  lines.push(`  output: about ${formatBytes(limits.findings.output.bytes)} of results; memory: about ${formatBytes(limits.findings.memory.bytes)} at peak${capped}`);
   io.stdout(lines.join('\n') + '\n');
 }

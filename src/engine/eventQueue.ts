@@ -1,6 +1,10 @@
+import { tableGrew } from './memoryMeter.js';
+
 /** Kinds are integers in [0, KINDS): the kind is stored in the low bits of the sequence key. */
 const KINDS = 256;
 const INV_KINDS = 1 / KINDS;
+/** Bytes of one event slot: time and key (Float64), a and b (Int32), in the heap and in a lane. */
+export const EVENT_BYTES = 24;
 const EMPTY_F64 = new Float64Array(0);
 const EMPTY_I32 = new Int32Array(0);
 
@@ -100,6 +104,7 @@ export class EventQueue {
 
   /** Move the columns into one new buffer of `c` slots (one allocation instead of four); slots past `n` hold +Infinity. */
   private allocate(c: number): void {
+    tableGrew((c - this.times.length) * EVENT_BYTES);
     const buf = new ArrayBuffer(c * 24);
     const t = new Float64Array(buf, 0, c).fill(Infinity);
     t.set(this.times);
@@ -337,6 +342,7 @@ class Lane {
 
   private grow(): void {
     const c = (this.mask + 1) * 2;
+    tableGrew((c - this.mask - 1) * EVENT_BYTES);
     const times = new Float64Array(c);
     const keys = new Float64Array(c);
     const as = new Int32Array(c);

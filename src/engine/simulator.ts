@@ -1,5 +1,6 @@
 import { EventQueue } from './eventQueue.js';
 import { INTERRUPT_CHECK_EVENTS, interruptFlag } from './interrupt.js';
+import { beginRunMemory, runMemoryExceeded } from './memoryMeter.js';
 
 /** Why a run stopped early; `null` when it ran out of events. */
 export type TruncatedBy = null | 'horizon' | 'event-cap' | 'stopped';
@@ -57,6 +58,8 @@ export class Simulator {
   private stopRequested = false;
 
   constructor(startMs = 0, initialCapacity = 1024) {
+    // A simulator is a new run: the memory meter counts its tables from here (src/engine/memoryMeter.ts).
+    beginRunMemory(this);
     this.queue = new EventQueue(initialCapacity);
     this.nowMs = startMs;
   }
@@ -93,7 +96,8 @@ export class Simulator {
   /**
    * Pop and dispatch events in (time, seq) order to `handler` until none is left, the next one lies beyond
    * the horizon, or the event cap is reached. A raised interrupt flag (see `watchInterrupt`) ends
-   * the run as {@link stop} does, leaving the rest pending.
+   * the run as {@link stop} does, leaving the rest pending; so does a table growing past the run's
+   * memory ceiling (src/engine/memoryMeter.ts).
    */
   run(handler: EventHandler | EventDispatcher, bounds: RunBounds): RunStats {
     const target = typeof handler === 'function' ? new CallbackDispatcher(handler) : handler;
@@ -101,6 +105,8 @@ export class Simulator {
     const horizon = bounds.horizonMs;
     this.limit = bounds.maxEvents;
     this.stopRequested = false;
+    // Tables built past the memory ceiling before the run (or before this part of it) stop it at once.
+    if (runMemoryExceeded()) this.stop();
     let events = 0;
     let truncated: TruncatedBy = null;
     const interrupt = interruptFlag();

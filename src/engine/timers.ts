@@ -1,3 +1,5 @@
+import { tableGrew } from './memoryMeter.js';
+
 /**
  * Cancellable timers by tombstone: each slot has a generation counter. Arming a slot returns the
  * generation to put in the event's payload; cancelling (or re-arming) bumps the generation, so the
@@ -16,6 +18,7 @@ export class Timers {
     if (slots <= this.gens.length) return;
     let c = this.gens.length;
     while (c < slots) c *= 2;
+    tableGrew((c - this.gens.length) * 4);
     const g = new Uint32Array(c);
     g.set(this.gens);
     this.gens = g;

@@ -1,3 +1,5 @@
+import { graphEventKindsProblem } from '../model/graph/graphEventKinds.js';
+import { needsGraphRuntime } from '../model/graph/GraphRun.js';
 import { unreachableServices } from '../model/graph/ServiceGraph.js';
 import type { Scenario } from '../model/scenario.js';
 import type { PathSegment, Problem } from './Problem.js';
@@ -35,11 +37,9 @@ export function resolveScenario(input: unknown, prefix: readonly PathSegment[] =
   let problems: Problem[];
   if (result.ok) {
     const resolved = resolveInterventions(input as Record<string, unknown>, result.scenario, parseOnce);
-    if (resolved.problems.length === 0) {
-      const scenario = resolved.interventions === undefined ? result.scenario : { ...result.scenario, interventions: resolved.interventions };
-      return { ok: true, scenario, warnings: scenarioWarnings(scenario, prefix) };
-    }
-    problems = resolved.problems;
+    const scenario = resolved.interventions === undefined ? result.scenario : { ...result.scenario, interventions: resolved.interventions };
+    problems = resolved.problems.length > 0 ? resolved.problems : runProblems(scenario);
+    if (problems.length === 0) return { ok: true, scenario, warnings: scenarioWarnings(scenario, prefix) };
   } else problems = result.problems;
   const errors = [...new Set(problems.map((p) => problemMessage(p, prefix)))];
   return { ok: false, problems, errors };
@@ -49,6 +49,13 @@ export function resolveScenario(input: unknown, prefix: readonly PathSegment[] =
 function parseOnce(input: unknown): ScenarioParse {
   const result = scenarioSchema.safeParse(input, { reportInput: true });
   return result.success ? { ok: true, scenario: result.data } : { ok: false, problems: zodProblems(result.error.issues) };
+}
+
+/** What keeps a valid scenario from running: a service graph that needs more event kinds than a run has. */
+function runProblems(scenario: Scenario): Problem[] {
+  if (scenario.graph === undefined || !needsGraphRuntime(scenario)) return [];
+  const text = graphEventKindsProblem(scenario.graph);
+  return text === null ? [] : [{ path: ['services'], text }];
 }
 
 /**

@@ -27,11 +27,21 @@ function somePositive(names: readonly string[]) {
   };
 }
 
+/**
+ * The highest arrival rate a workload may have, per second: 10^9 operations a second is far beyond
+ * what a run can simulate (the default event cap, 2 x 10^8 events, is a fifth of a second of it; the
+ * engine handles about 10^7 events a second), so a larger rate is a mistake, and its estimates of work
+ * and output would overflow.
+ */
+export const MAX_RATE_PER_SEC = 1e9;
+/** A rate field: a finite number satisfying `rule`, at most {@link MAX_RATE_PER_SEC}. */
+const rate = (rule: '> 0' | '>= 0') => f.numberAtMost(rule, MAX_RATE_PER_SEC);
+
 const rateSchedule = f.choice('kind', ['steady', 'step', 'spike', 'ramp'], [
-  f.object({ kind: z.literal('steady'), ratePerSec: f.number('> 0') }),
+  f.object({ kind: z.literal('steady'), ratePerSec: rate('> 0') }),
   doc(
     f
-      .object({ kind: z.literal('step'), ratePerSec: f.number('>= 0'), atMs: f.number('>= 0'), toRatePerSec: f.number('>= 0') })
+      .object({ kind: z.literal('step'), ratePerSec: rate('>= 0'), atMs: f.number('>= 0'), toRatePerSec: rate('>= 0') })
       .superRefine(somePositive(['ratePerSec', 'toRatePerSec'])),
     '`ratePerSec` until `atMs`, then `toRatePerSec`.',
   ),
@@ -39,10 +49,10 @@ const rateSchedule = f.choice('kind', ['steady', 'step', 'spike', 'ramp'], [
     f
       .object({
         kind: z.literal('spike'),
-        ratePerSec: f.number('>= 0'),
+        ratePerSec: rate('>= 0'),
         atMs: f.number('>= 0'),
         durationMs: f.number('> 0'),
-        spikeRatePerSec: f.number('>= 0'),
+        spikeRatePerSec: rate('>= 0'),
       })
       .superRefine(somePositive(['ratePerSec', 'spikeRatePerSec'])),
     '`ratePerSec`, except `spikeRatePerSec` during [atMs, atMs + durationMs).',
@@ -51,7 +61,7 @@ const rateSchedule = f.choice('kind', ['steady', 'step', 'spike', 'ramp'], [
     f
       .object({
         kind: z.literal('ramp'),
-        points: f.array(f.object({ atMs: f.number('>= 0'), ratePerSec: f.number('>= 0') }), 'points', 2),
+        points: f.array(f.object({ atMs: f.number('>= 0'), ratePerSec: rate('>= 0') }), 'points', 2),
       })
       .superRefine((ramp, ctx) => {
         ramp.points.forEach((point, i) => {
@@ -77,7 +87,7 @@ const rateSchedule = f.choice('kind', ['steady', 'step', 'spike', 'ramp'], [
 /** An open-loop arrival rate: a number n means `{ "kind": "steady", "ratePerSec": n }`. */
 export const rateSchema = doc(
   f.union(
-    [f.number('> 0').transform((ratePerSec): RateSchedule => ({ kind: 'steady', ratePerSec })), rateSchedule],
+    [rate('> 0').transform((ratePerSec): RateSchedule => ({ kind: 'steady', ratePerSec })), rateSchedule],
     'a rate > 0 or a rate schedule object',
   ),
   'Arrivals per second: a number for a steady rate, or a schedule { "kind": "step" | "spike" | "ramp", ... } (t = 0 is the end of the warm-up).',

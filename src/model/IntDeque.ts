@@ -1,3 +1,5 @@
+import { tableGrew } from '../engine/memoryMeter.js';
+
 /**
  * A growable double-ended queue of integers on a ring buffer (the server's request queue: FIFO
  * takes from the front, LIFO from the back). No allocation per operation.
@@ -11,6 +13,7 @@ export class IntDeque {
     let c = 1;
     while (c < capacity) c <<= 1;
     this.buf = new Int32Array(c);
+    tableGrew(c * 4);
   }
 
   get length(): number {
@@ -42,6 +45,7 @@ export class IntDeque {
   private grow(): void {
     const old = this.buf;
     const next = new Int32Array(old.length * 2);
+    tableGrew(old.length * 4);
     for (let i = 0; i < this.n; i++) next[i] = old[(this.head + i) & (old.length - 1)] as number;
     this.buf = next;
     this.head = 0;

@@ -12,7 +12,7 @@ import { ServerFarm } from './leaves/server/ServerFarm.js';
 import { Measurements } from './Measurements.js';
 import { RequestTable } from './RequestTable.js';
 import * as requestTableModule from './RequestTable.js';
-import { buildResults, type SimulationResults, type Truncation } from './results.js';
+import { buildResults, truncationOf, type SimulationResults, type Truncation } from './results.js';
 import type { Scenario } from './scenario.js';
 import { ScenarioError } from './ScenarioError.js';
 import type { TraceEvent } from './trace.js';
@@ -114,7 +114,7 @@ export class Model implements EventDispatcher, InterventionTarget {
     // Stale (tombstoned) timers still pop and move the clock: measure up to the last live event.
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
     this.m.flushReads(endMs);
-    const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
+    const truncated: Truncation = truncationOf(stats.truncated);
     this.m.gInFlight.finish(endMs);
     this.leaf.finish(endMs);
     this.layers.finish(endMs);

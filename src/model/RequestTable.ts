@@ -1,5 +1,5 @@
 import { Timers } from '../engine/timers.js';
-import { growColumns, NO_F64, NO_I32, NO_U8, type ColumnSpec } from './typedArrays.js';
+import { growColumns, rowBytes, NO_F64, NO_I32, NO_U8, type ColumnSpec } from './typedArrays.js';
 
 /** States of a leaf request slot. */
 export const R_FREE = 0;
@@ -28,6 +28,9 @@ const REQUEST_COLUMNS: ColumnSpec<RequestTable> = {
   i32: ['parent', 'parentGen', 'client', 'outcome', 'backend', 'work'],
   u8: ['state', 'bad', 'chain', 'lbOpen'],
 };
+
+/** Bytes of a request's row (its columns; its timer generation is 4 more). */
+export const REQUEST_ROW_BYTES = rowBytes(REQUEST_COLUMNS);
 
 /**
  * The requests that reach the leaf, one slot each in typed arrays (no object per request), reused

@@ -2,6 +2,8 @@ import type { CascadeEvent } from '../metrics/cascadeTimeline.js';
 import type { AppliedIntervention } from './interventions.js';
 import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
+import { runMemoryCeiling, runMemoryExceeded, runMemoryPeak } from '../engine/memoryMeter.js';
+import type { TruncatedBy } from '../engine/simulator.js';
 import { VERSION } from '../version.js';
 import type { CacheResult } from './graph/CallCache.js';
 import type { ServiceSeries } from './Measurements.js';
@@ -126,10 +128,21 @@ export type { BackendStats };
 
 /**
  * Why a run stopped before the system drained: its horizon, its event cap, its cap on the
- * operations in flight at once (`maxInFlight`), or an interrupt (Ctrl-C, SIGTERM: a sweep sets it,
- * src/sweep/runPlan.ts); null when it drained.
+ * operations in flight at once (`maxInFlight`), its memory ceiling (its tables would have grown past
+ * it: src/engine/memoryMeter.ts, `run --memory-limit`), or an interrupt (Ctrl-C, SIGTERM: a sweep
+ * sets it, src/sweep/runPlan.ts); null when it drained.
  */
-export type Truncation = null | 'horizon' | 'event-cap' | 'in-flight-cap' | 'interrupted';
+export type Truncation = null | 'horizon' | 'event-cap' | 'in-flight-cap' | 'memory-cap' | 'interrupted';
+
+/**
+ * The truncation of a run the engine ended as `stopped`: the memory meter's when the run's tables
+ * passed its ceiling, otherwise the model's cap on operations in flight (an interrupt also stops a
+ * run so; the sweep renames it, src/sweep/runPlan.ts).
+ */
+export function truncationOf(by: TruncatedBy): Truncation {
+  if (by !== 'stopped') return by;
+  return runMemoryExceeded() ? 'memory-cap' : 'in-flight-cap';
+}
 
 /** Everything one run measured (README "What is measured"). Times in ms, rates per second. */
 export interface SimulationResults {
@@ -139,7 +152,7 @@ export interface SimulationResults {
   /** In a sweep: the replication index and the seed its run actually used (derived from the master seed). */
   replication?: number;
   replicationSeed?: number;
-  /** Why the run stopped before the system drained: `horizon`, `event-cap`, `in-flight-cap` or `interrupted`; null when it drained. */
+  /** Why the run stopped before the system drained: `horizon`, `event-cap`, `in-flight-cap`, `memory-cap` or `interrupted`; null when it drained. */
   truncated: Truncation;
   /** A sentence explaining the truncation, when there is one. */
   truncatedReason: string | null;
@@ -306,6 +319,10 @@ function truncationReason(i: ResultInput): string | null {
   }
   if (i.truncated === 'event-cap') {
     return `stopped at the event cap (maxEvents ${sc.maxEvents}) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
+  }
+  if (i.truncated === 'memory-cap') {
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+    return `stopped at the memory ceiling (its tables grew to ${mb(runMemoryPeak())}, over the ${mb(runMemoryCeiling())} a run may hold: run --memory-limit) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
   }
   if (i.truncated === 'in-flight-cap') {
     return `stopped at the in-flight cap (maxInFlight ${sc.maxInFlight}) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;

@@ -1,3 +1,5 @@
+import { tableGrew } from '../engine/memoryMeter.js';
+
 /**
  * Columns of one table (the model's frames, its requests) carved out of a single ArrayBuffer: one
  * allocation per table and growth instead of one per column, which is most of the cost of building
@@ -66,9 +68,17 @@ export interface ColumnSpec<T> {
 export function growColumns<T>(table: T, spec: ColumnSpec<T>, n: number): void {
   const c = new ColumnBuffer(n, spec.f64.length, spec.i32.length, spec.u8.length);
   const t = table as Record<PropertyKey, unknown>;
+  const first = spec.f64[0] ?? spec.i32[0] ?? spec.u8[0];
+  const was = first === undefined ? 0 : (t[first] as ArrayLike<number>).length;
+  tableGrew((n - was) * rowBytes(spec));
   for (const k of spec.f64) t[k] = c.f64(t[k] as Float64Array);
   for (const k of spec.i32) t[k] = c.i32(t[k] as Int32Array);
   for (const k of spec.u8) t[k] = c.u8(t[k] as Uint8Array);
+}
+
+/** Bytes of one row of a table of these columns. */
+export function rowBytes<T>(spec: ColumnSpec<T>): number {
+  return 8 * spec.f64.length + 4 * spec.i32.length + spec.u8.length;
 }
 
 function tooManyColumns(): never {

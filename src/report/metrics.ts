@@ -1,6 +1,7 @@
 import { scenarioSchema } from '../experiment/index.js';
 import { docsAlong, type SchemaDoc } from '../policy/schema/schemaDocs.js';
 import { paramEntries } from './format.js';
+import { MEMORY_CEILING_METRIC } from '../sweep/flattenMetrics.js';
 
 /**
  * Names, titles and units of the metrics of summary.json (the dotted names of `flattenMetrics`),
@@ -72,6 +73,7 @@ const FIXED: Record<string, MetricInfo> = {
   'fleet.ejections': { title: 'Outlier ejections', unit: 'ejections', range: NON_NEGATIVE },
   'fleet.maxDown': { title: 'Most backends down at once', unit: 'backends', range: NON_NEGATIVE },
   truncated: { title: 'Truncated runs', unit: 'fraction of replications', range: FRACTION },
+  [MEMORY_CEILING_METRIC]: { title: 'Runs stopped at the memory ceiling', unit: 'runs (present only in those)', range: NON_NEGATIVE },
 };
 
 const STATS: Record<string, string> = { mean: 'Mean', p50: 'p50', p90: 'p90', p99: 'p99', p999: 'p99.9', max: 'Maximum' };

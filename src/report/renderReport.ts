@@ -6,6 +6,7 @@ import { formatEstimate, formatNumber, formatRange, formatValue } from './format
 import type { ReportModel, ReportPart } from './reportModel.js';
 import type { ReportChart, ReportMetricStats } from './types.js';
 import type { Scenario } from '../model/scenario.js';
+import { MEMORY_CEILING_METRIC } from '../sweep/flattenMetrics.js';
 
 /** The three browser bundles a report needs, by file name. */
 export const BUNDLE_FILES = ['vega.min.js', 'vega-lite.min.js', 'vega-embed.min.js'] as const;
@@ -291,8 +292,15 @@ ${bundleScripts(o.assets)}
  * maxInFlight (a drained one none), so a mean above frac x maxInFlight means some runs stopped there,
  * and one of frac x (maxInFlight + 1) all of them (a few at the cap among many stopped elsewhere do
  * not show). Otherwise a run that measured its whole horizon stopped there, any other at the event cap.
+ * Runs stopped at their memory ceiling are counted by a metric of their own (`MEMORY_CEILING_METRIC`).
  */
 export function truncationCause(frac: number, metrics: Record<string, ReportMetricStats>, sc: Scenario | null): string {
+  // Runs stopped at their memory ceiling say so in a metric of their own, present only in them.
+  const atCeiling = metrics[MEMORY_CEILING_METRIC]?.n ?? 0;
+  if (atCeiling > 0) {
+    const ceiling = 'the memory ceiling (run --memory-limit)';
+    return atCeiling >= frac * (metrics['truncated']?.n ?? 0) ? `stopped at ${ceiling}` : `stopped at ${ceiling} or another bound`;
+  }
   if (!sc) return 'stopped by a bound';
   const unfinished = metrics['operations.unfinished']?.mean ?? 0;
   if (sc.workload.kind === 'open' && unfinished > frac * sc.maxInFlight) {
@@ -329,7 +337,7 @@ export function renderReportHtml(input: RenderReportInput): string {
   const truncated = model.parts.flatMap((p) => p.cells.filter((c) => (c.metrics['truncated']?.mean ?? 0) > 0));
   const truncatedNotice =
     truncated.length > 0
-      ? `<div class="notice"><strong>Truncated runs.</strong> In ${truncated.length} cell${truncated.length > 1 ? 's' : ''} some runs were stopped by their horizon, event cap or in-flight cap before the system drained, so their counts stop there:<ul>${truncated
+      ? `<div class="notice"><strong>Truncated runs.</strong> In ${truncated.length} cell${truncated.length > 1 ? 's' : ''} some runs were stopped by their horizon, event cap, in-flight cap or memory ceiling before the system drained, so their counts stop there:<ul>${truncated
           .map((c) => {
             const frac = c.metrics['truncated']?.mean ?? 0;
             const why = truncationCause(frac, c.metrics, c.scenario);

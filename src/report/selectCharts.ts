@@ -47,19 +47,46 @@ export function drawnGraph(cell: ReportCell): { nodes: DrawnNode[]; edges: Drawn
   const services = graph.services.map((s) => s.name);
   const callers = graph.workloads ? graph.workloads.map((w) => w.name) : ['workload'];
   const mean = (key: string): number | null => metricMean(cell, key);
-  const edges: DrawnEdge[] = [];
-  for (const caller of [...callers, ...services]) {
-    for (const callee of services) {
-      const a = mean(`edges.${caller}->${callee}.amplification`);
-      if (a !== null) edges.push({ caller, callee, amplification: a });
-    }
-  }
+  const edges = measuredEdges(cell, [...callers, ...services], services);
   if (edges.length === 0) return null;
   const used = new Set(edges.flatMap((e) => [e.caller, e.callee]));
   const nodes: DrawnNode[] = [...callers, ...services]
     .filter((n) => used.has(n))
     .map((name) => ({ name, utilisation: mean(`services.${name}.utilization`), crashes: mean(`services.${name}.crashes`) }));
   return { nodes, edges };
+}
+
+/** The metric an edge's calls per operation are measured as: `edges.<caller>-><callee>.amplification`. */
+const EDGE_PREFIX = 'edges.';
+const EDGE_SUFFIX = '.amplification';
+const EDGE_ARROW = '->';
+
+/**
+ * The edges a cell measured, callers in the order of `callers`, then callees in that of `services`:
+ * read from the cell's metric names, each split at every arrow into a known caller and a known
+ * service, so the work grows with the metrics and not with the pairs of services.
+ */
+function measuredEdges(cell: ReportCell, callers: readonly string[], services: readonly string[]): DrawnEdge[] {
+  const callerAt = new Map<string, number>();
+  callers.forEach((c, i) => {
+    if (!callerAt.has(c)) callerAt.set(c, i);
+  });
+  const serviceAt = new Map(services.map((s, i) => [s, i]));
+  const found: Array<{ order: number; edge: DrawnEdge }> = [];
+  for (const key of Object.keys(cell.metrics)) {
+    if (!key.startsWith(EDGE_PREFIX) || !key.endsWith(EDGE_SUFFIX)) continue;
+    const pair = key.slice(EDGE_PREFIX.length, key.length - EDGE_SUFFIX.length);
+    const a = metricMean(cell, key);
+    if (a === null) continue;
+    for (let at = pair.indexOf(EDGE_ARROW); at >= 0; at = pair.indexOf(EDGE_ARROW, at + 1)) {
+      const caller = pair.slice(0, at);
+      const callee = pair.slice(at + EDGE_ARROW.length);
+      const i = callerAt.get(caller);
+      const j = serviceAt.get(callee);
+      if (i !== undefined && j !== undefined) found.push({ order: i * services.length + j, edge: { caller, callee, amplification: a } });
+    }
+  }
+  return found.sort((x, y) => x.order - y.order).map((f) => f.edge);
 }
 
 /** The lookaside caches' lookups and hits per bin in a cell's typical run, each named "<cache> at <service>" (as its flushes are). */

@@ -1,6 +1,7 @@
 import { replicationSeed, type Cell, type ExperimentPlan } from '../experiment/index.js';
 import { MAX_SERIES_BINS } from '../metrics/index.js';
 import { FARM_BIN_NAMES } from '../model/leaves/server/FarmBins.js';
+import { graphFootprint } from '../model/graph/graphFootprint.js';
 import { needsGraphRuntime } from '../model/graph/GraphRun.js';
 import { Model } from '../model/Model.js';
 import { allEntries } from '../model/graph/ServiceGraph.js';
@@ -88,6 +89,12 @@ const BURST_SPAN_MS = 60_000;
 const RUN_AHEAD_CELL_EVENTS = 200_000;
 const RUN_AHEAD_PLAN_EVENTS = 1_000_000;
 const RUN_AHEAD_CLIENTS = 100_000;
+/**
+ * A cell whose caches take more than this to build is not run ahead: their tables and key
+ * popularity (10^7 entries and keys: about 600 MB) and a warm start's replay (20 requests per entry,
+ * counted against the cell's events) would make `validate` take minutes and the memory of a run.
+ */
+const RUN_AHEAD_CACHE_BYTES = 20e6;
 /** Events an operation takes at the least (its start, its arrival at the leaf, the answer): 3. */
 const MIN_OPERATION_EVENTS = 3;
 
@@ -204,7 +211,7 @@ export function runSpans(plan: ExperimentPlan): Map<Cell, SeriesSpan> {
     for (const c of p.cells) {
       const sc = c.scenario;
       const cap = Math.min(RUN_AHEAD_CELL_EVENTS, budget);
-      const measured = scenarioClients(sc) <= RUN_AHEAD_CLIENTS && mayEndWithin(sc, cap) ? runAhead(sc, replicationSeed(plan.seed, c.part, c.params, 0), cap) : null;
+      const measured = scenarioClients(sc) <= RUN_AHEAD_CLIENTS && mayEndWithin(sc, cap) && cachesFit(sc, cap) ? runAhead(sc, replicationSeed(plan.seed, c.part, c.params, 0), cap) : null;
       if (measured === null) {
         pending.push(c);
         continue;
@@ -220,6 +227,13 @@ export function runSpans(plan: ExperimentPlan): Map<Cell, SeriesSpan> {
     }
   }
   return spans;
+}
+
+/** Whether the caches of `sc` are small enough to build for a run ahead of `cap` events (see {@link RUN_AHEAD_CACHE_BYTES}). */
+function cachesFit(sc: Scenario, cap: number): boolean {
+  if (sc.graph === undefined) return true;
+  const f = graphFootprint(sc);
+  return f.cacheBytes <= RUN_AHEAD_CACHE_BYTES && f.warmRequests <= cap;
 }
 
 /**

@@ -56,6 +56,9 @@ const CLUSTER_FLEET = new NameGroups<string>('fleet.', ['.crashes', '.served']);
 const EDGES = new NameGroups<string>('edges.', ['.calls', '.retries', '.ownRetries', '.amplification']);
 
 /** Store `v` under `k` when it is a finite number (a missing latency, null, is left out). */
+/** The metric present (1) only in the records of runs stopped at their memory ceiling (`truncated: "memory-cap"`). */
+export const MEMORY_CEILING_METRIC = 'truncatedAtMemoryCeiling';
+
 function put(out: Record<string, number>, k: string, v: unknown): void {
   if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
 }
@@ -162,5 +165,7 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
   put(out, 'simulatedMs', r.simulatedMs);
   put(out, 'successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
   put(out, 'truncated', r.truncated === null ? 0 : 1);
+  // Only in a run its memory ceiling stopped (so every other run's record is as before): the report names that bound.
+  if (r.truncated === 'memory-cap') put(out, MEMORY_CEILING_METRIC, 1);
   return out;
 }

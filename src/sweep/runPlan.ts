@@ -1,6 +1,7 @@
 import type { Cell, ExperimentPlan } from '../experiment/index.js';
 import { replicationSeed } from '../experiment/index.js';
 import { watchInterrupt } from '../engine/interrupt.js';
+import { watchRunMemory } from '../engine/memoryMeter.js';
 import { Model } from '../model/Model.js';
 import type { ServiceResult, SimulationResults, Truncation } from '../model/results.js';
 import type { CacheResult } from '../model/graph/CallCache.js';
@@ -99,18 +100,28 @@ export function isInterruptedRecord(rec: ReplicationRecord): boolean {
  * Run one replication of one cell: the unit of work a sweep schedules. A run that throws becomes an
  * `errored` record. With `interrupt` (a shared flag, see src/engine/interrupt.ts), raising the flag
  * stops the run within a few milliseconds; a run it stopped is returned with `truncated:
- * "interrupted"` ({@link INTERRUPTED}).
+ * "interrupted"` ({@link INTERRUPTED}). A run whose tables would grow past `runMemoryBytes` stops
+ * there (`truncated: "memory-cap"`, src/engine/memoryMeter.ts).
  */
-export function runReplication(cell: Cell, replication: number, masterSeed: number, injectFault = false, interrupt: Int32Array | null = null): ReplicationRecord {
+export function runReplication(
+  cell: Cell,
+  replication: number,
+  masterSeed: number,
+  injectFault = false,
+  interrupt: Int32Array | null = null,
+  runMemoryBytes = Infinity,
+): ReplicationRecord {
   const seed = replicationSeed(masterSeed, cell.part, cell.params, replication);
   try {
     if (injectFault) throw new Error(`injected fault in ${cell.key} replication ${replication}`);
     watchInterrupt(interrupt);
+    watchRunMemory(runMemoryBytes);
     let raw: SimulationResults;
     try {
       raw = new Model(cell.scenario, { seed }).run();
     } finally {
       watchInterrupt(null);
+      watchRunMemory(Infinity);
     }
     // The engine ends an interrupted run as a stop (which the model reports as its in-flight cap).
     if (interrupt !== null && Atomics.load(interrupt, 0) !== 0 && raw.truncated === 'in-flight-cap') {

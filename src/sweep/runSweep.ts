@@ -8,6 +8,7 @@ import { summaryCsv } from './csv.js';
 import { toJson } from './json.js';
 import { isRunDir, readRunDir } from './ResultReader.js';
 import { ResultWriter } from './ResultWriter.js';
+import { runMemoryShare } from './resourceLimits.js';
 import { isInterruptedRecord, planCells, summarizeCell, type CellSummary, type ReplicationRecord, type SweepSummary } from './runPlan.js';
 import type { WorkerTask } from './worker.js';
 
@@ -67,6 +68,8 @@ export interface SweepOptions {
    * the same cells and seeds): taken as done, written to results.jsonl, not run again.
    */
   prior?: readonly ReplicationRecord[];
+  /** The memory the runs at once may hold (bytes): each run stops at its share (src/sweep/resourceLimits.ts, runMemoryShare); absent: no limit. */
+  memoryLimitBytes?: number;
 }
 
 /**
@@ -257,6 +260,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
     const own = opts.pool ? null : new SweepPool(Math.min(opts.workers ?? availableParallelism(), tasks.length));
     const pool = (opts.pool ?? own) as SweepPool;
     const threads = Math.min(pool.threads, tasks.length);
+    const runMemoryBytes = opts.memoryLimitBytes === undefined ? Infinity : runMemoryShare(opts.memoryLimitBytes, threads);
     // A failure to record (an unwritable or full output) stops scheduling; the tasks in flight are
     // awaited before an own pool is destroyed, then the failure is thrown.
     let failure: unknown = null;
@@ -266,7 +270,7 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
         while (next < tasks.length && !opts.signal?.aborted && failure === null) {
           const t = tasks[next++] as { cell: Cell; replication: number };
           const fault = opts.faultInjection?.(t.cell.key, t.replication);
-          const task: WorkerTask = { cell: t.cell, replication: t.replication, masterSeed: plan.seed, interrupt, ...(fault ? { fault } : {}) };
+          const task: WorkerTask = { cell: t.cell, replication: t.replication, masterSeed: plan.seed, interrupt, runMemoryBytes, ...(fault ? { fault } : {}) };
           let rec: ReplicationRecord;
           try {
             rec = await pool.run(task);

@@ -10,10 +10,12 @@ export interface WorkerTask {
   fault?: 'throw' | 'exit';
   /** The sweep's interrupt flag (shared memory): raised, it stops the run (src/engine/interrupt.ts). */
   interrupt?: Int32Array;
+  /** The bytes of tables the run may hold (src/engine/memoryMeter.ts); absent: no ceiling. */
+  runMemoryBytes?: number;
 }
 
 /** Worker-thread entry point (piscina): run one replication of one cell. */
 export default function runTask(task: WorkerTask): ReplicationRecord {
   if (task.fault === 'exit') process.exit(3);
-  return runReplication(task.cell, task.replication, task.masterSeed, task.fault === 'throw', task.interrupt ?? null);
+  return runReplication(task.cell, task.replication, task.masterSeed, task.fault === 'throw', task.interrupt ?? null, task.runMemoryBytes ?? Infinity);
 }

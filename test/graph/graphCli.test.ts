@@ -59,7 +59,8 @@ describe('retrystorm validate on a graph', () => {
       out:
         'fan-out: valid\n  part main: 1 cells x 1 replications\n' +
         '    calls per operation if every call failed (its first cell): workload -> frontend 2, frontend -> a 6, a -> db 54, frontend -> b 2, b -> db 2\n' +
-        '  1 runs in all\n  work: about 10 operations, at most 20 leaf calls (if every attempt failed)\n  output: about 81 KB of results; memory: about 150 MB at peak\n',
+        // Memory: 150 MB of base, and what the 10 operations can hold in flight if every call fails (66 calls each, src/model/graph/graphFootprint.ts).
+        '  1 runs in all\n  work: about 10 operations, at most 20 leaf calls (if every attempt failed)\n  output: about 81 KB of results; memory: about 151 MB at peak\n',
     });
   });
 });

@@ -98,7 +98,7 @@ describe('a time series cut at 1,000,000 bins says so', () => {
   });
 
   it('an interrupted run is a truncation of its own kind', () => {
-    expectTypeOf<Truncation>().toEqualTypeOf<null | 'horizon' | 'event-cap' | 'in-flight-cap' | 'interrupted'>();
+    expectTypeOf<Truncation>().toEqualTypeOf<null | 'horizon' | 'event-cap' | 'in-flight-cap' | 'memory-cap' | 'interrupted'>();
     const t: Truncation = 'interrupted';
     expect(t).toBe('interrupted');
   });

@@ -51,6 +51,7 @@ function flattenDirectly(r: SimulationResults): Record<string, number> {
   put('simulatedMs', r.simulatedMs);
   put('successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
   put('truncated', r.truncated === null ? 0 : 1);
+  if (r.truncated === 'memory-cap') put('truncatedAtMemoryCeiling', 1);
   return out;
 }
 

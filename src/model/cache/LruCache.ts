@@ -1,4 +1,10 @@
+import { tableGrew } from '../../engine/memoryMeter.js';
 import type { ZipfKeys } from './ZipfKeys.js';
+
+/** Bytes per key of the key space (its slot: Int32). */
+export const LRU_KEY_BYTES = 4;
+/** Bytes per entry of capacity (its key, previous and next: Int32; its fill time: Float64). */
+export const LRU_ENTRY_BYTES = 20;
 
 const NONE = -1;
 
@@ -34,6 +40,7 @@ export class LruCache {
     if (!(ttlMs > 0)) throw new RangeError(`cache ttlMs must be > 0 (got ${ttlMs})`);
     this.capacity = capacity;
     this.ttlMs = ttlMs;
+    tableGrew((keys + 1) * LRU_KEY_BYTES + capacity * LRU_ENTRY_BYTES);
     this.slotOf = new Int32Array(keys + 1).fill(NONE);
     this.keyAt = new Int32Array(capacity);
     this.filledAt = new Float64Array(capacity);

@@ -1,3 +1,10 @@
+import { tableGrew } from '../../engine/memoryMeter.js';
+
+/** Bytes per key kept (its probability and the alias table's keep: Float64; its alias: Int32). */
+export const ZIPF_KEY_BYTES = 20;
+/** Bytes per key more while the alias table is built (Vose's scaled probabilities: Float64; small and large work lists: Int32). */
+export const ZIPF_BUILD_KEY_BYTES = 16;
+
 /**
  * Key popularity of a lookaside cache's requests: rank i in 1..K with probability proportional to
  * i^-s (a Zipf law; s = 0 is uniform). Breslau, Cao, Fan, Phillips and Shenker, "Web Caching and
@@ -28,6 +35,7 @@ export class ZipfKeys {
     if (!(exponent >= 0) || !Number.isFinite(exponent)) throw new RangeError(`Zipf exponent must be finite and >= 0 (got ${exponent})`);
     this.keys = keys;
     this.exponent = exponent;
+    tableGrew(keys * ZIPF_KEY_BYTES);
     const p = new Float64Array(keys);
     let sum = 0;
     for (let i = 0; i < keys; i++) sum += p[i] = Math.pow(i + 1, -exponent);

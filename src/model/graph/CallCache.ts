@@ -7,6 +7,7 @@ import { LruCache } from '../cache/LruCache.js';
 import type { ZipfKeys } from '../cache/ZipfKeys.js';
 import type { ServiceTracer } from '../traceGraph.js';
 import type { CallCacheSpec } from './ServiceGraph.js';
+import { tableGrew } from '../../engine/memoryMeter.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { GiveUp, Outcome } = outcomeModule;
 
@@ -423,6 +424,7 @@ export class CallCache {
 }
 
 function grow(a: Int32Array, fill: number): Int32Array<ArrayBuffer> {
+  tableGrew(a.length * 4);
   const b = new Int32Array(a.length * 2).fill(fill);
   b.set(a);
   return b;

@@ -2,6 +2,7 @@ import type { CallEnds, Layers } from '../layers/Layers.js';
 import type { CallCache } from './CallCache.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
+import { tableGrew } from '../../engine/memoryMeter.js';
 
 /**
  * One call of a handler's `call` step (README, "Service graphs"): its own stack of retrying layers
@@ -53,20 +54,24 @@ export class CallSite implements CallEnds {
     this.layers.cancelCall(f, t);
   }
 
+  /** Room for top frame f (out of line: {@link record} is on the path of every call). */
+  private growTo(f: number): void {
+    let n = this.handler.length;
+    while (n <= f) n *= 2;
+    tableGrew((n - this.handler.length) * 12);
+    const grow = (a: Int32Array) => {
+      const b = new Int32Array(n);
+      b.set(a);
+      return b;
+    };
+    this.handler = grow(this.handler);
+    this.gen = grow(this.gen);
+    this.call = grow(this.call);
+  }
+
   /** Top frame f carries call j of handler h (generation gen); with a cache, the miss just looked up ({@link CallCache.lookup}). */
   record(f: number, h: number, gen: number, j: number): void {
-    if (f >= this.handler.length) {
-      let n = this.handler.length;
-      while (n <= f) n *= 2;
-      const grow = (a: Int32Array) => {
-        const b = new Int32Array(n);
-        b.set(a);
-        return b;
-      };
-      this.handler = grow(this.handler);
-      this.gen = grow(this.gen);
-      this.call = grow(this.call);
-    }
+    if (f >= this.handler.length) this.growTo(f);
     this.handler[f] = h;
     this.gen[f] = gen;
     this.call[f] = j;

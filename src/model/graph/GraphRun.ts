@@ -2,6 +2,7 @@ import { deriveSeed } from '../../engine/random.js';
 import { Simulator, type EventDispatcher } from '../../engine/simulator.js';
 import { compilePolicy } from '../../policy/decision.js';
 import { K_ARRIVAL, K_FRAME_WAKE, K_LEAF_RESPONSE, K_OP_START, KIND_LIMIT, LEAF_KINDS_FROM } from '../eventKinds.js';
+import { graphEventKindsProblem, STACK_KINDS } from './graphEventKinds.js';
 import type { Folds } from '../folds.js';
 import { Layers, METHOD_CODES } from '../layers/Layers.js';
 import * as stackEventsModule from '../layers/stackEvents.js';
@@ -11,7 +12,7 @@ import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
 import { Measurements, ServiceMeasurements } from '../Measurements.js';
 import { R_HANG, R_QUEUED, RequestTable } from '../RequestTable.js';
-import { buildResults, serviceResult, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
+import { buildResults, serviceResult, truncationOf, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
 import type { Layer, Scenario } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import type { TraceEvent } from '../trace.js';
@@ -28,9 +29,6 @@ import { ServiceRuntime } from './ServiceRuntime.js';
 import { WorkloadMeasurements } from './WorkloadMeasurements.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { dispatchStackEvent } = stackEventsModule;
-
-/** The event kinds of one stack of layers: its frame, hedge and request kinds (eventKinds.ts, from K_FRAME_WAKE to K_LEAF_RESPONSE). */
-const STACK_KINDS = K_LEAF_RESPONSE - K_FRAME_WAKE + 1;
 
 /** A graph's stacks take no fold: what reaches a frame comes from other services too. */
 const NO_FOLDS: Folds = { foldAnswers: false, sendAhead: false, readAhead: false };
@@ -114,6 +112,8 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
 
   constructor(sc: Scenario, options: GraphRunOptions) {
     const graph = sc.graph as ServiceGraph;
+    const tooManyKinds = graphEventKindsProblem(graph);
+    if (tooManyKinds !== null) throw new ScenarioError([`scenario.services ${tooManyKinds}`]);
     this.sc = sc;
     const seed = options.seed;
     this.seed = seed;
@@ -272,7 +272,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
 
   private checkKinds(next: number): void {
     if (next > KIND_LIMIT) {
-      throw new ScenarioError([`scenario.services: the graph needs more than ${KIND_LIMIT} event kinds (${STACK_KINDS} per call, and each fleet's); use fewer calls`]);
+      throw new Error(`internal: the graph's event kinds reach ${next}, more than ${KIND_LIMIT} (graphEventKinds counted fewer)`);
     }
   }
 
@@ -291,7 +291,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       this,
     );
     const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
-    const truncated: Truncation = stats.truncated === 'stopped' ? 'in-flight-cap' : stats.truncated;
+    const truncated: Truncation = truncationOf(stats.truncated);
     this.m.gInFlight.finish(endMs);
     for (const s of this.services) {
       s.fleet.finish(endMs);

@@ -1,4 +1,4 @@
-import { growColumns, NO_F64, NO_I32, NO_U8, type ColumnSpec } from '../typedArrays.js';
+import { growColumns, rowBytes, NO_F64, NO_I32, NO_U8, type ColumnSpec } from '../typedArrays.js';
 
 /** The columns of the handler table (their number sizes the buffer). */
 const HANDLER_COLUMNS: ColumnSpec<HandlerTable> = {
@@ -6,6 +6,9 @@ const HANDLER_COLUMNS: ColumnSpec<HandlerTable> = {
   i32: ['hCaller', 'hR', 'hEndpoint', 'hStep', 'hGen', 'hSucc', 'hPending', 'hBackend', 'hSlot'],
   u8: ['hChain', 'hBad', 'hDegraded', 'hHeld'],
 };
+
+/** Bytes of a handler's row (its columns; its timer generation is 4 more). */
+export const HANDLER_ROW_BYTES = rowBytes(HANDLER_COLUMNS);
 
 /**
  * The handlers running at one service (README, "Service graphs"): one row per request being

@@ -12,6 +12,7 @@ import * as handlerStepsModule from './handlerSteps.js';
 import type { GraphService } from './ServiceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import * as upwardOutcomeModule from './upwardOutcome.js';
+import { tableGrew } from '../../engine/memoryMeter.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { GiveUp, Outcome } = outcomeModule;
 const { R_HANDLER, R_HOP, WORK_HOLD } = requestTableModule;
@@ -92,19 +93,23 @@ export abstract class ServiceHandlers {
     this.threaded = service.execution === 'threaded';
   }
 
+  /** Room for fleet slot s (out of line: {@link serves} is on the path of every request). */
+  private growSlots(s: number): void {
+    const n = Math.max(s + 1, this.upR.length * 2);
+    tableGrew((n - this.upR.length) * 12);
+    const grow = (a: Int32Array, fill: number) => {
+      const b = new Int32Array(n).fill(fill);
+      b.set(a);
+      return b;
+    };
+    this.upCaller = grow(this.upCaller, 0);
+    this.upR = grow(this.upR, 0);
+    this.slotHandler = grow(this.slotHandler, PLAIN_SLOT);
+  }
+
   /** Fleet slot s serves request r of caller `leaf` (for handler `handler`, or {@link PLAIN_SLOT}). */
   protected serves(s: number, leaf: ServiceLeaf, r: number, handler: number): void {
-    if (s >= this.upR.length) {
-      const n = Math.max(s + 1, this.upR.length * 2);
-      const grow = (a: Int32Array, fill: number) => {
-        const b = new Int32Array(n).fill(fill);
-        b.set(a);
-        return b;
-      };
-      this.upCaller = grow(this.upCaller, 0);
-      this.upR = grow(this.upR, 0);
-      this.slotHandler = grow(this.slotHandler, PLAIN_SLOT);
-    }
+    if (s >= this.upR.length) this.growSlots(s);
     this.upCaller[s] = leaf.caller;
     this.upR[s] = r;
     this.slotHandler[s] = handler;

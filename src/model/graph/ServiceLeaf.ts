@@ -7,6 +7,7 @@ import type { RequestTable } from '../RequestTable.js';
 import * as requestTableModule from '../RequestTable.js';
 import type { Bulkhead } from './Bulkhead.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
+import { tableGrew } from '../../engine/memoryMeter.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { Outcome } = outcomeModule;
 const { R_CANCELLED, R_HANG } = requestTableModule;
@@ -130,8 +131,15 @@ export class ServiceLeaf implements Leaf, SendGate {
 
   private ensure(r: number): void {
     if (r < this.inner.length) return;
+    this.growTo(r);
+  }
+
+  /** Room for request r (out of line: {@link ensure} is on the path of every request). */
+  private growTo(r: number): void {
     let n = this.inner.length;
     while (n <= r) n *= 2;
+    // inner, targetOf and slot: Int32; own: Uint8.
+    tableGrew((n - this.inner.length) * 13);
     const grow = <T extends Int32Array | Uint8Array>(a: T): T => {
       const b = new (a.constructor as new (n: number) => T)(n);
       b.set(a);

@@ -1,5 +1,5 @@
 import { Timers } from '../../engine/timers.js';
-import { growColumns, NO_F64, NO_I32, NO_U8, type ColumnSpec } from '../typedArrays.js';
+import { growColumns, rowBytes, NO_F64, NO_I32, NO_U8, type ColumnSpec } from '../typedArrays.js';
 
 /** fChild value when no downstream call is outstanding; a leaf request r is stored as ~r. */
 export const NO_CHILD = 0x7fffffff;
@@ -10,6 +10,9 @@ const FRAME_COLUMNS: ColumnSpec<FrameTable> = {
   i32: ['fLayer', 'fParent', 'fParentGen', 'fAttempts', 'fClient', 'fInst', 'fChild', 'fLastOutcome', 'fResOutcome', 'fBackoffBase', 'fOutstanding'],
   u8: ['fMethod', 'fBad', 'fChain', 'fInAttempt'],
 };
+
+/** Bytes of a frame's row (its columns; its timer generation is 4 more). */
+export const FRAME_ROW_BYTES = rowBytes(FRAME_COLUMNS);
 
 /**
  * The frames of a run: one layer's call for one operation, a row of typed-array columns (no object

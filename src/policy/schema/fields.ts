@@ -101,6 +101,10 @@ export const fields = {
         return base;
     }
   },
+  /** A finite number satisfying `rule` and at most `max` (a bound beyond which the value means nothing a run can simulate): `must be at most 1,000,000,000 (got 1e+308)`. */
+  numberAtMost(rule: '> 0' | '>= 0', max: number) {
+    return fields.number(rule).lte(max, { error: mustBe(`at most ${formatCount(max)}`) });
+  },
   /** A finite number > 0 and at least `min` (a resolution bound): `must be > 0 (got 0)`, `must be >= 0.001 (got 1e-9)`. */
   positiveAtLeast(min: number) {
     const error = mustBeNumber('> 0');

@@ -6,6 +6,13 @@ export const VL_SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 export const WIDTH = 560;
 export const HEIGHT = 260;
 
+/**
+ * Bins a chart over time draws per line at the most: longer series are merged into wider bins (the
+ * data files keep every bin), so that a report stays about a megabyte whatever the run (README,
+ * "Limits"): a run's series may have up to 10^6 bins.
+ */
+export const MAX_CHART_BINS = 800;
+
 /** Name of the parameter bound to a chart's legend: clicking a variant (shift-click for several) keeps it and fades the rest. */
 export const LEGEND_PARAM = 'legend_filter';
 

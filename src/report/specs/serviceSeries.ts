@@ -2,7 +2,7 @@ import type { ServiceSeries } from '../../model/Measurements.js';
 import { PALETTE } from '../colors.js';
 import type { TriggerWindow } from '../triggers.js';
 import type { VlSpec } from '../types.js';
-import { legendOpacity, legendParam, topLevel, WIDTH } from './common.js';
+import { legendOpacity, legendParam, MAX_CHART_BINS, topLevel, WIDTH } from './common.js';
 
 /** One service's series of one run, as the chart draws it. */
 export interface ServiceSeriesRun {
@@ -20,14 +20,50 @@ const PANEL_TITLES: Record<(typeof SERVICE_PANELS)[number], string> = {
   arrivals: 'Arrivals per second (dashed: retries)',
 };
 
+/** The sum of `a` over bins [from, to). */
+function sum(a: readonly number[], from: number, to: number): number {
+  let s = 0;
+  for (let i = from; i < to; i++) s += a[i] ?? 0;
+  return s;
+}
+
+/** The series the chart draws, every `factor` bins merged into one (the last with the bins left; arrivals scaled to a whole wider bin). */
+function mergeBins(ts: ServiceSeries, factor: number): ServiceSeries {
+  const n = ts.arrivalsFirst.length;
+  const bins = Math.ceil(n / factor);
+  const first: number[] = [];
+  const retry: number[] = [];
+  const answered: number[] = [];
+  const failed: number[] = [];
+  const utilization: number[] = [];
+  for (let b = 0; b < bins; b++) {
+    const from = b * factor;
+    const to = Math.min(n, from + factor);
+    // The last bin may hold fewer: its counts are scaled to a whole wider bin, as a rate per second would be.
+    const scale = factor / (to - from);
+    first.push(sum(ts.arrivalsFirst, from, to) * scale);
+    retry.push(sum(ts.arrivalsRetry, from, to) * scale);
+    answered.push(sum(ts.answered, from, to));
+    failed.push(sum(ts.failed, from, to));
+    if (ts.utilization) utilization.push(sum(ts.utilization, from, to) / (to - from));
+  }
+  return { ...ts, arrivalsFirst: first, arrivalsRetry: retry, answered, failed, ...(ts.utilization ? { utilization } : {}) };
+}
+
 /**
  * Per-service series of one run (a cell's replication 0), one line per service in each panel:
  * utilisation (services with a finite number of workers), error rate (failed answers over
  * answers, in bins with answers) and arrivals per second, first tries solid and retries dashed;
  * trigger windows shaded. The cascade timeline reads the same utilisation and error rate (per 1 s).
+ * A run of more than `maxBins` bins (default {@link MAX_CHART_BINS}) is drawn over wider bins, each
+ * merging as many of its bins: utilisation averaged, error rate as the merged failures over the
+ * merged answers, arrivals per second of the wider bin.
  */
-export function serviceSeriesSpec(input: { services: readonly ServiceSeriesRun[]; binMs: number; windows: readonly TriggerWindow[] }): VlSpec {
-  const { services, binMs } = input;
+export function serviceSeriesSpec(input: { services: readonly ServiceSeriesRun[]; binMs: number; windows: readonly TriggerWindow[]; maxBins?: number }): VlSpec {
+  const longest = Math.max(0, ...input.services.map((s) => s.timeSeries.arrivalsFirst.length));
+  const factor = Math.max(1, Math.ceil(longest / (input.maxBins ?? MAX_CHART_BINS)));
+  const services = factor === 1 ? input.services : input.services.map((s) => ({ service: s.service, timeSeries: mergeBins(s.timeSeries, factor) }));
+  const binMs = input.binMs * factor;
   const names = services.map((s) => s.service);
   const color = { field: 'service', type: 'nominal', title: 'Service', scale: { domain: names, range: names.map((_, i) => PALETTE[i % PALETTE.length] as string) } };
   const perSec = 1000 / binMs;

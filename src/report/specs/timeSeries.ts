@@ -7,7 +7,7 @@ import type { TriggerWindow } from '../triggers.js';
 import type { InterventionMark } from '../interventionMarks.js';
 import type { VlSpec } from '../types.js';
 import { axisTitle } from '../metrics.js';
-import { legendOpacity, legendParam, topLevel, WIDTH } from './common.js';
+import { legendOpacity, legendParam, MAX_CHART_BINS, topLevel, WIDTH } from './common.js';
 
 export type TimeSeries = SimulationResults['timeSeries'];
 
@@ -295,7 +295,7 @@ function timeUnit(runs: ReadonlyArray<{ series: FlatSeries }>): { div: number; t
  * `maxBins` bins.
  */
 export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
-  const maxBins = input.maxBins ?? 800;
+  const maxBins = input.maxBins ?? MAX_CHART_BINS;
   const focus = input.focus ?? null;
   const runs = input.runs.map((r) => {
     const flat = flattenSeries(r.series, r.caches);
