@@ -291,12 +291,12 @@ describe('service graph validation', () => {
     ]);
   });
 
-  it('names the first 10 services that nothing reaches and counts the rest, however many (10,000 services)', () => {
+  it('names the first 10 services that nothing reaches and counts the rest in one line (15 services; a graph many times larger is refused for its event kinds)', () => {
     const s = graph();
-    for (let i = 0; i < 9_996; i++) s.services[`s${i}`] = { fleet: server(), endpoints: { get: {} } };
+    for (let i = 0; i < 15; i++) s.services[`s${i}`] = { fleet: server(), endpoints: { get: {} } };
     const r = resolveScenario(s);
     expect(r.ok && r.warnings).toEqual([
-      'scenario.services: 9,996 services are never called (no entry reaches them, directly or through calls): s0, s1, s2, s3, s4, s5, s6, s7, s8, s9 and 9,986 more',
+      'scenario.services: 15 services are never called (no entry reaches them, directly or through calls): s0, s1, s2, s3, s4, s5, s6, s7, s8, s9 and 5 more',
     ]);
   });
 
