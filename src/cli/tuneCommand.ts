@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { join, relative, resolve } from 'node:path';
 import { expandExperiment, parseExperimentText, parseSetArg, patchedRoot } from '../experiment/index.js';
 import type { IndexEntry } from '../report/index.js';
-import { renderTuneReport, tuneCsv } from '../report/tuneReport.js';
+import { MET_LEGEND, MET_WORDS, renderTuneReport, tuneCsv } from '../report/tuneReport.js';
 import type { ReplicationRecord } from '../sweep/runPlan.js';
 import { readRunDir } from '../sweep/ResultReader.js';
 import { runSweep, SweepPool } from '../sweep/runSweep.js';
@@ -179,6 +179,17 @@ async function searchInto(io: CliIO, path: string, problem: TuneProblem, output:
   return 0;
 }
 
+/** What the ranked table's columns and words mean, printed under it. */
+function tuneTableLegend(a: TuneAnswer): string {
+  const parts = [
+    'Each figure is the mean over the candidate\'s replications (reps) with its 95% interval [low, high]',
+    ...(a.objectives.length > 0 ? ['min / max: the objective is minimised / maximised'] : []),
+    ...(a.constraints.length > 0 ? [MET_LEGEND] : []),
+    'status: a survivor is still in the search; a dropped candidate says why and in which round',
+  ];
+  return `${parts.join('. ')}.`;
+}
+
 /** The answer as text: the headline, the recommendation and its flags, the ranked table, the presets. */
 export function formatTuneAnswer(a: TuneAnswer): string {
   const lines: string[] = [`${a.experiment}: ${a.headline}`];
@@ -198,11 +209,12 @@ export function formatTuneAnswer(a: TuneAnswer): string {
     String(r.rank),
     `${r.id}: ${r.label}`,
     ...r.objectives.map(formatStats),
-    ...r.constraints.map((c) => `${formatStats(c)} ${c.met === 'yes' ? 'met' : c.met === 'no' ? 'not met' : '?'}`),
+    ...r.constraints.map((c) => `${formatStats(c)} ${MET_WORDS[c.met]}`),
     String(r.replications),
     r.status === 'survivor' ? 'survivor' : `${r.reason ?? ''} (round ${r.droppedInRound})`,
   ]);
   lines.push('', table(rows, header));
+  lines.push(tuneTableLegend(a));
   if (a.presets.length > 0) lines.push('', `presets: ${a.presets.map((p) => `${p.id} ranks ${p.rank} of ${a.ranking.length}`).join('; ')}`);
   return lines.join('\n');
 }

@@ -14,6 +14,15 @@ interface Stats {
 }
 
 /** The part of a search's answer (`retrystorm tune`'s tune.json) that its report and CSV show. */
+/**
+ * How a search's table says whether a candidate meets a constraint, by where the 95% interval of
+ * its mean lies against the bound (`met` of tune.json): within it, beyond it, or across it.
+ */
+export const MET_WORDS: Readonly<Record<'yes' | 'no' | 'unknown', string>> = { yes: 'met', no: 'not met', unknown: 'undecided' };
+
+/** What {@link MET_WORDS} mean, for a legend beside the table. */
+export const MET_LEGEND = `${MET_WORDS.yes}: the interval lies within the constraint's bound; ${MET_WORDS.no}: beyond it; ${MET_WORDS.unknown}: across it (more replications may decide)`;
+
 export interface TuneReportInput {
   experiment: string;
   seed: number;
@@ -39,7 +48,7 @@ export interface TuneReportInput {
     droppedInRound: number | null;
     feasibility: string;
     objectives: Stats[];
-    constraints: Array<Stats & { met: string }>;
+    constraints: Array<Stats & { met: keyof typeof MET_WORDS }>;
   }>;
   recommendation: {
     id: string;
@@ -242,7 +251,7 @@ export function renderTuneReport(a: TuneReportInput, opts: TuneReportOptions): s
     .map(
       (r) =>
         `<tr><td class="num">${r.rank}</td><td>${escapeHtml(`${r.id}: ${r.label}`)}</td>${r.objectives.map((s) => `<td class="num">${stats(s)}</td>`).join('')}${r.constraints
-          .map((s) => `<td class="num">${stats(s)} ${s.met === 'yes' ? 'met' : s.met === 'no' ? 'not met' : '?'}</td>`)
+          .map((s) => `<td class="num">${stats(s)} ${MET_WORDS[s.met]}</td>`)
           .join('')}<td class="num">${r.replications}</td><td>${escapeHtml(r.status === 'survivor' ? 'survivor' : `${r.reason ?? 'dropped'} (round ${r.droppedInRound})`)}</td></tr>`,
     )
     .join('\n');
@@ -264,6 +273,7 @@ ${presets}
 <table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>
 ${body}
 </tbody></table>
+<p class="hint">Each figure is the mean over the candidate's replications with its 95% interval [low, high]${a.constraints.length > 0 ? `; ${escapeHtml(MET_LEGEND)}` : ''}.</p>
 <h2>Charts</h2>
 ${charts.map((c) => `<figure><h3>${escapeHtml(c.title)}</h3><div class="vis" id="chart-${c.id}"></div><figcaption>${escapeHtml(c.caption)}</figcaption></figure>`).join('\n')}
 <h2>Rounds</h2>

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { formatTuneAnswer } from '../../src/cli/tuneCommand.js';
+import type { CandidateRow, TuneAnswer } from '../../src/tune/tuneAnswer.js';
+
+const stats = (mean: number, lo: number, hi: number) => ({ n: 4, mean, sd: (hi - lo) / 4, ci95: [lo, hi] as [number, number] });
+
+/** A candidate of the ranked table whose success rate is met, not met or undecided against a bound of 0.9. */
+function row(rank: number, met: 'yes' | 'no' | 'unknown', rate: [number, number, number]): CandidateRow {
+  return {
+    rank,
+    id: `c${rank}`,
+    label: `maxAttempts=${rank}`,
+    origin: 'lhs',
+    values: { 'stack.0.policy.maxAttempts': rank },
+    preset: null,
+    replications: 4,
+    status: 'survivor',
+    reason: null,
+    droppedInRound: null,
+    feasibility: met === 'yes' ? 'feasible' : met === 'no' ? 'infeasible' : 'unknown',
+    objectives: [stats(1.5 + rank / 10, 1.4 + rank / 10, 1.6 + rank / 10)],
+    constraints: [{ ...stats(...rate), met }],
+  } as CandidateRow;
+}
+
+const answer = {
+  experiment: 'e',
+  seed: 1,
+  status: 'recommended',
+  stopReason: 'converged',
+  headline: 'Recommended c1.',
+  totalRuns: 12,
+  maxRuns: 100,
+  space: [],
+  objectives: [{ label: 'amplification', goal: 'minimize', tolerance: null }],
+  constraints: ['successRate >= 0.9'],
+  rounds: [],
+  ranking: [row(1, 'yes', [0.95, 0.93, 0.97]), row(2, 'unknown', [0.9, 0.88, 0.92]), row(3, 'no', [0.8, 0.78, 0.82])],
+  recommendation: null,
+  front: [],
+  closest: [],
+  presets: [],
+} as unknown as TuneAnswer;
+
+describe("tune's ranked table", () => {
+  it('says undecided, never an unexplained "?", when the interval lies across a bound, and explains its words and brackets under the table', () => {
+    const text = formatTuneAnswer(answer);
+    const lines = text.split('\n');
+    const cell = (id: string) => lines.find((l) => l.includes(`${id}: maxAttempts`)) ?? '';
+    expect(cell('c1')).toContain('0.95 [0.93, 0.97] met');
+    expect(cell('c2')).toContain('0.9 [0.88, 0.92] undecided');
+    expect(cell('c3')).toContain('0.8 [0.78, 0.82] not met');
+    expect(text).not.toMatch(/\?/);
+    expect(lines[lines.length - 1]).toBe(
+      "Each figure is the mean over the candidate's replications (reps) with its 95% interval [low, high]. min / max: the objective is minimised / maximised. met: the interval lies within the constraint's bound; not met: beyond it; undecided: across it (more replications may decide). status: a survivor is still in the search; a dropped candidate says why and in which round.",
+    );
+  });
+});
