@@ -58,7 +58,7 @@ export function formatSingleResults(r: SimulationResults): string {
   lines.push(
     table([lat('latency (successes)', 'latencyMs', r.latencyMs), lat('operation time (all)', 'operationMs', r.operationMs)], ['time', 'count', 'mean', 'p50', 'p90', 'p99', 'p99.9']),
   );
-  lines.push('p50, p90, p99, p99.9: the percentiles (half, 90%, 99%, 99.9% of the operations took at most that long).');
+  lines.push('p50, p90, p99, p99.9: half, 90%, 99% and 99.9% of the operations took at most that long.');
   if (r.clustering.length > 0) {
     lines.push('');
     lines.push(

@@ -75,6 +75,39 @@ describe('the summary printed after a sweep', () => {
   });
 });
 
+/** 200 clients whose first attempts all fall in a 1 ms warm-up and fail; every retry succeeds (timer-granularity-and-seeds in small). */
+const warmupOnly = {
+  workload: { kind: 'closed', clients: 200, durationMs: 1, thinkMs: 1_000_000_000, method: 'GET' },
+  stack: [{ name: 'client', policy: { maxAttempts: 3, backoff: { kind: 'full-jitter', baseMs: 100, capMs: 2000 }, tickMs: 0 } }],
+  leaf: { kind: 'script', script: ['503:0', '200:0'] },
+  network: { hopMs: 0.5 },
+  warmupMs: 1,
+  metrics: { timeSeriesBinMs: 10, clusteringBinMs: [1, 10] },
+};
+
+describe('units and figures that do not apply in the results of one run', () => {
+  it('prints n/a with the reason for figures over no operations, and durations with their unit', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'one.json');
+    writeFileSync(file, JSON.stringify({ name: 'one', seed: 1, scenario: warmupOnly }));
+    const r = await cli(['run', file, '--out', join(dir, 'out')]);
+    expect(r.code).toBe(0);
+    const line = (start: string) => r.out.split('\n').find((l) => l.startsWith(start))?.slice(start.length).trim();
+    expect(line('operations offered')).toBe('0');
+    expect(line('leaf calls')).toBe('200');
+    expect(line('amplification (leaf calls / operation)')).toBe('n/a (no operations)');
+    expect(line('goodput (/s)')).toBe('n/a (no operations)');
+    expect(line('completion time')).toBe('n/a (no operations)');
+    expect(line('wasted server work')).toBe('0 ms');
+    expect(line('latency (successes)')).toMatch(/^0\s+n\/a \(no successes\)$/);
+    expect(line('operation time (all)')).toMatch(/^0\s+n\/a \(no operation ended\)$/);
+    expect(line('1000 ms bins')).toBeUndefined();
+    expect(line('1 ms bins')).toMatch(/^\d/);
+    expect(r.out).toContain('\np50, p90, p99, p99.9: half, 90%, 99% and 99.9% of the operations took at most that long.\n');
+    expect(r.out).toContain('\npeak/mean: the largest bin over the mean bin (1 is even); dispersion: variance over mean of the counts per bin (1 for Poisson arrivals); max bin: calls in the largest bin.\n');
+  });
+});
+
 describe('units and figures that do not apply in the summary printed after a sweep', () => {
   it('prints durations in the unit that reads best, with the unit, and explains its short headers under the table', () => {
     const text = printRunSummary(sweep([measured('a', busy)]), { variants: { a: {} } });
@@ -113,14 +146,7 @@ describe('units and figures that do not apply in the summary printed after a swe
 
   it('a run whose first attempts all fall in the warm-up (the shape of timer-granularity-and-seeds) prints no offered 0 and no amplification 0', async () => {
     const dir = tempDir();
-    const scenario = {
-      workload: { kind: 'closed', clients: 200, durationMs: 1, thinkMs: 1_000_000_000, method: 'GET' },
-      stack: [{ name: 'client', policy: { maxAttempts: 3, backoff: { kind: 'full-jitter', baseMs: 100, capMs: 2000 }, tickMs: 0 } }],
-      leaf: { kind: 'script', script: ['503:0', '200:0'] },
-      network: { hopMs: 0.5 },
-      warmupMs: 1,
-      metrics: { timeSeriesBinMs: 10, clusteringBinMs: [1, 10] },
-    };
+    const scenario = warmupOnly;
     const file = join(dir, 'tick.json');
     writeFileSync(file, JSON.stringify({ name: 'tick', seed: 1, scenario, sweep: { grid: { 'stack.0.policy.tickMs': [0, 10] } }, replications: 2 }));
     const r = await cli(['run', file, '--out', join(dir, 'out'), '--workers', '1']);
