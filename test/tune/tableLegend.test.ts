@@ -10,7 +10,7 @@ function row(rank: number, met: 'yes' | 'no' | 'unknown', rate: [number, number,
     rank,
     id: `c${rank}`,
     label: `maxAttempts=${rank}`,
-    origin: 'lhs',
+    origin: 'hypercube',
     values: { 'stack.0.policy.maxAttempts': rank },
     preset: null,
     replications: 4,
@@ -20,7 +20,7 @@ function row(rank: number, met: 'yes' | 'no' | 'unknown', rate: [number, number,
     feasibility: met === 'yes' ? 'feasible' : met === 'no' ? 'infeasible' : 'unknown',
     objectives: [stats(1.5 + rank / 10, 1.4 + rank / 10, 1.6 + rank / 10)],
     constraints: [{ ...stats(...rate), met }],
-  } as CandidateRow;
+  };
 }
 
 const answer = {
