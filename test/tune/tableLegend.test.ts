@@ -43,6 +43,19 @@ const answer = {
 } as unknown as TuneAnswer;
 
 describe("tune's ranked table", () => {
+  it('writes a duration objective in the unit that reads best for its mean, with the unit', () => {
+    const latency = {
+      ...answer,
+      objectives: [{ label: 'latencyMs.p99', goal: 'minimize', tolerance: null }],
+      ranking: [{ ...row(1, 'yes', [0.95, 0.93, 0.97]), objectives: [stats(1500, 1400, 1600)] }, { ...row(2, 'yes', [0.95, 0.93, 0.97]), objectives: [stats(523.4, 500, 540)] }],
+    } as TuneAnswer;
+    const text = formatTuneAnswer(latency, { objectives: ['latencyMs.p99'], constraints: ['successRate'] });
+    const line = (id: string) => text.split('\n').find((l) => l.includes(`${id}: maxAttempts`)) ?? '';
+    expect(line('c1')).toContain('  1.5 [1.4, 1.6] s  ');
+    expect(line('c2')).toContain('  523.4 [500, 540] ms  ');
+    expect(line('c1')).toContain('0.95 [0.93, 0.97] met');
+  });
+
   it('says undecided, never an unexplained "?", when the interval lies across a bound, and explains its words and brackets under the table', () => {
     const text = formatTuneAnswer(answer);
     const lines = text.split('\n');
