@@ -162,7 +162,9 @@ async function searchInto(io: CliIO, path: string, problem: TuneProblem, output:
   if (answer.recommendation !== null) answer.recommendation.configuration = recommendedConfiguration(problem, answer);
   writeFileAtomic(join(outDir, TUNE_FILE), JSON.stringify(answer, null, 2) + '\n');
   writeFileAtomic(join(outDir, 'summary.csv'), tuneCsv(answer));
+  const keys = { objectives: problem.objectives.map((o) => metricKey(o.metric, o.window)), constraints: problem.constraints.map((c) => metricKey(c.metric, c.window)) };
   const html = renderTuneReport(answer, {
+    keys,
     description: problem.description,
     version: VERSION,
     date: new Date().toISOString(),
@@ -174,7 +176,6 @@ async function searchInto(io: CliIO, path: string, problem: TuneProblem, output:
   shared.reportIndex?.push({ name: problem.name, description: problem.description, finding: answer.headline, href: `${problem.name}/index.html`, date: new Date().toISOString() });
   if (flags.json) io.stdout(JSON.stringify(answer, null, 2) + '\n');
   else if (!flags.quiet) {
-    const keys = { objectives: problem.objectives.map((o) => metricKey(o.metric, o.window)), constraints: problem.constraints.map((c) => metricKey(c.metric, c.window)) };
     io.stdout(`\n${formatTuneAnswer(answer, keys)}\n`);
     io.stdout(`written to ${where}\n`);
   }

@@ -1,8 +1,8 @@
 import { csvCell } from '../sweep/csv.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatDuration } from '../policy/formatDuration.js';
-import { formatNumber, formatValue } from './format.js';
-import { paramLabel, paramTitle } from './metrics.js';
+import { formatNumber, formatValue, shownDurationUnit } from './format.js';
+import { isDurationMetric, paramLabel, paramTitle } from './metrics.js';
 import { reportHead, type ReportAssets } from './renderReport.js';
 
 /** Mean and 95% interval of a metric across replications, as a search reports them. */
@@ -71,6 +71,8 @@ export interface TuneReportOptions {
   date: string;
   runTimeMs: number;
   assets: ReportAssets;
+  /** The metric each objective and constraint reads (`windows.after.recoveryMs`), so that durations are shown in the unit that reads best; without them, as they are. */
+  keys?: { objectives: readonly string[]; constraints: readonly string[] };
 }
 
 /**
@@ -91,10 +93,14 @@ export function tuneCsv(a: TuneReportInput): string {
   return rows.join('\n') + '\n';
 }
 
-function stats(s: Stats | undefined): string {
+/** A mean and its interval (`1.877 [1.863, 1.89]`); a duration's (metric `key`) in the unit that reads best for its mean (`1.5 [1.4, 1.6] s`). */
+function stats(s: Stats | undefined, key?: string): string {
   if (!s || s.n === 0) return '–';
-  if (s.n === 1 || s.ci95[0] === s.ci95[1]) return escapeHtml(formatNumber(s.mean));
-  return `${escapeHtml(formatNumber(s.mean))} <span class="ci">[${escapeHtml(formatNumber(s.ci95[0]))}, ${escapeHtml(formatNumber(s.ci95[1]))}]</span>`;
+  const u = key !== undefined && isDurationMetric(key) ? shownDurationUnit(s.mean) : null;
+  const per = u?.ms ?? 1;
+  const unit = u ? ` ${u.unit}` : '';
+  if (s.n === 1 || s.ci95[0] === s.ci95[1]) return escapeHtml(`${formatNumber(s.mean / per)}${unit}`);
+  return `${escapeHtml(formatNumber(s.mean / per))} <span class="ci">[${escapeHtml(formatNumber(s.ci95[0] / per))}, ${escapeHtml(formatNumber(s.ci95[1] / per))}]</span>${escapeHtml(unit)}`;
 }
 
 /** Status of a candidate as the charts colour it. */
@@ -250,8 +256,8 @@ export function renderTuneReport(a: TuneReportInput, opts: TuneReportOptions): s
   const body = a.ranking
     .map(
       (r) =>
-        `<tr><td class="num">${r.rank}</td><td>${escapeHtml(`${r.id}: ${r.label}`)}</td>${r.objectives.map((s) => `<td class="num">${stats(s)}</td>`).join('')}${r.constraints
-          .map((s) => `<td class="num">${stats(s)} ${MET_WORDS[s.met]}</td>`)
+        `<tr><td class="num">${r.rank}</td><td>${escapeHtml(`${r.id}: ${r.label}`)}</td>${r.objectives.map((s, i) => `<td class="num">${stats(s, opts.keys?.objectives[i])}</td>`).join('')}${r.constraints
+          .map((s, i) => `<td class="num">${stats(s, opts.keys?.constraints[i])} ${MET_WORDS[s.met]}</td>`)
           .join('')}<td class="num">${r.replications}</td><td>${escapeHtml(r.status === 'survivor' ? 'survivor' : `${r.reason ?? 'dropped'} (round ${r.droppedInRound})`)}</td></tr>`,
     )
     .join('\n');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatTuneAnswer } from '../../src/cli/tuneCommand.js';
+import { renderTuneReport } from '../../src/report/tuneReport.js';
 import type { CandidateRow, TuneAnswer } from '../../src/tune/tuneAnswer.js';
 
 const stats = (mean: number, lo: number, hi: number) => ({ n: 4, mean, sd: (hi - lo) / 4, ci95: [lo, hi] as [number, number] });
@@ -67,5 +68,25 @@ describe("tune's ranked table", () => {
     expect(lines[lines.length - 1]).toBe(
       "Each figure is the mean over the candidate's replications (reps) with its 95% interval [low, high]. min / max: the objective is minimised / maximised. met: the interval lies within the constraint's bound; not met: beyond it; undecided: across it (more replications may decide). status: a survivor is still in the search; a dropped candidate says why and in which round.",
     );
+  });
+
+  it('in the HTML report too: undecided, a legend under the table, and durations with their unit', () => {
+    const latency = {
+      ...answer,
+      objectives: [{ label: 'latencyMs.p99', goal: 'minimize', tolerance: null }],
+      ranking: answer.ranking.map((r, i) => ({ ...r, objectives: [stats(1500 + i, 1400, 1600)] })),
+    } as TuneAnswer;
+    const html = renderTuneReport(latency, {
+      keys: { objectives: ['latencyMs.p99'], constraints: ['successRate'] },
+      description: '',
+      version: '0',
+      date: '2026-01-01T00:00:00.000Z',
+      runTimeMs: 1000,
+      assets: { mode: 'shared', base: '../assets/' },
+    });
+    expect(html).toContain('<td class="num">1.5 <span class="ci">[1.4, 1.6]</span> s</td>');
+    expect(html).toContain('<td class="num">0.9 <span class="ci">[0.88, 0.92]</span> undecided</td>');
+    expect(html).toContain("met: the interval lies within the constraint&#39;s bound; not met: beyond it; undecided: across it (more replications may decide).</p>");
+    expect(html).not.toContain(' ?</td>');
   });
 });
