@@ -112,15 +112,33 @@ function waitsText(l: LayerReport): string {
   return `${parts.join(', ')}${more}${tick}`;
 }
 
+/** The index of the backoff column in the layers' table ({@link layerRows}). */
+const BACKOFF_COLUMN = 6;
+
+/** What each notation of the backoff texts ({@link describeBackoff}) means, and how to find it in a text. */
+const BACKOFF_NOTATIONS: ReadonlyArray<[RegExp, string]> = [
+  [/ x\d/, 'xN: the wait (or its ceiling) grows N-fold at each retry'],
+  [/U\[/, 'U[a, b): a draw uniform from a up to b'],
+  [/\br\b/, "r: the retry's number (1 for the first)"],
+  [/\+\/-/, '+/-p: each wait drawn up to p away from its value'],
+];
+
+/** A legend of the notations that the backoff texts shown use ('' when they use none). */
+function backoffLegend(texts: readonly string[]): string {
+  const used = BACKOFF_NOTATIONS.filter(([re]) => texts.some((t) => re.test(t))).map(([, meaning]) => meaning);
+  return used.length > 0 ? `backoff: ${used.join('; ')}.` : '';
+}
+
 /** The readable report of `retrystorm check` for one stack. */
 export function formatCheckReport(r: CheckReport): string {
   const out: string[] = [];
   const deadline = r.deadlineMs === null ? 'no deadline' : `deadline ${fmtMs(r.deadlineMs)}`;
   out.push(`${r.source}: ${r.name} (${r.layers.length} layer${r.layers.length === 1 ? '' : 's'} top to bottom, ${r.method}, ${deadline})`);
   out.push('');
-  out.push(
-    table(layerRows(r.layers), ['layer', 'attempts', 'retries', 'per-try', 'time limit', 'deadline', 'backoff', 'Retry-After', 'idempotency', 'budget'], [1]),
-  );
+  const layerTable = layerRows(r.layers);
+  out.push(table(layerTable, ['layer', 'attempts', 'retries', 'per-try', 'time limit', 'deadline', 'backoff', 'Retry-After', 'idempotency', 'budget'], [1]));
+  const legend = backoffLegend(layerTable.map((row) => row[BACKOFF_COLUMN] ?? ''));
+  if (legend !== '') out.push(wrap(legend, '  '));
   out.push('');
   for (const l of r.layers) {
     out.push(wrap(l.origin, '    ', `${l.name}: `));

@@ -1,13 +1,28 @@
 import type { SimulationResults } from '../model/results.js';
+import { formatDuration } from '../policy/formatDuration.js';
 import { paramEntries } from '../report/format.js';
-import { buildReportModel } from '../report/reportModel.js';
+import { notApplicable, notApplicableText } from '../report/notApplicable.js';
+import { buildReportModel, notApplicableIn } from '../report/reportModel.js';
+import type { ReportCell } from '../report/types.js';
+import { flattenMetrics } from '../sweep/flattenMetrics.js';
 import type { SweepResult } from '../sweep/runSweep.js';
 import { fmt, table } from './format.js';
 
-/** A readable summary of one run's results. */
+/** A duration for the terminal, in the unit that reads best (`formatDuration`); `-` when there is none. */
+function duration(ms: number | null | undefined): string {
+  return ms === null || ms === undefined || Number.isNaN(ms) ? '-' : formatDuration(ms);
+}
+
+/** A readable summary of one run's results; figures that do not apply (no operation measured...) read `n/a (why)`. */
 export function formatSingleResults(r: SimulationResults): string {
   const lines: string[] = [];
   const o = r.operations;
+  const flat = flattenMetrics(r);
+  const mean = (name: string) => flat[name] ?? null;
+  const or = (metric: string, text: () => string) => {
+    const why = notApplicable(metric, mean);
+    return why !== null ? notApplicableText(why) : text();
+  };
   lines.push(
     table([
       ['operations offered', fmt(o.offered)],
@@ -16,11 +31,11 @@ export function formatSingleResults(r: SimulationResults): string {
       ...(o.unfinished > 0 ? [['unfinished', fmt(o.unfinished)]] : []),
       ['leaf calls', fmt(r.leafCalls)],
       ...(r.writes !== undefined ? [['  writes', fmt(r.writes)], ['  reads', fmt(r.reads)]] : []),
-      ['amplification (leaf calls / operation)', fmt(r.amplification, 4)],
-      ['goodput (/s)', fmt(r.goodputPerSec)],
-      ['completion time (ms)', fmt(r.completionTimeMs)],
+      ['amplification (leaf calls / operation)', or('amplification', () => fmt(r.amplification, 4))],
+      ['goodput (/s)', or('goodputPerSec', () => fmt(r.goodputPerSec))],
+      ['completion time', or('completionTimeMs', () => duration(r.completionTimeMs))],
       ...(r.server.utilization !== null ? [['server utilization', fmt(r.server.utilization, 4)]] : []),
-      ['wasted server work (ms)', fmt(r.server.wastedWorkMs)],
+      ['wasted server work', duration(r.server.wastedWorkMs)],
       ['max queue', fmt(r.server.maxQueue)],
     ]),
   );
@@ -35,34 +50,24 @@ export function formatSingleResults(r: SimulationResults): string {
     ),
   );
   lines.push('');
-  const lat = (name: string, s: SimulationResults['latencyMs']) => [
-    name,
-    fmt(s.count),
-    fmt(s.mean),
-    fmt(s.p50),
-    fmt(s.p90),
-    fmt(s.p99),
-    fmt(s.p999),
-  ];
+  const lat = (name: string, prefix: 'latencyMs' | 'operationMs', s: SimulationResults['latencyMs']) => {
+    const why = notApplicable(`${prefix}.mean`, mean);
+    if (why !== null) return [name, fmt(s.count), notApplicableText(why)];
+    return [name, fmt(s.count), duration(s.mean), duration(s.p50), duration(s.p90), duration(s.p99), duration(s.p999)];
+  };
   lines.push(
-    table([lat('latency (successes)', r.latencyMs), lat('operation time (all)', r.operationMs)], [
-      'ms',
-      'count',
-      'mean',
-      'p50',
-      'p90',
-      'p99',
-      'p99.9',
-    ]),
+    table([lat('latency (successes)', 'latencyMs', r.latencyMs), lat('operation time (all)', 'operationMs', r.operationMs)], ['time', 'count', 'mean', 'p50', 'p90', 'p99', 'p99.9']),
   );
+  lines.push('p50, p90, p99, p99.9: half, 90%, 99% and 99.9% of the operations took at most that long.');
   if (r.clustering.length > 0) {
     lines.push('');
     lines.push(
       table(
-        r.clustering.map((c) => [`${c.binMs} ms bins`, fmt(c.peakToMean), fmt(c.dispersionIndex), fmt(c.maxBin)]),
+        r.clustering.map((c) => [`${formatDuration(c.binMs)} bins`, fmt(c.peakToMean), fmt(c.dispersionIndex), fmt(c.maxBin)]),
         ['leaf arrivals', 'peak/mean', 'dispersion', 'max bin'],
       ),
     );
+    lines.push('peak/mean: the largest bin over the mean bin (1 is even); dispersion: variance over mean of the counts per bin (1 for Poisson arrivals); max bin: calls in the largest bin.');
   }
   if (r.truncated) {
     lines.push('');
@@ -71,35 +76,71 @@ export function formatSingleResults(r: SimulationResults): string {
   return lines.join('\n');
 }
 
+/** One column of a sweep's table: its header, what it shows of a cell, and what its header means (null: self-explanatory). */
+interface SummaryColumn {
+  header: string;
+  metric: string | null;
+  show: (c: ReportCell) => string;
+  legend: string | null;
+  /** Figures per operation measured, left out when no cell measured an operation. */
+  perOperation: boolean;
+}
+
+/** Why no operation was measured in these cells: their operations all started in the warm-up, or none was offered. */
+function noOperationsWhy(cells: readonly ReportCell[]): string {
+  const warmups = cells.map((c) => (c.scenario as { warmupMs?: number } | null)?.warmupMs ?? 0);
+  if (warmups.every((w) => w > 0)) {
+    const longest = Math.max(...warmups);
+    return `their operations all started in the warm-up (warmupMs: the first ${formatDuration(longest)}${warmups.some((w) => w !== longest) ? ' at most' : ''}), which is not measured; leaf calls count the calls after it`;
+  }
+  return 'no operation was offered';
+}
+
 /**
  * A readable summary of a plan's run: the single results, or one row per cell, in the order of the
  * report (parts and variants in file order, swept values ascending, others in file order; the
  * summary files keep their cell-key order). `source` is the experiment file's JSON, for those orders.
+ * Durations are in the unit that reads best; a figure that does not apply to a cell (amplification
+ * without operations) reads `n/a (why)`; a legend under the table says what its short headers mean.
  */
 export function printRunSummary(run: SweepResult, source: unknown = null): string {
   if (run.single) return formatSingleResults(run.single);
   if (!run.summary) return `interrupted after ${run.done} of ${run.total} replications`;
   const model = buildReportModel(run.summary, { source, quick: false, set: [], date: null, runTimeMs: null, reportVersion: '' });
   const cells = model.parts.flatMap((p) => p.cells);
+  const m = (c: ReportCell, k: string) => c.metrics[k]?.mean ?? undefined;
+  const value = (metric: string, text: (v: number | undefined) => string) => (c: ReportCell) => {
+    const why = notApplicableIn(c, metric);
+    return why !== null ? notApplicableText(why) : text(m(c, metric));
+  };
+  const columns: SummaryColumn[] = [
+    { header: 'reps', metric: null, show: (c) => (c.state === 'ok' ? String(c.replications) : 'ERRORED'), legend: 'replications', perOperation: false },
+    { header: 'offered', metric: 'operations.offered', show: value('operations.offered', (v) => fmt(v)), legend: 'operations started after the warm-up (if any)', perOperation: true },
+    { header: 'succeeded', metric: 'operations.succeeded', show: value('operations.succeeded', (v) => fmt(v)), legend: null, perOperation: true },
+    { header: 'leaf calls', metric: 'leafCalls', show: value('leafCalls', (v) => fmt(v)), legend: null, perOperation: false },
+    { header: 'amplif.', metric: 'amplification', show: value('amplification', (v) => fmt(v, 4)), legend: 'leaf calls per operation', perOperation: true },
+    { header: 'p99', metric: 'latencyMs.p99', show: value('latencyMs.p99', duration), legend: '99% of the successful operations took at most this long', perOperation: true },
+    { header: 'completion', metric: 'completionTimeMs', show: value('completionTimeMs', duration), legend: 'when the last operation ended', perOperation: true },
+  ];
+  const ok = cells.filter((c) => c.state === 'ok');
+  const noneMeasured = ok.length > 0 && ok.every((c) => m(c, 'operations.offered') === 0);
+  const shown = columns.filter((col) => !(noneMeasured && col.perOperation));
   const rows = cells.map((c) => {
-    const m = (k: string) => c.metrics[k]?.mean ?? undefined;
     const params = paramEntries(c.params, true)
       .map((e) => `${e.name}=${e.value}`)
       .join(' ');
-    return [
-      [c.part !== 'main' ? c.part : '', c.variant !== 'default' ? c.variant : '', params].filter((s) => s).join(' ') || 'default',
-      c.state === 'ok' ? String(c.replications) : 'ERRORED',
-      fmt(m('operations.offered')),
-      fmt(m('operations.succeeded')),
-      fmt(m('leafCalls')),
-      fmt(m('amplification'), 4),
-      fmt(m('latencyMs.p99')),
-      fmt(m('completionTimeMs')),
-    ];
+    const label = [c.part !== 'main' ? c.part : '', c.variant !== 'default' ? c.variant : '', params].filter((s) => s).join(' ') || 'default';
+    return [label, ...shown.map((col) => col.show(c))];
   });
-  const lines = [
-    table(rows, ['cell', 'reps', 'offered', 'succeeded', 'leaf calls', 'amplif.', 'p99 ms', 'completion ms']),
-  ];
+  const lines = [table(rows, ['cell', ...shown.map((col) => col.header)]), ''];
+  const legend = shown.filter((col) => col.legend !== null).map((col) => `${col.header}: ${col.legend}`);
+  lines.push(`${legend.join('; ')}; the other figures are means over the replications.`);
+  if (noneMeasured) {
+    lines.push(`No operation was measured in any cell: ${noOperationsWhy(ok)}. Figures per operation (offered, succeeded, amplification, latency, completion time) do not apply and are left out.`);
+  } else {
+    const empty = ok.filter((c) => m(c, 'operations.offered') === 0);
+    if (empty.length > 0) lines.push(`n/a (no operations): ${empty.length} of ${cells.length} cells measured no operation, so figures per operation do not apply to them: ${noOperationsWhy(empty)}.`);
+  }
   for (const c of run.summary.cells) for (const e of c.errors) lines.push(`errored: ${c.key}: ${e}`);
   const truncated = run.summary.cells.filter((c) => (c.metrics['truncated']?.mean ?? 0) > 0);
   if (truncated.length > 0) {

@@ -3,14 +3,15 @@ import type { Command } from 'commander';
 import { join, relative, resolve } from 'node:path';
 import { expandExperiment, parseExperimentText, parseSetArg, patchedRoot } from '../experiment/index.js';
 import type { IndexEntry } from '../report/index.js';
-import { renderTuneReport, tuneCsv } from '../report/tuneReport.js';
+import { isDurationMetric } from '../report/metrics.js';
+import { MET_LEGEND, MET_WORDS, renderTuneReport, tuneCsv } from '../report/tuneReport.js';
 import type { ReplicationRecord } from '../sweep/runPlan.js';
 import { readRunDir } from '../sweep/ResultReader.js';
 import { runSweep, SweepPool } from '../sweep/runSweep.js';
-import { formatStats, tuneAnswer, type TuneAnswer } from '../tune/tuneAnswer.js';
+import { formatDurationStats, formatStats, tuneAnswer, type TuneAnswer } from '../tune/tuneAnswer.js';
 import { roundName } from '../tune/roundExperiment.js';
 import { runTune, TuneInputError, type RoundOutcome, type RoundRequest } from '../tune/runTune.js';
-import { prepareTune, type TuneProblem } from '../tune/tuneProblem.js';
+import { metricKey, prepareTune, type TuneProblem } from '../tune/tuneProblem.js';
 import { VERSION } from '../version.js';
 import { UsageError, type CliIO } from './io.js';
 import { loadExperimentSource, planFromFile } from './loadPlan.js';
@@ -164,7 +165,9 @@ async function searchInto(io: CliIO, path: string, problem: TuneProblem, output:
   if (answer.recommendation !== null) answer.recommendation.configuration = recommendedConfiguration(problem, answer);
   writeFileAtomic(join(outDir, TUNE_FILE), JSON.stringify(answer, null, 2) + '\n');
   writeFileAtomic(join(outDir, 'summary.csv'), tuneCsv(answer));
+  const keys = { objectives: problem.objectives.map((o) => metricKey(o.metric, o.window)), constraints: problem.constraints.map((c) => metricKey(c.metric, c.window)) };
   const html = renderTuneReport(answer, {
+    keys,
     description: problem.description,
     version: VERSION,
     date: new Date().toISOString(),
@@ -176,14 +179,30 @@ async function searchInto(io: CliIO, path: string, problem: TuneProblem, output:
   shared.reportIndex?.push({ name: problem.name, description: problem.description, finding: answer.headline, href: `${problem.name}/index.html`, date: new Date().toISOString() });
   if (flags.json) io.stdout(JSON.stringify(answer, null, 2) + '\n');
   else if (!flags.quiet) {
-    io.stdout(`\n${formatTuneAnswer(answer)}\n`);
+    io.stdout(`\n${formatTuneAnswer(answer, keys)}\n`);
     io.stdout(`written to ${where}\n`);
   }
   return 0;
 }
 
-/** The answer as text: the headline, the recommendation and its flags, the ranked table, the presets. */
-export function formatTuneAnswer(a: TuneAnswer): string {
+/** What the ranked table's columns and words mean, printed under it. */
+function tuneTableLegend(a: TuneAnswer): string {
+  const parts = [
+    'Each figure is the mean over the candidate\'s replications (reps) with its 95% interval [low, high]',
+    ...(a.objectives.length > 0 ? ['min / max: the objective is minimised / maximised'] : []),
+    ...(a.constraints.length > 0 ? [MET_LEGEND] : []),
+    'status: a survivor is still in the search; a dropped candidate says why and in which round',
+  ];
+  return `${parts.join('. ')}.`;
+}
+
+/**
+ * The answer as text: the headline, the recommendation and its flags, the ranked table, the
+ * presets. `keys` name the metric each objective and constraint reads (`metricKey`), so that a
+ * duration's column is written in the unit that reads best, with its unit.
+ */
+export function formatTuneAnswer(a: TuneAnswer, keys: { objectives: readonly string[]; constraints: readonly string[] } = { objectives: [], constraints: [] }): string {
+  const stats = (key: string | undefined) => (key !== undefined && isDurationMetric(key) ? formatDurationStats : formatStats);
   const lines: string[] = [`${a.experiment}: ${a.headline}`];
   lines.push(`${a.totalRuns} runs in ${a.rounds.length} rounds (at most ${a.maxRuns}); stopped: ${a.stopReason === 'converged' ? 'the survivors are told apart' : a.stopReason === 'max-runs' ? 'the next round would pass --max-runs' : 'no candidate left'}`);
   if (a.recommendation) {
@@ -200,12 +219,13 @@ export function formatTuneAnswer(a: TuneAnswer): string {
   const rows = a.ranking.map((r) => [
     String(r.rank),
     `${r.id}: ${r.label}`,
-    ...r.objectives.map(formatStats),
-    ...r.constraints.map((c) => `${formatStats(c)} ${c.met === 'yes' ? 'met' : c.met === 'no' ? 'not met' : '?'}`),
+    ...r.objectives.map((o, i) => stats(keys.objectives[i])(o)),
+    ...r.constraints.map((c, i) => `${stats(keys.constraints[i])(c)} ${MET_WORDS[c.met]}`),
     String(r.replications),
     r.status === 'survivor' ? 'survivor' : `${r.reason ?? ''} (round ${r.droppedInRound})`,
   ]);
   lines.push('', table(rows, header));
+  lines.push(tuneTableLegend(a));
   if (a.presets.length > 0) lines.push('', `presets: ${a.presets.map((p) => `${p.id} ranks ${p.rank} of ${a.ranking.length}`).join('; ')}`);
   return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 import { MAX_SERIES_BINS } from '../metrics/BinnedSeries.js';
+import { formatDuration } from '../policy/formatDuration.js';
 import { findingLine } from './findings.js';
 import { renderReportHtml, type ReportAssets } from './renderReport.js';
 import { buildReportModel } from './reportModel.js';
@@ -36,5 +37,5 @@ export function seriesCutNote(summary: ReportSummary): string | null {
   if (cut.length === 0) return null;
   const at = [...new Set(cut.map((c) => c.timeSeries.typical?.cutAtMs as number))].sort((a, b) => a - b);
   const binMs = cut[0]?.timeSeries.typical?.binMs;
-  return `the time series of ${cut.length} of ${summary.cells.length} cells stop at ${at.map((ms) => `${ms} ms`).join(', ')} (at most ${MAX_SERIES_BINS} bins${binMs !== undefined ? ` of ${binMs} ms` : ''} are kept; metrics.timeSeriesBinMs sets their width): the charts over time end there, while the totals cover the whole run`;
+  return `the time series of ${cut.length} of ${summary.cells.length} cells stop at ${at.map(formatDuration).join(', ')} (at most ${MAX_SERIES_BINS} bins${binMs !== undefined ? ` of ${formatDuration(binMs)}` : ''} are kept; metrics.timeSeriesBinMs sets their width): the charts over time end there, while the totals cover the whole run`;
 }

@@ -1,17 +1,24 @@
+import { formatSetDuration } from '../policy/formatDuration.js';
 import { evaluateAllClaims, ONE_REPLICATION, type ClaimResult } from './claims.js';
 import { difference, higherIsBetter, verdict, type Difference } from './compare.js';
-import { formatEstimate, formatNumber, formatRange } from './format.js';
-import { metricInfo, paramLabel, paramsInWords, paramUnit } from './metrics.js';
-import { cellLabel, focusCells, hasMetric, metricMean, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
+import { formatEstimate, formatNumber, formatRange, shownDurationUnit } from './format.js';
+import { isDurationMetric, metricInfo, paramLabel, paramsInWords, paramUnit, unitIn } from './metrics.js';
+import { notApplicableText } from './notApplicable.js';
+import { cellLabel, focusCells, hasMetric, metricMean, notApplicableIn, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
 import { clusteringMetric, defaultX, isClusteringAxis, keyMetrics, workAndTime } from './selectCharts.js';
 import { allNumbers } from './specs/common.js';
 import type { ReportCell, ReportMetricStats } from './types.js';
 
-/** The headline numbers of one part: a row per cell, a column per metric. */
+/**
+ * The headline numbers of one part: a row per cell, a column per metric. A duration column is
+ * shown in the unit that reads best for its largest value (`unit`: `h`; its values divided by
+ * `perUnit`, the milliseconds in that unit; 1 for other columns). A figure that does not apply to
+ * a cell (amplification without operations) has no value and says why in `notApplicable`.
+ */
 export interface FindingsTable {
   part: string;
-  columns: Array<{ metric: string; title: string; unit: string }>;
-  rows: Array<{ label: string; variant: string; state: 'ok' | 'errored'; values: Array<ReportMetricStats | null> }>;
+  columns: Array<{ metric: string; title: string; unit: string; perUnit: number }>;
+  rows: Array<{ label: string; variant: string; state: 'ok' | 'errored'; values: Array<ReportMetricStats | null>; notApplicable: Array<string | null> }>;
 }
 
 /** The metrics of the findings table: work, amplification, time, goodput, failures, wasted work (those measured). */
@@ -43,9 +50,16 @@ export function findingsCells(part: ReportPart): ReportCell[] {
 export function findingsTable(part: ReportPart): FindingsTable {
   const metrics = findingsMetrics(part);
   const cells = findingsCells(part);
+  const column = (metric: string) => {
+    const info = metricInfo(metric);
+    if (!isDurationMetric(metric)) return { metric, title: info.title, unit: info.unit, perUnit: 1 };
+    const largest = Math.max(0, ...cells.map((c) => Math.abs(metricMean(c, metric) ?? 0)));
+    const u = shownDurationUnit(largest);
+    return { metric, title: info.title, unit: unitIn(info.unit, u), perUnit: u.ms };
+  };
   return {
     part: part.name,
-    columns: metrics.map((metric) => ({ metric, ...metricInfo(metric) })),
+    columns: metrics.map(column),
     rows: cells.map((c) => ({
       label: cellLabel(c, cells),
       variant: c.variant,
@@ -54,6 +68,7 @@ export function findingsTable(part: ReportPart): FindingsTable {
         const s = c.metrics[m];
         return s && typeof s.mean === 'number' && Number.isFinite(s.mean) ? s : null;
       }),
+      notApplicable: metrics.map((m) => notApplicableIn(c, m)),
     })),
   };
 }
@@ -63,13 +78,24 @@ function withUnit(v: string, unit: string): string {
   return unit && !unit.includes(' / ') ? `${v} ${unit}` : v;
 }
 
-/** A cell's mean of a metric with its interval, as a sentence shows it (`796 ± 1.5 calls`). */
+/**
+ * A cell's mean of a metric with its interval, as a sentence shows it (`796 ± 1.5 calls`), a
+ * duration in the unit that reads best for its mean (`370 ± 10 h`), and a figure that does not
+ * apply as such (`n/a (no operations)`).
+ */
 export function estimateText(cell: ReportCell, metric: string): string {
+  const na = notApplicableIn(cell, metric);
+  if (na !== null) return notApplicableText(na);
   const s = cell.metrics[metric];
   const mean = s?.mean ?? null;
   const [lo, hi] = s?.ci95 ?? [null, null];
   const half = typeof lo === 'number' && typeof hi === 'number' && (s?.n ?? 0) > 1 ? (hi - lo) / 2 : null;
-  return withUnit(formatEstimate(mean, half), metricInfo(metric).unit);
+  const unit = metricInfo(metric).unit;
+  if (mean !== null && Number.isFinite(mean) && isDurationMetric(metric)) {
+    const u = shownDurationUnit(mean);
+    return withUnit(formatEstimate(mean / u.ms, half === null ? null : half / u.ms), unitIn(unit, u));
+  }
+  return withUnit(formatEstimate(mean, half), unit);
 }
 
 function intervalText(d: Difference): string {
@@ -175,9 +201,10 @@ export function crossings(part: ReportPart, metric: string, x: string): Crossing
   return out;
 }
 
-/** A value of a swept numeric field with its unit (`15.6 ms`), the unit left out when the field's name says it (`10` clients). */
+/** A value of a swept numeric field with its unit (`15.6 ms`; a duration in the unit that reads best, `3 s`), the unit left out when the field's name says it (`10` clients). */
 function axisValueText(x: string): (v: unknown) => string {
   const unit = paramUnit(x);
+  if (unit === 'ms') return (v) => formatSetDuration(v as number);
   const shown = unit !== '' && !paramLabel(x).toLowerCase().includes(unit.toLowerCase());
   return (v) => `${formatNumber(v as number)}${shown ? ` ${unit}` : ''}`;
 }

@@ -1,3 +1,4 @@
+import { durationUnit, type DurationUnit } from '../policy/formatDuration.js';
 import { formatCount, groupThousands } from '../policy/groupThousands.js';
 
 /** A number for tables and captions: 4 significant digits, no exponent for everyday sizes. */
@@ -9,6 +10,11 @@ export function formatNumber(v: number | null | undefined): string {
   if (a >= 1e4) return formatCount(Math.round(v));
   const digits = Math.max(0, 3 - Math.floor(Math.log10(a)));
   return Number(v.toFixed(Math.min(digits, 6))).toString();
+}
+
+/** The unit a duration of `ms` reads best in, as {@link formatNumber} writes it (`durationUnit`): `1,330,000,000 ms` is `369.7 h`. */
+export function shownDurationUnit(ms: number): DurationUnit {
+  return durationUnit(ms, formatNumber);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { scenarioSchema } from '../experiment/index.js';
+import { formatDuration, formatSetDuration, type DurationUnit } from '../policy/formatDuration.js';
 import { docsAlong, type SchemaDoc } from '../policy/schema/schemaDocs.js';
 import { paramEntries } from './format.js';
 import { MEMORY_CEILING_METRIC } from '../sweep/flattenMetrics.js';
@@ -78,6 +79,11 @@ const FIXED: Record<string, MetricInfo> = {
 
 const STATS: Record<string, string> = { mean: 'Mean', p50: 'p50', p90: 'p90', p99: 'p99', p999: 'p99.9', max: 'Maximum' };
 
+/** A bin width of a metric's name (`10`, in ms) as people read it: `10 ms`, `1 s`. */
+function binText(ms: string | undefined): string {
+  return formatDuration(Number(ms));
+}
+
 /** Title and unit of a count or time (0 or more). */
 function counted(title: string, unit: string): MetricInfo {
   return { title, unit, range: NON_NEGATIVE };
@@ -101,27 +107,27 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo; su
   { re: /^attempts\.(.+)\.retries$/, info: (m) => counted(`Retries at ${m[1]}`, 'attempts'), subjects: (m) => [{ kind: 'layer', name: m[1] as string }] },
   {
     re: /^clustering\.([0-9.e+-]+)ms\.peakToMean$/,
-    info: (m) => counted(`Peak-to-mean of leaf arrivals in ${m[1]} ms bins`, 'largest bin / mean bin'),
+    info: (m) => counted(`Peak-to-mean of leaf arrivals in ${binText(m[1])} bins`, 'largest bin / mean bin'),
     subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
   },
   {
     re: /^clustering\.([0-9.e+-]+)ms\.dispersionIndex$/,
-    info: (m) => counted(`Index of dispersion of leaf arrivals in ${m[1]} ms bins`, 'variance / mean'),
+    info: (m) => counted(`Index of dispersion of leaf arrivals in ${binText(m[1])} bins`, 'variance / mean'),
     subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
   },
   {
     re: /^clustering\.([0-9.e+-]+)ms\.maxBin$/,
-    info: (m) => counted(`Largest ${m[1]} ms bin of leaf arrivals`, 'calls'),
+    info: (m) => counted(`Largest ${binText(m[1])} bin of leaf arrivals`, 'calls'),
     subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
   },
   {
     re: /^retryClustering\.([0-9.e+-]+)ms\.peakToMean$/,
-    info: (m) => counted(`Peak-to-mean of retry arrivals in ${m[1]} ms bins`, 'largest bin / mean bin'),
+    info: (m) => counted(`Peak-to-mean of retry arrivals in ${binText(m[1])} bins`, 'largest bin / mean bin'),
     subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
   },
   {
     re: /^retryClustering\.([0-9.e+-]+)ms\.maxBin$/,
-    info: (m) => counted(`Largest ${m[1]} ms bin of retry arrivals`, 'calls'),
+    info: (m) => counted(`Largest ${binText(m[1])} bin of retry arrivals`, 'calls'),
     subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
   },
   {
@@ -268,6 +274,16 @@ export function metricSubjects(name: string): MetricSubject[] {
   return [];
 }
 
+/** Whether a metric is a duration (its unit is `ms`): people read it in the unit that suits its size (`formatDuration`). */
+export function isDurationMetric(name: string): boolean {
+  return /^ms\b/.test(metricInfo(name).unit);
+}
+
+/** A duration metric's unit with its milliseconds written in `u` (`ms (runs that got there)` -> `s (runs that got there)`). */
+export function unitIn(unit: string, u: DurationUnit): string {
+  return unit.replace(/^ms\b/, u.unit);
+}
+
 /** `Title (unit)`: an axis title that carries its unit. */
 export function metricTitle(name: string): string {
   const { title, unit } = metricInfo(name);
@@ -356,14 +372,17 @@ export function paramTitle(path: string): string {
 
 /**
  * A cell's swept parameters in words, each changed field once (`Timer tick at layer 0 = 15.6 ms`,
- * `Attempts at every layer = 2`), for the labels of charts and tables; '' without any.
+ * `Attempts at every layer = 2`, a duration in the unit that reads best: `Spike duration = 3 s`),
+ * for the labels of charts and tables; '' without any.
  */
 export function paramsInWords(params: Record<string, unknown>): string {
   return paramEntries(params)
     .map((e) => {
       const unit = paramUnit(e.name);
       const label = paramLabel(e.name);
-      const shown = unit && /^-?[0-9.e+]+$/.test(e.value) && !label.toLowerCase().includes(unit.toLowerCase());
+      const numeric = /^-?[0-9.e+]+$/.test(e.value);
+      if (numeric && unit === 'ms') return `${label} = ${formatSetDuration(Number(e.value))}`;
+      const shown = unit && numeric && !label.toLowerCase().includes(unit.toLowerCase());
       return `${label} = ${e.value}${shown ? ` ${unit}` : ''}`;
     })
     .join(', ');

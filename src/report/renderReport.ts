@@ -2,7 +2,10 @@ import { evaluateAllClaims, type ClaimResult, type ClaimStatus } from './claims.
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { cascadeFindings, findingLine, findingsTable, partFindingLine, type FindingsTable } from './findings.js';
 import { formatDuration } from '../policy/formatDuration.js';
-import { formatEstimate, formatNumber, formatRange, formatValue } from './format.js';
+import type { Difference } from './compare.js';
+import { formatEstimate, formatNumber, formatRange, formatValue, shownDurationUnit } from './format.js';
+import { isDurationMetric } from './metrics.js';
+import { notApplicableText } from './notApplicable.js';
 import type { ReportModel, ReportPart } from './reportModel.js';
 import type { ReportChart, ReportMetricStats } from './types.js';
 import type { Scenario } from '../model/scenario.js';
@@ -210,13 +213,18 @@ function findingsHtml(model: ReportModel, table: FindingsTable, part: ReportPart
   const body = table.rows
     .map((r) => {
       const cells = r.values
-        .map((s) => {
+        .map((s, i) => {
+          const na = r.notApplicable[i];
+          if (na) return `<td class="num na">${escapeHtml(notApplicableText(na))}</td>`;
           if (!s || s.mean === null) return '<td class="num">–</td>';
+          const column = table.columns[i];
+          const per = column?.perUnit ?? 1;
           const lo = s.ci95[0];
           const hi = s.ci95[1];
           const half = typeof lo === 'number' && typeof hi === 'number' && s.n > 1 ? (hi - lo) / 2 : null;
-          const title = `mean ${s.mean}${typeof lo === 'number' && typeof hi === 'number' ? `, 95% interval [${lo}, ${hi}]` : ''}, n = ${s.n}`;
-          const [mean, pm] = formatEstimate(s.mean, half).split(' ± ');
+          const raw = per !== 1 ? ' ms' : '';
+          const title = `mean ${s.mean}${raw}${typeof lo === 'number' && typeof hi === 'number' ? `, 95% interval [${lo}, ${hi}]${raw}` : ''}, n = ${s.n}`;
+          const [mean, pm] = formatEstimate(s.mean / per, half === null ? null : half / per).split(' ± ');
           return `<td class="num" title="${escapeHtml(title)}">${escapeHtml(mean ?? '')}${pm !== undefined ? ` <span class="ci">± ${escapeHtml(pm)}</span>` : ''}</td>`;
         })
         .join('');
@@ -224,6 +232,14 @@ function findingsHtml(model: ReportModel, table: FindingsTable, part: ReportPart
     })
     .join('');
   return `<div class="table-wrap"><table class="findings">${head}${body}</table></div>`;
+}
+
+/** A difference of a claim's metric and its interval (`-3.2 [-4.1, -2.3]`), a duration's in the unit that reads best for its size (`-3.2 [-4.1, -2.3] s`). */
+function differenceText(d: Difference, metric: string): string {
+  const u = isDurationMetric(metric) ? shownDurationUnit(Math.max(Math.abs(d.mean), ...(d.ci95 ?? []).map(Math.abs))) : null;
+  const per = u?.ms ?? 1;
+  const text = `${formatNumber(d.mean / per)}${d.ci95 ? ` ${formatRange(d.ci95[0] / per, d.ci95[1] / per)}` : ''}`;
+  return `${text}${u ? ` ${u.unit}` : ''}${d.ci95 ? '' : ' (no interval)'}`;
 }
 
 const STATUS_CLASS: Record<ClaimStatus, string> = { supported: 'ok', contradicted: 'bad', 'not shown': 'unknown' };
@@ -237,7 +253,7 @@ function claimsHtml(results: readonly ClaimResult[], multi: boolean): string {
         .slice(0, 6)
         .map((e) => {
           const d = e.difference;
-          const diff = d ? `${formatNumber(d.mean)}${d.ci95 ? ` ${formatRange(d.ci95[0], d.ci95[1])}` : ' (no interval)'}` : '–';
+          const diff = d ? differenceText(d, r.claim.metric) : '–';
           return `${e.where ? `${breakable(e.where)}: ` : ''}${breakable(e.a)} − ${breakable(e.b)} = ${escapeHtml(diff)}`;
         })
         .join('<br>');

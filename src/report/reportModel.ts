@@ -1,5 +1,6 @@
 import { variantColors, type VariantColors } from './colors.js';
 import { paramsInWords } from './metrics.js';
+import { notApplicable } from './notApplicable.js';
 import { hintsFromSource, type CellSelector, type ReportHints } from './reportHints.js';
 import type { ReportCell, ReportRunInfo, ReportSummary } from './types.js';
 
@@ -125,7 +126,7 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
   const parts: ReportPart[] = partNames.map((name) => {
     const idx = sourceParts ? sourceParts.findIndex((p) => isObject(p) && p.name === name) : -1;
     const sp: Obj | null = idx >= 0 ? (sourceParts?.[idx] as Obj) : source;
-    const cells = summary.cells.filter((c) => c.part === name);
+    const cells = summary.cells.filter((c) => c.part === name).map(withoutInapplicable);
     const fileVariants = sp && isObject(sp.variants) ? Object.keys(sp.variants) : [];
     const variants: string[] = [];
     for (const v of fileVariants) if (cells.some((c) => c.variant === v)) variants.push(v);
@@ -175,6 +176,24 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
     hintErrors: errors,
     run,
   };
+}
+
+/**
+ * A cell without the figures that do not apply to it (`notApplicable`: amplification with no
+ * operation measured...), which its results hold as 0: charts, tables and comparisons leave them
+ * out, and tables and sentences say why (`notApplicableIn`).
+ */
+function withoutInapplicable(cell: ReportCell): ReportCell {
+  const drop = Object.keys(cell.metrics).filter((k) => notApplicableIn(cell, k) !== null);
+  if (drop.length === 0) return cell;
+  const metrics = { ...cell.metrics };
+  for (const k of drop) delete metrics[k];
+  return { ...cell, metrics };
+}
+
+/** Why a metric does not apply to a cell (`no operations`), or null when it applies. */
+export function notApplicableIn(cell: ReportCell, metric: string): string | null {
+  return notApplicable(metric, (name) => metricMean(cell, name));
 }
 
 function rank(order: string[], name: string): number {

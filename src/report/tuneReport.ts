@@ -1,8 +1,8 @@
 import { csvCell } from '../sweep/csv.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatDuration } from '../policy/formatDuration.js';
-import { formatNumber, formatValue } from './format.js';
-import { paramLabel, paramTitle } from './metrics.js';
+import { formatNumber, formatValue, shownDurationUnit } from './format.js';
+import { isDurationMetric, paramLabel, paramTitle } from './metrics.js';
 import { reportHead, type ReportAssets } from './renderReport.js';
 
 /** Mean and 95% interval of a metric across replications, as a search reports them. */
@@ -14,6 +14,15 @@ interface Stats {
 }
 
 /** The part of a search's answer (`retrystorm tune`'s tune.json) that its report and CSV show. */
+/**
+ * How a search's table says whether a candidate meets a constraint, by where the 95% interval of
+ * its mean lies against the bound (`met` of tune.json): within it, beyond it, or across it.
+ */
+export const MET_WORDS: Readonly<Record<'yes' | 'no' | 'unknown', string>> = { yes: 'met', no: 'not met', unknown: 'undecided' };
+
+/** What {@link MET_WORDS} mean, for a legend beside the table. */
+export const MET_LEGEND = `${MET_WORDS.yes}: the interval lies within the constraint's bound; ${MET_WORDS.no}: beyond it; ${MET_WORDS.unknown}: across it (more replications may decide)`;
+
 export interface TuneReportInput {
   experiment: string;
   seed: number;
@@ -39,7 +48,7 @@ export interface TuneReportInput {
     droppedInRound: number | null;
     feasibility: string;
     objectives: Stats[];
-    constraints: Array<Stats & { met: string }>;
+    constraints: Array<Stats & { met: keyof typeof MET_WORDS }>;
   }>;
   recommendation: {
     id: string;
@@ -62,6 +71,8 @@ export interface TuneReportOptions {
   date: string;
   runTimeMs: number;
   assets: ReportAssets;
+  /** The metric each objective and constraint reads (`windows.after.recoveryMs`), so that durations are shown in the unit that reads best; without them, as they are. */
+  keys?: { objectives: readonly string[]; constraints: readonly string[] };
 }
 
 /**
@@ -82,10 +93,14 @@ export function tuneCsv(a: TuneReportInput): string {
   return rows.join('\n') + '\n';
 }
 
-function stats(s: Stats | undefined): string {
+/** A mean and its interval (`1.877 [1.863, 1.89]`); a duration's (metric `key`) in the unit that reads best for its mean (`1.5 [1.4, 1.6] s`). */
+function stats(s: Stats | undefined, key?: string): string {
   if (!s || s.n === 0) return '–';
-  if (s.n === 1 || s.ci95[0] === s.ci95[1]) return escapeHtml(formatNumber(s.mean));
-  return `${escapeHtml(formatNumber(s.mean))} <span class="ci">[${escapeHtml(formatNumber(s.ci95[0]))}, ${escapeHtml(formatNumber(s.ci95[1]))}]</span>`;
+  const u = key !== undefined && isDurationMetric(key) ? shownDurationUnit(s.mean) : null;
+  const per = u?.ms ?? 1;
+  const unit = u ? ` ${u.unit}` : '';
+  if (s.n === 1 || s.ci95[0] === s.ci95[1]) return escapeHtml(`${formatNumber(s.mean / per)}${unit}`);
+  return `${escapeHtml(formatNumber(s.mean / per))} <span class="ci">[${escapeHtml(formatNumber(s.ci95[0] / per))}, ${escapeHtml(formatNumber(s.ci95[1] / per))}]</span>${escapeHtml(unit)}`;
 }
 
 /** Status of a candidate as the charts colour it. */
@@ -241,8 +256,8 @@ export function renderTuneReport(a: TuneReportInput, opts: TuneReportOptions): s
   const body = a.ranking
     .map(
       (r) =>
-        `<tr><td class="num">${r.rank}</td><td>${escapeHtml(`${r.id}: ${r.label}`)}</td>${r.objectives.map((s) => `<td class="num">${stats(s)}</td>`).join('')}${r.constraints
-          .map((s) => `<td class="num">${stats(s)} ${s.met === 'yes' ? 'met' : s.met === 'no' ? 'not met' : '?'}</td>`)
+        `<tr><td class="num">${r.rank}</td><td>${escapeHtml(`${r.id}: ${r.label}`)}</td>${r.objectives.map((s, i) => `<td class="num">${stats(s, opts.keys?.objectives[i])}</td>`).join('')}${r.constraints
+          .map((s, i) => `<td class="num">${stats(s, opts.keys?.constraints[i])} ${MET_WORDS[s.met]}</td>`)
           .join('')}<td class="num">${r.replications}</td><td>${escapeHtml(r.status === 'survivor' ? 'survivor' : `${r.reason ?? 'dropped'} (round ${r.droppedInRound})`)}</td></tr>`,
     )
     .join('\n');
@@ -264,6 +279,7 @@ ${presets}
 <table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>
 ${body}
 </tbody></table>
+<p class="hint">Each figure is the mean over the candidate's replications with its 95% interval [low, high]${a.constraints.length > 0 ? `; ${escapeHtml(MET_LEGEND)}` : ''}.</p>
 <h2>Charts</h2>
 ${charts.map((c) => `<figure><h3>${escapeHtml(c.title)}</h3><div class="vis" id="chart-${c.id}"></div><figcaption>${escapeHtml(c.caption)}</figcaption></figure>`).join('\n')}
 <h2>Rounds</h2>

@@ -1,3 +1,4 @@
+import { durationUnit } from '../policy/formatDuration.js';
 import type { MetricStats } from '../sweep/aggregate.js';
 import {
   bestFirst,
@@ -120,6 +121,13 @@ export function formatStats(s: MetricStats): string {
   if (s.n === 0) return '-';
   if (s.n === 1 || s.ci95[0] === s.ci95[1]) return fmt(s.mean);
   return `${fmt(s.mean)} [${fmt(s.ci95[0])}, ${fmt(s.ci95[1])}]`;
+}
+
+/** A duration's {@link formatStats} in the unit that reads best for its mean, with the unit: `523.4 [500, 540]` ms is `523.4 [500, 540] ms`, `1500 [1400, 1600]` ms is `1.5 [1.4, 1.6] s`. */
+export function formatDurationStats(s: MetricStats): string {
+  if (s.n === 0) return '-';
+  const u = durationUnit(s.mean, fmt);
+  return `${formatStats({ ...s, mean: s.mean / u.ms, ci95: [s.ci95[0] / u.ms, s.ci95[1] / u.ms] })} ${u.unit}`;
 }
 
 /** The answer of a finished search: the ranked table, the recommendation, the front, the presets' ranks. */

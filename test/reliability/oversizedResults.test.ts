@@ -92,7 +92,7 @@ describe('a time series cut at 1,000,000 bins says so', () => {
     const cell = (ts: typeof cut.timeSeries) => ({ timeSeries: { typical: ts, mean: null } });
     const summary = { experiment: 'x', description: '', seed: 1, version: '0', cells: [cell(cut.timeSeries), cell(whole.timeSeries)] } as unknown as ReportSummary;
     expect(seriesCutNote(summary)).toBe(
-      'the time series of 1 of 2 cells stop at 1000 ms (at most 1000000 bins of 0.001 ms are kept; metrics.timeSeriesBinMs sets their width): the charts over time end there, while the totals cover the whole run',
+      'the time series of 1 of 2 cells stop at 1 s (at most 1000000 bins of 0.001 ms are kept; metrics.timeSeriesBinMs sets their width): the charts over time end there, while the totals cover the whole run',
     );
     expect(seriesCutNote({ ...summary, cells: [summary.cells[1]!] })).toBeNull();
   });
