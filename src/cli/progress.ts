@@ -16,23 +16,38 @@ export function progressText(p: SweepProgress, elapsedMs: number): { rate: strin
 
 /**
  * Sweep progress on stderr: a bar (replications done/total, rate, ETA) on a terminal; otherwise
- * a plain line every few seconds and one at the end.
+ * a plain line every few seconds and one at the end. A run that shows no bar (a single run) and
+ * has gone `heartbeatMs` without finishing says so every `heartbeatMs` (`still running, 40 s`),
+ * so that long work (a cache warmed by millions of requests, a long horizon) is never silent.
  */
 export class ProgressReporter {
   private bar: cliProgress.SingleBar | null = null;
   private readonly started = Date.now();
   private lastLine = 0;
   private last: SweepProgress | null = null;
+  private heartbeat: ReturnType<typeof setInterval> | null = null;
 
   constructor(
     private readonly io: CliIO,
     private readonly name: string,
     private readonly everyMs = 5000,
+    private readonly heartbeatMs = 20_000,
   ) {}
 
   update(p: SweepProgress): void {
     this.last = p;
-    if (p.total <= 1) return;
+    if (p.total <= 1) {
+      if (this.heartbeat === null && p.done < p.total) {
+        this.heartbeat = setInterval(() => {
+          if (this.last !== null && this.last.done < this.last.total) {
+            this.io.stderr(`${this.name}: still running, ${formatDuration(Date.now() - this.started)}\n`);
+          }
+        }, this.heartbeatMs);
+        // The heartbeat never keeps the process alive on its own.
+        this.heartbeat.unref();
+      }
+      return;
+    }
     if (this.io.isTTY) {
       if (!this.bar) {
         this.bar = new cliProgress.SingleBar(
@@ -64,6 +79,8 @@ export class ProgressReporter {
   }
 
   stop(): void {
+    if (this.heartbeat !== null) clearInterval(this.heartbeat);
+    this.heartbeat = null;
     this.bar?.stop();
     this.bar = null;
   }

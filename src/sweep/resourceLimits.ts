@@ -98,7 +98,7 @@ function cacheFindings(plan: ExperimentPlan, runCeilingBytes: number, warnings: 
     }
   }
   if (warm > CACHE_WARM_WARN_REQUESTS) {
-    warnings.push(`the caches that start warm replay ${formatCount(warm)} requests before each run starts (${WARM_REQUESTS_PER_ENTRY} per entry of capacity), about ${Math.round((warm * WARM_REQUEST_NS) / 1e9)} s a run with nothing printed meanwhile (a smaller capacity, or initial "empty", starts at once)`);
+    warnings.push(`the caches that start warm replay ${formatCount(warm)} requests before each run starts (${WARM_REQUESTS_PER_ENTRY} per entry of capacity), about ${Math.round((warm * WARM_REQUEST_NS) / 1e9)} s a run before its first event (a smaller capacity, or initial "empty", starts at once)`);
   }
   if (bytes > runCeilingBytes) {
     refusals.push(`the caches take about ${formatBytes(bytes)} (their entries, key index and key popularity), more than the ${formatBytes(runCeilingBytes)} a run may hold under the memory limit: every run would stop at its start (use smaller caches, or raise --memory-limit, or pass --force to run it anyway)`);

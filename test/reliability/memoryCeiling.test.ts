@@ -139,7 +139,7 @@ describe('caches at their documented maximum', () => {
     // Entries 10^7 x 20 bytes, key index 4 x (10^7 + 1), key popularity 10^7 x 36: 600 MB, and 150 MB of base.
     expect(out).toContain('memory: about 750 MB at peak');
     expect(err).toBe(
-      'warning: e.json: the caches that start warm replay 200,000,000 requests before each run starts (20 per entry of capacity), about 114 s a run with nothing printed meanwhile (a smaller capacity, or initial "empty", starts at once)\n',
+      'warning: e.json: the caches that start warm replay 200,000,000 requests before each run starts (20 per entry of capacity), about 114 s a run before its first event (a smaller capacity, or initial "empty", starts at once)\n',
     );
   });
 
