@@ -80,6 +80,48 @@ function profileOf(header: string): string | undefined {
   return header;
 }
 
+/** The retry settings a warning about a repeated section names when a later section replaces them. */
+const RETRY_SETTINGS = ['retry_mode', 'max_attempts'];
+
+/**
+ * The settings of a profile's section given more than once in one file, as the SDK reads them:
+ * - the AWS SDK for JavaScript v3 reads them as one section, a later `key = value` replacing an
+ *   earlier one (smithy-lang/smithy-typescript:packages/shared-ini-file-loader/src/parseIni.ts at
+ *   1e36cf8582f4bf644c2714f8766cdf915f5e5815: `map[currentSection] = map[currentSection] || {}`,
+ *   then `map[currentSection][name] = value`), which a warning says, naming the settings replaced;
+ * - botocore refuses the file: it reads it with Python's `configparser.RawConfigParser()`, strict by
+ *   default, whose `read` raises DuplicateSectionError, and turns any `configparser.Error` into
+ *   ConfigParseError (boto/botocore:botocore/configloader.py at
+ *   40454eaac38ce390fc7755ac1a05dd3425aeb5f9, `raw_config_parse`): a problem.
+ */
+function repeatedSections(same: Section[], source: string, sdk: AwsSdk): { values: Section['values']; warnings: string[] } {
+  const first = same[0] as Section;
+  if (same.length === 1) return { values: first.values, warnings: [] };
+  const where = `[${first.header}] is given ${same.length} times (lines ${same.map((s) => s.line).join(', ')})`;
+  if (sdk === 'python') {
+    throw new CheckInputError([
+      `${source}: ${where}: botocore refuses the file (Python's configparser raises DuplicateSectionError, which botocore reports as ConfigParseError), so boto3 reads no profile from it; merge them into one section`,
+    ]);
+  }
+  const values: Section['values'] = new Map();
+  const replaced: string[] = [];
+  for (const s of same) {
+    for (const [key, setting] of s.values) {
+      const before = values.get(key);
+      if (before !== undefined && RETRY_SETTINGS.includes(key) && before.value !== setting.value) {
+        replaced.push(`${key} ${describeValue(setting.value)} (line ${setting.line}) replaces ${describeValue(before.value)} (line ${before.line})`);
+      }
+      values.set(key, setting);
+    }
+  }
+  return {
+    values,
+    warnings: [
+      `${source}: ${where}: the AWS SDK for JavaScript v3 reads them as one section, a later setting replacing an earlier one${replaced.length > 0 ? ` (${replaced.join('; ')})` : ''}; botocore (--sdk python) refuses such a file`,
+    ],
+  };
+}
+
 /**
  * An AWS SDK shared config profile (`~/.aws/config`, INI) as one layer: `retry_mode` standard,
  * adaptive or legacy and `max_attempts` (AWS SDKs and Tools reference guide, "Retry behavior").
@@ -106,10 +148,11 @@ export function importAwsConfig(text: string, source: string, options: AwsImport
     ]);
   }
   const where = `[${section.header}]`;
+  const { values, warnings } = repeatedSections(sections.filter((s) => s.header === section.header), source, sdk);
   const problems: string[] = [];
   const notes: string[] = [];
-  const modeSetting = section.values.get('retry_mode');
-  const attemptsSetting = section.values.get('max_attempts');
+  const modeSetting = values.get('retry_mode');
+  const attemptsSetting = values.get('max_attempts');
   let mode: (typeof AWS_RETRY_MODES)[number] | undefined;
   if (modeSetting !== undefined) {
     const v = modeSetting.value.toLowerCase();
@@ -152,5 +195,5 @@ export function importAwsConfig(text: string, source: string, options: AwsImport
   else notes.push(`${where} sets no max_attempts: the ${mode} default is ${String(policy.maxAttempts)}.`);
   notes.push('The AWS SDKs retry every operation, POST-like ones included (idempotency "always"); set "idempotency" in the layer\'s policy to narrow it.');
   const settings = [`retry_mode ${mode}`, `max_attempts ${String(policy.maxAttempts)}`].join(', ');
-  return { policy, origin: `${source}: ${where} ${settings} (${sdkName})`, notes, defaultName: 'aws-sdk' };
+  return { policy, origin: `${source}: ${where} ${settings} (${sdkName})`, notes, defaultName: 'aws-sdk', ...(warnings.length > 0 ? { warnings } : {}) };
 }

@@ -188,14 +188,26 @@ function describeSite(s: Site): string {
   return s.name === undefined ? where : `${describeValue(s.name)} (${where})`;
 }
 
-function chooseSite(r: FieldReader, sites: Site[], options: EnvoyImportOptions): Site | undefined {
+/** The names given to more than one site. */
+function duplicateSiteNames(sites: Site[]): Map<string, Site[]> {
+  const byName = new Map<string, Site[]>();
+  for (const s of sites) if (s.name !== undefined) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
+  return new Map([...byName].filter(([, list]) => list.length > 1));
+}
+
+/** The sites to read: the one `route` names (a name given to several is a problem listing each), else every one, in document order. */
+function selectSites(r: FieldReader, sites: Site[], options: EnvoyImportOptions): Site[] {
   if (sites.length === 0) {
     r.failFile('has no retry_policy (give an Envoy route, route action, virtual host or route configuration that sets one)');
-    return undefined;
+    return [];
   }
   if (options.route !== undefined) {
-    const found = sites.find((s) => s.name === options.route);
-    if (found !== undefined) return found;
+    const found = sites.filter((s) => s.name === options.route);
+    if (found.length > 1) {
+      r.failFile(`has ${found.length} retry policies named ${JSON.stringify(options.route)} (${listItems(found.map(describeSite))}); --route cannot tell them apart: give each route its own name`);
+      return [];
+    }
+    if (found.length === 1) return found;
     const names = sites.map((s) => s.name).filter((n): n is string => n !== undefined);
     const near = nearestName(options.route, names);
     r.failFile(
@@ -203,11 +215,17 @@ function chooseSite(r: FieldReader, sites: Site[], options: EnvoyImportOptions):
         near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''
       })`,
     );
-    return undefined;
+    return [];
   }
-  const routes = sites.filter((s) => !s.virtualHost);
+  return sites;
+}
+
+/** The one site a single import reads: the one named, else the only route, else the only site. */
+function chooseSite(r: FieldReader, sites: Site[], options: EnvoyImportOptions): Site | undefined {
+  const selected = selectSites(r, sites, options);
+  if (selected.length <= 1) return selected[0];
+  const routes = selected.filter((s) => !s.virtualHost);
   if (routes.length === 1) return routes[0];
-  if (routes.length === 0 && sites.length === 1) return sites[0];
   r.failFile(`has ${sites.length} retry policies; choose one by route name: ${listItems(sites.map(describeSite))}`);
   return undefined;
 }
@@ -266,14 +284,56 @@ function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: str
  * names the file and the field.
  */
 export function importEnvoyRoute(text: string, source: string, options: EnvoyImportOptions = {}): ImportedLayer {
+  const doc = openDocument(text, source);
+  const site = chooseSite(doc.r, doc.sites, options);
+  doc.r.throwIfAny();
+  if (site === undefined) throw new Error('unreachable');
+  return readSite(doc, site);
+}
+
+/** A document's retry policies, in document order, read in the proto names. */
+interface EnvoyDocument {
+  source: string;
+  root: unknown;
+  r: FieldReader;
+  camel: boolean;
+  sites: Site[];
+}
+
+function openDocument(text: string, source: string): EnvoyDocument {
   const state = { camel: false };
   const root = protoNames(readDocument(text, source), state);
   const r = state.camel ? new CamelFieldReader(source) : new FieldReader(source);
   const sites: Site[] = [];
   findSites(root, [], undefined, sites);
-  const site = chooseSite(r, sites, options);
-  r.throwIfAny();
-  if (site === undefined) throw new Error('unreachable');
+  return { source, root, r, camel: state.camel, sites };
+}
+
+/**
+ * Every retry policy of an Envoy document (routes and virtual hosts), or the one `options.route`
+ * names, in document order, each read as {@link importEnvoyRoute} reads one; with several, each
+ * layer's `route` is its route name, or where it is when it has none (or shares it). A name given
+ * to several routes is a warning (each is still read) or, named by `options.route`, a problem.
+ */
+export function importEnvoyRoutes(text: string, source: string, options: EnvoyImportOptions = {}): ImportedLayer[] {
+  const doc = openDocument(text, source);
+  const sites = selectSites(doc.r, doc.sites, options);
+  doc.r.throwIfAny();
+  const duplicates = duplicateSiteNames(doc.sites);
+  const warnings = [...duplicates].map(
+    ([name, list]) =>
+      `${source}: ${list.length} retry policies are named ${JSON.stringify(name)} (${listItems(list.map(describeSite))}); each is read on its own, named by where it is, and --route ${JSON.stringify(name)} is refused because it cannot tell them apart`,
+  );
+  return sites.map((site) => {
+    const layer = readSite(doc, site);
+    const route = site.name !== undefined && !duplicates.has(site.name) ? site.name : site.path.join('.');
+    return { ...layer, ...(sites.length > 1 ? { route } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
+  });
+}
+
+function readSite(doc: EnvoyDocument, site: Site): ImportedLayer {
+  const { source, root, r } = doc;
+  const state = { camel: doc.camel };
   const notes: string[] = [];
   const path: Segment[] = [...site.path, 'retry_policy'];
   const rp = r.object(site.holder.retry_policy, path) ?? {};
