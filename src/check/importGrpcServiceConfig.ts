@@ -263,7 +263,7 @@ function openServiceConfig(text: string, source: string): ServiceConfigDocument 
       if (first !== undefined) {
         r.fail(
           ['methodConfig', i, 'name', j],
-          `names ${describeName({ service, method })} again (${first} names it first): gRPC refuses a service config that names a method twice ("duplicated name"), so a client given this file applies neither entry; keep one`,
+          `names ${describeName({ service, method })} again (${first} names it first): gRPC refuses a service config that names a method twice (grpc-go: "duplicated name") and keeps its previous or default config, so neither entry applies; keep one`,
         );
       } else seen.set(key, `methodConfig.${i}.name.${j}`);
       names.push({ service, method });
