@@ -116,7 +116,7 @@ function routesOf(r: { out: string }): Array<[string | undefined, unknown]> {
 }
 
 describe('check on a file of several routes', () => {
-  it("checks each of the three routes of Envoy Gateway's retry.routes.yaml, in file order, each section headed by its route", () => {
+  it("checks each of the three routes of Envoy Gateway's retry.routes.yaml, in file order, each section headed by its route; --route narrows it to one", () => {
     const r = check(workdir(), EG_ROUTES);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
@@ -135,13 +135,9 @@ describe('check on a file of several routes', () => {
       ['second-route-defaults', 3],
       ['third-route-only-triggers', 6],
     ]);
-  });
-
-  it('--route narrows the Envoy Gateway file to one route', () => {
-    const r = check(workdir(), EG_ROUTES, { json: true, route: 'second-route-defaults' });
-    expect(r.code).toBe(0);
-    const json = JSON.parse(r.out) as CheckJson;
-    expect(json.stacks.map((s) => s.layers[0]?.origin)).toEqual([`${EG_ROUTES}: route "second-route-defaults" 0.virtualHosts.1.routes.0.route.retryPolicy`]);
+    const one = check(workdir(), EG_ROUTES, { json: true, route: 'second-route-defaults' });
+    expect(one.code).toBe(0);
+    expect((JSON.parse(one.out) as CheckJson).stacks.map((s) => s.layers[0]?.origin)).toEqual([`${EG_ROUTES}: route "second-route-defaults" 0.virtualHosts.1.routes.0.route.retryPolicy`]);
   });
 
   it('every route of Istio, Gateway API, Envoy Gateway, Linkerd and gRPC files without --route, and the one --route names', () => {
