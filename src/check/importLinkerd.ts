@@ -120,6 +120,9 @@ function fromServiceProfile(profile: Resource, source: string, options: LinkerdI
   let chosen = routes.filter((x) => r.boolean(x.route.isRetryable, ['spec', 'routes', x.i, 'isRetryable']) === true);
   if (options.route !== undefined) {
     chosen = routes.filter((x) => nameOf(x) === options.route);
+    if (chosen.length > 1) {
+      r.failFile(`has ${chosen.length} ServiceProfile routes named ${JSON.stringify(options.route)} (${chosen.map((x) => `spec.routes.${x.i}`).join(', ')}); --route cannot tell them apart: give each its own name`);
+    }
     if (chosen.length === 0) {
       const names = routes.flatMap((x) => nameOf(x) ?? []);
       const near = nearestName(options.route, names);
@@ -166,8 +169,13 @@ function fromAnnotations(resources: Resource[], source: string, options: Linkerd
   const r0 = new MeshReader(source);
   let resource: Resource | undefined;
   if (options.route !== undefined) {
-    resource = annotated.find((d) => d.name === options.route);
-    if (resource === undefined) {
+    // A route's annotations replace its Service's (Linkerd reads one set), so a route of that name comes first.
+    const named = annotated.filter((d) => d.name === options.route);
+    const routes = named.filter((d) => ROUTE_KINDS.includes(d.kind));
+    const same = routes.length > 0 ? routes : named;
+    if (same.length > 1) r0.failFile(`has ${same.length} resources named ${JSON.stringify(options.route)} with Linkerd retry annotations (${same.map((d) => d.label).join(', ')}); --route cannot tell them apart: give each its own name`);
+    else resource = same[0];
+    if (named.length === 0) {
       const names = annotated.map((d) => d.name).filter((n) => n !== '');
       const near = nearestName(options.route, names);
       r0.failFile(`has no resource named ${JSON.stringify(options.route)} with Linkerd retry annotations (named: ${listNames(names) || 'none'}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);

@@ -140,6 +140,21 @@ describe('check on a file of several routes', () => {
     expect((JSON.parse(one.out) as CheckJson).stacks.map((s) => s.layers[0]?.origin)).toEqual([`${EG_ROUTES}: route "second-route-defaults" 0.virtualHosts.1.routes.0.route.retryPolicy`]);
   });
 
+  it('the exit code is the worst of the routes: a POST replayed by one route of two is an error', () => {
+    const routes = [
+      { name: 'safe', match: { prefix: '/a' }, route: { cluster: 'c', retry_policy: { retry_on: '5xx', num_retries: 0 } } },
+      { name: 'replays', match: { prefix: '/b' }, route: { cluster: 'c', retry_policy: { retry_on: '5xx', num_retries: 2 } } },
+    ];
+    const r = check(workdir({ 'routes.json': JSON.stringify(routes) }), 'routes.json', { json: true, method: 'POST' });
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.out) as CheckJson;
+    expect(json.exitCode).toBe(1);
+    expect(json.stacks.map((s) => [s.route, s.counts.error])).toEqual([
+      ['safe', 0],
+      ['replays', 1],
+    ]);
+  });
+
   it('every route of Istio, Gateway API, Envoy Gateway, Linkerd and gRPC files without --route, and the one --route names', () => {
     const files = { 'vs.yaml': ISTIO_TWO, 'route.yaml': GATEWAY_API, 'btp.yaml': ENVOY_GATEWAY, 'linkerd.yaml': LINKERD, 'sc.json': GRPC };
     const dir = workdir(files);
@@ -206,6 +221,24 @@ describe('repeated names, sections and methods', () => {
     const named = check(dir, 'routes.json', { route: 'api' });
     expect(named.code).toBe(2);
     expect(named.err).toBe('error: routes.json: has 2 retry policies named "api" ("api" (0.route), "api" (1.route)); --route cannot tell them apart: give each route its own name\n');
+  });
+
+  it('two Linkerd ServiceProfile routes or two annotated routes of one name: --route naming them is refused, listing both', () => {
+    const profile = `apiVersion: linkerd.io/v1alpha2
+kind: ServiceProfile
+metadata: { name: books.default.svc.cluster.local }
+spec:
+  routes:
+    - { name: books, condition: { method: GET, pathRegex: /a }, isRetryable: true, timeout: 1s }
+    - { name: books, condition: { method: GET, pathRegex: /b }, isRetryable: true, timeout: 5s }
+`;
+    expect(loadProblems(() => loadStacks(profile, 'sp.yaml', { route: 'books' }))).toEqual([
+      'sp.yaml: has 2 ServiceProfile routes named "books" (spec.routes.0, spec.routes.1); --route cannot tell them apart: give each its own name',
+    ]);
+    const annotated = LINKERD.replace('name: authors-post', 'name: authors-get');
+    expect(loadProblems(() => loadStacks(annotated, 'routes.yaml', { route: 'authors-get' }))).toEqual([
+      'routes.yaml: has 2 resources named "authors-get" with Linkerd retry annotations (HTTPRoute "authors-get" (document 1), HTTPRoute "authors-get" (document 2)); --route cannot tell them apart: give each its own name',
+    ]);
   });
 
   it('two [default] sections: merged as the JS SDK merges them (a later max_attempts wins), with a warning; botocore refuses the file', () => {
