@@ -255,6 +255,23 @@ spec:
     expect(stack?.layers[0]?.warnings).toEqual(js.warnings);
   });
 
+  it('a key set twice in a profile: the JS SDK takes the last, with a warning; botocore refuses a repeated key or section anywhere in the file', () => {
+    const ini = '[default]\nmax_attempts = 3\nmax_attempts = 5\n';
+    const js = importAwsConfig(ini, 'config');
+    expect(js.policy.maxAttempts).toBe(5);
+    expect(js.warnings).toEqual([
+      'config: [default] sets a retry setting more than once: the AWS SDK for JavaScript v3 reads the section, a later setting replacing an earlier one (max_attempts "5" (line 3) replaces "3" (line 2)); botocore (--sdk python) refuses such a file',
+    ]);
+    expect(loadProblems(() => importAwsConfig(ini, 'config', { sdk: 'python' }))).toEqual([
+      "config: [default] sets max_attempts 2 times (lines 2, 3): botocore refuses the file (Python's configparser raises DuplicateOptionError, which botocore reports as ConfigParseError), so boto3 reads no profile from it; keep one",
+    ]);
+    const other = '[default]\nmax_attempts = 3\n[profile batch]\nretry_mode = adaptive\n[profile batch]\nmax_attempts = 2\n';
+    expect(importAwsConfig(other, 'config').warnings).toBeUndefined();
+    expect(loadProblems(() => importAwsConfig(other, 'config', { sdk: 'python' }))).toEqual([
+      "config: [profile batch] is given 2 times (lines 3, 5): botocore refuses the file (Python's configparser raises DuplicateSectionError, which botocore reports as ConfigParseError), so boto3 reads no profile from it; merge them into one section",
+    ]);
+  });
+
   it('two methodConfig entries for one method: an error naming both, as gRPC refuses the service config', () => {
     const sc = JSON.stringify({
       methodConfig: [
