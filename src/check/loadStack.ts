@@ -361,6 +361,9 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
   if (root.scenario !== undefined || root.parts !== undefined) return loadExperimentStacks(text, root, source, options);
   if (isGrpcServiceConfig(root)) {
     // --route names a method as --service does (pkg.Service/Method).
+    if (options.service !== undefined && options.route !== undefined && options.service !== options.route) {
+      throw new CheckInputError([`${source}: --route ${JSON.stringify(options.route)} and --service ${JSON.stringify(options.service)} name different methods of the service config; give one`]);
+    }
     const [service, method] = (options.service ?? options.route ?? '').split('/');
     return importGrpcServiceConfigRoutes(text, source, {
       ...(service !== undefined && service !== '' ? { service } : {}),

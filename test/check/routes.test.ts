@@ -173,6 +173,9 @@ describe('check on a file of several routes', () => {
       expect(one.err, file).toBe('');
       expect((JSON.parse(one.out) as CheckJson).stacks.map((s) => s.layers[0]?.policy.maxAttempts), file).toEqual([all[1]?.[1]]);
     }
+    expect(loadProblems(() => loadStacks(GRPC, 'sc.json', { route: 'shop.v1.Orders/Get', service: 'shop.v1.Inventory' }))).toEqual([
+      'sc.json: --route "shop.v1.Orders/Get" and --service "shop.v1.Inventory" name different methods of the service config; give one',
+    ]);
   });
 
   it('export takes --route, and without it names the routes to choose from', () => {
