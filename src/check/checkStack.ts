@@ -41,7 +41,7 @@ export interface ExpectedReport {
 export interface CheckReport {
   source: string;
   name: string;
-  /** The route (or method, or policy) of a file with several that the stack was read from, as `--route` names it. */
+  /** The route (or method, or policy) of a file with several that the stack was read from: its name as `--route` takes it, or where it is when it has none or shares it. */
   route?: string;
   method: string;
   /** null: no deadline. */
