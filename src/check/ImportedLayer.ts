@@ -10,4 +10,11 @@ export interface ImportedLayer {
   notes: string[];
   /** A name for the layer when the stack file gives none (`grpc`, `envoy`, `aws-sdk`). */
   defaultName: string;
+  /**
+   * The route (or method, or policy) of a file with several that this layer was read from, as
+   * `--route` names it: its name, or where it is when it has none. Absent for a file of one.
+   */
+  route?: string;
+  /** What the file says that its tool reads another way than a reader would expect (duplicates, and which one applies). */
+  warnings?: string[];
 }

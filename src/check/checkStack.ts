@@ -41,6 +41,8 @@ export interface ExpectedReport {
 export interface CheckReport {
   source: string;
   name: string;
+  /** The route (or method, or policy) of a file with several that the stack was read from: its name as `--route` takes it, or where it is when it has none or shares it. */
+  route?: string;
   method: string;
   /** null: no deadline. */
   deadlineMs: number | null;
@@ -81,6 +83,7 @@ export function checkStack(stack: CheckStack, options: CheckOptions = {}): Check
   return {
     source: stack.source,
     name: stack.name,
+    ...(stack.route !== undefined ? { route: stack.route } : {}),
     method: stack.method,
     deadlineMs: stack.deadlineMs ?? null,
     layers: stack.layers.map((l, index) => ({

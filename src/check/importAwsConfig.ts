@@ -27,6 +27,8 @@ interface Section {
   header: string;
   line: number;
   values: Map<string, { value: string; line: number }>;
+  /** Every `key = value` line of the section, in order (a key set twice is there twice). */
+  settings: Array<{ key: string; value: string; line: number }>;
 }
 
 /**
@@ -46,7 +48,7 @@ function readIni(text: string, source: string): Section[] {
     if (trimmed === '' || trimmed.startsWith('#') || trimmed.startsWith(';')) return;
     const header = /^\[\s*([^\]]+?)\s*\]\s*(?:[#;].*)?$/.exec(trimmed);
     if (header !== null) {
-      current = { header: (header[1] ?? '').replace(/\s+/g, ' '), line, values: new Map() };
+      current = { header: (header[1] ?? '').replace(/\s+/g, ' '), line, values: new Map(), settings: [] };
       sections.push(current);
       nested = false;
       return;
@@ -65,7 +67,10 @@ function readIni(text: string, source: string): Section[] {
     const key = (kv[1] ?? '').trim().toLowerCase();
     const value = (kv[2] ?? '').trim();
     nested = value === '';
-    if (!indented) current.values.set(key, { value, line });
+    if (!indented) {
+      current.values.set(key, { value, line });
+      current.settings.push({ key, value, line });
+    }
   });
   problems.throwIfAny();
   return sections;
@@ -78,6 +83,59 @@ function profileOf(header: string): string | undefined {
   if (m !== null) return m[1];
   if (/^(sso-session|services|plugins|preview)\b/.test(header)) return undefined;
   return header;
+}
+
+/** The retry settings a warning about a repeated section names when a later section replaces them. */
+const RETRY_SETTINGS = ['retry_mode', 'max_attempts'];
+
+/**
+ * The settings of a profile's section as the AWS SDK for JavaScript v3 reads them when the section
+ * is given more than once, or sets a key twice: as one section, a later `key = value` replacing an
+ * earlier one (smithy-lang/smithy-typescript:packages/shared-ini-file-loader/src/parseIni.ts at
+ * 1e36cf8582f4bf644c2714f8766cdf915f5e5815: `map[currentSection] = map[currentSection] || {}`, then
+ * `map[currentSection][name] = value`), with a warning naming the retry settings replaced. botocore
+ * refuses such a file (botocoreRefusal), so with `python` the first section is taken as it is (the
+ * refusal is raised before).
+ */
+function repeatedSections(same: Section[], source: string, sdk: AwsSdk): { values: Section['values']; warnings: string[] } {
+  const first = same[0] as Section;
+  if (sdk === 'python') return { values: first.values, warnings: [] };
+  const values: Section['values'] = new Map();
+  const replaced: string[] = [];
+  for (const { key, value, line } of same.flatMap((s) => s.settings)) {
+    const before = values.get(key);
+    if (before !== undefined && RETRY_SETTINGS.includes(key) && before.value !== value) {
+      replaced.push(`${key} ${describeValue(value)} (line ${line}) replaces ${describeValue(before.value)} (line ${before.line})`);
+    }
+    values.set(key, { value, line });
+  }
+  if (same.length === 1 && replaced.length === 0) return { values, warnings: [] };
+  const what = same.length > 1 ? `is given ${same.length} times (lines ${same.map((s) => s.line).join(', ')}): the AWS SDK for JavaScript v3 reads them as one section` : 'sets a retry setting more than once: the AWS SDK for JavaScript v3 reads the section';
+  return {
+    values,
+    warnings: [`${source}: [${first.header}] ${what}, a later setting replacing an earlier one${replaced.length > 0 ? ` (${replaced.join('; ')})` : ''}; botocore (--sdk python) refuses such a file`],
+  };
+}
+
+/**
+ * Why botocore refuses a file, if it does: Python's configparser (strict by default) raises
+ * DuplicateSectionError for a section given twice and DuplicateOptionError for a key set twice in
+ * one section, anywhere in the file, and botocore reports either as ConfigParseError (see
+ * repeatedSections), so no profile of the file is read.
+ */
+function botocoreRefusal(sections: Section[], source: string): string | undefined {
+  for (const s of sections) {
+    const same = sections.filter((t) => t.header === s.header);
+    if (same.length > 1) {
+      return `${source}: [${s.header}] is given ${same.length} times (lines ${same.map((t) => t.line).join(', ')}): botocore refuses the file (Python's configparser raises DuplicateSectionError, which botocore reports as ConfigParseError), so boto3 reads no profile from it; merge them into one section`;
+    }
+    const repeated = s.settings.find((x, i) => s.settings.findIndex((y) => y.key === x.key) !== i);
+    if (repeated !== undefined) {
+      const lines = s.settings.filter((x) => x.key === repeated.key).map((x) => x.line);
+      return `${source}: [${s.header}] sets ${repeated.key} ${lines.length} times (lines ${lines.join(', ')}): botocore refuses the file (Python's configparser raises DuplicateOptionError, which botocore reports as ConfigParseError), so boto3 reads no profile from it; keep one`;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -94,6 +152,8 @@ export function importAwsConfig(text: string, source: string, options: AwsImport
   const sections = readIni(text, source);
   const profile = options.profile ?? 'default';
   const sdk = options.sdk ?? 'js';
+  const refusal = sdk === 'python' ? botocoreRefusal(sections, source) : undefined;
+  if (refusal !== undefined) throw new CheckInputError([refusal]);
   const candidates = sections.filter((s) => profileOf(s.header) === profile);
   const section = candidates.find((s) => s.header === (profile === 'default' ? 'default' : `profile ${profile}`)) ?? candidates[0];
   if (section === undefined) {
@@ -106,10 +166,11 @@ export function importAwsConfig(text: string, source: string, options: AwsImport
     ]);
   }
   const where = `[${section.header}]`;
+  const { values, warnings } = repeatedSections(sections.filter((s) => s.header === section.header), source, sdk);
   const problems: string[] = [];
   const notes: string[] = [];
-  const modeSetting = section.values.get('retry_mode');
-  const attemptsSetting = section.values.get('max_attempts');
+  const modeSetting = values.get('retry_mode');
+  const attemptsSetting = values.get('max_attempts');
   let mode: (typeof AWS_RETRY_MODES)[number] | undefined;
   if (modeSetting !== undefined) {
     const v = modeSetting.value.toLowerCase();
@@ -152,5 +213,5 @@ export function importAwsConfig(text: string, source: string, options: AwsImport
   else notes.push(`${where} sets no max_attempts: the ${mode} default is ${String(policy.maxAttempts)}.`);
   notes.push('The AWS SDKs retry every operation, POST-like ones included (idempotency "always"); set "idempotency" in the layer\'s policy to narrow it.');
   const settings = [`retry_mode ${mode}`, `max_attempts ${String(policy.maxAttempts)}`].join(', ');
-  return { policy, origin: `${source}: ${where} ${settings} (${sdkName})`, notes, defaultName: 'aws-sdk' };
+  return { policy, origin: `${source}: ${where} ${settings} (${sdkName})`, notes, defaultName: 'aws-sdk', ...(warnings.length > 0 ? { warnings } : {}) };
 }

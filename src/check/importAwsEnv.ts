@@ -90,5 +90,5 @@ export function importAwsEnv(text: string, source: string, options: AwsEnvImport
   const notes = layer.notes.map((n) => n.replace(/^\[default\] sets no/, 'Neither the environment nor the profile sets'));
   if (fromProfile !== undefined && set.length > 0) notes.unshift(`${set.join(' and ')} override${set.length === 1 ? 's' : ''} the profile, as the SDKs resolve them (environment first).`);
   const origin = `${layer.origin.replace(/^[^:]*: \[default\]/, `${source}:${set.length > 0 ? ` ${set.join(' ')}` : ''}`)}${fromProfile !== undefined ? ` over ${options.config?.source} [${profile === 'default' ? 'default' : `profile ${profile}`}]` : ''}`;
-  return { policy: layer.policy, origin, notes, defaultName: 'aws-sdk' };
+  return { policy: layer.policy, origin, notes, defaultName: 'aws-sdk', ...(fromProfile?.warnings !== undefined ? { warnings: fromProfile.warnings } : {}) };
 }

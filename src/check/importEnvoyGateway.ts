@@ -47,26 +47,59 @@ const TRIGGERS = ['5xx', 'gateway-error', 'reset', 'connect-failure', 'retriable
  * (see importGatewayApi). Every problem names the file, the resource and the field.
  */
 export function importEnvoyGateway(text: string, source: string, options: EnvoyGatewayImportOptions = {}): ImportedLayer {
-  const resources = readResources(text, source);
-  const policies = resources.filter((d) => d.kind === 'BackendTrafficPolicy' && apiGroup(d.apiVersion) === ENVOY_GATEWAY_GROUP);
   const r0 = new MeshReader(source);
-  let chosen: Resource | undefined;
-  if (policies.length === 0) r0.failFile('has no Envoy Gateway BackendTrafficPolicy (apiVersion gateway.envoyproxy.io/v1alpha1)');
-  else if (options.route !== undefined) {
-    chosen = policies.find((p) => p.name === options.route);
-    if (chosen === undefined) {
+  const chosen = selectPolicies(r0, readResources(text, source), options);
+  if (chosen.length > 1) r0.failFile(`has ${chosen.length} BackendTrafficPolicies; choose one by name: ${chosen.map((p) => p.label).join(', ')}`);
+  r0.throwIfAny();
+  return readPolicy(source, chosen[0] as Resource);
+}
+
+/**
+ * The BackendTrafficPolicies to read: the one `options.route` names (a name given to several is a
+ * problem listing each), else those with a retry, else every one, in file order.
+ */
+function selectPolicies(r0: MeshReader, resources: Resource[], options: EnvoyGatewayImportOptions): Resource[] {
+  const policies = resources.filter((d) => d.kind === 'BackendTrafficPolicy' && apiGroup(d.apiVersion) === ENVOY_GATEWAY_GROUP);
+  if (policies.length === 0) {
+    r0.failFile('has no Envoy Gateway BackendTrafficPolicy (apiVersion gateway.envoyproxy.io/v1alpha1)');
+    return [];
+  }
+  if (options.route !== undefined) {
+    const named = policies.filter((p) => p.name === options.route);
+    if (named.length > 1) r0.failFile(`has ${named.length} BackendTrafficPolicies named ${JSON.stringify(options.route)} (${named.map((p) => p.label).join(', ')}); --route cannot tell them apart: give each its own name`);
+    if (named.length === 0) {
       const names = policies.map((p) => p.name);
       const near = nearestName(options.route, names);
       r0.failFile(`has no BackendTrafficPolicy named ${JSON.stringify(options.route)} (named: ${listNames(names)}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
-  } else {
-    const retrying = policies.filter((p) => typeof p.value.spec === 'object' && p.value.spec !== null && 'retry' in p.value.spec);
-    if (retrying.length === 1) chosen = retrying[0];
-    else if (retrying.length === 0 && policies.length === 1) chosen = policies[0];
-    else r0.failFile(`has ${retrying.length || policies.length} BackendTrafficPolicies; choose one by name: ${(retrying.length > 0 ? retrying : policies).map((p) => p.label).join(', ')}`);
+    return named.length === 1 ? named : [];
   }
+  const retrying = policies.filter((p) => typeof p.value.spec === 'object' && p.value.spec !== null && 'retry' in p.value.spec);
+  return retrying.length > 0 ? retrying : policies;
+}
+
+/**
+ * Every BackendTrafficPolicy with a retry (else every one) of a file, or the one `options.route`
+ * names, in file order, each read as {@link importEnvoyGateway} reads one; with several, each
+ * layer's `route` is the policy's name (its label when it has none or shares it). Two policies of
+ * one name are a warning (each is still read) or, named by `options.route`, a problem.
+ */
+export function importEnvoyGatewayRoutes(text: string, source: string, options: EnvoyGatewayImportOptions = {}): ImportedLayer[] {
+  const r0 = new MeshReader(source);
+  const resources = readResources(text, source);
+  const chosen = selectPolicies(r0, resources, options);
   r0.throwIfAny();
-  if (chosen === undefined) throw new Error('unreachable');
+  const all = resources.filter((d) => d.kind === 'BackendTrafficPolicy' && apiGroup(d.apiVersion) === ENVOY_GATEWAY_GROUP);
+  const duplicates = new Set(all.filter((p, i) => p.name !== '' && all.findIndex((q) => q.name === p.name) !== i).map((p) => p.name));
+  const warnings = [...duplicates].map((name) => {
+    const same = all.filter((p) => p.name === name);
+    return `${source}: ${same.length} BackendTrafficPolicies are named ${JSON.stringify(name)} (${same.map((p) => p.label).join(', ')}); each is read on its own, named by where it is, and --route ${JSON.stringify(name)} is refused because it cannot tell them apart`;
+  });
+  const route = (p: Resource) => (p.name !== '' && !duplicates.has(p.name) ? p.name : p.label);
+  return chosen.map((p) => ({ ...readPolicy(source, p), ...(chosen.length > 1 ? { route: route(p) } : {}), ...(warnings.length > 0 ? { warnings } : {}) }));
+}
+
+function readPolicy(source: string, chosen: Resource): ImportedLayer {
   const r = new MeshReader(source, chosen.label);
   const notes: string[] = [];
   const spec = r.object(chosen.value.spec, ['spec']) ?? {};

@@ -1,11 +1,12 @@
 import { ENVOY_RETRY_BUDGET_DEFAULTS } from '../policy/budgets/EnvoyRetryBudget.js';
 import type { BudgetInput, PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
-import { describeValue, listItems, listNames } from '../policy/schema/describeValue.js';
+import { describeValue, listItems } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { MAX_NESTING } from '../experiment/parseJson.js';
 import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
 import type { ImportedLayer } from './ImportedLayer.js';
+import { chooseSite, describeSite, duplicateSiteNames, findSites, selectSites, type Site } from './envoyRouteSites.js';
 import { readDocument } from './readDocument.js';
 
 /** Which route to import from a configuration with several retry policies. */
@@ -131,36 +132,6 @@ class CamelFieldReader extends FieldReader {
   }
 }
 
-/** A place in the document that holds a `retry_policy`. */
-interface Site {
-  path: Segment[];
-  /** The object holding `retry_policy` (a route action or a virtual host). */
-  holder: JsonObject;
-  /** The route entry's or virtual host's `name`, when there is one. */
-  name: string | undefined;
-  virtualHost: boolean;
-}
-
-/** Every object holding a `retry_policy`, in document order, with the name that identifies it. */
-function findSites(value: unknown, path: Segment[], parent: JsonObject | undefined, out: Site[], depth = 0): void {
-  if (depth > MAX_NESTING) return;
-  if (Array.isArray(value)) {
-    value.forEach((v, i) => findSites(v, [...path, i], undefined, out, depth + 1));
-    return;
-  }
-  if (!isObject(value)) return;
-  if (value.retry_policy !== undefined) {
-    const virtualHost = Array.isArray(value.routes) || Array.isArray(value.domains);
-    const own = typeof value.name === 'string' ? value.name : undefined;
-    const fromParent = parent !== undefined && typeof parent.name === 'string' ? parent.name : undefined;
-    out.push({ path, holder: value, name: virtualHost ? own : (fromParent ?? own), virtualHost });
-  }
-  for (const [key, v] of Object.entries(value)) {
-    if (key === 'retry_policy') continue;
-    findSites(v, [...path, key], value, out, depth + 1);
-  }
-}
-
 /** A cluster given in the document: its name, where it is, and the object. */
 interface ClusterSite {
   name: string;
@@ -181,35 +152,6 @@ function findClusters(value: unknown, path: Segment[], out: ClusterSite[], depth
   if (!isObject(value)) return;
   if (typeof value.name === 'string' && CLUSTER_FIELDS.some((k) => value[k] !== undefined)) out.push({ name: value.name, path, cluster: value });
   for (const [key, v] of Object.entries(value)) findClusters(v, [...path, key], out, depth + 1);
-}
-
-function describeSite(s: Site): string {
-  const where = s.path.length === 0 ? 'the document' : s.path.join('.');
-  return s.name === undefined ? where : `${describeValue(s.name)} (${where})`;
-}
-
-function chooseSite(r: FieldReader, sites: Site[], options: EnvoyImportOptions): Site | undefined {
-  if (sites.length === 0) {
-    r.failFile('has no retry_policy (give an Envoy route, route action, virtual host or route configuration that sets one)');
-    return undefined;
-  }
-  if (options.route !== undefined) {
-    const found = sites.find((s) => s.name === options.route);
-    if (found !== undefined) return found;
-    const names = sites.map((s) => s.name).filter((n): n is string => n !== undefined);
-    const near = nearestName(options.route, names);
-    r.failFile(
-      `has no route named ${JSON.stringify(options.route)} with a retry_policy (${names.length > 0 ? `named: ${listNames(names)}` : 'none is named'}${
-        near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''
-      })`,
-    );
-    return undefined;
-  }
-  const routes = sites.filter((s) => !s.virtualHost);
-  if (routes.length === 1) return routes[0];
-  if (routes.length === 0 && sites.length === 1) return sites[0];
-  r.failFile(`has ${sites.length} retry policies; choose one by route name: ${listItems(sites.map(describeSite))}`);
-  return undefined;
 }
 
 function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: string[]): { classes: RetryOnClass[]; statusCodes: boolean } {
@@ -266,14 +208,56 @@ function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: str
  * names the file and the field.
  */
 export function importEnvoyRoute(text: string, source: string, options: EnvoyImportOptions = {}): ImportedLayer {
+  const doc = openDocument(text, source);
+  const site = chooseSite(doc.r, doc.sites, options.route);
+  doc.r.throwIfAny();
+  if (site === undefined) throw new Error('unreachable');
+  return readSite(doc, site);
+}
+
+/** A document's retry policies, in document order, read in the proto names. */
+interface EnvoyDocument {
+  source: string;
+  root: unknown;
+  r: FieldReader;
+  camel: boolean;
+  sites: Site[];
+}
+
+function openDocument(text: string, source: string): EnvoyDocument {
   const state = { camel: false };
   const root = protoNames(readDocument(text, source), state);
   const r = state.camel ? new CamelFieldReader(source) : new FieldReader(source);
   const sites: Site[] = [];
   findSites(root, [], undefined, sites);
-  const site = chooseSite(r, sites, options);
-  r.throwIfAny();
-  if (site === undefined) throw new Error('unreachable');
+  return { source, root, r, camel: state.camel, sites };
+}
+
+/**
+ * Every retry policy of an Envoy document (routes and virtual hosts), or the one `options.route`
+ * names, in document order, each read as {@link importEnvoyRoute} reads one; with several, each
+ * layer's `route` is its route name, or where it is when it has none (or shares it). A name given
+ * to several routes is a warning (each is still read) or, named by `options.route`, a problem.
+ */
+export function importEnvoyRoutes(text: string, source: string, options: EnvoyImportOptions = {}): ImportedLayer[] {
+  const doc = openDocument(text, source);
+  const sites = selectSites(doc.r, doc.sites, options.route);
+  doc.r.throwIfAny();
+  const duplicates = duplicateSiteNames(doc.sites);
+  const warnings = [...duplicates].map(
+    ([name, list]) =>
+      `${source}: ${list.length} retry policies are named ${JSON.stringify(name)} (${listItems(list.map(describeSite))}); each is read on its own, named by where it is, and --route ${JSON.stringify(name)} is refused because it cannot tell them apart`,
+  );
+  return sites.map((site) => {
+    const layer = readSite(doc, site);
+    const route = site.name !== undefined && !duplicates.has(site.name) ? site.name : site.path.join('.');
+    return { ...layer, ...(sites.length > 1 ? { route } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
+  });
+}
+
+function readSite(doc: EnvoyDocument, site: Site): ImportedLayer {
+  const { source, root, r } = doc;
+  const state = { camel: doc.camel };
   const notes: string[] = [];
   const path: Segment[] = [...site.path, 'retry_policy'];
   const rp = r.object(site.holder.retry_policy, path) ?? {};

@@ -5,7 +5,7 @@ import { httpStatusClass } from './importEnvoyRoute.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { MeshReader } from './MeshReader.js';
 import { apiGroup, type Resource } from './readResources.js';
-import { describeRouteSite, openRoute, type RouteKind } from './routeSites.js';
+import { describeRouteSite, openRoute, openRoutes, withRoute, type OpenedRoute, type RouteKind } from './routeSites.js';
 
 /** Which rule of the HTTPRoutes in a file to import. */
 export interface GatewayApiImportOptions {
@@ -69,7 +69,17 @@ function targetsOf(policy: Resource): string[] {
  * A rule without `retry` does not retry. Every problem names the file, the resource and the field.
  */
 export function importGatewayApi(text: string, source: string, options: GatewayApiImportOptions = {}): ImportedLayer {
-  const { resources, site, r, base, notes, policy } = openRoute(text, source, HTTP_ROUTE_RULES, options.route);
+  return gatewayRule(openRoute(text, source, HTTP_ROUTE_RULES, options.route));
+}
+
+/** Every HTTPRoute rule with a retry (else every rule) of a file, or the one `options.route` names, in file order, each read as {@link importGatewayApi} reads one. */
+export function importGatewayApiRoutes(text: string, source: string, options: GatewayApiImportOptions = {}): ImportedLayer[] {
+  const { routes, warnings } = openRoutes(text, source, HTTP_ROUTE_RULES, options.route);
+  return routes.map((o) => withRoute(gatewayRule(o), o, warnings));
+}
+
+function gatewayRule(opened: OpenedRoute): ImportedLayer {
+  const { source, resources, site, r, base, notes, policy } = opened;
   const rule = site.entry;
   const timeouts = r.object(rule.timeouts, [...base, 'timeouts']);
   if (timeouts !== undefined) {

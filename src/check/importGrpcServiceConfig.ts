@@ -195,6 +195,42 @@ function selectConfig(r: FieldReader, configs: NamedConfig[], options: GrpcImpor
  * them (grpc/grpc-go:service_config.go). Every problem names the file and the field.
  */
 export function importGrpcServiceConfig(text: string, source: string, options: GrpcImportOptions = {}): ImportedLayer {
+  const doc = openServiceConfig(text, source);
+  const chosen = selectConfig(doc.r, doc.configs, options);
+  doc.r.throwIfAny();
+  return readConfig(doc, chosen, options);
+}
+
+/**
+ * Every methodConfig of a service config with a retry or hedging policy, in file order, each read
+ * as {@link importGrpcServiceConfig} reads one, its layer's `route` naming its methods (what
+ * `--route pkg.Service/Method` chooses it by); the one that applies when `options.service` is given,
+ * and the only one (or the first) when there are not several.
+ */
+export function importGrpcServiceConfigRoutes(text: string, source: string, options: GrpcImportOptions = {}): ImportedLayer[] {
+  if (options.service !== undefined) return [importGrpcServiceConfig(text, source, options)];
+  const doc = openServiceConfig(text, source);
+  const retrying = doc.configs.filter((c) => c.config.retryPolicy !== undefined || c.config.hedgingPolicy !== undefined);
+  if (retrying.length <= 1) return [readConfig(doc, retrying[0] ?? doc.configs[0], options)];
+  return retrying.map((c) => ({ ...readConfig(doc, c, options), route: c.names.map(describeName).join(', ') || `methodConfig.${c.index}` }));
+}
+
+/** A service config's root (names matched regardless of case) and its method configs. */
+interface ServiceConfigDocument {
+  source: string;
+  r: FieldReader;
+  root: JsonObject;
+  renamed: string[];
+  configs: NamedConfig[];
+}
+
+/**
+ * Read a service config's method configs and their names. A method (or service, or the default)
+ * named by two entries is a problem naming both: gRPC refuses such a service config as a whole
+ * (grpc/grpc-go:service_config.go at 0b8e10750070f50e52c9361c5090e1517e57dfb6, parseServiceConfig:
+ * a path seen twice returns errDuplicatedName, "duplicated name"), so no client applies either.
+ */
+function openServiceConfig(text: string, source: string): ServiceConfigDocument {
   const document = readDocument(text, source);
   const r = new FieldReader(source);
   const renamed: string[] = [];
@@ -204,9 +240,9 @@ export function importGrpcServiceConfig(text: string, source: string, options: G
     throw new Error('unreachable');
   }
   const root = canonicalKeys(document, ROOT_KEYS, renamed);
-  const notes: string[] = [];
   const list = r.array(root.methodConfig, ['methodConfig'], 'a list of method configs') ?? [];
   const configs: NamedConfig[] = [];
+  const seen = new Map<string, string>();
   list.forEach((item, i) => {
     const written = r.object(item, ['methodConfig', i]);
     if (written === undefined) return;
@@ -222,14 +258,26 @@ export function importGrpcServiceConfig(text: string, source: string, options: G
       const service = r.string(name.service, ['methodConfig', i, 'name', j, 'service']) ?? '';
       const method = r.string(name.method, ['methodConfig', i, 'name', j, 'method']) ?? '';
       if (service === '' && method !== '') r.fail(['methodConfig', i, 'name', j, 'method'], 'needs a service (gRPC A6)');
+      const key = `${service}/${method}`;
+      const first = seen.get(key);
+      if (first !== undefined) {
+        r.fail(
+          ['methodConfig', i, 'name', j],
+          `names ${describeName({ service, method })} again (${first} names it first): gRPC refuses a service config that names a method twice (grpc-go: "duplicated name") and keeps its previous or default config, so neither entry applies; keep one`,
+        );
+      } else seen.set(key, `methodConfig.${i}.name.${j}`);
       names.push({ service, method });
     });
     configs.push({ index: i, config, names });
   });
   r.throwIfAny();
-  const chosen = selectConfig(r, configs, options);
-  r.throwIfAny();
+  return { source, r, root, renamed, configs };
+}
 
+function readConfig(doc: ServiceConfigDocument, chosen: NamedConfig | undefined, options: GrpcImportOptions): ImportedLayer {
+  const { source, r, root } = doc;
+  const renamed = [...doc.renamed];
+  const notes: string[] = [];
   const policy: PolicyInput = { idempotency: 'always', retryAfter: 'pushback' };
   let origin = `${source}: gRPC service config`;
   if (chosen === undefined) {

@@ -3,7 +3,7 @@ import { envoyBackoff, envoyRetryClasses } from './envoyRetryClasses.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { formatGoDuration, MeshReader } from './MeshReader.js';
 import { apiGroup } from './readResources.js';
-import { describeRouteSite, openRoute, type RouteKind } from './routeSites.js';
+import { describeRouteSite, openRoute, openRoutes, withRoute, type OpenedRoute, type RouteKind } from './routeSites.js';
 
 /** Which HTTP route of the VirtualServices in a file to import. */
 export interface IstioImportOptions {
@@ -74,7 +74,17 @@ function sameHost(a: string, b: string): boolean {
  * the resource and the field.
  */
 export function importIstio(text: string, source: string, options: IstioImportOptions = {}): ImportedLayer {
-  const { resources, site, r, base, notes, policy } = openRoute(text, source, ISTIO_ROUTES, options.route);
+  return istioRoute(openRoute(text, source, ISTIO_ROUTES, options.route));
+}
+
+/** Every http route of the VirtualServices in a file (or the one `options.route` names), in file order, each read as {@link importIstio} reads one. */
+export function importIstioRoutes(text: string, source: string, options: IstioImportOptions = {}): ImportedLayer[] {
+  const { routes, warnings } = openRoutes(text, source, ISTIO_ROUTES, options.route);
+  return routes.map((o) => withRoute(istioRoute(o), o, warnings));
+}
+
+function istioRoute(opened: OpenedRoute): ImportedLayer {
+  const { source, resources, site, r, base, notes, policy } = opened;
   const http = site.entry;
 
   const timeout = r.goDuration(http.timeout, [...base, 'timeout'], true);

@@ -120,6 +120,9 @@ function fromServiceProfile(profile: Resource, source: string, options: LinkerdI
   let chosen = routes.filter((x) => r.boolean(x.route.isRetryable, ['spec', 'routes', x.i, 'isRetryable']) === true);
   if (options.route !== undefined) {
     chosen = routes.filter((x) => nameOf(x) === options.route);
+    if (chosen.length > 1) {
+      r.failFile(`has ${chosen.length} ServiceProfile routes named ${JSON.stringify(options.route)} (${chosen.map((x) => `spec.routes.${x.i}`).join(', ')}); --route cannot tell them apart: give each its own name`);
+    }
     if (chosen.length === 0) {
       const names = routes.flatMap((x) => nameOf(x) ?? []);
       const near = nearestName(options.route, names);
@@ -166,8 +169,13 @@ function fromAnnotations(resources: Resource[], source: string, options: Linkerd
   const r0 = new MeshReader(source);
   let resource: Resource | undefined;
   if (options.route !== undefined) {
-    resource = annotated.find((d) => d.name === options.route);
-    if (resource === undefined) {
+    // A route's annotations replace its Service's (Linkerd reads one set), so a route of that name comes first.
+    const named = annotated.filter((d) => d.name === options.route);
+    const routes = named.filter((d) => ROUTE_KINDS.includes(d.kind));
+    const same = routes.length > 0 ? routes : named;
+    if (same.length > 1) r0.failFile(`has ${same.length} resources named ${JSON.stringify(options.route)} with Linkerd retry annotations (${same.map((d) => d.label).join(', ')}); --route cannot tell them apart: give each its own name`);
+    else resource = same[0];
+    if (named.length === 0) {
       const names = annotated.map((d) => d.name).filter((n) => n !== '');
       const near = nearestName(options.route, names);
       r0.failFile(`has no resource named ${JSON.stringify(options.route)} with Linkerd retry annotations (named: ${listNames(names) || 'none'}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
@@ -260,3 +268,41 @@ export function importLinkerd(text: string, source: string, options: LinkerdImpo
   return fromAnnotations(resources, source, options);
 }
 
+
+/**
+ * The names of the routes a file's Linkerd configuration holds apart, when they differ and each
+ * has a name of its own: a ServiceProfile's retryable routes with different timeouts (one layer
+ * each, as the route timeout bounds its retries), or the resources with retry annotations (one set
+ * of annotations each). Undefined when the file reads as one layer.
+ */
+function separateRoutes(resources: Resource[]): string[] | undefined {
+  const profiles = resources.filter((d) => d.kind === 'ServiceProfile' && apiGroup(d.apiVersion) === 'linkerd.io');
+  let names: Array<string | undefined>;
+  if (profiles.length === 1) {
+    const spec = (profiles[0] as Resource).value.spec;
+    const routes = (typeof spec === 'object' && spec !== null && Array.isArray((spec as JsonObject).routes) ? ((spec as JsonObject).routes as unknown[]) : []).filter(
+      (x): x is JsonObject => typeof x === 'object' && x !== null && ((x as JsonObject).isRetryable === true || (x as JsonObject).isRetryable === 'true'),
+    );
+    if (new Set(routes.map((x) => JSON.stringify(x.timeout ?? null))).size < 2) return undefined;
+    names = routes.map((x) => (typeof x.name === 'string' ? x.name : undefined));
+  } else if (profiles.length === 0) {
+    const annotated = resources.filter(hasRetryAnnotations);
+    const routes = annotated.filter((d) => ROUTE_KINDS.includes(d.kind));
+    const candidates = routes.length > 0 ? routes : annotated;
+    if (candidates.length < 2) return undefined;
+    names = candidates.map((d) => (d.name !== '' ? d.name : undefined));
+  } else return undefined;
+  const given = names.filter((n): n is string => n !== undefined);
+  return given.length === names.length && new Set(given).size === given.length ? given : undefined;
+}
+
+/**
+ * Linkerd's retries in a file as one layer per route where they differ (see separateRoutes), in
+ * file order, each read as {@link importLinkerd} reads the route `--route` names; else the one
+ * layer {@link importLinkerd} reads (which asks for a name when the routes cannot be told apart).
+ */
+export function importLinkerdRoutes(text: string, source: string, options: LinkerdImportOptions = {}): ImportedLayer[] {
+  const names = options.route === undefined ? separateRoutes(readResources(text, source)) : undefined;
+  if (names === undefined) return [importLinkerd(text, source, options)];
+  return names.map((route) => ({ ...importLinkerd(text, source, { route }), route }));
+}

@@ -90,6 +90,8 @@ export interface LayerFromImport {
   /** Where it comes from (`with overrides` when the layer gives any). */
   origin: string;
   notes: string[];
+  /** The imported file's warnings (ImportedLayer). */
+  warnings?: string[];
 }
 
 /**
@@ -112,7 +114,7 @@ export function importLayer(
   const imported = runImport(spec, read, `${source}: ${at}.import.file`);
   const policy = mergeValue(JSON.parse(JSON.stringify(imported.policy)) as PolicyInput, layer.overrides) as PolicyInput;
   const origin = Object.keys(layer.overrides).length > 0 ? `${imported.origin}, with overrides` : imported.origin;
-  return { name: layer.name ?? imported.defaultName, policy, origin, notes: imported.notes };
+  return { name: layer.name ?? imported.defaultName, policy, origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}) };
 }
 
 /** Where the stacks of an experiment file are: `scenario`, or each part's `scenario`. */
@@ -141,7 +143,7 @@ export interface ResolvedExperimentImports {
   /** A copy of the root in which every imported layer holds its resolved `policy` and `name`, and no `import`. */
   root: JsonObject;
   /** Origin and notes of each imported layer, by its dotted path (`scenario.stack.1`, `parts.0.scenario.stack.1`). */
-  layers: Map<string, { origin: string; notes: string[] }>;
+  layers: Map<string, { origin: string; notes: string[]; warnings?: string[] }>;
 }
 
 /**
@@ -153,7 +155,7 @@ export interface ResolvedExperimentImports {
  */
 export function resolveExperimentImports(root: unknown, source: string, read: ImportReader | undefined): ResolvedExperimentImports {
   const out: JsonObject = isObject(root) ? (JSON.parse(JSON.stringify(root)) as JsonObject) : {};
-  const layers = new Map<string, { origin: string; notes: string[] }>();
+  const layers = new Map<string, { origin: string; notes: string[]; warnings?: string[] }>();
   const problems: string[] = [];
   for (const location of stackLocations(out)) {
     const stack = scenarioAt(out, location)?.stack;
@@ -177,7 +179,7 @@ export function resolveExperimentImports(root: unknown, source: string, read: Im
         delete layer.import;
         if (layer.name === undefined) layer.name = imported.name;
         layer.policy = imported.policy;
-        layers.set(at, { origin: imported.origin, notes: imported.notes });
+        layers.set(at, { origin: imported.origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}) });
       } catch (e) {
         if (!(e instanceof CheckInputError)) throw e;
         problems.push(...e.problems);

@@ -14,10 +14,10 @@ import { isObject, type JsonObject } from './FieldReader.js';
 import { importAwsConfig, type AwsSdk } from './importAwsConfig.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { importAwsEnv } from './importAwsEnv.js';
-import { holdsEnvoyRetryPolicy, importEnvoyRoute } from './importEnvoyRoute.js';
-import { importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl } from './importGrpcServiceConfig.js';
+import { holdsEnvoyRetryPolicy, importEnvoyRoutes } from './importEnvoyRoute.js';
+import { importGrpcServiceConfigRoutes, isGrpcServiceConfig, type GrpcImpl } from './importGrpcServiceConfig.js';
 import { hasStackImports, importLayer, importSchema, resolveExperimentImports, zodMessages, type ImportReader } from './layerImport.js';
-import { detectMeshImport } from './meshImports.js';
+import { detectMeshImports } from './meshImports.js';
 import { readDocument } from './readDocument.js';
 
 /** One layer of a checked stack: its resolved policy and where it came from. */
@@ -33,14 +33,18 @@ export interface CheckLayer {
   origin: string;
   /** How an imported configuration maps onto the model, and what it leaves out. */
   notes: string[];
+  /** What its file says that its tool reads another way than a reader would expect (a repeated name or section, and which applies). */
+  warnings?: string[];
 }
 
 /** A stack to check: its layers from the caller down to the leaf, and the operation sent through it. */
 export interface CheckStack {
   /** The file it was read from (as named in messages). */
   source: string;
-  /** The stack's name (a stack file's `name`, an experiment's name and part, or the file's name). */
+  /** The stack's name (a stack file's `name`, an experiment's name and part, the file's name, or the route of a file with several). */
   name: string;
+  /** The route (or method, or policy) of a configuration on its own with several, as `--route` names it. */
+  route?: string;
   /** The operation's method (GET unless given): POST is not replayed after a timeout under `idempotency: http`. */
   method: Method;
   /** The operation's deadline, if it has one. */
@@ -60,7 +64,7 @@ export interface LoadStackOptions {
   method?: Method;
   /** Overrides the operation's deadline. */
   deadlineMs?: number;
-  /** When the file itself is a real configuration: which profile, route, or gRPC method to read. */
+  /** When the file itself is a real configuration: which profile, route (a gRPC service config's `pkg.Service/Method` too), or gRPC method to read; without a route, every route. */
   profile?: string;
   sdk?: AwsSdk;
   route?: string;
@@ -100,16 +104,17 @@ interface RawLayer {
   raw: JsonObject;
   origin: string;
   notes: string[];
+  warnings?: string[];
 }
 
 /** Resolve raw layers with the experiment's stack schema; messages name `prefix` paths in `source`. */
 function resolveLayers(raws: RawLayer[], source: string, prefix: PathSegment[]): CheckLayer[] {
   const parsed = stackSchema.safeParse(raws.map((l) => l.raw), { reportInput: true });
   if (!parsed.success) throw new CheckInputError(zodMessages(parsed.error.issues, source, prefix));
-  return parsed.data.map((layer: Layer, i) => toCheckLayer(layer, raws[i]?.origin ?? 'inline', raws[i]?.notes ?? []));
+  return parsed.data.map((layer: Layer, i) => toCheckLayer(layer, raws[i]?.origin ?? 'inline', raws[i]?.notes ?? [], raws[i]?.warnings));
 }
 
-function toCheckLayer(layer: Layer, origin: string, notes: string[]): CheckLayer {
+function toCheckLayer(layer: Layer, origin: string, notes: string[], warnings?: string[]): CheckLayer {
   return {
     name: layer.name,
     instances: layer.instances,
@@ -117,6 +122,7 @@ function toCheckLayer(layer: Layer, origin: string, notes: string[]): CheckLayer
     policy: layer.policy,
     origin,
     notes,
+    ...(warnings !== undefined && warnings.length > 0 ? { warnings } : {}),
   };
 }
 
@@ -144,7 +150,7 @@ function loadStackFile(root: JsonObject, source: string, options: LoadStackOptio
         const imported = importLayer(layer.import, { name: layer.name, overrides }, options.readImport, source, `layers.${i}`);
         raw.name = imported.name;
         raw.policy = imported.policy;
-        return { raw, origin: imported.origin, notes: imported.notes };
+        return { raw, origin: imported.origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}) };
       } catch (e) {
         if (!(e instanceof CheckInputError)) throw e;
         problems.push(...e.problems);
@@ -211,7 +217,7 @@ function loadExperimentStacks(text: string, file: JsonObject, source: string, op
     const rawStack = isObject(part.scenario) && Array.isArray(part.scenario.stack) ? part.scenario.stack : [];
     const layers = sc.stack.map((layer, i) => {
       const imported = imports?.layers.get([...part.location, 'stack', i].join('.'));
-      if (imported !== undefined) return toCheckLayer(layer, imported.origin, imported.notes);
+      if (imported !== undefined) return toCheckLayer(layer, imported.origin, imported.notes, imported.warnings);
       const raw: unknown = rawStack[i];
       return toCheckLayer(layer, inlineOrigin(isObject(raw) ? raw.policy : undefined), []);
     });
@@ -301,10 +307,12 @@ function looksLikeIni(text: string, source: string): boolean {
 }
 
 function bareStack(imported: ImportedLayer, source: string, options: LoadStackOptions): CheckStack {
-  const layers = resolveLayers([{ raw: { name: imported.defaultName, policy: imported.policy }, origin: imported.origin, notes: imported.notes }], source, []);
+  const raw: RawLayer = { raw: { name: imported.defaultName, policy: imported.policy }, origin: imported.origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}) };
+  const layers = resolveLayers([raw], source, []);
   return {
     source,
-    name: baseName(source),
+    name: imported.route ?? baseName(source),
+    ...(imported.route !== undefined ? { route: imported.route } : {}),
     method: options.method ?? 'GET',
     ...(options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {}),
     layers,
@@ -323,16 +331,19 @@ function baseName(source: string): string {
  * - an experiment file (with `scenario`, or `parts`: one stack per part, or `options.part`);
  * - a real configuration on its own, as a one-layer stack: an AWS shared config (INI), a gRPC
  *   service config (`methodConfig`), or an Envoy route, list of routes, virtual host, route
- *   configuration, bootstrap or config_dump (anything holding a `retry_policy` or `retryPolicy`).
+ *   configuration, bootstrap or config_dump (anything holding a `retry_policy` or `retryPolicy`),
+ *   or a mesh, gateway or framework format; a file of several routes (retry policies, http routes,
+ *   rules, BackendTrafficPolicies, methodConfigs with a retry) gives one stack per route, in file
+ *   order, each named by its route, unless `options.route` (or `options.service`) names one.
  * Every problem throws a CheckInputError naming the file and the field.
  */
 export function loadStacks(text: string, source: string, options: LoadStackOptions = {}): CheckStack[] {
-  const mesh = detectMeshImport(text, source, {
+  const mesh = detectMeshImports(text, source, {
     ...(options.route !== undefined ? { route: options.route } : {}),
     ...(options.instance !== undefined ? { instance: options.instance } : {}),
     ...(options.sdk !== undefined ? { sdk: options.sdk } : {}),
   });
-  if (mesh !== undefined) return [bareStack(mesh, source, options)];
+  if (mesh !== undefined) return mesh.map((layer) => bareStack(layer, source, options));
   if (looksLikeIni(text, source) && options.env !== undefined && options.env.length > 0) {
     const config = { text, source, ...(options.profile !== undefined ? { profile: options.profile } : {}) };
     return [bareStack(importAwsEnv(options.env.join('\n'), '--env', { config, ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
@@ -341,7 +352,7 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
     return [bareStack(importAwsConfig(text, source, { ...(options.profile !== undefined ? { profile: options.profile } : {}), ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
   }
   const root = readDocument(text, source);
-  const envoy = () => [bareStack(importEnvoyRoute(text, source, options.route !== undefined ? { route: options.route } : {}), source, options)];
+  const envoy = () => importEnvoyRoutes(text, source, options.route !== undefined ? { route: options.route } : {}).map((layer) => bareStack(layer, source, options));
   if (Array.isArray(root) && holdsEnvoyRetryPolicy(root)) return envoy();
   if (!isObject(root)) {
     throw new CheckInputError([`${source}: must be a stack file (an object with "layers"), an experiment file, or a configuration to import (got ${Array.isArray(root) ? 'a list' : describeValue(root)})`]);
@@ -349,18 +360,16 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
   if (root.layers !== undefined) return [loadStackFile(root, source, options)];
   if (root.scenario !== undefined || root.parts !== undefined) return loadExperimentStacks(text, root, source, options);
   if (isGrpcServiceConfig(root)) {
-    const [service, method] = (options.service ?? '').split('/');
-    return [
-      bareStack(
-        importGrpcServiceConfig(text, source, {
-          ...(service !== undefined && service !== '' ? { service } : {}),
-          ...(method !== undefined && method !== '' ? { method } : {}),
-          ...(options.grpcImpl !== undefined ? { impl: options.grpcImpl } : {}),
-        }),
-        source,
-        options,
-      ),
-    ];
+    // --route names a method as --service does (pkg.Service/Method).
+    if (options.service !== undefined && options.route !== undefined && options.service !== options.route) {
+      throw new CheckInputError([`${source}: --route ${JSON.stringify(options.route)} and --service ${JSON.stringify(options.service)} name different methods of the service config; give one`]);
+    }
+    const [service, method] = (options.service ?? options.route ?? '').split('/');
+    return importGrpcServiceConfigRoutes(text, source, {
+      ...(service !== undefined && service !== '' ? { service } : {}),
+      ...(method !== undefined && method !== '' ? { method } : {}),
+      ...(options.grpcImpl !== undefined ? { impl: options.grpcImpl } : {}),
+    }).map((layer) => bareStack(layer, source, options));
   }
   if (holdsEnvoyRetryPolicy(root)) return envoy();
   throw new CheckInputError([

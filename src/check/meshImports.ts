@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { fields as f } from '../policy/schema/fields.js';
 import { CheckInputError } from './CheckInputError.js';
 import type { ImportedLayer } from './ImportedLayer.js';
-import { ENVOY_GATEWAY_GROUP, importEnvoyGateway } from './importEnvoyGateway.js';
-import { GATEWAY_API_GROUP, GATEWAY_API_X_GROUP, importGatewayApi } from './importGatewayApi.js';
-import { importIstio, ISTIO_GROUP } from './importIstio.js';
+import { ENVOY_GATEWAY_GROUP, importEnvoyGateway, importEnvoyGatewayRoutes } from './importEnvoyGateway.js';
+import { GATEWAY_API_GROUP, GATEWAY_API_X_GROUP, importGatewayApi, importGatewayApiRoutes } from './importGatewayApi.js';
+import { importIstio, importIstioRoutes, ISTIO_GROUP } from './importIstio.js';
 import { AWS_SDKS, type AwsSdk } from './importAwsConfig.js';
 import { importAwsEnv } from './importAwsEnv.js';
 import { importIngressNginx, NGINX_KEYS } from './importIngressNginx.js';
-import { hasLinkerdRetries, importLinkerd } from './importLinkerd.js';
+import { hasLinkerdRetries, importLinkerd, importLinkerdRoutes } from './importLinkerd.js';
 import { hasPollyOptions, importPolly } from './importPolly.js';
 import { importResilience4j, looksLikeResilience4j } from './importResilience4j.js';
 import { readDocument } from './readDocument.js';
@@ -128,16 +128,13 @@ function looksLikeResources(text: string): boolean {
   return /^\s*(?:-\s+)?"?apiVersion"?\s*:/m.test(text);
 }
 
-/**
- * A file on its own in one of the mesh formats, as one imported layer, or undefined when the file
- * is in none of them (then the other readers of `check` try it).
- */
-export function detectMeshImport(text: string, source: string, options: MeshImportOptions = {}): ImportedLayer | undefined {
-  if (looksLikeEnv(text, source)) return importMesh('aws-env', text, source, options);
+/** The mesh format of a file on its own, or undefined when it is in none of them (then the other readers of `check` try it). */
+function detectMeshFormat(text: string, source: string): MeshFormat | undefined {
+  if (looksLikeEnv(text, source)) return 'aws-env';
   if (!looksLikeResources(text)) {
-    if (looksLikeResilience4j(text, source)) return importMesh('resilience4j', text, source, options);
+    if (looksLikeResilience4j(text, source)) return 'resilience4j';
     if (/\.json$/i.test(source) && /"(MaxRetryAttempts|BackoffType|UseJitter|AttemptTimeout|TotalRequestTimeout)"/i.test(text) && hasPollyOptions(readDocument(text, source))) {
-      return importMesh('polly', text, source, options);
+      return 'polly';
     }
     return undefined;
   }
@@ -149,5 +146,44 @@ export function detectMeshImport(text: string, source: string, options: MeshImpo
       `${source}: holds no resource with retries that check reads (got ${listNames(kinds)}; known: networking.istio.io VirtualService, linkerd.io ServiceProfile or retry.linkerd.io annotations, gateway.envoyproxy.io BackendTrafficPolicy, gateway.networking.k8s.io HTTPRoute, networking.k8s.io Ingress or a ConfigMap with ${NGINX_KEYS[0]})`,
     ]);
   }
-  return importMesh(format, text, source, options);
+  return format;
+}
+
+/**
+ * A file on its own in one of the mesh formats, as one imported layer, or undefined when the file
+ * is in none of them (then the other readers of `check` try it).
+ */
+export function detectMeshImport(text: string, source: string, options: MeshImportOptions = {}): ImportedLayer | undefined {
+  const format = detectMeshFormat(text, source);
+  return format === undefined ? undefined : importMesh(format, text, source, options);
+}
+
+/**
+ * A file on its own in one of the mesh formats as one imported layer per route, in file order
+ * (see importMeshRoutes), or undefined when the file is in none of them.
+ */
+export function detectMeshImports(text: string, source: string, options: MeshImportOptions = {}): ImportedLayer[] | undefined {
+  const format = detectMeshFormat(text, source);
+  return format === undefined ? undefined : importMeshRoutes(format, text, source, options);
+}
+
+/**
+ * A file of a mesh format as one layer per route, in file order, for the formats with several
+ * routes (Istio http routes, Gateway API rules, Envoy Gateway policies, Linkerd routes that differ),
+ * or the one `options.route` names; the other formats give their one layer.
+ */
+export function importMeshRoutes(format: MeshFormat, text: string, source: string, options: MeshImportOptions = {}): ImportedLayer[] {
+  const o = options.route !== undefined ? { route: options.route } : {};
+  switch (format) {
+    case 'istio':
+      return importIstioRoutes(text, source, o);
+    case 'linkerd':
+      return importLinkerdRoutes(text, source, o);
+    case 'gateway-api':
+      return importGatewayApiRoutes(text, source, o);
+    case 'envoy-gateway':
+      return importEnvoyGatewayRoutes(text, source, o);
+    default:
+      return [importMesh(format, text, source, options)];
+  }
 }

@@ -56,6 +56,9 @@ export interface CheckJson {
   version: string;
   /** 1 when any stack has an error-level finding, else 0. */
   exitCode: number;
+  /** What the files read say that their tools read another way than a reader would expect (also printed on stderr). */
+  warnings: string[];
+  /** One per stack, in file order: a file of several routes gives one per route, each with its `route`. */
   stacks: Array<CheckReport & { simulation?: StormReport }>;
 }
 
@@ -131,6 +134,8 @@ export function checkCommand(io: CheckIO, file: string, flags: CheckFlags): numb
     const text = readInputText(path, file);
     const readImport = importReader(file, io.cwd, flags.allowImportsOutside === true ? { allowImportsOutside: true } : {});
     const stacks = loadStacks(text, file, { ...parsed.load, readImport });
+    const warnings = [...new Set(stacks.flatMap((s) => s.layers.flatMap((l) => l.warnings ?? [])))];
+    for (const w of warnings) io.stderr(`warning: ${w}\n`);
     const options = { failureRate: parsed.failureRate, failureClass: parsed.failureClass };
     const results = stacks.map((stack) => {
       const report = checkStack(stack, options);
@@ -144,6 +149,7 @@ export function checkCommand(io: CheckIO, file: string, flags: CheckFlags): numb
       const json: CheckJson = {
         version: VERSION,
         exitCode,
+        warnings,
         stacks: results.map((r) => (r.simulation !== undefined ? { ...r.report, simulation: r.simulation } : r.report)),
       };
       io.stdout(JSON.stringify(json, null, 2) + '\n');

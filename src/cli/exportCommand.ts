@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { CheckInputError, loadStacks, type CheckLayer } from '../check/index.js';
 import { EXPORT_FORMATS, exportNameOf, exportPolicy, type ExportFormat } from '../check/exportPolicy.js';
+import { listNames } from '../policy/schema/describeValue.js';
 import { importReader, readInputText, type ReadOptions } from './readInput.js';
 import { UsageError } from './io.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
@@ -17,6 +18,8 @@ export interface ExportFlags {
   layer?: string;
   preset?: string;
   part?: string;
+  /** A configuration of several routes: the route (a gRPC service config's `pkg.Service/Method`). */
+  route?: string;
   name?: string;
   sdk?: string;
   strict?: boolean;
@@ -39,7 +42,9 @@ function chooseLayer(io: ExportIO, file: string | undefined, flags: ExportFlags,
   const text = readInputText(resolve(io.cwd, file), file);
   const read: ReadOptions = flags.allowImportsOutside === true ? { allowImportsOutside: true } : {};
   const readImport = importReader(file, io.cwd, read, (real) => inputs.push(real));
-  const stacks = loadStacks(text, file, { readImport, ...(flags.part !== undefined ? { part: flags.part } : {}) });
+  const stacks = loadStacks(text, file, { readImport, ...(flags.part !== undefined ? { part: flags.part } : {}), ...(flags.route !== undefined ? { route: flags.route } : {}) });
+  const routes = stacks.flatMap((s) => (s.route !== undefined ? [s.route] : []));
+  if (routes.length > 1 && flags.layer === undefined) throw new CheckInputError([`${file}: has ${routes.length} routes; choose one with --route: ${listNames(routes)}`]);
   const layers = stacks.flatMap((s) => s.layers.map((l) => ({ stack: s.name, layer: l })));
   if (flags.layer !== undefined) {
     const found = layers.filter((l) => l.layer.name === flags.layer);
@@ -69,6 +74,7 @@ export function exportCommand(io: ExportIO, format: string, file: string | undef
   try {
     const inputs: string[] = [];
     const layer = chooseLayer(io, file, flags, inputs);
+    for (const w of layer.warnings ?? []) io.stderr(`warning: ${w}\n`);
     const result = exportPolicy(layer.policy, format as ExportFormat, {
       name: flags.name ?? exportNameOf(layer.name),
       ...(flags.sdk !== undefined ? { sdk: flags.sdk as 'js' | 'python' } : {}),
