@@ -1,0 +1,114 @@
+import { CheckInputError } from './CheckInputError.js';
+import { isObject } from './FieldReader.js';
+import { LineProblems } from './LineProblems.js';
+import { readDocument } from './readDocument.js';
+
+/**
+ * The highest list index a Spring configuration key may give (`retryExceptions[63]`). Spring binds
+ * `x[0]`, `x[1]`... into a list as long as the highest index; real files list a handful of
+ * exception classes, and an index like `x[999999999]` would ask for a list of a billion entries,
+ * so a higher index is refused.
+ */
+export const MAX_SPRING_LIST_INDEX = 999;
+
+/** One value of a Spring configuration and where it is written (`line 3`, or the YAML keys as written). */
+export interface SpringValue {
+  value: unknown;
+  where: string;
+}
+
+/**
+ * A Spring configuration flattened to its dotted keys, as Spring's YamlPropertySourceLoader and
+ * `.properties` loader flatten it: `resilience4j.retry.instances.a.maxAttempts`, whatever the split
+ * of the YAML keys (`resilience4j.retry:` then nested keys, or one nested key per segment); lists
+ * (a YAML list, or `x[0]`, `x[1]`... keys) are kept as lists under the key without the index.
+ */
+export interface SpringConfig {
+  values: Map<string, SpringValue>;
+  /** Keys given twice: Spring keeps the last one, as does this reader; each note says which. */
+  notes: string[];
+}
+
+/** Whether a file is a `.properties` file: by its name, or, without a YAML or JSON name, by `key=value` lines under `resilience4j.`. */
+export function isPropertiesText(text: string, source: string): boolean {
+  if (/\.properties$/i.test(source)) return true;
+  if (/\.(ya?ml|json)$/i.test(source) || /^\s*[{[]/.test(text)) return false;
+  return /^\s*resilience4j\.[^:=\s]*\s*=/m.test(text);
+}
+
+class FlatBuilder {
+  readonly values = new Map<string, SpringValue>();
+  readonly notes: string[] = [];
+
+  constructor(private readonly onBadIndex: (where: string, key: string) => void) {}
+
+  /** Set `key` (which may end in `[n]`) to `value`; a key given twice keeps the last value, with a note. */
+  set(key: string, value: unknown, where: string): void {
+    const indexed = /^(.*)\[(\d+)\]$/.exec(key);
+    if (indexed === null) {
+      this.put(key, value, where);
+      return;
+    }
+    const base = indexed[1] as string;
+    const index = Number(indexed[2]);
+    if (!Number.isSafeInteger(index) || index > MAX_SPRING_LIST_INDEX) {
+      this.onBadIndex(where, key);
+      return;
+    }
+    const prev = this.values.get(base);
+    const list: unknown[] = Array.isArray(prev?.value) ? (prev.value as unknown[]) : [];
+    if (prev !== undefined && !Array.isArray(prev.value)) this.notes.push(`${base} is given as a value (${prev.where}) and as a list (${where}): Spring keeps the last one, the list.`);
+    if (list[index] !== undefined) this.notes.push(`${key} is given twice (${prev?.where ?? '?'} and ${where}): Spring keeps the last one (${where}).`);
+    list[index] = value;
+    this.values.set(base, { value: list, where });
+  }
+
+  private put(key: string, value: unknown, where: string): void {
+    const prev = this.values.get(key);
+    if (prev !== undefined) this.notes.push(`${key} is given twice (${prev.where} and ${where}): Spring keeps the last one (${where}).`);
+    this.values.set(key, { value, where });
+  }
+}
+
+function readProperties(text: string, source: string): SpringConfig {
+  const problems = new LineProblems(source);
+  const flat = new FlatBuilder((where, key) => problems.bad(Number(where.replace(/\D/g, '')), `has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have)`, key));
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith('!')) return;
+    const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(line);
+    if (m === null) {
+      problems.bad(i + 1, 'must be a "key=value" property', line);
+      return;
+    }
+    flat.set(m[1] as string, (m[2] as string).trim(), `line ${i + 1}`);
+  });
+  problems.throwIfAny();
+  return { values: flat.values, notes: flat.notes };
+}
+
+function readTree(text: string, source: string): SpringConfig {
+  const problems: string[] = [];
+  const flat = new FlatBuilder((where, key) => problems.push(`${source}: ${where} has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have; got ${key.slice(key.lastIndexOf('['))})`));
+  // Walked without recursion: readDocument has already refused documents nested too deep.
+  const stack: Array<{ value: unknown; key: string; written: string[] }> = [{ value: readDocument(text, source), key: '', written: [] }];
+  while (stack.length > 0) {
+    const { value, key, written } = stack.pop() as { value: unknown; key: string; written: string[] };
+    if (isObject(value) && (key === '' || Object.keys(value).length > 0)) {
+      const entries = Object.entries(value).reverse();
+      for (const [k, v] of entries) stack.push({ value: v, key: key === '' ? k : `${key}.${k}`, written: [...written, k] });
+    } else if (key !== '') flat.set(key, value, written.map((w) => JSON.stringify(w)).join(' > '));
+  }
+  if (problems.length > 0) throw new CheckInputError(problems);
+  return { values: flat.values, notes: flat.notes };
+}
+
+/**
+ * A Spring Boot configuration (`application.yml`, `application.properties`, or JSON) as its dotted
+ * keys (see {@link SpringConfig}). A `.properties` file is `key=value` (or `key: value`) lines,
+ * `#` and `!` comments; a list index above {@link MAX_SPRING_LIST_INDEX} is refused. Every
+ * problem throws a CheckInputError naming the file and the line or key.
+ */
+export function readSpringConfig(text: string, source: string): SpringConfig {
+  return isPropertiesText(text, source) ? readProperties(text, source) : readTree(text, source);
+}

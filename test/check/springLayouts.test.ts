@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { IMPORT_FORMATS, importResilience4j, loadStacks } from '../../src/check/index.js';
+import { CHECK_FORMATS } from '../../src/check/checkFormats.js';
+import { MAX_SPRING_LIST_INDEX } from '../../src/check/springConfig.js';
+import { fixture, loadProblems } from './helpers.js';
+
+const spring = (name: string) => fixture(`spring/${name}`);
+const DEMO = 'resilience4j-spring-boot2-demo-application.yml';
+/** What the demo's and the layouts' configs.default retry: HttpServerErrorException, TimeoutException and IOException as the importer maps them. */
+const SERVER_ERRORS_AND_TIMEOUTS = ['500', '503', 'timeout'];
+
+describe("resilience4j's Spring Boot 2 demo application.yml (flat dotted keys)", () => {
+  it('check reads it, and each instance gets its policy through baseConfig', () => {
+    for (const instance of ['backendA', 'backendB']) {
+      const stacks = loadStacks(spring(DEMO), 'application.yml', { instance });
+      expect(stacks).toHaveLength(1);
+      const layer = stacks[0]?.layers[0];
+      expect(layer?.name).toBe('resilience4j');
+      expect(layer?.policy.maxAttempts).toBe(3);
+      expect(layer?.policy.backoff).toMatchObject({ kind: 'constant', baseMs: 100 });
+      expect(layer?.policy.retryOn).toEqual(SERVER_ERRORS_AND_TIMEOUTS);
+      // resilience4j.timelimiter.configs.default.timeoutDuration: 2s, through the TimeLimiter instance's baseConfig.
+      expect(layer?.policy.perAttemptTimeoutMs).toBe(2000);
+      expect(layer?.origin).toBe(`application.yml: resilience4j.retry.instances.${instance} (base configs.default)`);
+      expect(layer?.notes).toContain('ignoreExceptions: io.github.robwin.exception.BusinessException does not say which failure it is and is not applied.');
+      expect(layer?.notes.some((n) => n.startsWith(`resilience4j.circuitbreaker.instances.${instance}`))).toBe(true);
+      expect(layer?.notes.some((n) => n.startsWith(`resilience4j.bulkhead.instances.${instance}`))).toBe(true);
+    }
+  });
+});
+
+describe('one resilience4j configuration as nested YAML, dotted YAML keys and application.properties', () => {
+  const files = [
+    ['layouts-nested.yml', 'application.yml'],
+    ['layouts-flat.yml', 'application.yml'],
+    ['layouts.properties', 'application.properties'],
+  ] as const;
+  const EXPECTED = {
+    // baseConfig: default.
+    backendA: { maxAttempts: 3, backoff: { kind: 'constant', baseMs: 100, capMs: 'none' }, retryAfter: 'ignore', retryOn: SERVER_ERRORS_AND_TIMEOUTS, idempotency: 'always' },
+    // baseConfig: slow, which names none and so inherits configs.default; the instance's own fields win.
+    backendB: {
+      maxAttempts: 5,
+      backoff: { kind: 'randomized', baseMs: 2000, capMs: 10_000, multiplier: 3, exponentOffset: 0, randomizationFactor: 0.25 },
+      retryAfter: 'ignore',
+      retryOn: SERVER_ERRORS_AND_TIMEOUTS,
+      idempotency: 'always',
+      perAttemptTimeoutMs: 3000,
+    },
+    // No baseConfig: configs.default, its retryExceptions replaced by the instance's own.
+    backendC: { maxAttempts: 4, backoff: { kind: 'constant', baseMs: 500, capMs: 'none' }, retryAfter: 'ignore', retryOn: ['429'], idempotency: 'always' },
+  };
+  const ORIGINS = { backendA: ' (base configs.default)', backendB: ' (base configs.slow, configs.default)', backendC: ' (base configs.default)' };
+
+  for (const [file, source] of files) {
+    it(`${file}: every instance's policy`, () => {
+      for (const [instance, policy] of Object.entries(EXPECTED)) {
+        const layer = importResilience4j(spring(file), source, { instance });
+        expect(layer.policy).toEqual(policy);
+        expect(layer.origin).toBe(`${source}: resilience4j.retry.instances.${instance}${ORIGINS[instance as keyof typeof ORIGINS]}`);
+      }
+    });
+  }
+
+  it('check recognises each layout on its own', () => {
+    for (const [file, source] of files) expect(loadStacks(spring(file), source, { instance: 'backendB' })[0]?.layers[0]?.policy.maxAttempts).toBe(5);
+  });
+});
+
+describe('baseConfig errors and list indexes', () => {
+  it('a baseConfig naming no config is an error naming it', () => {
+    const text = 'resilience4j.retry.configs.default.maxAttempts=2\nresilience4j.retry.instances.a.baseConfig=missing\n';
+    expect(loadProblems(() => importResilience4j(text, 'app.properties'))).toEqual([
+      'app.properties: resilience4j.retry.instances.a.baseConfig names the base config "missing", which resilience4j.retry.configs does not have (configs: default)',
+    ]);
+  });
+
+  it('a cycle of baseConfigs is an error', () => {
+    const text = ['resilience4j.retry.configs.one.baseConfig=two', 'resilience4j.retry.configs.two.baseConfig=one', 'resilience4j.retry.instances.a.baseConfig=one', ''].join('\n');
+    expect(loadProblems(() => importResilience4j(text, 'app.properties'))).toEqual([
+      'app.properties: resilience4j.retry.configs.two.baseConfig makes a cycle of base configs (instances.a -> configs.one -> configs.two -> configs.one): resilience4j cannot resolve it',
+    ]);
+  });
+
+  it('a list index above the limit is refused without building the list', () => {
+    const huge = 'resilience4j.retry.instances.a.retryExceptions[999999999]=java.io.IOException\n';
+    expect(loadProblems(() => importResilience4j(huge, 'app.properties'))).toEqual([
+      `app.properties: line 1 has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have) (got "resilience4j.retry.instances.a.retryExceptions[999999999]")`,
+    ]);
+    const yaml = `resilience4j.retry.instances.a.retryExceptions[${MAX_SPRING_LIST_INDEX + 1}]: java.io.IOException\n`;
+    expect(loadProblems(() => importResilience4j(yaml, 'app.yml'))[0]).toMatch(/^app\.yml: "resilience4j\.retry\.instances\.a\.retryExceptions\[1000\]" has a list index above 999/);
+    const top = `resilience4j.retry.instances.a.retryExceptions[${MAX_SPRING_LIST_INDEX}]=java.io.IOException\n`;
+    expect(importResilience4j(top, 'app.properties').policy.retryOn).toEqual(['timeout']);
+  });
+});
+
+describe('a file check cannot read', () => {
+  it('gets an error listing every format check reads', () => {
+    const formats = Object.keys(CHECK_FORMATS);
+    expect(formats).toEqual(expect.arrayContaining([...IMPORT_FORMATS, 'stack-file', 'experiment']));
+    for (const [text, source] of [['{ "hello": 1 }', 's.json'], ['just some words', 'notes.txt']] as const) {
+      const [message] = loadProblems(() => loadStacks(text, source));
+      for (const description of Object.values(CHECK_FORMATS)) expect(message).toContain(description);
+      for (const named of ['resilience4j', 'Istio', 'Linkerd', 'Polly', 'gRPC', 'Envoy Gateway', 'ingress-nginx', 'AWS shared config']) expect(message).toContain(named);
+    }
+  });
+});
