@@ -1,5 +1,5 @@
 import { listNames } from '../policy/schema/describeValue.js';
-import type { FieldReader } from './FieldReader.js';
+import { isObject, type FieldReader } from './FieldReader.js';
 import type { SpringValue } from './springConfig.js';
 
 /**
@@ -34,15 +34,18 @@ export const relaxed = (name: string) => name.replace(/[-_]/g, '').toLowerCase()
 
 /**
  * The instances and configs of every module in a Spring configuration's dotted keys
- * (`resilience4j.<module>.<instances|backends|configs>.<name>.<property>`; the segments before
- * the name by Spring's relaxed binding, the name as written). Other keys (`spring.*`,
+ * (`resilience4j.<module>.<instances|backends|configs>.<name>.<property>`, or the name alone with
+ * an empty value; the segments before the name by Spring's relaxed binding, the name as written). Other keys (`spring.*`,
  * `resilience4j.retry.metrics.*`) are left alone.
  */
 export function resilience4jBlocks(values: Map<string, SpringValue>): Resilience4jBlock[] {
   const blocks = new Map<string, Resilience4jBlock>();
   for (const key of values.keys()) {
     const parts = key.split('.');
-    if (parts.length < 5 || relaxed(parts[0] as string) !== 'resilience4j') continue;
+    // `instances: { a: }` (or `{}`) names an instance with nothing of its own: four segments, no property.
+    if (parts.length < 4 || relaxed(parts[0] as string) !== 'resilience4j') continue;
+    const value = values.get(key)?.value;
+    if (parts.length === 4 && !(value === null || value === '' || (isObject(value) && Object.keys(value).length === 0))) continue;
     const module = RESILIENCE4J_MODULES.find((m) => relaxed(m) === relaxed(parts[1] as string));
     const kindSeg = relaxed(parts[2] as string);
     if (module === undefined || !['instances', 'backends', 'configs'].includes(kindSeg)) continue;
@@ -51,7 +54,7 @@ export function resilience4jBlocks(values: Map<string, SpringValue>): Resilience
     const id = `${module}.${kind}.${name}`;
     const block = blocks.get(id) ?? { module, kind, name, props: new Map() };
     blocks.set(id, block);
-    block.props.set(parts.slice(4).join('.'), { value: values.get(key)?.value, key });
+    if (parts.length > 4) block.props.set(parts.slice(4).join('.'), { value, key });
   }
   return [...blocks.values()];
 }

@@ -70,19 +70,47 @@ class FlatBuilder {
   }
 }
 
+/** A `.properties` escape (`\\=`, `\\t`, `\\u00e9`) as the character it stands for (java.util.Properties#load). */
+function unescape(text: string): string {
+  const named: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f' };
+  return text.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_, c: string) => (c.length === 5 ? String.fromCharCode(parseInt(c.slice(1), 16)) : (named[c] ?? c)));
+}
+
+/**
+ * The logical lines of a `.properties` file, as java.util.Properties#load reads them: a line ending
+ * in an odd number of backslashes continues on the next (its leading blanks dropped); `#` and `!`
+ * start comments. Each with the number of the line it starts on.
+ */
+function logicalLines(text: string): Array<{ line: number; text: string }> {
+  const out: Array<{ line: number; text: string }> = [];
+  let pending: { line: number; text: string } | undefined;
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const part = pending === undefined ? raw.trim() : raw.trimStart();
+    if (pending === undefined && (part === '' || part.startsWith('#') || part.startsWith('!'))) return;
+    const continues = (/\\+$/.exec(part)?.[0].length ?? 0) % 2 === 1;
+    const text = (pending?.text ?? '') + (continues ? part.slice(0, -1) : part);
+    if (continues) pending = { line: pending?.line ?? i + 1, text };
+    else {
+      out.push({ line: pending?.line ?? i + 1, text });
+      pending = undefined;
+    }
+  });
+  if (pending !== undefined) out.push(pending);
+  return out;
+}
+
 function readProperties(text: string, source: string): SpringConfig {
   const problems = new LineProblems(source);
   const flat = new FlatBuilder((where, key) => problems.bad(Number(where.replace(/\D/g, '')), `has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have)`, key));
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith('!')) return;
-    const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(line);
+  for (const { line, text: logical } of logicalLines(text)) {
+    // The key ends at the first unescaped "=", ":" or blank; then blanks, at most one "=" or ":", blanks.
+    const m = /^((?:\\.|[^=:\s\\])+)\s*(?:[=:]\s*|\s)(.*)$/.exec(logical) ?? /^((?:\\.|[^=:\s\\])+)$/.exec(logical);
     if (m === null) {
-      problems.bad(i + 1, 'must be a "key=value" property', line);
-      return;
+      problems.bad(line, 'must be a "key=value" property', logical);
+      continue;
     }
-    flat.set(m[1] as string, (m[2] as string).trim(), `line ${i + 1}`);
-  });
+    flat.set(unescape(m[1] as string), unescape((m[2] ?? '').trim()), `line ${line}`);
+  }
   problems.throwIfAny();
   return { values: flat.values, notes: flat.notes };
 }

@@ -67,6 +67,33 @@ describe('one resilience4j configuration as nested YAML, dotted YAML keys and ap
   });
 });
 
+describe('what Spring reads besides', () => {
+  it('.properties as java.util.Properties reads it: continued lines, a blank or ":" separator, escapes', () => {
+    const text = [
+      'resilience4j.retry.instances.a.retryExceptions = java.io.IOException,\\',
+      '    org.springframework.web.client.HttpClientErrorException$TooManyRequests',
+      'resilience4j.retry.instances.a.maxAttempts 4',
+      'resilience4j.retry.instances.a.wait\\-duration: 2s',
+      '',
+    ].join('\n');
+    const layer = importResilience4j(text, 'application.properties');
+    expect([layer.policy.maxAttempts, layer.policy.backoff, layer.policy.retryOn]).toEqual([4, { kind: 'constant', baseMs: 2000, capMs: 'none' }, ['timeout', '429']]);
+  });
+
+  it('an instance written with nothing of its own inherits configs.default', () => {
+    const text = 'resilience4j.retry:\n  configs:\n    default: { maxAttempts: 7 }\n  instances:\n    a:\n';
+    const layer = importResilience4j(text, 'application.yml');
+    expect([layer.policy.maxAttempts, layer.origin]).toEqual([7, 'application.yml: resilience4j.retry.instances.a (base configs.default)']);
+  });
+
+  it('a key given twice keeps the last value, as Spring does, and says so', () => {
+    const text = 'resilience4j.retry.instances.a.maxAttempts=2\nresilience4j.retry.instances.a.maxAttempts=6\n';
+    const layer = importResilience4j(text, 'application.properties');
+    expect(layer.policy.maxAttempts).toBe(6);
+    expect(layer.notes).toContain('resilience4j.retry.instances.a.maxAttempts is given twice (line 1 and line 2): Spring keeps the last one (line 2).');
+  });
+});
+
 describe('baseConfig errors and list indexes', () => {
   it('a baseConfig naming no config is an error naming it', () => {
     const text = 'resilience4j.retry.configs.default.maxAttempts=2\nresilience4j.retry.instances.a.baseConfig=missing\n';
