@@ -20,10 +20,13 @@ export const CHECK_FORMATS: Readonly<Record<CheckOwnFormat | ImportFormat, strin
   linkerd: 'a Linkerd ServiceProfile (linkerd.io) or an HTTPRoute with retry.linkerd.io annotations',
   'gateway-api': 'a Gateway API HTTPRoute (gateway.networking.k8s.io)',
   'envoy-gateway': 'an Envoy Gateway BackendTrafficPolicy (gateway.envoyproxy.io)',
-  'ingress-nginx': 'an ingress-nginx Ingress (networking.k8s.io) or its controller ConfigMap',
+  'ingress-nginx': 'an ingress-nginx Ingress (networking.k8s.io) or a ConfigMap with proxy-next-upstream keys',
   resilience4j: 'a resilience4j Spring Boot configuration (application.yml or application.properties with resilience4j.retry, nested or dotted)',
   polly: 'a Polly / Microsoft.Extensions.Http.Resilience appsettings.json (MaxRetryAttempts, BackoffType...)',
 };
+
+/** The formats of Kubernetes resources, in the order `check` looks for them in a file of resources (meshFormatOf). */
+export const RESOURCE_FORMATS = ['istio', 'linkerd', 'envoy-gateway', 'gateway-api', 'ingress-nginx'] as const satisfies readonly ImportFormat[];
 
 /** The message for a file `check` cannot read: `<source>: is in no format check reads (<why>); it reads ...` with every format of {@link CHECK_FORMATS}. */
 export function unrecognisedFileMessage(source: string, why: string): string {
