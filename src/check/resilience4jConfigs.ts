@@ -97,8 +97,14 @@ export function resolveBlock(block: Resilience4jBlock, blocks: Resilience4jBlock
     } else if (at.name !== RESILIENCE4J_DEFAULT_CONFIG) base = configs.find((c) => c.name === RESILIENCE4J_DEFAULT_CONFIG);
     if (base === undefined) break;
     if (chain.includes(base)) {
-      const names = [...chain, base].map((b) => `${b.kind}.${b.name}`);
-      r.fail([named?.key ?? `resilience4j.${block.module}.${at.kind}.${at.name}`], `makes a cycle of base configs (${names.join(' -> ')}): resilience4j cannot resolve it`);
+      // Told from its first config by name, at that config's baseConfig, and reported once, however many instances lead into it.
+      const cycle = chain.slice(chain.indexOf(base));
+      const first = cycle.reduce((a, b) => (b.name < a.name ? b : a));
+      const ordered = [...cycle.slice(cycle.indexOf(first)), ...cycle.slice(0, cycle.indexOf(first)), first];
+      const key = [...first.props].find(([k]) => relaxed(k) === 'baseconfig')?.[1].key ?? '';
+      const before = r.problems.length;
+      r.fail([key], `makes a cycle of base configs (${ordered.map((b) => `configs.${b.name}`).join(' -> ')}): resilience4j cannot resolve it`);
+      if (r.problems.indexOf(r.problems[before] as string) < before) r.problems.pop();
       break;
     }
     chain.push(base);

@@ -102,10 +102,14 @@ describe('baseConfig errors and list indexes', () => {
     ]);
   });
 
-  it('a cycle of baseConfigs is an error', () => {
-    const text = ['resilience4j.retry.configs.one.baseConfig=two', 'resilience4j.retry.configs.two.baseConfig=one', 'resilience4j.retry.instances.a.baseConfig=one', ''].join('\n');
-    expect(loadProblems(() => importResilience4j(text, 'app.properties'))).toEqual([
-      'app.properties: resilience4j.retry.configs.two.baseConfig makes a cycle of base configs (instances.a -> configs.one -> configs.two -> configs.one): resilience4j cannot resolve it',
+  it('a cycle of baseConfigs is an error, once however many instances lead into it', () => {
+    const lines = ['resilience4j.retry.configs.one.baseConfig=two', 'resilience4j.retry.configs.two.baseConfig=one', 'resilience4j.retry.instances.a.baseConfig=one', 'resilience4j.retry.instances.b.baseConfig=two'];
+    expect(loadProblems(() => importResilience4j(lines.join('\n'), 'app.properties', { instance: 'a' }))).toEqual([
+      'app.properties: resilience4j.retry.configs.one.baseConfig makes a cycle of base configs (configs.one -> configs.two -> configs.one): resilience4j cannot resolve it',
+    ]);
+    const self = 'resilience4j.retry.configs.default.baseConfig=default\nresilience4j.retry.instances.a.maxAttempts=2\n';
+    expect(loadProblems(() => importResilience4j(self, 'app.properties'))).toEqual([
+      'app.properties: resilience4j.retry.configs.default.baseConfig makes a cycle of base configs (configs.default -> configs.default): resilience4j cannot resolve it',
     ]);
   });
 
