@@ -59,6 +59,13 @@ export function resilience4jBlocks(values: Map<string, SpringValue>): Resilience
   return [...blocks.values()];
 }
 
+/** Record a problem at `key` unless the same problem is recorded already (a config's problem is met from each instance that inherits it). */
+function failOnce(r: FieldReader, key: string, text: string): void {
+  const before = r.problems.length;
+  r.fail([key], text);
+  if (r.problems.indexOf(r.problems[before] as string) < before) r.problems.pop();
+}
+
 /** A block with what it inherits: its own properties over its base configs', and the chain of bases (nearest first). */
 export interface ResolvedBlock {
   /** By relaxed property name (`maxattempts`). */
@@ -91,20 +98,18 @@ export function resolveBlock(block: Resilience4jBlock, blocks: Resilience4jBlock
     if (baseName !== undefined && named !== undefined) {
       base = configs.find((c) => c.name === baseName);
       if (base === undefined) {
-        r.fail([named.key], `names the base config ${JSON.stringify(baseName)}, which resilience4j.${block.module}.configs does not have (configs: ${listNames(configs.map((c) => c.name)) || 'none'})`);
+        failOnce(r, named.key, `names the base config ${JSON.stringify(baseName)}, which resilience4j.${block.module}.configs does not have (configs: ${listNames(configs.map((c) => c.name)) || 'none'})`);
         break;
       }
     } else if (at.name !== RESILIENCE4J_DEFAULT_CONFIG) base = configs.find((c) => c.name === RESILIENCE4J_DEFAULT_CONFIG);
     if (base === undefined) break;
     if (chain.includes(base)) {
-      // Told from its first config by name, at that config's baseConfig, and reported once, however many instances lead into it.
+      // Told from its first config by name, at that config's baseConfig (so once, however many instances lead into it).
       const cycle = chain.slice(chain.indexOf(base));
       const first = cycle.reduce((a, b) => (b.name < a.name ? b : a));
       const ordered = [...cycle.slice(cycle.indexOf(first)), ...cycle.slice(0, cycle.indexOf(first)), first];
       const key = [...first.props].find(([k]) => relaxed(k) === 'baseconfig')?.[1].key ?? '';
-      const before = r.problems.length;
-      r.fail([key], `makes a cycle of base configs (${ordered.map((b) => `configs.${b.name}`).join(' -> ')}): resilience4j cannot resolve it`);
-      if (r.problems.indexOf(r.problems[before] as string) < before) r.problems.pop();
+      failOnce(r, key, `makes a cycle of base configs (${ordered.map((b) => `configs.${b.name}`).join(' -> ')}): resilience4j cannot resolve it`);
       break;
     }
     chain.push(base);

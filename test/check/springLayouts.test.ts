@@ -100,6 +100,11 @@ describe('baseConfig errors and list indexes', () => {
     expect(loadProblems(() => importResilience4j(text, 'app.properties'))).toEqual([
       'app.properties: resilience4j.retry.instances.a.baseConfig names the base config "missing", which resilience4j.retry.configs does not have (configs: default)',
     ]);
+    // A config's missing base, met from two instances and the chosen one: once.
+    const viaConfig = ['resilience4j.retry.configs.slow.baseConfig=gone', 'resilience4j.retry.instances.a.baseConfig=slow', 'resilience4j.retry.instances.b.baseConfig=slow'].join('\n');
+    expect(loadProblems(() => importResilience4j(viaConfig, 'app.properties', { instance: 'a' }))).toEqual([
+      'app.properties: resilience4j.retry.configs.slow.baseConfig names the base config "gone", which resilience4j.retry.configs does not have (configs: slow)',
+    ]);
   });
 
   it('a cycle of baseConfigs is an error, once however many instances lead into it', () => {
