@@ -1,7 +1,8 @@
 import { CheckInputError } from './CheckInputError.js';
 import { isObject } from './FieldReader.js';
 import { LineProblems } from './LineProblems.js';
-import { readDocument } from './readDocument.js';
+import { readResources } from './readResources.js';
+import { describeName, describeValue, listItems } from '../policy/schema/describeValue.js';
 
 /**
  * The highest list index a Spring configuration key may give (`retryExceptions[63]`). Spring binds
@@ -115,25 +116,52 @@ function readProperties(text: string, source: string): SpringConfig {
   return { values: flat.values, notes: flat.notes };
 }
 
-function readTree(text: string, source: string): SpringConfig {
-  const problems: string[] = [];
-  const flat = new FlatBuilder((where, key) => problems.push(`${source}: ${where} has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have; got ${key.slice(key.lastIndexOf('['))})`));
-  // Walked without recursion: readDocument has already refused documents nested too deep.
-  const stack: Array<{ value: unknown; key: string; written: string[] }> = [{ value: readDocument(text, source), key: '', written: [] }];
+/** A document's leaves as dotted keys, in document order (walked without recursion: readDocument has already refused documents nested too deep). */
+function leaves(doc: unknown): Array<{ key: string; value: unknown; written: string[] }> {
+  const out: Array<{ key: string; value: unknown; written: string[] }> = [];
+  const stack: Array<{ value: unknown; key: string; written: string[] }> = [{ value: doc, key: '', written: [] }];
   while (stack.length > 0) {
     const { value, key, written } = stack.pop() as { value: unknown; key: string; written: string[] };
     if (isObject(value) && (key === '' || Object.keys(value).length > 0)) {
       const entries = Object.entries(value).reverse();
       for (const [k, v] of entries) stack.push({ value: v, key: key === '' ? k : `${key}.${k}`, written: [...written, k] });
-    } else if (key !== '') flat.set(key, value, written.map((w) => JSON.stringify(w)).join(' > '));
+    } else if (key !== '') out.push({ key, value, written });
   }
+  return out;
+}
+
+/**
+ * The keys that make a document of a multi-document application.yml apply only under a condition
+ * (Spring Boot 2.4+ `spring.config.activate.on-profile` / `on-cloud-platform`, and the older
+ * `spring.profiles`), by relaxed name.
+ */
+const CONDITIONAL = /^spring\.(config\.activate\.|profiles$)/;
+
+function readTree(text: string, source: string): SpringConfig {
+  const problems: string[] = [];
+  const flat = new FlatBuilder((where, key) => problems.push(`${source}: ${where} has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have; got ${key.slice(key.lastIndexOf('['))})`));
+  const docs = readResources(text, source).map((r) => r.value);
+  const skipped: string[] = [];
+  docs.forEach((doc, i) => {
+    const keys = leaves(doc);
+    const condition = keys.find((k) => CONDITIONAL.test(k.key.split('.').map((p) => p.replace(/[-_]/g, '').toLowerCase()).join('.')));
+    const label = docs.length > 1 ? `document ${i + 1}: ` : '';
+    if (condition !== undefined) {
+      skipped.push(`document ${i + 1} (${describeName(condition.key)}: ${describeValue(condition.value)})`);
+      return;
+    }
+    for (const k of keys) flat.set(k.key, k.value, label + k.written.map((w) => JSON.stringify(w)).join(' > '));
+  });
   if (problems.length > 0) throw new CheckInputError(problems);
-  return { values: flat.values, notes: flat.notes };
+  const notes = [...flat.notes];
+  if (skipped.length > 0) notes.push(`${listItems(skipped)} ${skipped.length > 1 ? 'apply' : 'applies'} only with that profile or platform active and ${skipped.length > 1 ? 'are' : 'is'} not read; the documents without a condition are, the later winning, as Spring merges them.`);
+  return { values: flat.values, notes };
 }
 
 /**
  * A Spring Boot configuration (`application.yml`, `application.properties`, or JSON) as its dotted
- * keys (see {@link SpringConfig}). A `.properties` file is `key=value` (or `key: value`) lines,
+ * keys (see {@link SpringConfig}). Of a multi-document YAML file (`---`), the documents without a
+ * profile or platform condition are read in order, a later one winning, and the others noted. A `.properties` file is `key=value` (or `key: value`) lines,
  * `#` and `!` comments; a list index above {@link MAX_SPRING_LIST_INDEX} is refused. Every
  * problem throws a CheckInputError naming the file and the line or key.
  */

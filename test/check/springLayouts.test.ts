@@ -86,6 +86,25 @@ describe('what Spring reads besides', () => {
     expect([layer.policy.maxAttempts, layer.origin]).toEqual([7, 'application.yml: resilience4j.retry.instances.a (base configs.default)']);
   });
 
+  it('a multi-document application.yml: documents without a profile are read, the later winning; profile documents are noted', () => {
+    const text = [
+      'resilience4j.retry.instances.a.maxAttempts: 3',
+      'resilience4j.retry.instances.a.waitDuration: 1s',
+      '---',
+      'resilience4j.retry.instances.a.maxAttempts: 4',
+      '---',
+      'spring.config.activate.on-profile: prod',
+      'resilience4j.retry.instances.a.maxAttempts: 9',
+      '',
+    ].join('\n');
+    const layer = importResilience4j(text, 'application.yml');
+    expect([layer.policy.maxAttempts, layer.policy.backoff]).toEqual([4, { kind: 'constant', baseMs: 1000, capMs: 'none' }]);
+    expect(layer.notes).toContain(
+      'resilience4j.retry.instances.a.maxAttempts is given twice (document 1: "resilience4j.retry.instances.a.maxAttempts" and document 2: "resilience4j.retry.instances.a.maxAttempts"): Spring keeps the last one (document 2: "resilience4j.retry.instances.a.maxAttempts").',
+    );
+    expect(layer.notes).toContain('document 3 (spring.config.activate.on-profile: "prod") applies only with that profile or platform active and is not read; the documents without a condition are, the later winning, as Spring merges them.');
+  });
+
   it('a key given twice keeps the last value, as Spring does, and says so', () => {
     const text = 'resilience4j.retry.instances.a.maxAttempts=2\nresilience4j.retry.instances.a.maxAttempts=6\n';
     const layer = importResilience4j(text, 'application.properties');
