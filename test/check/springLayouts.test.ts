@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { IMPORT_FORMATS, importResilience4j, loadStacks } from '../../src/check/index.js';
 import { CHECK_FORMATS } from '../../src/check/checkFormats.js';
 import { MAX_SPRING_LIST_INDEX } from '../../src/check/springConfig.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cli, tempDir } from '../cli/helpers.js';
 import { fixture, loadProblems } from './helpers.js';
 
 const spring = (name: string) => fixture(`spring/${name}`);
@@ -26,6 +29,21 @@ describe("resilience4j's Spring Boot 2 demo application.yml (flat dotted keys)",
       expect(layer?.notes.some((n) => n.startsWith(`resilience4j.circuitbreaker.instances.${instance}`))).toBe(true);
       expect(layer?.notes.some((n) => n.startsWith(`resilience4j.bulkhead.instances.${instance}`))).toBe(true);
     }
+  });
+});
+
+describe('retrystorm check on the demo file', () => {
+  it('reads the instance it is given and exits 0; a file of no format exits 2 naming every format', async () => {
+    const ok = await cli(['check', `test/check/fixtures/spring/${DEMO}`, '--instance', 'backendA', '--json']);
+    expect([ok.code, ok.err]).toEqual([0, '']);
+    const report = JSON.parse(ok.out) as { stacks: Array<{ layers: Array<{ policy: { maxAttempts: number; perAttemptTimeoutMs: number } }> }> };
+    expect(report.stacks[0]?.layers[0]?.policy).toMatchObject({ maxAttempts: 3, perAttemptTimeoutMs: 2000 });
+    const other = join(tempDir(), 'application.yml');
+    writeFileSync(other, 'server:\n  port: 9080\n');
+    const bad = await cli(['check', other]);
+    expect(bad.code).toBe(2);
+    for (const description of Object.values(CHECK_FORMATS)) expect(bad.err).toContain(description);
+    expect(bad.err).not.toMatch(/\n\s+at /);
   });
 });
 
