@@ -2,7 +2,7 @@ import { CheckInputError } from './CheckInputError.js';
 import { isObject } from './FieldReader.js';
 import { LineProblems } from './LineProblems.js';
 import { readResources } from './readResources.js';
-import { describeName, describeValue, listItems } from '../policy/schema/describeValue.js';
+import { describeName, describeValue, listItems, MAX_LISTED_NAMES } from '../policy/schema/describeValue.js';
 
 /**
  * The highest list index a Spring configuration key may give (`retryExceptions[63]`). Spring binds
@@ -39,7 +39,9 @@ export function isPropertiesText(text: string, source: string): boolean {
 
 class FlatBuilder {
   readonly values = new Map<string, SpringValue>();
-  readonly notes: string[] = [];
+  /** Where each list item was written, by its key with the index (`x[0]`). */
+  private readonly itemWhere = new Map<string, string>();
+  private readonly repeated: string[] = [];
 
   constructor(private readonly onBadIndex: (where: string, key: string) => void) {}
 
@@ -47,7 +49,9 @@ class FlatBuilder {
   set(key: string, value: unknown, where: string): void {
     const indexed = /^(.*)\[(\d+)\]$/.exec(key);
     if (indexed === null) {
-      this.put(key, value, where);
+      const prev = this.values.get(key);
+      if (prev !== undefined) this.repeat(key, prev.where, where);
+      this.values.set(key, { value, where });
       return;
     }
     const base = indexed[1] as string;
@@ -57,17 +61,24 @@ class FlatBuilder {
       return;
     }
     const prev = this.values.get(base);
+    if (prev !== undefined && !Array.isArray(prev.value)) this.repeat(base, prev.where, where);
     const list: unknown[] = Array.isArray(prev?.value) ? (prev.value as unknown[]) : [];
-    if (prev !== undefined && !Array.isArray(prev.value)) this.notes.push(`${base} is given as a value (${prev.where}) and as a list (${where}): Spring keeps the last one, the list.`);
-    if (list[index] !== undefined) this.notes.push(`${key} is given twice (${prev?.where ?? '?'} and ${where}): Spring keeps the last one (${where}).`);
+    const itemWhere = this.itemWhere.get(key);
+    if (itemWhere !== undefined) this.repeat(key, itemWhere, where);
     list[index] = value;
+    this.itemWhere.set(key, where);
     this.values.set(base, { value: list, where });
   }
 
-  private put(key: string, value: unknown, where: string): void {
-    const prev = this.values.get(key);
-    if (prev !== undefined) this.notes.push(`${key} is given twice (${prev.where} and ${where}): Spring keeps the last one (${where}).`);
-    this.values.set(key, { value, where });
+  private repeat(key: string, first: string, last: string): void {
+    this.repeated.push(`${describeName(key)} is given twice (${first} and ${last}): Spring keeps the last one (${last}).`);
+  }
+
+  /** A note per key given twice, the first {@link MAX_LISTED_NAMES}, then how many more. */
+  notes(): string[] {
+    const shown = this.repeated.slice(0, MAX_LISTED_NAMES);
+    const more = this.repeated.length - shown.length;
+    return more > 0 ? [...shown, `${more} more keys are given twice; Spring keeps the last of each.`] : shown;
   }
 }
 
@@ -113,7 +124,7 @@ function readProperties(text: string, source: string): SpringConfig {
     flat.set(unescape(m[1] as string), unescape((m[2] ?? '').trim()), `line ${line}`);
   }
   problems.throwIfAny();
-  return { values: flat.values, notes: flat.notes };
+  return { values: flat.values, notes: flat.notes() };
 }
 
 /** A document's leaves as dotted keys, in document order (walked without recursion: readDocument has already refused documents nested too deep). */
@@ -150,10 +161,10 @@ function readTree(text: string, source: string): SpringConfig {
       skipped.push(`document ${i + 1} (${describeName(condition.key)}: ${describeValue(condition.value)})`);
       return;
     }
-    for (const k of keys) flat.set(k.key, k.value, label + k.written.map((w) => JSON.stringify(w)).join(' > '));
+    for (const k of keys) flat.set(k.key, k.value, label + k.written.map(describeName).join(' > '));
   });
   if (problems.length > 0) throw new CheckInputError(problems);
-  const notes = [...flat.notes];
+  const notes = flat.notes();
   if (skipped.length > 0) notes.push(`${listItems(skipped)} ${skipped.length > 1 ? 'apply' : 'applies'} only with that profile or platform active and ${skipped.length > 1 ? 'are' : 'is'} not read; the documents without a condition are, the later winning, as Spring merges them.`);
   return { values: flat.values, notes };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IMPORT_FORMATS, importResilience4j, loadStacks } from '../../src/check/index.js';
 import { CHECK_FORMATS } from '../../src/check/checkFormats.js';
 import { MAX_SPRING_LIST_INDEX } from '../../src/check/springConfig.js';
+import { MAX_LISTED_NAMES } from '../../src/policy/schema/describeValue.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, tempDir } from '../cli/helpers.js';
@@ -118,7 +119,7 @@ describe('what Spring reads besides', () => {
     const layer = importResilience4j(text, 'application.yml');
     expect([layer.policy.maxAttempts, layer.policy.backoff]).toEqual([4, { kind: 'constant', baseMs: 1000, capMs: 'none' }]);
     expect(layer.notes).toContain(
-      'resilience4j.retry.instances.a.maxAttempts is given twice (document 1: "resilience4j.retry.instances.a.maxAttempts" and document 2: "resilience4j.retry.instances.a.maxAttempts"): Spring keeps the last one (document 2: "resilience4j.retry.instances.a.maxAttempts").',
+      'resilience4j.retry.instances.a.maxAttempts is given twice (document 1: resilience4j.retry.instances.a.maxAttempts and document 2: resilience4j.retry.instances.a.maxAttempts): Spring keeps the last one (document 2: resilience4j.retry.instances.a.maxAttempts).',
     );
     expect(layer.notes).toContain('document 3 (spring.config.activate.on-profile: "prod") applies only with that profile or platform active and is not read; the documents without a condition are, the later winning, as Spring merges them.');
   });
@@ -128,6 +129,15 @@ describe('what Spring reads besides', () => {
     const layer = importResilience4j(text, 'application.properties');
     expect(layer.policy.maxAttempts).toBe(6);
     expect(layer.notes).toContain('resilience4j.retry.instances.a.maxAttempts is given twice (line 1 and line 2): Spring keeps the last one (line 2).');
+    const items = importResilience4j('resilience4j.retry.instances.a.retryExceptions[0]=java.io.IOException\nresilience4j.retry.instances.a.retryExceptions[1]=x.Y\nresilience4j.retry.instances.a.retryExceptions[0]=java.util.concurrent.TimeoutException\n', 'a.properties');
+    expect(items.notes).toContain('resilience4j.retry.instances.a.retryExceptions[0] is given twice (line 1 and line 3): Spring keeps the last one (line 3).');
+  });
+
+  it('keys given twice are noted one by one up to a limit, the rest counted', () => {
+    const known = Array.from({ length: MAX_LISTED_NAMES + 5 }, (_, i) => `resilience4j.retry.instances.a${i}.maxAttempts=2\nresilience4j.retry.instances.a${i}.maxAttempts=3`).join('\n');
+    const notes = importResilience4j(known, 'a.properties', { instance: 'a0' }).notes.filter((n) => n.includes('given twice'));
+    expect(notes).toHaveLength(MAX_LISTED_NAMES + 1);
+    expect(notes[MAX_LISTED_NAMES]).toBe('5 more keys are given twice; Spring keeps the last of each.');
   });
 });
 
@@ -161,7 +171,9 @@ describe('baseConfig errors and list indexes', () => {
       `app.properties: line 1 has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have) (got "resilience4j.retry.instances.a.retryExceptions[999999999]")`,
     ]);
     const yaml = `resilience4j.retry.instances.a.retryExceptions[${MAX_SPRING_LIST_INDEX + 1}]: java.io.IOException\n`;
-    expect(loadProblems(() => importResilience4j(yaml, 'app.yml'))[0]).toMatch(/^app\.yml: "resilience4j\.retry\.instances\.a\.retryExceptions\[1000\]" has a list index above 999/);
+    expect(loadProblems(() => importResilience4j(yaml, 'app.yml'))).toEqual([
+      'app.yml: resilience4j.retry.instances.a.retryExceptions[1000] has a list index above 999 (the highest a list here may have; got [1000])',
+    ]);
     const top = `resilience4j.retry.instances.a.retryExceptions[${MAX_SPRING_LIST_INDEX}]=java.io.IOException\n`;
     expect(importResilience4j(top, 'app.properties').policy.retryOn).toEqual(['timeout']);
   });
