@@ -1,11 +1,11 @@
-import { describeValue, listNames } from '../policy/schema/describeValue.js';
+import { describeName, describeValue, listItems, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { presetPolicy, type PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import type { Segment } from './FieldReader.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { MeshReader } from './MeshReader.js';
-import { relaxed, resilience4jBlocks, resolveBlock, RESILIENCE4J_DEFAULT_CONFIG, RESILIENCE4J_MODULES, type Resilience4jBlock, type Resilience4jModule } from './resilience4jConfigs.js';
+import { relaxed, Resilience4jBases, resilience4jBlocks, RESILIENCE4J_DEFAULT_CONFIG, RESILIENCE4J_MODULES, type Resilience4jBlock, type Resilience4jModule } from './resilience4jConfigs.js';
 import { isPropertiesText, readSpringConfig } from './springConfig.js';
 
 /** Which retry instance of a Spring Boot configuration to import. */
@@ -103,7 +103,7 @@ export function looksLikeResilience4j(text: string, source: string): boolean {
 }
 
 /** Where a block is written, for origins and notes: `resilience4j.retry.instances.backendA`. */
-const blockName = (b: Resilience4jBlock) => `resilience4j.${b.module}.${b.kind}.${b.name}`;
+const blockName = (b: Resilience4jBlock) => `resilience4j.${b.module}.${b.kind}.${describeName(b.name)}`;
 
 /**
  * What resilience4j's Spring Boot aspects wrap around a call, outermost first (resilience4j docs,
@@ -129,7 +129,7 @@ export const RESILIENCE4J_TIMELIMITER_DEFAULT_MS = 1000;
  * (`resilience4j.retry:` then nested keys, or `resilience4j.retry.instances.a.maxAttempts: 3`), or
  * `.properties` lines, list items as `x[0]=...`; property names by Spring's relaxed binding
  * (`max-attempts`). An instance (`resilience4j.retry.instances.<name>`, or a config chosen by name)
- * inherits its base configs as resilience4j resolves them (resolveBlock: `baseConfig`, else
+ * inherits its base configs as resilience4j resolves them (Resilience4jBases: `baseConfig`, else
  * `configs.default`). The TimeLimiter instance of the same name gives the per-attempt timeout; the
  * CircuitBreaker, RateLimiter and bulkheads of that name are noted. Mapping (IntervalFunction.java):
  * - `maxAttempts` (attempts, the first included) -> maxAttempts;
@@ -154,8 +154,9 @@ export function importResilience4j(text: string, source: string, options: Resili
       r.fail([prop.key], `is not a known retry property${near !== undefined ? ` (did you mean "${near}"?)` : ''}`);
     }
   }
-  // Every instance is resolved, as resilience4j does when the application starts: a missing base config or a cycle anywhere stops it.
-  const resolved = new Map(all.filter((b) => b.kind === 'instances').map((b) => [b, resolveBlock(b, all, r)]));
+  // Every block's bases are checked, as resilience4j does when the application starts: a missing base config or a cycle anywhere stops it.
+  const bases = new Resilience4jBases(all, r);
+  bases.checkAll();
   const instances = blocks.filter((b) => b.kind === 'instances');
   const configs = blocks.filter((b) => b.kind === 'configs');
   let chosen: Resilience4jBlock | undefined;
@@ -169,21 +170,21 @@ export function importResilience4j(text: string, source: string, options: Resili
     }
   } else if (instances.length === 1) chosen = instances[0];
   else if (instances.length === 0 && configs.length === 1) chosen = configs[0];
-  else r.failFile(`has ${instances.length || configs.length} retry ${instances.length > 0 ? 'instances' : 'configs'}; choose one by name: ${(instances.length > 0 ? instances : configs).map((b) => b.name).join(', ')}`);
+  else r.failFile(`has ${instances.length || configs.length} retry ${instances.length > 0 ? 'instances' : 'configs'}; choose one by name: ${listNames((instances.length > 0 ? instances : configs).map((b) => b.name))}`);
   if (chosen === undefined) {
     r.throwIfAny();
     throw new Error('unreachable');
   }
   const notes: string[] = [...config.notes];
-  const own = resolved.get(chosen) ?? resolveBlock(chosen, all, r);
+  const own = bases.resolve(chosen);
   if (own.bases.length > 0 && ![...chosen.props.keys()].some((k) => relaxed(k) === 'baseconfig')) {
     notes.push(`The ${chosen.kind === 'instances' ? 'instance' : 'config'} names no baseConfig: it inherits configs.${RESILIENCE4J_DEFAULT_CONFIG}.`);
   }
   const props = new Map([...own.props].map(([k, v]) => [canonical(k) ?? k, v]));
   let attemptTimeoutMs: number | undefined;
   for (const other of all.filter((b) => b.module !== 'retry' && b.kind === chosen.kind && b.name === chosen.name)) {
-    const of = resolved.get(other) ?? resolveBlock(other, all, r);
-    const baseText = of.bases.length > 0 ? ` (base configs.${of.bases.join(', configs.')})` : '';
+    const of = bases.resolve(other);
+    const baseText = of.bases.length > 0 ? ` (base ${listItems(of.bases.map((b) => `configs.${describeName(b)}`))})` : '';
     if (other.module === 'timelimiter') {
       const timeout = of.props.get('timeoutduration');
       attemptTimeoutMs = timeout === undefined ? RESILIENCE4J_TIMELIMITER_DEFAULT_MS : springDurationMs(timeout.value);
@@ -248,6 +249,6 @@ export function importResilience4j(text: string, source: string, options: Resili
   if (get('waitDuration') === undefined) notes.push(`waitDuration is not set: resilience4j's default is ${RESILIENCE4J_DEFAULTS.waitDurationMs} ms.`);
   notes.push('resilience4j retries whatever the wrapped call throws, whatever the method (idempotency "always"), and does not read Retry-After.');
   if (attemptTimeoutMs !== undefined) policy.perAttemptTimeoutMs = attemptTimeoutMs;
-  const baseText = own.bases.length > 0 ? ` (base configs.${own.bases.join(', configs.')})` : '';
-  return { policy, origin: `${source}: resilience4j.retry.${chosen.kind}.${chosen.name}${baseText}`, notes, defaultName: 'resilience4j' };
+  const baseText = own.bases.length > 0 ? ` (base ${listItems(own.bases.map((b) => `configs.${describeName(b)}`))})` : '';
+  return { policy, origin: `${source}: ${blockName(chosen)}${baseText}`, notes, defaultName: 'resilience4j' };
 }

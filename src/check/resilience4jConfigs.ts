@@ -1,4 +1,4 @@
-import { listNames } from '../policy/schema/describeValue.js';
+import { describeName, describeValue, listNames } from '../policy/schema/describeValue.js';
 import { isObject, type FieldReader } from './FieldReader.js';
 import type { SpringValue } from './springConfig.js';
 
@@ -59,13 +59,6 @@ export function resilience4jBlocks(values: Map<string, SpringValue>): Resilience
   return [...blocks.values()];
 }
 
-/** Record a problem at `key` unless the same problem is recorded already (a config's problem is met from each instance that inherits it). */
-function failOnce(r: FieldReader, key: string, text: string): void {
-  const before = r.problems.length;
-  r.fail([key], text);
-  if (r.problems.indexOf(r.problems[before] as string) < before) r.problems.pop();
-}
-
 /** A block with what it inherits: its own properties over its base configs', and the chain of bases (nearest first). */
 export interface ResolvedBlock {
   /** By relaxed property name (`maxattempts`). */
@@ -74,49 +67,93 @@ export interface ResolvedBlock {
 }
 
 /**
- * A block's properties with those it inherits, as resilience4j's Common*ConfigurationProperties
- * resolve them (resilience4j/resilience4j, resilience4j-framework-common/.../retry/configuration/
+ * The base configs of a file's blocks, as resilience4j's Common*ConfigurationProperties resolve
+ * them (resilience4j/resilience4j, resilience4j-framework-common/.../retry/configuration/
  * CommonRetryConfigurationProperties.java `createRetryConfig`, commit 18052ce, 2.x; the other
  * modules do the same): a block naming `baseConfig` inherits that config of its module (and what
  * that config inherits in turn), its own properties winning; a block naming none inherits
  * `configs.default` unless it is itself named `default`. A baseConfig naming no config is a problem
  * (resilience4j throws ConfigurationNotFoundException), and so is a cycle of baseConfigs
- * (resilience4j recurses without end).
+ * (resilience4j recurses without end); each is recorded once in the reader, however many blocks
+ * lead to it.
  */
-export function resolveBlock(block: Resilience4jBlock, blocks: Resilience4jBlock[], r: FieldReader): ResolvedBlock {
-  const configs = blocks.filter((b) => b.module === block.module && b.kind === 'configs');
-  const chain: Resilience4jBlock[] = [block];
-  const bases: string[] = [];
-  for (let at = block; ; ) {
-    const named = [...at.props].find(([k]) => relaxed(k) === 'baseconfig')?.[1];
-    const baseName = typeof named?.value === 'string' && named.value.trim() !== '' ? named.value.trim() : undefined;
-    if (named !== undefined && baseName === undefined) {
-      r.fail([named.key], `must name a config under resilience4j.${block.module}.configs (got ${r.quote(named.value)})`);
-      break;
-    }
-    let base: Resilience4jBlock | undefined;
-    if (baseName !== undefined && named !== undefined) {
-      base = configs.find((c) => c.name === baseName);
-      if (base === undefined) {
-        failOnce(r, named.key, `names the base config ${JSON.stringify(baseName)}, which resilience4j.${block.module}.configs does not have (configs: ${listNames(configs.map((c) => c.name)) || 'none'})`);
+export class Resilience4jBases {
+  private readonly configs = new Map<string, Resilience4jBlock>();
+  /** Each block's base (null: none, or a problem recorded), worked out once. */
+  private readonly baseOfBlock = new Map<Resilience4jBlock, Resilience4jBlock | null>();
+  private readonly reported = new Set<string>();
+
+  constructor(
+    private readonly blocks: readonly Resilience4jBlock[],
+    private readonly r: FieldReader,
+  ) {
+    for (const b of blocks) if (b.kind === 'configs' && !this.configs.has(`${b.module}.${b.name}`)) this.configs.set(`${b.module}.${b.name}`, b);
+  }
+
+  /** Check every block's chain of bases, as resilience4j does for every instance when the application starts (linear in the blocks). */
+  checkAll(): void {
+    const done = new Set<Resilience4jBlock>();
+    for (const block of this.blocks) this.chain(block, done).forEach((b) => done.add(b));
+  }
+
+  /** A block's properties with those it inherits. */
+  resolve(block: Resilience4jBlock): ResolvedBlock {
+    const chain = this.chain(block, new Set());
+    const props = new Map<string, Resilience4jProperty>();
+    for (const b of [...chain].reverse()) for (const [k, v] of b.props) props.set(relaxed(k), v);
+    return { props, bases: chain.slice(1).map((b) => b.name) };
+  }
+
+  private fail(key: string, text: string): void {
+    if (this.reported.has(`${key} ${text}`)) return;
+    this.reported.add(`${key} ${text}`);
+    this.r.fail([key], text);
+  }
+
+  /** The block and its bases, nearest first, up to a problem or a block in `stop`. */
+  private chain(block: Resilience4jBlock, stop: ReadonlySet<Resilience4jBlock>): Resilience4jBlock[] {
+    const chain = [block];
+    const seen = new Set(chain);
+    for (let base = this.baseOf(block); base !== null && !stop.has(base); base = this.baseOf(base)) {
+      if (seen.has(base)) {
+        this.failCycle(chain.slice(chain.indexOf(base)));
         break;
       }
-    } else if (at.name !== RESILIENCE4J_DEFAULT_CONFIG) base = configs.find((c) => c.name === RESILIENCE4J_DEFAULT_CONFIG);
-    if (base === undefined) break;
-    if (chain.includes(base)) {
-      // Told from its first config by name, at that config's baseConfig (so once, however many instances lead into it).
-      const cycle = chain.slice(chain.indexOf(base));
-      const first = cycle.reduce((a, b) => (b.name < a.name ? b : a));
-      const ordered = [...cycle.slice(cycle.indexOf(first)), ...cycle.slice(0, cycle.indexOf(first)), first];
-      const key = [...first.props].find(([k]) => relaxed(k) === 'baseconfig')?.[1].key ?? '';
-      failOnce(r, key, `makes a cycle of base configs (${ordered.map((b) => `configs.${b.name}`).join(' -> ')}): resilience4j cannot resolve it`);
-      break;
+      chain.push(base);
+      seen.add(base);
     }
-    chain.push(base);
-    bases.push(base.name);
-    at = base;
+    return chain;
   }
-  const props = new Map<string, Resilience4jProperty>();
-  for (const b of chain.reverse()) for (const [k, v] of b.props) props.set(relaxed(k), v);
-  return { props, bases };
+
+  /** A cycle told from its first config by name, at that config's baseConfig (so the same whichever block leads into it). */
+  private failCycle(cycle: Resilience4jBlock[]): void {
+    const first = cycle.reduce((a, b) => (b.name < a.name ? b : a));
+    const at = cycle.indexOf(first);
+    const ordered = [...cycle.slice(at), ...cycle.slice(0, at), first];
+    this.fail(baseConfigOf(first)?.key ?? '', `makes a cycle of base configs (${ordered.map((b) => `configs.${describeName(b.name)}`).join(' -> ')}): resilience4j cannot resolve it`);
+  }
+
+  private baseOf(block: Resilience4jBlock): Resilience4jBlock | null {
+    const known = this.baseOfBlock.get(block);
+    if (known !== undefined) return known;
+    const named = baseConfigOf(block);
+    const baseName = typeof named?.value === 'string' && named.value.trim() !== '' ? named.value.trim() : undefined;
+    let base: Resilience4jBlock | null = null;
+    if (named !== undefined && baseName === undefined) this.fail(named.key, `must name a config under resilience4j.${block.module}.configs (got ${this.r.quote(named.value)})`);
+    else if (named !== undefined && baseName !== undefined) {
+      base = this.configs.get(`${block.module}.${baseName}`) ?? null;
+      if (base === null) {
+        const names = [...this.configs.values()].filter((c) => c.module === block.module).map((c) => c.name);
+        this.fail(named.key, `names the base config ${describeValue(baseName)}, which resilience4j.${block.module}.configs does not have (configs: ${listNames(names) || 'none'})`);
+      }
+    } else if (block.name !== RESILIENCE4J_DEFAULT_CONFIG) base = this.configs.get(`${block.module}.${RESILIENCE4J_DEFAULT_CONFIG}`) ?? null;
+    this.baseOfBlock.set(block, base);
+    return base;
+  }
+}
+
+/** The `baseConfig` property of a block (by relaxed name), if it has one. */
+function baseConfigOf(block: Resilience4jBlock): Resilience4jProperty | undefined {
+  for (const [k, v] of block.props) if (relaxed(k) === 'baseconfig') return v;
+  return undefined;
 }
