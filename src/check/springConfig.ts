@@ -12,6 +12,8 @@ import { describeName, describeValue, listItems, MAX_LISTED_NAMES } from '../pol
  */
 export const MAX_SPRING_LIST_INDEX = 999;
 
+const BAD_INDEX = `has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have)`;
+
 /** One value of a Spring configuration and where it is written (`line 3`, or the YAML keys as written). */
 export interface SpringValue {
   value: unknown;
@@ -43,23 +45,21 @@ class FlatBuilder {
   private readonly itemWhere = new Map<string, string>();
   private readonly repeated: string[] = [];
 
-  constructor(private readonly onBadIndex: (where: string, key: string) => void) {}
-
-  /** Set `key` (which may end in `[n]`) to `value`; a key given twice keeps the last value, with a note. */
-  set(key: string, value: unknown, where: string): void {
+  /**
+   * Set `key` (which may end in `[n]`) to `value`; a key given twice keeps the last value, with a
+   * note. False (and nothing set) when the index is above {@link MAX_SPRING_LIST_INDEX}.
+   */
+  set(key: string, value: unknown, where: string): boolean {
     const indexed = /^(.*)\[(\d+)\]$/.exec(key);
     if (indexed === null) {
       const prev = this.values.get(key);
       if (prev !== undefined) this.repeat(key, prev.where, where);
       this.values.set(key, { value, where });
-      return;
+      return true;
     }
     const base = indexed[1] as string;
     const index = Number(indexed[2]);
-    if (!Number.isSafeInteger(index) || index > MAX_SPRING_LIST_INDEX) {
-      this.onBadIndex(where, key);
-      return;
-    }
+    if (!Number.isSafeInteger(index) || index > MAX_SPRING_LIST_INDEX) return false;
     const prev = this.values.get(base);
     if (prev !== undefined && !Array.isArray(prev.value)) this.repeat(base, prev.where, where);
     const list: unknown[] = Array.isArray(prev?.value) ? (prev.value as unknown[]) : [];
@@ -68,6 +68,7 @@ class FlatBuilder {
     list[index] = value;
     this.itemWhere.set(key, where);
     this.values.set(base, { value: list, where });
+    return true;
   }
 
   private repeat(key: string, first: string, last: string): void {
@@ -113,7 +114,7 @@ function logicalLines(text: string): Array<{ line: number; text: string }> {
 
 function readProperties(text: string, source: string): SpringConfig {
   const problems = new LineProblems(source);
-  const flat = new FlatBuilder((where, key) => problems.bad(Number(where.replace(/\D/g, '')), `has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have)`, key));
+  const flat = new FlatBuilder();
   for (const { line, text: logical } of logicalLines(text)) {
     // The key ends at the first unescaped "=", ":" or blank; then blanks, at most one "=" or ":", blanks.
     const m = /^((?:\\.|[^=:\s\\])+)\s*(?:[=:]\s*|\s)(.*)$/.exec(logical) ?? /^((?:\\.|[^=:\s\\])+)$/.exec(logical);
@@ -121,7 +122,8 @@ function readProperties(text: string, source: string): SpringConfig {
       problems.bad(line, 'must be a "key=value" property', logical);
       continue;
     }
-    flat.set(unescape(m[1] as string), unescape((m[2] ?? '').trim()), `line ${line}`);
+    const key = unescape(m[1] as string);
+    if (!flat.set(key, unescape((m[2] ?? '').trim()), `line ${line}`)) problems.bad(line, BAD_INDEX, key);
   }
   problems.throwIfAny();
   return { values: flat.values, notes: flat.notes() };
@@ -150,7 +152,7 @@ const CONDITIONAL = /^spring\.(config\.activate\.|profiles$)/;
 
 function readTree(text: string, source: string): SpringConfig {
   const problems: string[] = [];
-  const flat = new FlatBuilder((where, key) => problems.push(`${source}: ${where} has a list index above ${MAX_SPRING_LIST_INDEX} (the highest a list here may have; got ${key.slice(key.lastIndexOf('['))})`));
+  const flat = new FlatBuilder();
   const docs = readResources(text, source).map((r) => r.value);
   const skipped: string[] = [];
   docs.forEach((doc, i) => {
@@ -161,7 +163,10 @@ function readTree(text: string, source: string): SpringConfig {
       skipped.push(`document ${i + 1} (${describeName(condition.key)}: ${describeValue(condition.value)})`);
       return;
     }
-    for (const k of keys) flat.set(k.key, k.value, label + k.written.map(describeName).join(' > '));
+    for (const k of keys) {
+      const where = label + k.written.map(describeName).join(' > ');
+      if (!flat.set(k.key, k.value, where)) problems.push(`${source}: ${where} ${BAD_INDEX} (got ${describeName(k.key.slice(k.key.lastIndexOf('[')))})`);
+    }
   });
   if (problems.length > 0) throw new CheckInputError(problems);
   const notes = flat.notes();

@@ -172,7 +172,7 @@ describe('baseConfig errors and list indexes', () => {
     ]);
     const yaml = `resilience4j.retry.instances.a.retryExceptions[${MAX_SPRING_LIST_INDEX + 1}]: java.io.IOException\n`;
     expect(loadProblems(() => importResilience4j(yaml, 'app.yml'))).toEqual([
-      'app.yml: resilience4j.retry.instances.a.retryExceptions[1000] has a list index above 999 (the highest a list here may have; got [1000])',
+      'app.yml: resilience4j.retry.instances.a.retryExceptions[1000] has a list index above 999 (the highest a list here may have) (got [1000])',
     ]);
     const top = `resilience4j.retry.instances.a.retryExceptions[${MAX_SPRING_LIST_INDEX}]=java.io.IOException\n`;
     expect(importResilience4j(top, 'app.properties').policy.retryOn).toEqual(['timeout']);
