@@ -119,7 +119,7 @@ const OTHER_MODULES: Record<Exclude<Resilience4jModule, 'retry'>, string> = {
   'thread-pool-bulkhead': 'is not modelled in this layer: it caps the concurrent attempts of this process (a service graph bulkhead does)',
 };
 
-/** The TimeLimiter's timeout when it names none (TimeLimiterConfig.java DEFAULT_TIMEOUT_DURATION, resilience4j 2.x). */
+/** The TimeLimiter's timeout when it names none (resilience4j/resilience4j resilience4j-timelimiter/.../TimeLimiterConfig.java: `timeoutDuration = Duration.ofSeconds(1)`, commit 0782760, 2.x). */
 export const RESILIENCE4J_TIMELIMITER_DEFAULT_MS = 1000;
 
 /**
