@@ -1,12 +1,12 @@
-import { describeValue, listNames } from '../policy/schema/describeValue.js';
+import { describeName, describeValue, listItems, listNames } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { presetPolicy, type PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
-import { isObject, type Segment } from './FieldReader.js';
+import type { Segment } from './FieldReader.js';
 import type { ImportedLayer } from './ImportedLayer.js';
-import { LineProblems } from './LineProblems.js';
 import { MeshReader } from './MeshReader.js';
-import { readDocument } from './readDocument.js';
+import { relaxed, Resilience4jBases, resilience4jBlocks, RESILIENCE4J_DEFAULT_CONFIG, RESILIENCE4J_MODULES, type Resilience4jBlock, type Resilience4jModule } from './resilience4jConfigs.js';
+import { isPropertiesText, readSpringConfig } from './springConfig.js';
 
 /** Which retry instance of a Spring Boot configuration to import. */
 export interface Resilience4jImportOptions {
@@ -41,6 +41,8 @@ const PROPERTIES = [
   'ignoreExceptions',
   'baseConfig',
   'failAfterMaxAttempts',
+  'intervalBiFunction',
+  'consumeResultBeforeRetryAttempt',
   'eventConsumerBufferSize',
   'retryExceptionPredicate',
   'resultPredicate',
@@ -48,7 +50,7 @@ const PROPERTIES = [
 ];
 
 /** Spring's relaxed binding: `max-attempts`, `max_attempts` and `maxAttempts` name one property. */
-const canonical = (key: string) => PROPERTIES.find((p) => p.toLowerCase() === key.replace(/[-_]/g, '').toLowerCase());
+const canonical = (key: string) => PROPERTIES.find((p) => p.toLowerCase() === relaxed(key));
 
 /**
  * Exception classes and the outcome classes they stand for, matched on the simple name (after the
@@ -93,58 +95,43 @@ export function springDurationMs(value: unknown): number | undefined {
   return undefined;
 }
 
-/** A flat map of dotted keys to values (lists kept as lists), from a `.properties` file or a YAML/JSON tree. */
-type Flat = Map<string, { value: unknown; where: string }>;
-
-function readProperties(text: string, source: string): Flat {
-  const out: Flat = new Map();
-  const problems = new LineProblems(source);
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith('!')) return;
-    const m = /^([^=:\s]+)\s*[=:]\s*(.*)$/.exec(line);
-    if (m === null) {
-      problems.bad(i + 1, 'must be a "key=value" property', line);
-      return;
-    }
-    const key = m[1] as string;
-    const value = (m[2] as string).trim();
-    const indexed = /^(.*)\[(\d+)\]$/.exec(key);
-    if (indexed !== null) {
-      const base = indexed[1] as string;
-      const prev = out.get(base)?.value;
-      const list = Array.isArray(prev) ? prev : [];
-      list[Number(indexed[2])] = value;
-      out.set(base, { value: list, where: `line ${i + 1}` });
-    } else out.set(key, { value, where: `line ${i + 1}` });
-  });
-  problems.throwIfAny();
-  return out;
-}
-
-function flatten(value: unknown, prefix: string, out: Flat): void {
-  if (isObject(value)) {
-    for (const [k, v] of Object.entries(value)) flatten(v, prefix === '' ? k : `${prefix}.${k}`, out);
-  } else out.set(prefix, { value, where: prefix });
-}
-
-/** Whether a text is a resilience4j Spring Boot configuration (a `.properties` file or YAML/JSON with `resilience4j.retry`). */
+/** Whether a text is a resilience4j Spring Boot configuration: a key under `resilience4j.` (dotted or nested) with one of the modules. */
 export function looksLikeResilience4j(text: string, source: string): boolean {
-  if (/\.properties$/i.test(source)) return /^\s*resilience4j\.retry\./m.test(text);
-  return /^\s*resilience4j\.retry\./m.test(text) || (/^\s*"?resilience4j"?\s*:/m.test(text) && /\bretry\b/.test(text));
+  if (isPropertiesText(text, source)) return /^\s*resilience4j\./m.test(text);
+  const modules = new RegExp(`\\b(${RESILIENCE4J_MODULES.join('|')})\\b`);
+  return /^[\s{]*"?resilience4j(\.[\w-]+)*"?\s*:/m.test(text) && modules.test(text);
 }
 
-interface Block {
-  kind: 'instances' | 'configs';
-  name: string;
-  props: Map<string, { value: unknown; key: string }>;
-}
+/** Where a block is written, for origins and notes: `resilience4j.retry.instances.backendA`. */
+const blockName = (b: Resilience4jBlock) => `resilience4j.${b.module}.${b.kind}.${describeName(b.name)}`;
+
+/**
+ * What resilience4j's Spring Boot aspects wrap around a call, outermost first (resilience4j docs,
+ * "Getting started with resilience4j-spring-boot2", Aspect order: Retry ( CircuitBreaker (
+ * RateLimiter ( TimeLimiter ( Bulkhead ( Function ) ) ) ) )): everything but the Retry acts on each
+ * attempt. How `check` reads each module's instance of the retry's name.
+ */
+const OTHER_MODULES: Record<Exclude<Resilience4jModule, 'retry'>, string> = {
+  circuitbreaker: 'is not modelled: its CallNotPermittedException while open fails an attempt at once, and is retried unless retryExceptions leaves it out',
+  ratelimiter: 'is not modelled: it delays or refuses each attempt, retries included',
+  timelimiter: 'bounds each attempt (it sits inside the Retry): its timeoutDuration is the per-attempt timeout; it applies only to methods annotated @TimeLimiter (CompletionStage results)',
+  bulkhead: 'is not modelled in this layer: it caps the concurrent attempts of this process (a service graph bulkhead does)',
+  'thread-pool-bulkhead': 'is not modelled in this layer: it caps the concurrent attempts of this process (a service graph bulkhead does)',
+};
+
+/** The TimeLimiter's timeout when it names none (resilience4j/resilience4j resilience4j-timelimiter/.../TimeLimiterConfig.java: `timeoutDuration = Duration.ofSeconds(1)`, commit 0782760, 2.x). */
+export const RESILIENCE4J_TIMELIMITER_DEFAULT_MS = 1000;
 
 /**
  * A resilience4j retry from a Spring Boot configuration (`application.yml`, `application.properties`
- * or JSON: `resilience4j.retry.instances.<name>` and `configs.<name>`, with `baseConfig`, and
- * `configs.default` for instances that name no base) as one layer. Property names follow Spring's
- * relaxed binding (`max-attempts`). Mapping (IntervalFunction.java):
+ * or JSON) as one layer. The keys are read as Spring reads them (see readSpringConfig): nested
+ * YAML (`resilience4j: { retry: { instances: ... } }`), dotted keys at any split
+ * (`resilience4j.retry:` then nested keys, or `resilience4j.retry.instances.a.maxAttempts: 3`), or
+ * `.properties` lines, list items as `x[0]=...`; property names by Spring's relaxed binding
+ * (`max-attempts`). An instance (`resilience4j.retry.instances.<name>`, or a config chosen by name)
+ * inherits its base configs as resilience4j resolves them (Resilience4jBases: `baseConfig`, else
+ * `configs.default`). The TimeLimiter instance of the same name gives the per-attempt timeout; the
+ * CircuitBreaker, RateLimiter and bulkheads of that name are noted. Mapping (IntervalFunction.java):
  * - `maxAttempts` (attempts, the first included) -> maxAttempts;
  * - a fixed `waitDuration` -> constant; `enableExponentialBackoff` -> exponential with
  *   `exponentialBackoffMultiplier`, capped at `exponentialMaxWaitDuration`; `enableRandomizedWait`
@@ -156,34 +143,24 @@ interface Block {
  * See {@link RESILIENCE4J_DEFAULTS}.
  */
 export function importResilience4j(text: string, source: string, options: Resilience4jImportOptions = {}): ImportedLayer {
-  let flat: Flat;
-  if (/\.properties$/i.test(source) || (!/^\s*[{[]/.test(text) && /^\s*resilience4j\.retry\.[^:\s]*\s*=/m.test(text))) flat = readProperties(text, source);
-  else {
-    flat = new Map();
-    flatten(readDocument(text, source), '', flat);
-  }
+  const config = readSpringConfig(text, source);
   const r = new MeshReader(source);
-  const blocks = new Map<string, Block>();
-  for (const [key, entry] of flat) {
-    const m = /^resilience4j\.retry\.(instances|backends|configs)\.([^.]+)\.(.+)$/.exec(key);
-    if (m === null) continue;
-    const kind = m[1] === 'configs' ? 'configs' : 'instances';
-    const name = m[2] as string;
-    const id = `${kind}.${name}`;
-    const block = blocks.get(id) ?? { kind, name, props: new Map() };
-    blocks.set(id, block);
-    const prop = canonical(m[3] as string);
-    if (prop === undefined) {
-      const near = nearestName(m[3] as string, PROPERTIES);
-      r.fail([key], `is not a known retry property${near !== undefined ? ` (did you mean "${near}"?)` : ''}`);
-      continue;
+  const all = resilience4jBlocks(config.values);
+  const blocks = all.filter((b) => b.module === 'retry');
+  for (const block of blocks) {
+    for (const [written, prop] of block.props) {
+      if (canonical(written) !== undefined) continue;
+      const near = nearestName(written, PROPERTIES);
+      r.fail([prop.key], `is not a known retry property${near !== undefined ? ` (did you mean "${near}"?)` : ''}`);
     }
-    block.props.set(prop, { value: entry.value, key });
   }
-  const instances = [...blocks.values()].filter((b) => b.kind === 'instances');
-  const configs = [...blocks.values()].filter((b) => b.kind === 'configs');
-  let chosen: Block | undefined;
-  if (blocks.size === 0) r.failFile('has no resilience4j.retry.instances or resilience4j.retry.configs');
+  // Every block's bases are checked, as resilience4j does when the application starts: a missing base config or a cycle anywhere stops it.
+  const bases = new Resilience4jBases(all, r);
+  bases.checkAll();
+  const instances = blocks.filter((b) => b.kind === 'instances');
+  const configs = blocks.filter((b) => b.kind === 'configs');
+  let chosen: Resilience4jBlock | undefined;
+  if (blocks.length === 0) r.failFile('has no resilience4j.retry.instances or resilience4j.retry.configs');
   else if (options.instance !== undefined) {
     chosen = instances.find((b) => b.name === options.instance) ?? configs.find((b) => b.name === options.instance);
     if (chosen === undefined) {
@@ -193,25 +170,28 @@ export function importResilience4j(text: string, source: string, options: Resili
     }
   } else if (instances.length === 1) chosen = instances[0];
   else if (instances.length === 0 && configs.length === 1) chosen = configs[0];
-  else r.failFile(`has ${instances.length || configs.length} retry ${instances.length > 0 ? 'instances' : 'configs'}; choose one by name: ${(instances.length > 0 ? instances : configs).map((b) => b.name).join(', ')}`);
+  else r.failFile(`has ${instances.length || configs.length} retry ${instances.length > 0 ? 'instances' : 'configs'}; choose one by name: ${listNames((instances.length > 0 ? instances : configs).map((b) => b.name))}`);
   if (chosen === undefined) {
     r.throwIfAny();
     throw new Error('unreachable');
   }
-  const notes: string[] = [];
-  // The instance's own properties over its base config's (baseConfig, else configs.default).
-  const baseName = chosen.props.get('baseConfig')?.value;
-  let base: Block | undefined;
-  if (chosen.kind === 'instances') {
-    if (baseName !== undefined) {
-      base = configs.find((b) => b.name === baseName);
-      if (base === undefined) r.fail([chosen.props.get('baseConfig')?.key ?? ''], `names no config (configs: ${listNames(configs.map((b) => b.name)) || 'none'}; got ${r.quote(baseName)})`);
-    } else {
-      base = configs.find((b) => b.name === 'default');
-      if (base !== undefined) notes.push('The instance names no baseConfig: it inherits configs.default.');
-    }
+  const notes: string[] = [...config.notes];
+  const own = bases.resolve(chosen);
+  if (own.bases.length > 0 && ![...chosen.props.keys()].some((k) => relaxed(k) === 'baseconfig')) {
+    notes.push(`The ${chosen.kind === 'instances' ? 'instance' : 'config'} names no baseConfig: it inherits configs.${RESILIENCE4J_DEFAULT_CONFIG}.`);
   }
-  const props = new Map([...(base?.props ?? []), ...chosen.props]);
+  const props = new Map([...own.props].map(([k, v]) => [canonical(k) ?? k, v]));
+  let attemptTimeoutMs: number | undefined;
+  for (const other of all.filter((b) => b.module !== 'retry' && b.kind === chosen.kind && b.name === chosen.name)) {
+    const of = bases.resolve(other);
+    const baseText = of.bases.length > 0 ? ` (base ${listItems(of.bases.map((b) => `configs.${describeName(b)}`))})` : '';
+    if (other.module === 'timelimiter') {
+      const timeout = of.props.get('timeoutduration');
+      attemptTimeoutMs = timeout === undefined ? RESILIENCE4J_TIMELIMITER_DEFAULT_MS : springDurationMs(timeout.value);
+      if (attemptTimeoutMs === undefined && timeout !== undefined) r.fail([timeout.key], `must be a duration like "500ms", "2s" or "PT0.5S" (got ${r.quote(timeout.value)})`);
+    }
+    notes.push(`${blockName(other)}${baseText} ${OTHER_MODULES[other.module as Exclude<Resilience4jModule, 'retry'>]}.`);
+  }
   const at = (p: string): Segment[] => [props.get(p)?.key ?? p];
   const get = (p: string) => props.get(p)?.value;
   const duration = (p: string): number | undefined => {
@@ -268,6 +248,7 @@ export function importResilience4j(text: string, source: string, options: Resili
   if (get('maxAttempts') === undefined) notes.push(`maxAttempts is not set: resilience4j's default is ${RESILIENCE4J_DEFAULTS.maxAttempts} attempts.`);
   if (get('waitDuration') === undefined) notes.push(`waitDuration is not set: resilience4j's default is ${RESILIENCE4J_DEFAULTS.waitDurationMs} ms.`);
   notes.push('resilience4j retries whatever the wrapped call throws, whatever the method (idempotency "always"), and does not read Retry-After.');
-  const baseText = base !== undefined ? ` (base configs.${base.name})` : '';
-  return { policy, origin: `${source}: resilience4j.retry.${chosen.kind}.${chosen.name}${baseText}`, notes, defaultName: 'resilience4j' };
+  if (attemptTimeoutMs !== undefined) policy.perAttemptTimeoutMs = attemptTimeoutMs;
+  const baseText = own.bases.length > 0 ? ` (base ${listItems(own.bases.map((b) => `configs.${describeName(b)}`))})` : '';
+  return { policy, origin: `${source}: ${blockName(chosen)}${baseText}`, notes, defaultName: 'resilience4j' };
 }

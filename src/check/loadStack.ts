@@ -9,6 +9,7 @@ import { endpointNamed, serviceNamed, WORKLOAD_CALLER, type ServiceGraph } from 
 import type { Dist, Layer } from '../model/scenario.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { CheckInputError } from './CheckInputError.js';
+import { unrecognisedFileMessage } from './checkFormats.js';
 import type { CheckGraph } from './graphWorstCase.js';
 import { isObject, type JsonObject } from './FieldReader.js';
 import { importAwsConfig, type AwsSdk } from './importAwsConfig.js';
@@ -332,10 +333,12 @@ function baseName(source: string): string {
  * - a real configuration on its own, as a one-layer stack: an AWS shared config (INI), a gRPC
  *   service config (`methodConfig`), or an Envoy route, list of routes, virtual host, route
  *   configuration, bootstrap or config_dump (anything holding a `retry_policy` or `retryPolicy`),
- *   or a mesh, gateway or framework format; a file of several routes (retry policies, http routes,
- *   rules, BackendTrafficPolicies, methodConfigs with a retry) gives one stack per route, in file
- *   order, each named by its route, unless `options.route` (or `options.service`) names one.
- * Every problem throws a CheckInputError naming the file and the field.
+ *   or a mesh, gateway or framework format (detectMeshImports); a file of several routes (retry
+ *   policies, http routes, rules, BackendTrafficPolicies, methodConfigs with a retry) gives one stack
+ *   per route, in file order, each named by its route, unless `options.route` (or `options.service`)
+ *   names one.
+ * A file in none of them is refused with a message listing every format (CHECK_FORMATS). Every
+ * problem throws a CheckInputError naming the file and the field.
  */
 export function loadStacks(text: string, source: string, options: LoadStackOptions = {}): CheckStack[] {
   const mesh = detectMeshImports(text, source, {
@@ -355,7 +358,7 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
   const envoy = () => importEnvoyRoutes(text, source, options.route !== undefined ? { route: options.route } : {}).map((layer) => bareStack(layer, source, options));
   if (Array.isArray(root) && holdsEnvoyRetryPolicy(root)) return envoy();
   if (!isObject(root)) {
-    throw new CheckInputError([`${source}: must be a stack file (an object with "layers"), an experiment file, or a configuration to import (got ${Array.isArray(root) ? 'a list' : describeValue(root)})`]);
+    throw new CheckInputError([unrecognisedFileMessage(source, `got ${Array.isArray(root) ? 'a list' : describeValue(root)}`)]);
   }
   if (root.layers !== undefined) return [loadStackFile(root, source, options)];
   if (root.scenario !== undefined || root.parts !== undefined) return loadExperimentStacks(text, root, source, options);
@@ -372,7 +375,5 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
     }).map((layer) => bareStack(layer, source, options));
   }
   if (holdsEnvoyRetryPolicy(root)) return envoy();
-  throw new CheckInputError([
-    `${source}: is not a stack file (no "layers"), an experiment file (no "scenario" or "parts"), a gRPC service config (no "methodConfig") or an Envoy route (no "retry_policy")`,
-  ]);
+  throw new CheckInputError([unrecognisedFileMessage(source, 'an object without "layers", "scenario", "parts", "methodConfig", "retry_policy", "apiVersion" or resilience4j keys')]);
 }

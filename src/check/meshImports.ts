@@ -2,6 +2,7 @@ import { listNames } from '../policy/schema/describeValue.js';
 import { z } from 'zod';
 import { fields as f } from '../policy/schema/fields.js';
 import { CheckInputError } from './CheckInputError.js';
+import { CHECK_FORMATS, RESOURCE_FORMATS } from './checkFormats.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { ENVOY_GATEWAY_GROUP, importEnvoyGateway, importEnvoyGatewayRoutes } from './importEnvoyGateway.js';
 import { GATEWAY_API_GROUP, GATEWAY_API_X_GROUP, importGatewayApi, importGatewayApiRoutes } from './importGatewayApi.js';
@@ -143,7 +144,7 @@ function detectMeshFormat(text: string, source: string): MeshFormat | undefined 
   if (format === undefined) {
     const kinds = [...new Set(resources.map((d) => `${d.apiVersion || '?'} ${d.kind || '?'}`))];
     throw new CheckInputError([
-      `${source}: holds no resource with retries that check reads (got ${listNames(kinds)}; known: networking.istio.io VirtualService, linkerd.io ServiceProfile or retry.linkerd.io annotations, gateway.envoyproxy.io BackendTrafficPolicy, gateway.networking.k8s.io HTTPRoute, networking.k8s.io Ingress or a ConfigMap with ${NGINX_KEYS[0]})`,
+      `${source}: holds no resource with retries that check reads (got ${listNames(kinds)}; known: ${RESOURCE_FORMATS.map((f) => CHECK_FORMATS[f]).join(', ')})`,
     ]);
   }
   return format;

@@ -87,7 +87,7 @@ describe('stack files', () => {
   it('a stack file needs layers; invalid JSON is located', () => {
     expect(loadProblems(() => loadStacks('{ "layers": [] }', 's.json'))).toEqual(['s.json: layers must have 1 to 16 layers (got 0)']);
     expect(loadProblems(() => loadStacks('{ "layers": [ }', 's.json'))).toEqual(['s.json: invalid JSON at line 1, column 15: unexpected "}" (expected a value)']);
-    expect(loadProblems(() => loadStacks('{ "hello": 1 }', 's.json'))[0]).toMatch(/^s\.json: is not a stack file \(no "layers"\)/);
+    expect(loadProblems(() => loadStacks('{ "hello": 1 }', 's.json'))[0]).toMatch(/^s\.json: is in no format check reads \(an object without "layers", "scenario", "parts", "methodConfig", "retry_policy", "apiVersion" or resilience4j keys\); it reads a stack file \(an object with "layers"\), /);
   });
 });
 

@@ -222,7 +222,7 @@ describe('mesh files in check', () => {
     expect(linkerd?.layers[0]?.name).toBe('linkerd');
     expect(loadStacks(mesh('istio-virtualservice.yaml'), 'vs.yaml', { route: 'reviews-v2' })[0]?.layers[0]?.policy.maxAttempts).toBe(5);
     expect(loadProblems(() => loadStacks('apiVersion: v1\nkind: ConfigMap\nmetadata: { name: x }\n', 'cm.yaml'))).toEqual([
-      'cm.yaml: holds no resource with retries that check reads (got v1 ConfigMap; known: networking.istio.io VirtualService, linkerd.io ServiceProfile or retry.linkerd.io annotations, gateway.envoyproxy.io BackendTrafficPolicy, gateway.networking.k8s.io HTTPRoute, networking.k8s.io Ingress or a ConfigMap with proxy-next-upstream)',
+      'cm.yaml: holds no resource with retries that check reads (got v1 ConfigMap; known: an Istio VirtualService (networking.istio.io), a Linkerd ServiceProfile (linkerd.io) or an HTTPRoute with retry.linkerd.io annotations, an Envoy Gateway BackendTrafficPolicy (gateway.envoyproxy.io), a Gateway API HTTPRoute (gateway.networking.k8s.io), an ingress-nginx Ingress (networking.k8s.io) or a ConfigMap with proxy-next-upstream keys)',
     ]);
   });
 

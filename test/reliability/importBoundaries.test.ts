@@ -7,6 +7,7 @@ import { CheckInputError } from '../../src/check/CheckInputError.js';
 import { readDocument } from '../../src/check/readDocument.js';
 import { importEnvoyRoute } from '../../src/check/importEnvoyRoute.js';
 import { loadStacks } from '../../src/check/index.js';
+import { unrecognisedFileMessage } from '../../src/check/checkFormats.js';
 import { MAX_LISTED_NAMES } from '../../src/policy/schema/describeValue.js';
 import { parseJson } from '../../src/experiment/parseJson.js';
 import { MAX_NAME_CHARS, MAX_QUOTED_CHARS, MAX_QUOTED_LINES, MAX_QUOTED_VALUES } from '../../src/policy/schema/describeValue.js';
@@ -138,7 +139,7 @@ describe('parse errors quote a short, escaped excerpt of one line', () => {
   it('check given a text file of another kind names what it got in one short excerpt, not the whole file', () => {
     const text = Array.from({ length: 50 }, (_, i) => `line ${i} of some notes`).join('\n');
     expect(problemsOf(() => loadStacks(text, 'notes.txt', {}))).toEqual([
-      'notes.txt: must be a stack file (an object with "layers"), an experiment file, or a configuration to import (got "line 0 of some notes line 1 of some notes line 2 of some...)',
+      unrecognisedFileMessage('notes.txt', 'got "line 0 of some notes line 1 of some notes line 2 of some...'),
     ]);
   });
 
