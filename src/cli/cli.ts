@@ -8,6 +8,9 @@ import { Command, CommanderError, Option } from 'commander';
 import { ValidationError } from '../experiment/index.js';
 import { ScenarioError } from '../model/ScenarioError.js';
 import { describePresets } from '../policy/describePresets.js';
+import { BACKOFF_KINDS } from '../policy/backoff.js';
+import { RETRY_ON_CLASSES } from '../policy/classify.js';
+import { DEADLINE_MODES, IDEMPOTENCY_RULES, RETRY_AFTER_MODES } from '../policy/schema/policySchema.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
@@ -243,16 +246,16 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .addOption(new Option('--method <method>', 'request method').choices(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']))
     .option('--attempts <n>', 'maximum attempts (a positive integer or "unlimited")')
     .option('--timeout-ms <ms>', 'per-attempt timeout')
-    .option('--backoff <kind>', 'none|constant|exponential|full-jitter|equal-jitter|decorrelated-jitter')
+    .option('--backoff <kind>', BACKOFF_KINDS.join('|'))
     .option('--base-ms <ms>', 'backoff base')
     .option('--cap-ms <ms>', 'backoff cap')
     .option('--multiplier <x>', 'backoff multiplier')
     .option('--exponent-offset <n>', 'exponent offset of the backoff ceiling')
     .option('--tick-ms <ms>', 'timer tick (wake-ups rounded up to it)')
-    .option('--retry-after <mode>', 'ignore|honor|honor-plus-jitter')
-    .option('--deadline-mode <mode>', 'propagate|fresh|none')
-    .option('--retry-on <classes>', 'comma-separated retryable classes')
-    .option('--idempotency <rule>', 'http|always|never')
+    .option('--retry-after <mode>', RETRY_AFTER_MODES.join('|'))
+    .option('--deadline-mode <mode>', DEADLINE_MODES.join('|'))
+    .option('--retry-on <classes>', `comma-separated retryable classes (${RETRY_ON_CLASSES.join(', ')})`)
+    .option('--idempotency <rule>', IDEMPOTENCY_RULES.join('|'))
     .option('--workload <name>', "a service graph's workload to follow (default: the first of scenario.workloads)")
     .option('--json', 'print {outcome, attempts, endMs, attemptTimeoutsMs, ceilingsMs, waitsMs, ...}', false)
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)

@@ -35,6 +35,10 @@ export { BACKOFF_KINDS, DEFAULT_RETRY_ON, RETRY_ON_CLASSES };
 
 /** What a server's Retry-After (or gRPC pushback) hint does to the wait (src/policy/types.ts `RetryAfterMode`). */
 export const RETRY_AFTER_MODES = ['ignore', 'honor', 'honor-plus-jitter', 'replace', 'clamp', 'pushback'] as const satisfies readonly RetryAfterMode[];
+/** How a layer treats the operation's deadline (README, "Deadline modes"). */
+export const DEADLINE_MODES = ['propagate', 'fresh', 'none'] as const;
+/** Which methods a layer may replay after an unknown or non-retryable outcome (README, "Idempotency by HTTP semantics"). */
+export const IDEMPOTENCY_RULES = ['http', 'always', 'never'] as const;
 /** Default hedging `nonFatal` classes: the transient failures that send the next hedge at once. */
 export const DEFAULT_HEDGE_NON_FATAL = ['timeout', '500', '503'] as const;
 
@@ -303,11 +307,11 @@ const policyFields = f.object({
   preset: presetSchema.optional(),
   maxAttempts: titled(doc(f.intOrUnlimited(1).default(3), 'Attempts, not retries: 3 = first call + at most 2 retries.'), 'Attempts', 'attempts'),
   perAttemptTimeoutMs: titled(f.number('> 0').optional(), 'Per-attempt timeout'),
-  deadlineMode: f.oneOf(['propagate', 'fresh', 'none']).default('propagate'),
+  deadlineMode: f.oneOf(DEADLINE_MODES).default('propagate'),
   backoff: backoffSchema.prefault({}),
   tickMs: titled(doc(f.number('>= 0').default(0), 'Wake-ups are rounded up to multiples of this; 0 = no rounding.'), 'Timer tick'),
   retryOn: f.array(f.oneOf(RETRY_ON_CLASSES), 'outcome classes').default(() => [...DEFAULT_RETRY_ON]),
-  idempotency: f.oneOf(['http', 'always', 'never']).default('http'),
+  idempotency: f.oneOf(IDEMPOTENCY_RULES).default('http'),
   retryAfter: titled(doc(
     f.oneOf(RETRY_AFTER_MODES).default('honor'),
     'ignore; honor = max(hint, backoff); honor-plus-jitter = hint + backoff; replace = the hint; clamp = the hint within [backoff, backoff + 5 s] (botocore); pushback = gRPC pushback (wait exactly the hint and restart the backoff; a negative hint stops retrying).',
