@@ -5,7 +5,7 @@ import { graphFootprint } from '../model/graph/graphFootprint.js';
 import { needsGraphRuntime } from '../model/graph/GraphRun.js';
 import { Model } from '../model/Model.js';
 import { allEntries } from '../model/graph/ServiceGraph.js';
-import { scenarioClients, scenarioWorkloads, type Scenario } from '../model/scenario.js';
+import { scenarioClients, scenarioWorkloads, type Leaf, type Scenario } from '../model/scenario.js';
 import { estimateWork } from './estimateWork.js';
 
 /**
@@ -146,10 +146,16 @@ export function nominalSpan(sc: Scenario): SeriesSpan {
   return { spanMs, spanField };
 }
 
+/**
+ * Whether each leaf kind has no servers (so its queue and busy series stay at 0): keyed by every
+ * kind, so a new leaf kind is a compile error here until it says.
+ */
+const SERVERLESS_LEAF: Readonly<Record<Leaf['kind'], boolean>> = { server: false, pool: false, occ: true, script: true };
+
 /** Whether a leaf's queue and its busy workers stay at 0 (no server, or one that never queues). */
 function idleGauges(sc: Scenario): { queue: boolean; busy: boolean } {
   const leaf = sc.leaf;
-  const serverless = leaf.kind === 'occ' || leaf.kind === 'script';
+  const serverless = SERVERLESS_LEAF[leaf.kind];
   const neverQueues = leaf.kind === 'server' && leaf.concurrency === 'unlimited' && (leaf.capacity ?? []).length === 0;
   return { queue: serverless || neverQueues, busy: serverless };
 }

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * A new member of a kind union must be handled where the kind is dispatched on: the compiler says
- * where. This copies src to a temporary directory, adds a member to the backoff-kind union and one
- * to the leaf-kind union, type-checks the copy, and expects errors in the files that must handle
+ * where. This copies src to a temporary directory, adds a member to the backoff-kind union, one
+ * to the leaf-kind union and one to the join union, type-checks the copy, and expects errors in the files that must handle
  * each new kind (tables keyed by kind, switches ending in a `never` check).
  */
 
@@ -66,6 +66,7 @@ describe('a new kind is reported by the compiler where it must be handled', () =
     symlinkSync(resolve('node_modules'), join(root, 'node_modules'), 'dir');
     edit(root, 'src/policy/types.ts', 'export type BackoffKind =\n', `export type BackoffKind =\n  | '${PROBE}'\n`);
     edit(root, 'src/model/scenario.ts', 'export type Leaf = ServerLeaf | ', `export type Leaf = { kind: '${PROBE}' } | ServerLeaf | `);
+    edit(root, 'src/model/graph/ServiceGraph.ts', 'export type Join =\n', `export type Join =\n  | { kind: '${PROBE}' }\n`);
     errors = typeErrors(root);
   }, 600_000);
 
@@ -75,6 +76,14 @@ describe('a new kind is reported by the compiler where it must be handled', () =
 
   it('a new leaf kind: the leaf factory (makeLeaf) fails to compile', () => {
     expect(errors.get('src/model/leaves/makeLeaf.ts')?.join('\n')).toMatch(/never/);
+  });
+
+  it('a new leaf kind: the output estimate must say whether it has servers (SERVERLESS_LEAF)', () => {
+    expect(errors.get('src/sweep/estimateOutput.ts')?.join('\n')).toMatch(new RegExp(PROBE));
+  });
+
+  it('a new join kind: its code (joinCode) fails to compile', () => {
+    expect(errors.get('src/model/graph/handlerSteps.ts')?.join('\n')).toMatch(/never/);
   });
 
   it('a new backoff kind: the backoff tables keyed by kind fail to compile', () => {

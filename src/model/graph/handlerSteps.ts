@@ -33,9 +33,19 @@ export type StepRuntime = CallStepRuntime | WorkStepRuntime;
 
 /** The join's code and quorum for {@link CallStepRuntime}. */
 export function joinCode(join: Join, calls: number): { join: number; k: number } {
-  if (join.kind === 'all') return { join: JOIN_ALL, k: calls };
-  if (join.kind === 'any') return { join: JOIN_ANY, k: 1 };
-  return { join: JOIN_QUORUM, k: join.k };
+  switch (join.kind) {
+    case 'all':
+      return { join: JOIN_ALL, k: calls };
+    case 'any':
+      return { join: JOIN_ANY, k: 1 };
+    case 'quorum':
+      return { join: JOIN_QUORUM, k: join.k };
+    default: {
+      // A new join kind is a compile error here until it has its code.
+      const unknown: never = join;
+      throw new Error(`unknown join ${JSON.stringify(unknown)}`);
+    }
+  }
 }
 
 /** Step `index` of endpoint `endpoint`, a `work` step, as the runtime runs it. */
