@@ -1,13 +1,11 @@
 // The run and run-all commands' runs: every file loaded and checked against the limits before
 // anything runs, then each experiment's sweep, its printed summary and its report.
-import { createHash } from 'node:crypto';
 import { basename, join, relative, resolve } from 'node:path';
 import type { ExperimentPlan } from '../experiment/index.js';
 import type { IndexEntry } from '../report/index.js';
 import { FINISHED_RUN_FILES } from '../sweep/ResultReader.js';
 import { OutputError } from '../sweep/ResultWriter.js';
-import { runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
-import { VERSION } from '../version.js';
+import { runManifest, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
 import { lockDir, type DirLock } from './dirLock.js';
 import { UsageError, type CliIO } from './io.js';
 import { planLimits } from './limits.js';
@@ -140,15 +138,7 @@ async function runLoaded(
         ...(memoryLimitBytes !== undefined ? { memoryLimitBytes } : {}),
         ...(opts.shard ? { shard: opts.shard } : {}),
         resume: opts.resume,
-        manifest: {
-          experiment: plan.name,
-          seed: plan.seed,
-          version: VERSION,
-          sourceSha256: createHash('sha256').update(text).digest('hex'),
-          source: text,
-          quick: opts.quick,
-          set,
-        },
+        manifest: runManifest(plan, text, opts.quick, set),
         signal: ac.signal,
         onWarning: (text: string) => io.stderr(`warning: ${text}\n`),
         ...(progress ? { onProgress: (p: Parameters<ProgressReporter['update']>[0]) => progress.update(p) } : {}),

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
 import { join, relative, resolve } from 'node:path';
 import { expandExperiment, parseExperimentText, parseSetArg, patchedRoot } from '../experiment/index.js';
@@ -7,7 +6,7 @@ import { isDurationMetric } from '../report/metrics.js';
 import { MET_LEGEND, MET_WORDS, renderTuneReport, tuneCsv } from '../report/tuneReport.js';
 import type { ReplicationRecord } from '../sweep/runPlan.js';
 import { readRunDir } from '../sweep/ResultReader.js';
-import { runSweep, SweepPool } from '../sweep/runSweep.js';
+import { runManifest, runSweep, SweepPool } from '../sweep/runSweep.js';
 import { formatDurationStats, formatStats, tuneAnswer, type TuneAnswer } from '../tune/tuneAnswer.js';
 import { roundName } from '../tune/roundExperiment.js';
 import { runTune, TuneInputError, type RoundOutcome, type RoundRequest } from '../tune/runTune.js';
@@ -123,15 +122,7 @@ async function searchInto(io: CliIO, path: string, problem: TuneProblem, output:
         pool,
         resume: flags.resume,
         prior: req.prior,
-        manifest: {
-          experiment: plan.name,
-          seed: plan.seed,
-          version: VERSION,
-          sourceSha256: createHash('sha256').update(text).digest('hex'),
-          source: text,
-          quick: false,
-          set: [],
-        },
+        manifest: runManifest(plan, text, false, []),
         signal: ac.signal,
         ...(progress ? { onProgress: (p: Parameters<ProgressReporter['update']>[0]) => progress.update(p) } : {}),
       });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -25,6 +26,15 @@ export interface RunManifest {
   set: Array<[string, unknown]>;
   /** Which slice of the cells this directory holds. */
   shard: { index: number; count: number } | null;
+}
+
+/**
+ * The manifest of a run of `plan` from the experiment file's text `source` (as run: imports
+ * resolved), in quick mode or not, with its `--set` overrides: what `run` and each round of `tune`
+ * write in run.json, and what a resume or a merge compares.
+ */
+export function runManifest(plan: ExperimentPlan, source: string, quick: boolean, set: Array<[string, unknown]>): Omit<RunManifest, 'shard'> {
+  return { experiment: plan.name, seed: plan.seed, version: VERSION, sourceSha256: createHash('sha256').update(source).digest('hex'), source, quick, set };
 }
 
 /** A deterministic slice of the cells: cell i (in key order) belongs to shard i mod count. */
