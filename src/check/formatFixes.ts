@@ -27,15 +27,15 @@ export const SERVICE_PROFILE_FIXES: FormatFixes = {
 
 /** Linkerd retry annotation fixes (linkerd.io/2/reference/retries: http/grpc conditions, limit, timeout; no backoff, no budget). */
 export const LINKERD_ANNOTATION_FIXES: FormatFixes = {
-  RS001: 'Remove "retry.linkerd.io/http" (or set "retry.linkerd.io/limit: \\"0\\"") on the routes whose callers retry already.',
-  RS002: `Linkerd's retry annotations have no backoff, so ${CANNOT}: Linkerd retries at once; keep "retry.linkerd.io/limit: \\"1\\"".`,
-  RS003: `Linkerd's retry annotations have no backoff, so ${CANNOT}: Linkerd retries at once; keep "retry.linkerd.io/limit: \\"1\\"".`,
+  RS001: `Remove "retry.linkerd.io/http" (or set "retry.linkerd.io/limit: '0'") on the routes whose callers retry already.`,
+  RS002: `Linkerd's retry annotations have no backoff, so ${CANNOT}: Linkerd retries at once; keep "retry.linkerd.io/limit: '1'".`,
+  RS003: `Linkerd's retry annotations have no backoff, so ${CANNOT}: Linkerd retries at once; keep "retry.linkerd.io/limit: '1'".`,
   RS006: 'Set "timeout.linkerd.io/request: 10s" (all attempts) and "retry.linkerd.io/timeout: 2s" (each attempt).',
   RS009: 'List only transient statuses: "retry.linkerd.io/http: 502-504".',
   RS010: 'Put "retry.linkerd.io/http" only on an HTTPRoute whose matches select idempotent requests (e.g. "matches: [{ method: GET }]").',
   RS011: `Linkerd's retry annotations have no Retry-After setting, so ${CANNOT}; Linkerd does not read Retry-After.`,
-  RS012: `Linkerd's retry annotations have no retry budget, so ${CANNOT}: keep "retry.linkerd.io/limit: \\"1\\"".`,
-  RS014: `Linkerd's retry annotations have no retry budget, so ${CANNOT}: keep "retry.linkerd.io/limit: \\"1\\"".`,
+  RS012: `Linkerd's retry annotations have no retry budget, so ${CANNOT}: keep "retry.linkerd.io/limit: '1'".`,
+  RS014: `Linkerd's retry annotations have no retry budget, so ${CANNOT}: keep "retry.linkerd.io/limit: '1'".`,
 };
 
 /** Istio VirtualService fixes (istio.io/latest/docs/reference/config/networking/virtual-service/#HTTPRetry). */
