@@ -12,7 +12,7 @@ import type { ImportedLayer } from './ImportedLayer.js';
 import { importEnvoyRoute } from './importEnvoyRoute.js';
 import { GRPC_IMPLS, importGrpcServiceConfig } from './importGrpcServiceConfig.js';
 import { MESH_FORMATS, MESH_IMPORT_SCHEMAS, runMeshImport } from './meshImports.js';
-import type { FormatFixes } from './formatFixes.js';
+import { withFormatFixes, type FormatFixes } from './formatFixes.js';
 
 /** The real configuration formats a layer can be imported from. */
 export const IMPORT_FORMATS = ['grpc-service-config', 'envoy-route', 'aws-config', ...MESH_FORMATS] as const;
@@ -62,7 +62,10 @@ export function runImport(spec: ImportSpec, read: ImportReader, where: string): 
     if (e instanceof CheckInputError) throw new CheckInputError(e.problems.map((p) => `${where}: ${p}`));
     throw e;
   }
-  const { source, text } = file;
+  return withFormatFixes(spec.format, importFile(spec, read, file.source, file.text));
+}
+
+function importFile(spec: ImportSpec, read: ImportReader, source: string, text: string): ImportedLayer {
   switch (spec.format) {
     case 'grpc-service-config':
       return importGrpcServiceConfig(text, source, {

@@ -18,7 +18,7 @@ import { importAwsEnv } from './importAwsEnv.js';
 import { holdsEnvoyRetryPolicy, importEnvoyRoutes } from './importEnvoyRoute.js';
 import { importGrpcServiceConfigRoutes, isGrpcServiceConfig, type GrpcImpl } from './importGrpcServiceConfig.js';
 import { hasStackImports, importLayer, importSchema, resolveExperimentImports, zodMessages, type ImportReader } from './layerImport.js';
-import type { FormatFixes } from './formatFixes.js';
+import { withFormatFixes, type FormatFixes } from './formatFixes.js';
 import { detectMeshImports } from './meshImports.js';
 import { readDocument } from './readDocument.js';
 
@@ -359,13 +359,13 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
   if (mesh !== undefined) return mesh.map((layer) => bareStack(layer, source, options));
   if (looksLikeIni(text, source) && options.env !== undefined && options.env.length > 0) {
     const config = { text, source, ...(options.profile !== undefined ? { profile: options.profile } : {}) };
-    return [bareStack(importAwsEnv(options.env.join('\n'), '--env', { config, ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
+    return [bareStack(withFormatFixes('aws-env', importAwsEnv(options.env.join('\n'), '--env', { config, ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) })), source, options)];
   }
   if (looksLikeIni(text, source)) {
-    return [bareStack(importAwsConfig(text, source, { ...(options.profile !== undefined ? { profile: options.profile } : {}), ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
+    return [bareStack(withFormatFixes('aws-config', importAwsConfig(text, source, { ...(options.profile !== undefined ? { profile: options.profile } : {}), ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) })), source, options)];
   }
   const root = readDocument(text, source);
-  const envoy = () => importEnvoyRoutes(text, source, options.route !== undefined ? { route: options.route } : {}).map((layer) => bareStack(layer, source, options));
+  const envoy = () => importEnvoyRoutes(text, source, options.route !== undefined ? { route: options.route } : {}).map((layer) => bareStack(withFormatFixes('envoy-route', layer), source, options));
   if (Array.isArray(root) && holdsEnvoyRetryPolicy(root)) return envoy();
   if (!isObject(root)) {
     throw new CheckInputError([unrecognisedFileMessage(source, `got ${Array.isArray(root) ? 'a list' : describeValue(root)}`)]);
@@ -382,7 +382,7 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
       ...(service !== undefined && service !== '' ? { service } : {}),
       ...(method !== undefined && method !== '' ? { method } : {}),
       ...(options.grpcImpl !== undefined ? { impl: options.grpcImpl } : {}),
-    }).map((layer) => bareStack(layer, source, options));
+    }).map((layer) => bareStack(withFormatFixes('grpc-service-config', layer), source, options));
   }
   if (holdsEnvoyRetryPolicy(root)) return envoy();
   throw new CheckInputError([unrecognisedFileMessage(source, 'an object without "layers", "scenario", "parts", "methodConfig", "retry_policy", "apiVersion" or resilience4j keys')]);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fields as f } from '../policy/schema/fields.js';
 import { CheckInputError } from './CheckInputError.js';
 import { CHECK_FORMATS, RESOURCE_FORMATS } from './checkFormats.js';
-import { FORMAT_FIXES } from './formatFixes.js';
+import { withFormatFixes } from './formatFixes.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { ENVOY_GATEWAY_GROUP, importEnvoyGateway, importEnvoyGatewayRoutes } from './importEnvoyGateway.js';
 import { GATEWAY_API_GROUP, GATEWAY_API_X_GROUP, importGatewayApi, importGatewayApiRoutes } from './importGatewayApi.js';
@@ -58,15 +58,9 @@ export interface MeshImportOptions {
   sdk?: AwsSdk;
 }
 
-/** The layer with its format's fixes ({@link FORMAT_FIXES}), unless its importer gave its own. */
-function withFixes(format: MeshFormat, layer: ImportedLayer): ImportedLayer {
-  const fixes = FORMAT_FIXES[format];
-  return layer.fixes !== undefined || fixes === undefined ? layer : { ...layer, fixes };
-}
-
-/** Import a file of a mesh format, with its format's fixes of findings. */
+/** Import a file of a mesh format, with its format's fixes of findings (FORMAT_FIXES). */
 export function importMesh(format: MeshFormat, text: string, source: string, options: MeshImportOptions = {}): ImportedLayer {
-  return withFixes(format, importMeshLayer(format, text, source, options));
+  return withFormatFixes(format, importMeshLayer(format, text, source, options));
 }
 
 function importMeshLayer(format: MeshFormat, text: string, source: string, options: MeshImportOptions): ImportedLayer {
@@ -185,7 +179,7 @@ export function detectMeshImports(text: string, source: string, options: MeshImp
  * or the one `options.route` names; the other formats give their one layer.
  */
 export function importMeshRoutes(format: MeshFormat, text: string, source: string, options: MeshImportOptions = {}): ImportedLayer[] {
-  return meshRoutes(format, text, source, options).map((layer) => withFixes(format, layer));
+  return meshRoutes(format, text, source, options).map((layer) => withFormatFixes(format, layer));
 }
 
 function meshRoutes(format: MeshFormat, text: string, source: string, options: MeshImportOptions): ImportedLayer[] {

@@ -86,6 +86,41 @@ describe("an Istio route on Istio's default retry policy", () => {
   });
 });
 
+/** The instance to read of the fixtures with several. */
+const INSTANCES: Record<string, string> = { 'mesh/resilience4j.yml': 'inventory', 'mesh/polly-appsettings.json': 'HttpClients:Payments' };
+
+describe('a layer imported from a configuration takes its format\'s fixes', () => {
+  it('on its own, and through a stack file\'s imports', () => {
+    const files: Array<[string, FormatFixes | undefined]> = [
+      ['mesh/istio-virtualservice.yaml', FORMAT_FIXES.istio],
+      ['mesh/linkerd-serviceprofile.yaml', SERVICE_PROFILE_FIXES],
+      ['mesh/linkerd-annotations.yaml', LINKERD_ANNOTATION_FIXES],
+      ['mesh/gateway-api-httproute.yaml', FORMAT_FIXES['gateway-api']],
+      ['mesh/envoy-gateway-btp.yaml', FORMAT_FIXES['envoy-gateway']],
+      ['mesh/ingress-nginx.yaml', FORMAT_FIXES['ingress-nginx']],
+      ['mesh/resilience4j.yml', FORMAT_FIXES.resilience4j],
+      ['mesh/polly-appsettings.json', FORMAT_FIXES.polly],
+      ['mesh/aws.env', FORMAT_FIXES['aws-env']],
+      ['aws-config.ini', FORMAT_FIXES['aws-config']],
+      ['envoy-route.yaml', FORMAT_FIXES['envoy-route']],
+      ['grpc-service-config.json', FORMAT_FIXES['grpc-service-config']],
+    ];
+    for (const [file, fixes] of files) {
+      expect(fixes, file).toBeDefined();
+      const stacks = loadStacks(fixture(file), file, { readImport: fixtureReader, ...(INSTANCES[file] !== undefined ? { instance: INSTANCES[file] } : {}) });
+      for (const stack of stacks) expect(stack.layers.map((l) => l.fixes), file).toEqual(stack.layers.map(() => fixes));
+    }
+    const [three] = loadStacks(fixture('three-layers.yaml'), 'three-layers.yaml', { readImport: fixtureReader });
+    expect(three!.layers.map((l) => l.fixes)).toEqual([undefined, FORMAT_FIXES['aws-config'], FORMAT_FIXES['envoy-route']]);
+  });
+
+  it('ingress-nginx has no wait between tries: its RS003 fix says so instead of naming a backoff', () => {
+    const [stack] = loadStacks(fixture('mesh/ingress-nginx.yaml'), 'ingress.yaml');
+    const rs003 = checkStack(stack as CheckStack).findings.find((f) => f.code === 'RS003');
+    expect(rs003?.fix).toBe(`nginx tries the next server at once, so the format cannot express this fix: keep "nginx.ingress.kubernetes.io/proxy-next-upstream-tries: '2'".`);
+  });
+});
+
 /** Doubled words, empty slots and values that leaked into a sentence. */
 const BAD_TEXT: Array<[string, RegExp]> = [
   ['a doubled word', /\b([A-Za-z]+) \1\b/i],
