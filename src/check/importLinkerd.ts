@@ -265,6 +265,9 @@ function fromAnnotations(resources: Resource[], source: string, options: Linkerd
  *   the route `timeout` (default 10 s) within the `retryBudget` (retryRatio, minRetriesPerSecond,
  *   ttl; defaults 0.2, 10, 10 s), the Finagle-style budget Linkerd's is modelled on
  *   (budget `finagle`; twitter/finagle RetryBudget, linkerd.io/2019/02/22/how-we-designed-retries-in-linkerd-2-2);
+ *   `isRetryable` marks a route "always safe to retry" and Linkerd retries any request it matches
+ *   (bodies up to 64 KiB since 2.11, linkerd.io/2.11/tasks/configuring-retries), so the idempotency
+ *   is `http` when every retryable route's condition matches only idempotent methods, else `always`;
  * - otherwise the `retry.linkerd.io/*` annotations of an HTTPRoute, GRPCRoute or Service (Linkerd
  *   2.16+): `http` / `grpc` conditions, `limit` (default 1 retry), `timeout` per attempt, and
  *   `timeout.linkerd.io/request` over all attempts; no budget.
