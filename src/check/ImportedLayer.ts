@@ -1,4 +1,5 @@
 import type { PolicyInput } from '../policy/presets.js';
+import type { FormatFixes } from './formatFixes.js';
 
 /** A layer read from a real configuration file. */
 export interface ImportedLayer {
@@ -17,4 +18,6 @@ export interface ImportedLayer {
   route?: string;
   /** What the file says that its tool reads another way than a reader would expect (duplicates, and which one applies). */
   warnings?: string[];
+  /** The fixes of findings in the format's own terms (the lines to write), or that the format cannot express them. */
+  fixes?: FormatFixes;
 }

@@ -133,8 +133,9 @@ function perCall(x: number): string {
   return `${fmtCap(x)} attempt${x === 1 ? '' : 's'} per call`;
 }
 
+/** A number of attempts per call, `unlimited` when nothing caps it (a retry loop with no attempt cap). */
 function fmtCap(x: number): string {
-  return Number.isFinite(x) ? String(Number(x.toPrecision(3))) : 'no cap';
+  return Number.isFinite(x) ? String(Number(x.toPrecision(3))) : 'unlimited';
 }
 
 /**

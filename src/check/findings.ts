@@ -1,5 +1,6 @@
 import { BACKOFF_TRAITS, backoffIsRandom, exponentialCeilingMs } from '../policy/backoff.js';
 import type { Method, PolicySpec, RetryOnClass } from '../policy/types.js';
+import { budgetCap } from './expectedMultiple.js';
 import { firstWaits } from './firstWaits.js';
 import type { CheckLayer, CheckStack } from './loadStack.js';
 import { fmtMs, fmtNum, fmtProduct, listAnd } from './text.js';
@@ -150,6 +151,26 @@ function budgets(stack: CheckStack): Array<{ ms: number; by: string }> {
 }
 
 /**
+ * The fix of a finding in the format of the one layer it concerns (CheckLayer.fixes): a stack-wide
+ * finding concerns the layer of a stack of one, and RS006 (no total time limit) the top layer;
+ * undefined for the generic fix.
+ */
+function formatFix(layers: readonly CheckLayer[], ks: readonly number[], code: FindingCode): string | undefined {
+  if (ks.length === 0) return layers.length === 1 || code === 'RS006' ? layers[0]?.fixes?.[code] : undefined;
+  return ks.length === 1 ? layers[ks[0] as number]?.fixes?.[code] : undefined;
+}
+
+/**
+ * What each of a layer's budgets caps a long failure at (every call failing), as budgetCap states
+ * it in the closed-form tables: `finagle: retries <= 20% of requests (1.2 attempts per call), ...`.
+ */
+function budgetLimits(p: PolicySpec): string[] {
+  const out = (p.budget ?? []).map((b) => budgetCap(b, 1, '503', Infinity).note);
+  if (p.admission !== undefined) out.push(`${p.admission.kind}: admission control sheds attempts as failures rise`);
+  return out;
+}
+
+/**
  * The findings of a stack (README.md, "Concepts", for the semantics; the SRE book, the AWS
  * Architecture Blog and the libraries' sources for the advice), given its worst cases per failure
  * class. Sorted by severity, then code, then layer.
@@ -157,8 +178,9 @@ function budgets(stack: CheckStack): Array<{ ms: number; by: string }> {
 export function findingsOf(stack: CheckStack, worst: readonly WorstCase[]): Finding[] {
   const out: Finding[] = [];
   const layers = stack.layers;
+  // A layer's fix in its format's own terms (CheckLayer.fixes) replaces the generic one.
   const add = (code: FindingCode, severity: Severity, ks: number[], risk: string, fix: string) =>
-    out.push({ code, title: FINDING_CODES[code], severity, layer: ks.length === 0 ? 'stack' : ks.map((k) => layers[k]?.name ?? `layer${k}`).join(', '), layers: ks, risk, fix });
+    out.push({ code, title: FINDING_CODES[code], severity, layer: ks.length === 0 ? 'stack' : ks.map((k) => layers[k]?.name ?? `layer${k}`).join(', '), layers: ks, risk, fix: formatFix(layers, ks, code) ?? fix });
   const retrying = layers.map((l) => layerRetries(l.policy, stack.method));
   const anyRetries = retrying.some(Boolean);
   const anyBudget = layers.some((l) => hasBudget(l.policy));
@@ -181,6 +203,7 @@ export function findingsOf(stack: CheckStack, worst: readonly WorstCase[]): Find
     );
   }
 
+  const deadlines = budgets(stack);
   layers.forEach((layer, k) => {
     const p = layer.policy;
     if (!retrying[k]) return;
@@ -202,18 +225,23 @@ export function findingsOf(stack: CheckStack, worst: readonly WorstCase[]): Find
         'Cap the wait (backoff.capMs, e.g. 20 s as the AWS SDKs do) and bound the attempts or the total time.',
       );
     }
-    // RS005: no attempt cap.
+    // RS005: no attempt cap; what stops the retries instead (time limits, budgets), each with its bound.
     if (p.maxAttempts === 'unlimited') {
-      const unbounded = worst.some((w) => !Number.isFinite(w.lifetimeMs) && !Number.isFinite(w.leafCalls) && attemptsFor(p, w.failureClass, stack.method) > 1);
+      const forever = worst.some((w) => !Number.isFinite(w.lifetimeMs) && !Number.isFinite(w.leafCalls) && attemptsFor(p, w.failureClass, stack.method) > 1);
       const limits = [p.totalTimeoutMs !== undefined ? `its total timeout (${fmtMs(p.totalTimeoutMs)})` : '', p.maxElapsedMs !== undefined ? `its max elapsed time (${fmtMs(p.maxElapsedMs)})` : '']
         .filter((s) => s !== '');
+      const given = deadlines[k] as { ms: number; by: string };
+      if (limits.length === 0 && Number.isFinite(given.ms)) limits.push(`${given.by} (${fmtMs(given.ms)})`);
+      const caps = budgetLimits(p);
+      const stoppers = [`${limits.length > 0 ? listAnd(limits) : 'the deadline'} ends each call`, ...(caps.length > 0 ? [`its budget caps a long failure (${caps.join('; ')})`] : [])];
+      if (limits.length === 0 && forever) stoppers.shift();
       add(
         'RS005',
-        unbounded ? 'error' : 'warning',
+        forever && caps.length === 0 ? 'error' : 'warning',
         [k],
-        unbounded
+        forever && caps.length === 0
           ? `${layer.name} retries without an attempt cap and nothing stops it: against a dependency that keeps failing it retries forever.`
-          : `${layer.name} retries without an attempt cap: only ${limits.length > 0 ? listAnd(limits) : 'the deadline'} stops it, however many attempts fit in that time.`,
+          : `${layer.name} retries without an attempt cap: ${listAnd(stoppers)}; until then it makes as many attempts as fit${forever ? ', and no time limit ends a call' : ''}.`,
         'Cap the attempts (3 is the usual default) as well as the time.',
       );
     }
@@ -310,7 +338,7 @@ export function findingsOf(stack: CheckStack, worst: readonly WorstCase[]): Find
 
   // RS007 / RS008: deadlines and per-attempt timeouts.
   const incoming = incomingDeadlines(stack);
-  const given = budgets(stack);
+  const given = deadlines;
   layers.forEach((layer, k) => {
     const p = layer.policy;
     if (p.deadlineMode === 'fresh' && p.perAttemptTimeoutMs !== undefined) {

@@ -3,6 +3,7 @@ import { envoyBackoff, envoyRetryClasses } from './envoyRetryClasses.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { formatGoDuration, MeshReader } from './MeshReader.js';
 import { apiGroup } from './readResources.js';
+import { listAnd } from './text.js';
 import { describeRouteSite, openRoute, openRoutes, withRoute, type OpenedRoute, type RouteKind } from './routeSites.js';
 
 /** Which HTTP route of the VirtualServices in a file to import. */
@@ -12,12 +13,15 @@ export interface IstioImportOptions {
 }
 
 /**
- * Istio's retry defaults (istio/istio:pilot/pkg/networking/core/route/retry/retry.go, 2026;
- * pilot/pkg/features/pilot.go for the 503 switch):
+ * Istio's retry defaults (istio/istio:pilot/pkg/networking/core/route/retry/retry.go, `defaultPolicy`,
+ * as of commit 126806ab73d1ad1eb185b1d73d9cb92961efb142; pilot/pkg/features/pilot.go for the 503 switch):
  * - without `retries`, 2 retries on connect-failure, refused-stream, unavailable, cancelled and
  *   retriable-status-codes, to another host (previous_hosts) when one is available;
- * - the default's retriable status codes: none since istio#52111 (July 2024, the
- *   EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY switch, on by default); 503 before;
+ * - the default's retriable status codes: none since Istio 1.24 (EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY,
+ *   true by default; 1.24.0 change notes, istio/istio#50506), 503 before it, or with that switch
+ *   false (as the `compatibilityVersion: 1.23` profile sets it);
+ * - `unavailable` and `cancelled` are gRPC conditions (Envoy's x-envoy-retry-grpc-on): they match a
+ *   gRPC status only, never an HTTP status;
  * - a `retries` block keeps the default `retryOn` when it gives none; `attempts` 0 (or absent, Go's
  *   zero value) disables retries;
  * - the route `timeout` is disabled unless set (istio/api:networking/v1alpha3/virtual_service.proto);
@@ -26,9 +30,13 @@ export interface IstioImportOptions {
 export const ISTIO_DEFAULTS = {
   numRetries: 2,
   retryOn: ['connect-failure', 'refused-stream', 'unavailable', 'cancelled', 'retriable-status-codes'],
-  /** The default's retriable status codes before istio#52111 (July 2024). */
+  /** The default's retriable status codes before Istio 1.24. */
   legacyStatusCodes: [503],
   statusCodes: [] as number[],
+  /** The Istio release whose default stopped retrying 503. */
+  statusCodesChangedIn: '1.24',
+  /** The default's conditions that match gRPC statuses only. */
+  grpcOnly: ['unavailable', 'cancelled'],
   maxRetries: 2 ** 32 - 1,
 } as const;
 
@@ -101,7 +109,7 @@ function istioRoute(opened: OpenedRoute): ImportedLayer {
   if (retries === undefined) {
     policy.maxAttempts = ISTIO_DEFAULTS.numRetries + 1;
     notes.push(
-      `No retries block: Istio's default, ${ISTIO_DEFAULTS.numRetries} retries on ${ISTIO_DEFAULTS.retryOn.join(', ')}. Before July 2024 (istio#52111) the default also retried 503; set EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY=false in istiod to get that back.`,
+      `No retries block: Istio's default since ${ISTIO_DEFAULTS.statusCodesChangedIn}, ${ISTIO_DEFAULTS.numRetries} retries on ${ISTIO_DEFAULTS.retryOn.join(', ')} with no status code listed, so an HTTP 503 is not retried; ${listAnd([...ISTIO_DEFAULTS.grpcOnly])} match gRPC statuses only (a gRPC UNAVAILABLE is retried). Before ${ISTIO_DEFAULTS.statusCodesChangedIn}, or with EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY=false in istiod, the default also retries 503: check that as "retries: { attempts: ${ISTIO_DEFAULTS.numRetries}, retryOn: ${[...ISTIO_DEFAULTS.retryOn, ...ISTIO_DEFAULTS.legacyStatusCodes].join(',')} }".`,
     );
   } else {
     r.knownKeys(retries, rp, RETRY_KEYS);
@@ -123,7 +131,7 @@ function istioRoute(opened: OpenedRoute): ImportedLayer {
       }
       if (codes.length > 0 && !conditions.includes('retriable-status-codes')) conditions.push('retriable-status-codes');
     } else if (retries.retryOn === undefined) {
-      notes.push(`retries.retryOn is not set: Istio keeps its default conditions (${ISTIO_DEFAULTS.retryOn.join(', ')}).`);
+      notes.push(`retries.retryOn is not set: Istio keeps its default conditions (${ISTIO_DEFAULTS.retryOn.join(', ')}) with no status code since ${ISTIO_DEFAULTS.statusCodesChangedIn} (503 before); ${listAnd([...ISTIO_DEFAULTS.grpcOnly])} match gRPC statuses only.`);
     }
     baseMs = r.goDuration(retries.backoff, [...rp, 'backoff']);
     const remote = r.boolean(retries.retryRemoteLocalities, [...rp, 'retryRemoteLocalities']);
@@ -134,6 +142,8 @@ function istioRoute(opened: OpenedRoute): ImportedLayer {
   if (ignorePrevious !== false) {
     notes.push('Retries go to other hosts when there are any (previous_hosts); the model has one leaf, so a retry meets the same failure (the worst case, as when every host fails).');
   }
+  // Istio's default conditions on an HTTP stack: the gRPC-only ones never match an HTTP response.
+  if (retryOnPath === rp) conditions = conditions.filter((c) => !(ISTIO_DEFAULTS.grpcOnly as readonly string[]).includes(c));
   policy.retryOn = envoyRetryClasses(r, conditions, codes, retryOnPath, notes);
   policy.backoff = envoyBackoff(baseMs);
   if (baseMs === undefined) notes.push("No backoff: Envoy's default base interval of 25 ms (capped at 250 ms).");

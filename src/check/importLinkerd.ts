@@ -4,6 +4,7 @@ import type { PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import type { JsonObject, Segment } from './FieldReader.js';
 import { httpStatusClass } from './importEnvoyRoute.js';
+import { LINKERD_ANNOTATION_FIXES, SERVICE_PROFILE_FIXES } from './formatFixes.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { formatGoDuration, MeshReader } from './MeshReader.js';
 import { annotationsOf, apiGroup, readResources, type Resource } from './readResources.js';
@@ -102,6 +103,22 @@ function readGrpcConditions(r: MeshReader, text: string, path: Segment[], notes:
   return out;
 }
 
+/** The methods RFC 9110 (section 9.2.2) calls idempotent, as a ServiceProfile `condition.method` names them. */
+const IDEMPOTENT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'];
+
+/**
+ * Whether a ServiceProfile request match (linkerd.io/2/reference/service-profiles, "Request
+ * Match": method, pathRegex, all, any, not) can match only idempotent methods: a `method` among
+ * them, an `all` with such a member, or an `any` whose members all are.
+ */
+function idempotentOnly(condition: unknown): boolean {
+  if (typeof condition !== 'object' || condition === null || Array.isArray(condition)) return false;
+  const c = condition as JsonObject;
+  if (typeof c.method === 'string' && IDEMPOTENT_METHODS.includes(c.method.toUpperCase())) return true;
+  if (Array.isArray(c.all) && c.all.some(idempotentOnly)) return true;
+  return Array.isArray(c.any) && c.any.length > 0 && c.any.every(idempotentOnly);
+}
+
 function hasRetryAnnotations(resource: Resource): boolean {
   return Object.keys(annotationsOf(resource)).some((k) => k.startsWith('retry.linkerd.io/') || k.startsWith('timeout.linkerd.io/'));
 }
@@ -151,7 +168,13 @@ function fromServiceProfile(profile: Resource, source: string, options: LinkerdI
     policy.budget = { kind: 'finagle', percentCanRetry: ratio ?? LINKERD_DEFAULTS.retryRatio, minRetriesPerSec: minRate ?? LINKERD_DEFAULTS.minRetriesPerSecond, ttlMs: ttlMs ?? LINKERD_DEFAULTS.ttlMs };
     notes.push('Retryable routes are retried until the route timeout or the retry budget stops them (no attempt limit), at once (no backoff).');
     notes.push(`retryBudget: retries stay within ${(policy.budget.percentCanRetry ?? 0) * 100}% of requests plus ${String(policy.budget.minRetriesPerSec)} per second over ${formatGoDuration(policy.budget.ttlMs ?? 0)} (the Finagle-style budget Linkerd's is modelled on)${budget === undefined ? "; the ServiceProfile sets none, so Linkerd's default applies" : ''}.`);
-    notes.push('A failure is a 5xx response unless responseClasses say otherwise; requests with a body are never retried by a ServiceProfile (POST-like requests with bodies are not replayed in Linkerd, whatever idempotency says here).');
+    notes.push('A failure is a 5xx response unless responseClasses say otherwise.');
+    if (retryable.every((x) => idempotentOnly(x.route.condition))) {
+      policy.idempotency = 'http';
+      notes.push('isRetryable marks a route "always safe to retry"; these routes match only idempotent methods, so a POST is never retried (idempotency "http").');
+    } else {
+      notes.push('isRetryable marks a route "always safe to retry": Linkerd retries every request it matches, whatever its method and with a body of up to 64 KiB (idempotency "always"), so a POST the route matches is replayed.');
+    }
     if (chosen.some((x) => x.route.responseClasses !== undefined)) notes.push('responseClasses are not read: 5xx responses are taken as the failures.');
   }
   const timeout = timeouts[0] ?? LINKERD_DEFAULTS.routeTimeoutMs;
@@ -161,7 +184,7 @@ function fromServiceProfile(profile: Resource, source: string, options: LinkerdI
     notes.push(`${annotated.map((d) => d.label).join(', ')} ${annotated.length > 1 ? 'have' : 'has'} retry annotations; they are ignored because a ServiceProfile exists (Linkerd uses the ServiceProfile's retries, never both).`);
   }
   const names = chosen.map((x) => nameOf(x) ?? `spec.routes.${x.i}`).join(', ');
-  return { policy, origin: `${source}: ${profile.label}${names !== '' ? ` routes ${names}` : ''}`, notes, defaultName: 'linkerd' };
+  return { policy, origin: `${source}: ${profile.label}${names !== '' ? ` routes ${names}` : ''}`, notes, defaultName: 'linkerd', fixes: SERVICE_PROFILE_FIXES };
 }
 
 function fromAnnotations(resources: Resource[], source: string, options: LinkerdImportOptions): ImportedLayer {
@@ -233,7 +256,7 @@ function fromAnnotations(resources: Resource[], source: string, options: Linkerd
   if (service !== undefined && ROUTE_KINDS.includes(resource.kind)) notes.push(`${service.label} also has retry annotations; the route's replace them all (Linkerd reads one set).`);
   notes.push('Linkerd retries at once (the annotations have no backoff) and has no retry budget for annotation retries; a request body over 64 KiB is never retried.');
   notes.push('Linkerd retries any method on the listed statuses (idempotency "always").');
-  return { policy, origin: `${source}: ${resource.label} retry annotations (${String(policy.maxAttempts)} attempts)`, notes, defaultName: 'linkerd' };
+  return { policy, origin: `${source}: ${resource.label} retry annotations (${String(policy.maxAttempts)} attempts)`, notes, defaultName: 'linkerd', fixes: LINKERD_ANNOTATION_FIXES };
 }
 
 /**
@@ -242,6 +265,9 @@ function fromAnnotations(resources: Resource[], source: string, options: Linkerd
  *   the route `timeout` (default 10 s) within the `retryBudget` (retryRatio, minRetriesPerSecond,
  *   ttl; defaults 0.2, 10, 10 s), the Finagle-style budget Linkerd's is modelled on
  *   (budget `finagle`; twitter/finagle RetryBudget, linkerd.io/2019/02/22/how-we-designed-retries-in-linkerd-2-2);
+ *   `isRetryable` marks a route "always safe to retry" and Linkerd retries any request it matches
+ *   (bodies up to 64 KiB since 2.11, linkerd.io/2.11/tasks/configuring-retries), so the idempotency
+ *   is `http` when every retryable route's condition matches only idempotent methods, else `always`;
  * - otherwise the `retry.linkerd.io/*` annotations of an HTTPRoute, GRPCRoute or Service (Linkerd
  *   2.16+): `http` / `grpc` conditions, `limit` (default 1 retry), `timeout` per attempt, and
  *   `timeout.linkerd.io/request` over all attempts; no budget.

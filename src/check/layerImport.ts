@@ -12,6 +12,7 @@ import type { ImportedLayer } from './ImportedLayer.js';
 import { importEnvoyRoute } from './importEnvoyRoute.js';
 import { GRPC_IMPLS, importGrpcServiceConfig } from './importGrpcServiceConfig.js';
 import { MESH_FORMATS, MESH_IMPORT_SCHEMAS, runMeshImport } from './meshImports.js';
+import { withFormatFixes, type FormatFixes } from './formatFixes.js';
 
 /** The real configuration formats a layer can be imported from. */
 export const IMPORT_FORMATS = ['grpc-service-config', 'envoy-route', 'aws-config', ...MESH_FORMATS] as const;
@@ -61,7 +62,10 @@ export function runImport(spec: ImportSpec, read: ImportReader, where: string): 
     if (e instanceof CheckInputError) throw new CheckInputError(e.problems.map((p) => `${where}: ${p}`));
     throw e;
   }
-  const { source, text } = file;
+  return withFormatFixes(spec.format, importFile(spec, read, file.source, file.text));
+}
+
+function importFile(spec: ImportSpec, read: ImportReader, source: string, text: string): ImportedLayer {
   switch (spec.format) {
     case 'grpc-service-config':
       return importGrpcServiceConfig(text, source, {
@@ -92,6 +96,8 @@ export interface LayerFromImport {
   notes: string[];
   /** The imported file's warnings (ImportedLayer). */
   warnings?: string[];
+  /** The fixes in the imported format's own terms (ImportedLayer). */
+  fixes?: FormatFixes;
 }
 
 /**
@@ -114,7 +120,7 @@ export function importLayer(
   const imported = runImport(spec, read, `${source}: ${at}.import.file`);
   const policy = mergeValue(JSON.parse(JSON.stringify(imported.policy)) as PolicyInput, layer.overrides) as PolicyInput;
   const origin = Object.keys(layer.overrides).length > 0 ? `${imported.origin}, with overrides` : imported.origin;
-  return { name: layer.name ?? imported.defaultName, policy, origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}) };
+  return { name: layer.name ?? imported.defaultName, policy, origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}), ...(imported.fixes !== undefined ? { fixes: imported.fixes } : {}) };
 }
 
 /** Where the stacks of an experiment file are: `scenario`, or each part's `scenario`. */
@@ -143,7 +149,7 @@ export interface ResolvedExperimentImports {
   /** A copy of the root in which every imported layer holds its resolved `policy` and `name`, and no `import`. */
   root: JsonObject;
   /** Origin and notes of each imported layer, by its dotted path (`scenario.stack.1`, `parts.0.scenario.stack.1`). */
-  layers: Map<string, { origin: string; notes: string[]; warnings?: string[] }>;
+  layers: Map<string, { origin: string; notes: string[]; warnings?: string[]; fixes?: FormatFixes }>;
 }
 
 /**
@@ -155,7 +161,7 @@ export interface ResolvedExperimentImports {
  */
 export function resolveExperimentImports(root: unknown, source: string, read: ImportReader | undefined): ResolvedExperimentImports {
   const out: JsonObject = isObject(root) ? (JSON.parse(JSON.stringify(root)) as JsonObject) : {};
-  const layers = new Map<string, { origin: string; notes: string[]; warnings?: string[] }>();
+  const layers = new Map<string, { origin: string; notes: string[]; warnings?: string[]; fixes?: FormatFixes }>();
   const problems: string[] = [];
   for (const location of stackLocations(out)) {
     const stack = scenarioAt(out, location)?.stack;
@@ -179,7 +185,7 @@ export function resolveExperimentImports(root: unknown, source: string, read: Im
         delete layer.import;
         if (layer.name === undefined) layer.name = imported.name;
         layer.policy = imported.policy;
-        layers.set(at, { origin: imported.origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}) });
+        layers.set(at, { origin: imported.origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}), ...(imported.fixes !== undefined ? { fixes: imported.fixes } : {}) });
       } catch (e) {
         if (!(e instanceof CheckInputError)) throw e;
         problems.push(...e.problems);

@@ -18,6 +18,7 @@ import { importAwsEnv } from './importAwsEnv.js';
 import { holdsEnvoyRetryPolicy, importEnvoyRoutes } from './importEnvoyRoute.js';
 import { importGrpcServiceConfigRoutes, isGrpcServiceConfig, type GrpcImpl } from './importGrpcServiceConfig.js';
 import { hasStackImports, importLayer, importSchema, resolveExperimentImports, zodMessages, type ImportReader } from './layerImport.js';
+import { withFormatFixes, type FormatFixes } from './formatFixes.js';
 import { detectMeshImports } from './meshImports.js';
 import { readDocument } from './readDocument.js';
 
@@ -36,6 +37,8 @@ export interface CheckLayer {
   notes: string[];
   /** What its file says that its tool reads another way than a reader would expect (a repeated name or section, and which applies). */
   warnings?: string[];
+  /** The fixes of findings in its format's own terms (ImportedLayer). */
+  fixes?: FormatFixes;
 }
 
 /** A stack to check: its layers from the caller down to the leaf, and the operation sent through it. */
@@ -106,16 +109,22 @@ interface RawLayer {
   origin: string;
   notes: string[];
   warnings?: string[];
+  fixes?: FormatFixes;
+}
+
+/** The optional parts of an imported layer a raw layer carries (warnings, fixes), when present. */
+function extras(imported: { warnings?: string[]; fixes?: FormatFixes }): Pick<RawLayer, 'warnings' | 'fixes'> {
+  return { ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}), ...(imported.fixes !== undefined ? { fixes: imported.fixes } : {}) };
 }
 
 /** Resolve raw layers with the experiment's stack schema; messages name `prefix` paths in `source`. */
 function resolveLayers(raws: RawLayer[], source: string, prefix: PathSegment[]): CheckLayer[] {
   const parsed = stackSchema.safeParse(raws.map((l) => l.raw), { reportInput: true });
   if (!parsed.success) throw new CheckInputError(zodMessages(parsed.error.issues, source, prefix));
-  return parsed.data.map((layer: Layer, i) => toCheckLayer(layer, raws[i]?.origin ?? 'inline', raws[i]?.notes ?? [], raws[i]?.warnings));
+  return parsed.data.map((layer: Layer, i) => toCheckLayer(layer, raws[i]?.origin ?? 'inline', raws[i]?.notes ?? [], raws[i]?.warnings, raws[i]?.fixes));
 }
 
-function toCheckLayer(layer: Layer, origin: string, notes: string[], warnings?: string[]): CheckLayer {
+function toCheckLayer(layer: Layer, origin: string, notes: string[], warnings?: string[], fixes?: FormatFixes): CheckLayer {
   return {
     name: layer.name,
     instances: layer.instances,
@@ -124,6 +133,7 @@ function toCheckLayer(layer: Layer, origin: string, notes: string[], warnings?: 
     origin,
     notes,
     ...(warnings !== undefined && warnings.length > 0 ? { warnings } : {}),
+    ...(fixes !== undefined ? { fixes } : {}),
   };
 }
 
@@ -151,7 +161,7 @@ function loadStackFile(root: JsonObject, source: string, options: LoadStackOptio
         const imported = importLayer(layer.import, { name: layer.name, overrides }, options.readImport, source, `layers.${i}`);
         raw.name = imported.name;
         raw.policy = imported.policy;
-        return { raw, origin: imported.origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}) };
+        return { raw, origin: imported.origin, notes: imported.notes, ...extras(imported) };
       } catch (e) {
         if (!(e instanceof CheckInputError)) throw e;
         problems.push(...e.problems);
@@ -218,7 +228,7 @@ function loadExperimentStacks(text: string, file: JsonObject, source: string, op
     const rawStack = isObject(part.scenario) && Array.isArray(part.scenario.stack) ? part.scenario.stack : [];
     const layers = sc.stack.map((layer, i) => {
       const imported = imports?.layers.get([...part.location, 'stack', i].join('.'));
-      if (imported !== undefined) return toCheckLayer(layer, imported.origin, imported.notes, imported.warnings);
+      if (imported !== undefined) return toCheckLayer(layer, imported.origin, imported.notes, imported.warnings, imported.fixes);
       const raw: unknown = rawStack[i];
       return toCheckLayer(layer, inlineOrigin(isObject(raw) ? raw.policy : undefined), []);
     });
@@ -308,7 +318,7 @@ function looksLikeIni(text: string, source: string): boolean {
 }
 
 function bareStack(imported: ImportedLayer, source: string, options: LoadStackOptions): CheckStack {
-  const raw: RawLayer = { raw: { name: imported.defaultName, policy: imported.policy }, origin: imported.origin, notes: imported.notes, ...(imported.warnings !== undefined ? { warnings: imported.warnings } : {}) };
+  const raw: RawLayer = { raw: { name: imported.defaultName, policy: imported.policy }, origin: imported.origin, notes: imported.notes, ...extras(imported) };
   const layers = resolveLayers([raw], source, []);
   return {
     source,
@@ -349,13 +359,13 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
   if (mesh !== undefined) return mesh.map((layer) => bareStack(layer, source, options));
   if (looksLikeIni(text, source) && options.env !== undefined && options.env.length > 0) {
     const config = { text, source, ...(options.profile !== undefined ? { profile: options.profile } : {}) };
-    return [bareStack(importAwsEnv(options.env.join('\n'), '--env', { config, ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
+    return [bareStack(withFormatFixes('aws-env', importAwsEnv(options.env.join('\n'), '--env', { config, ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) })), source, options)];
   }
   if (looksLikeIni(text, source)) {
-    return [bareStack(importAwsConfig(text, source, { ...(options.profile !== undefined ? { profile: options.profile } : {}), ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) }), source, options)];
+    return [bareStack(withFormatFixes('aws-config', importAwsConfig(text, source, { ...(options.profile !== undefined ? { profile: options.profile } : {}), ...(options.sdk !== undefined ? { sdk: options.sdk } : {}) })), source, options)];
   }
   const root = readDocument(text, source);
-  const envoy = () => importEnvoyRoutes(text, source, options.route !== undefined ? { route: options.route } : {}).map((layer) => bareStack(layer, source, options));
+  const envoy = () => importEnvoyRoutes(text, source, options.route !== undefined ? { route: options.route } : {}).map((layer) => bareStack(withFormatFixes('envoy-route', layer), source, options));
   if (Array.isArray(root) && holdsEnvoyRetryPolicy(root)) return envoy();
   if (!isObject(root)) {
     throw new CheckInputError([unrecognisedFileMessage(source, `got ${Array.isArray(root) ? 'a list' : describeValue(root)}`)]);
@@ -372,7 +382,7 @@ export function loadStacks(text: string, source: string, options: LoadStackOptio
       ...(service !== undefined && service !== '' ? { service } : {}),
       ...(method !== undefined && method !== '' ? { method } : {}),
       ...(options.grpcImpl !== undefined ? { impl: options.grpcImpl } : {}),
-    }).map((layer) => bareStack(layer, source, options));
+    }).map((layer) => bareStack(withFormatFixes('grpc-service-config', layer), source, options));
   }
   if (holdsEnvoyRetryPolicy(root)) return envoy();
   throw new CheckInputError([unrecognisedFileMessage(source, 'an object without "layers", "scenario", "parts", "methodConfig", "retry_policy", "apiVersion" or resilience4j keys')]);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { fields as f } from '../policy/schema/fields.js';
 import { CheckInputError } from './CheckInputError.js';
 import { CHECK_FORMATS, RESOURCE_FORMATS } from './checkFormats.js';
+import { withFormatFixes } from './formatFixes.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { ENVOY_GATEWAY_GROUP, importEnvoyGateway, importEnvoyGatewayRoutes } from './importEnvoyGateway.js';
 import { GATEWAY_API_GROUP, GATEWAY_API_X_GROUP, importGatewayApi, importGatewayApiRoutes } from './importGatewayApi.js';
@@ -57,8 +58,12 @@ export interface MeshImportOptions {
   sdk?: AwsSdk;
 }
 
-/** Import a file of a mesh format. */
+/** Import a file of a mesh format, with its format's fixes of findings (FORMAT_FIXES). */
 export function importMesh(format: MeshFormat, text: string, source: string, options: MeshImportOptions = {}): ImportedLayer {
+  return withFormatFixes(format, importMeshLayer(format, text, source, options));
+}
+
+function importMeshLayer(format: MeshFormat, text: string, source: string, options: MeshImportOptions): ImportedLayer {
   const o = options.route !== undefined ? { route: options.route } : {};
   switch (format) {
     case 'istio':
@@ -174,6 +179,10 @@ export function detectMeshImports(text: string, source: string, options: MeshImp
  * or the one `options.route` names; the other formats give their one layer.
  */
 export function importMeshRoutes(format: MeshFormat, text: string, source: string, options: MeshImportOptions = {}): ImportedLayer[] {
+  return meshRoutes(format, text, source, options).map((layer) => withFormatFixes(format, layer));
+}
+
+function meshRoutes(format: MeshFormat, text: string, source: string, options: MeshImportOptions): ImportedLayer[] {
   const o = options.route !== undefined ? { route: options.route } : {};
   switch (format) {
     case 'istio':

@@ -197,7 +197,8 @@ class Walker {
       if (attempts > MAX_ATTEMPTS_PER_CALL) {
         acc.leafCalls = Infinity;
         acc.attempts[k] = Infinity;
-        return done(this.longest ? Infinity : t, last);
+        // Endless attempts still end at the layer's deadline (a total timeout, or the one it is given).
+        return done(this.longest ? (Number.isFinite(deadline) ? Math.max(t, deadline) : Infinity) : t, last);
       }
       const attemptEnd = t + loop.startAttempt(attempts, t, deadline, null);
       const a = this.attempt(k, t, attemptEnd, acc);

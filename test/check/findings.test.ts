@@ -112,12 +112,18 @@ describe('each finding: a stack that triggers it and one that does not', () => {
     expect(codes(doc([{ maxAttempts: 5, backoff: { kind: 'linear', baseMs: 0, capMs: 'none' } }]))).not.toContain('RS004');
   });
 
-  it('RS005 no attempt cap: an error when nothing stops the retries, a warning when only time does', () => {
-    const forever = only({ layers: [{ name: 'l0', policy: { ...GOOD, maxAttempts: 'unlimited', perAttemptTimeoutMs: undefined } }] }, 'RS005');
+  it('RS005 no attempt cap: an error when nothing stops the retries, a warning naming the time limit and the budget\'s cap when they do', () => {
+    const forever = only({ layers: [{ name: 'l0', policy: { ...GOOD, maxAttempts: 'unlimited', perAttemptTimeoutMs: undefined, budget: [] } }] }, 'RS005');
     expect(forever.severity).toBe('error');
     expect(forever.risk).toContain('retries forever');
-    const timed = only(doc([{ maxAttempts: 'unlimited' }]), 'RS005');
+    const budgeted = only({ layers: [{ name: 'l0', policy: { ...GOOD, maxAttempts: 'unlimited', perAttemptTimeoutMs: undefined } }] }, 'RS005');
+    expect(budgeted.severity).toBe('warning');
+    expect(budgeted.risk).toBe(
+      'l0 retries without an attempt cap: its budget caps a long failure (sre-ratio: retries stay under 10% of first tries, at most 1.1 attempts per call); until then it makes as many attempts as fit, and no time limit ends a call.',
+    );
+    const timed = only(doc([{ maxAttempts: 'unlimited', budget: [] }]), 'RS005');
     expect(timed.severity).toBe('warning');
+    expect(timed.risk).toBe('l0 retries without an attempt cap: the operation deadline (5 s) ends each call; until then it makes as many attempts as fit.');
     expect(codes(doc([{}]))).not.toContain('RS005');
   });
 

@@ -25,18 +25,18 @@ describe('Istio VirtualService', () => {
     expect(layer.defaultName).toBe('istio');
   });
 
-  it("a route without retries gets Istio's default: 2 retries, and the older 503 default is noted", () => {
+  it("a route without retries gets Istio's default since 1.24: 2 retries on no HTTP status the model knows; the older 503 default is noted", () => {
     const layer = importIstio(mesh('istio-virtualservice.yaml'), 'vs.yaml', { route: 'reviews-default' });
     expect(layer.policy).toEqual({
       idempotency: 'always',
       retryAfter: 'ignore',
       maxAttempts: 3,
-      retryOn: ['503'],
+      retryOn: [],
       backoff: ENVOY_BACKOFF(25),
       budget: { kind: 'envoy-max-retries', maxRetries: 10 },
     });
     expect(layer.notes).toContain(
-      "No retries block: Istio's default, 2 retries on connect-failure, refused-stream, unavailable, cancelled, retriable-status-codes. Before July 2024 (istio#52111) the default also retried 503; set EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY=false in istiod to get that back.",
+      "No retries block: Istio's default since 1.24, 2 retries on connect-failure, refused-stream, unavailable, cancelled, retriable-status-codes with no status code listed, so an HTTP 503 is not retried; unavailable and cancelled match gRPC statuses only (a gRPC UNAVAILABLE is retried). Before 1.24, or with EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY=false in istiod, the default also retries 503: check that as \"retries: { attempts: 2, retryOn: connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes,503 }\".",
     );
     expect(layer.notes).toContain('The route sets no timeout: Istio disables the route timeout, so nothing bounds all attempts together.');
   });
@@ -45,8 +45,10 @@ describe('Istio VirtualService', () => {
     const vs = (retries: object) => JSON.stringify({ apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', metadata: { name: 'a' }, spec: { http: [{ route: [{ destination: { host: 'a' } }], retries }] } });
     const kept = importIstio(vs({ attempts: 1, perTryTimeout: '2s' }), 'vs.json');
     expect(kept.policy.maxAttempts).toBe(2);
-    expect(kept.policy.retryOn).toEqual(['503']);
-    expect(kept.notes).toContain('retries.retryOn is not set: Istio keeps its default conditions (connect-failure, refused-stream, unavailable, cancelled, retriable-status-codes).');
+    expect(kept.policy.retryOn).toEqual([]);
+    expect(kept.notes).toContain(
+      'retries.retryOn is not set: Istio keeps its default conditions (connect-failure, refused-stream, unavailable, cancelled, retriable-status-codes) with no status code since 1.24 (503 before); unavailable and cancelled match gRPC statuses only.',
+    );
     expect(kept.policy.budget).toBeUndefined();
     const off = importIstio(vs({ perTryTimeout: '2s' }), 'vs.json');
     expect(off.policy.maxAttempts).toBe(1);
@@ -79,7 +81,7 @@ describe('Linkerd', () => {
   it('a ServiceProfile: retryable routes within the retry budget, its annotations ignored with a note', () => {
     const layer = importLinkerd(mesh('linkerd-serviceprofile.yaml'), 'sp.yaml');
     expect(layer.policy).toEqual({
-      idempotency: 'always',
+      idempotency: 'http',
       retryAfter: 'ignore',
       backoff: { kind: 'none', baseMs: 0, capMs: 0 },
       maxAttempts: 'unlimited',
@@ -91,6 +93,21 @@ describe('Linkerd', () => {
     expect(layer.notes).toContain(
       'HTTPRoute "books" (document 2) has retry annotations; they are ignored because a ServiceProfile exists (Linkerd uses the ServiceProfile\'s retries, never both).',
     );
+  });
+
+  it('a ServiceProfile route is retried whatever its method unless its condition matches idempotent methods only', () => {
+    const profile = (condition: string) =>
+      `apiVersion: linkerd.io/v1alpha2\nkind: ServiceProfile\nmetadata: { name: s }\nspec:\n  routes:\n    - { name: r, condition: ${condition}, isRetryable: true }\n`;
+    for (const condition of ['{ method: GET }', '{ all: [{ pathRegex: /a }, { method: head }] }', '{ any: [{ method: GET }, { method: PUT }] }']) {
+      expect(importLinkerd(profile(condition), 'sp.yaml').policy.idempotency).toBe('http');
+    }
+    for (const condition of ['{ pathRegex: /a }', '{ method: POST }', '{ any: [{ method: GET }, { method: POST }] }', '{ not: { method: GET } }']) {
+      const layer = importLinkerd(profile(condition), 'sp.yaml');
+      expect(layer.policy.idempotency).toBe('always');
+      expect(layer.notes).toContain(
+        'isRetryable marks a route "always safe to retry": Linkerd retries every request it matches, whatever its method and with a body of up to 64 KiB (idempotency "always"), so a POST the route matches is replayed.',
+      );
+    }
   });
 
   it("a ServiceProfile without retryBudget or timeouts gets Linkerd's defaults: 20%, 10/s, 10 s", () => {
