@@ -1,7 +1,7 @@
 import type { CascadeEvent } from '../metrics/cascadeTimeline.js';
 import type { AppliedIntervention } from './interventions.js';
 import type { MetricWindowResult } from '../metrics/MetricWindows.js';
-import type { ClusteringResult, LogHistogram } from '../metrics/index.js';
+import type { ClusteringResult, HistogramSummary, LogHistogram } from '../metrics/index.js';
 import { runMemoryCeiling, runMemoryExceeded, runMemoryPeak } from '../engine/memoryMeter.js';
 import type { TruncatedBy } from '../engine/simulator.js';
 import { VERSION } from '../version.js';
@@ -100,16 +100,8 @@ export function serviceResult(i: ServiceInput): ServiceResult {
   };
 }
 
-/** Latency percentiles of a set of operations (ms); null fields when there were none. */
-export interface LatencySummary {
-  count: number;
-  mean: number | null;
-  p50: number | null;
-  p90: number | null;
-  p99: number | null;
-  p999: number | null;
-  max: number | null;
-}
+/** Latency percentiles of a set of operations (ms); null fields when there were none: a log histogram's summary. */
+export type LatencySummary = HistogramSummary;
 
 /** Attempts made by one layer: first tries (original demand) and retries kept apart. */
 export interface LayerAttempts {
@@ -387,7 +379,6 @@ export function buildResults(i: ResultInput): SimulationResults {
     leafCalls: i.leafCalls,
     ...(occ ? { writes: i.writes, reads: i.reads } : {}),
     amplification: i.offered > 0 ? i.leafCalls / i.offered : 0,
-    // A histogram's summary is a fresh object with the fields of a LatencySummary, in its order.
     latencyMs: i.latency.summary(),
     operationMs: i.operationMs.summary(),
     completionTimeMs: i.completionTimeMs,
