@@ -12,7 +12,7 @@ import { ServerFarm } from './leaves/server/ServerFarm.js';
 import { Measurements } from './Measurements.js';
 import { RequestTable } from './RequestTable.js';
 import * as requestTableModule from './RequestTable.js';
-import { buildResults, truncationOf, type SimulationResults, type Truncation } from './results.js';
+import { buildResults, endOfRunMs, truncationOf, type SimulationResults, type Truncation } from './results.js';
 import type { Scenario } from './scenario.js';
 import { ScenarioError } from './ScenarioError.js';
 import type { TraceEvent } from './trace.js';
@@ -111,8 +111,7 @@ export class Model implements EventDispatcher, InterventionTarget {
       sc.interventions,
       this,
     );
-    // Stale (tombstoned) timers still pop and move the clock: measure up to the last live event.
-    const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
+    const endMs = endOfRunMs(stats, this.lastLiveMs);
     this.m.flushReads(endMs);
     const truncated: Truncation = truncationOf(stats.truncated);
     this.m.gInFlight.finish(endMs);

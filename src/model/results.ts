@@ -127,6 +127,14 @@ export type { BackendStats };
 export type Truncation = null | 'horizon' | 'event-cap' | 'in-flight-cap' | 'memory-cap' | 'interrupted';
 
 /**
+ * Where a run's measurements end: at the horizon when it stopped there, otherwise at its last live
+ * event (stale, tombstoned timers still pop and move the clock past it).
+ */
+export function endOfRunMs(stats: { truncated: TruncatedBy; nowMs: number }, lastLiveMs: number): number {
+  return Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : lastLiveMs);
+}
+
+/**
  * The truncation of a run the engine ended as `stopped`: the memory meter's when the run's tables
  * passed its ceiling, otherwise the model's cap on operations in flight (an interrupt also stops a
  * run so; the sweep renames it, src/sweep/runPlan.ts).

@@ -12,7 +12,7 @@ import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { leafEventKinds, makeLeaf } from '../leaves/makeLeaf.js';
 import { Measurements, ServiceMeasurements } from '../Measurements.js';
 import { R_HANG, R_QUEUED, RequestTable } from '../RequestTable.js';
-import { buildResults, serviceResult, truncationOf, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
+import { buildResults, endOfRunMs, serviceResult, truncationOf, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
 import type { Layer, Scenario } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import type { TraceEvent } from '../trace.js';
@@ -290,7 +290,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       sc.interventions,
       this,
     );
-    const endMs = Math.max(0, stats.truncated === 'horizon' ? stats.nowMs : this.lastLiveMs);
+    const endMs = endOfRunMs(stats, this.lastLiveMs);
     const truncated: Truncation = truncationOf(stats.truncated);
     this.m.gInFlight.finish(endMs);
     for (const s of this.services) {
