@@ -35,6 +35,37 @@ function importedAreas(file: string): string[] {
 }
 
 /**
+ * The modules on the path of an event, where a namespace import bound to constants of the module
+ * pays (docs/performance.md, "Imported bindings", lists the same).
+ */
+const HOT_MODULES = [join('src', 'engine'), join('src', 'model'), join('src', 'policy', 'retryLoop.ts'), join('src', 'policy', 'retrySteps.ts'), join('src', 'policy', 'budgets')];
+
+/**
+ * Files that break the imported-bindings convention: a namespace import of a project module
+ * outside {@link HOT_MODULES}; or one in them that is not bound once (`const { ... } = xModule;`),
+ * read through the namespace, or without the comment that points to the measurement.
+ */
+function bindingIdiomIssues(list: readonly string[], read: (f: string) => string = (f) => readFileSync(f, 'utf8')): string[] {
+  const out: string[] = [];
+  for (const f of list) {
+    const text = read(f);
+    const aliases = [...text.matchAll(/^import \* as (\w+) from '\.\.?\/[^']+';$/gm)].map((m) => m[1] as string);
+    if (aliases.length === 0) continue;
+    if (!HOT_MODULES.some((h) => f === h || f.startsWith(h + '/'))) {
+      out.push(`${f}: namespace import ${aliases.join(', ')} outside the hot modules (import the names instead)`);
+      continue;
+    }
+    for (const a of aliases) {
+      const bound = text.match(new RegExp(`^const \\{[^}]+\\} = ${a};$`, 'gm'))?.length ?? 0;
+      const read = text.match(new RegExp(`\\b${a}\\.`, 'g'))?.length ?? 0;
+      if (bound !== 1 || read > 0) out.push(`${f}: ${a} must be bound once as \`const { ... } = ${a};\` and never read as ${a}.X`);
+    }
+    if (!text.includes('// Bound in this module: TurboFan folds')) out.push(`${f}: the binding lacks its comment pointing to docs/performance.md`);
+  }
+  return out;
+}
+
+/**
  * README.md, "Layout": imports point one way; `version` (the package version) is importable by all.
  * The engine and the policies import nothing else from src.
  */
@@ -134,6 +165,24 @@ describe('architecture (README.md, "Layout")', () => {
   it('the line count can fail: a limit below the longest file names it', () => {
     const longest = Math.max(...files('src').map((f) => readFileSync(f, 'utf8').split('\n').length - 1));
     expect(longFiles('src', longest - 1).length).toBeGreaterThan(0);
+  });
+
+  it('binds imported constants through a namespace import only in the hot modules, and there always the same way (docs/performance.md, "Imported bindings")', () => {
+    expect(bindingIdiomIssues(files('src'))).toEqual([]);
+  });
+
+  it('the binding rule can fail: a namespace import outside the hot modules, or used without its binding, is named', () => {
+    const probe = join('src', 'report', 'probe.ts');
+    const texts: Record<string, string> = {
+      [probe]: "import * as fooModule from './foo.js';\nconst { X } = fooModule;\n",
+      [join('src', 'model', 'probe.ts')]: "import * as fooModule from './foo.js';\nexport const y = fooModule.X;\n",
+    };
+    const issues = bindingIdiomIssues(Object.keys(texts), (f) => texts[f] as string);
+    expect(issues).toEqual([
+      'src/report/probe.ts: namespace import fooModule outside the hot modules (import the names instead)',
+      'src/model/probe.ts: fooModule must be bound once as `const { ... } = fooModule;` and never read as fooModule.X',
+      'src/model/probe.ts: the binding lacks its comment pointing to docs/performance.md',
+    ]);
   });
 
   it('every document a source file cites by path is in the repository', () => {
