@@ -41,7 +41,7 @@ describe('docs/architecture.md recipes', () => {
 
   it('covers the extension points a newcomer meets', () => {
     const titles = all.map((r) => r.title.toLowerCase());
-    for (const what of ['leaf kind', 'join kind', 'backoff strategy', 'budget', 'chart', 'importer']) {
+    for (const what of ['leaf kind', 'join kind', 'backoff strategy', 'budget', 'chart', 'configuration format']) {
       expect(
         titles.some((t) => t.includes(what)),
         `a recipe for "${what}" (recipes: ${titles.join('; ')})`,
