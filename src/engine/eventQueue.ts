@@ -1,7 +1,7 @@
 import { tableGrew } from './memoryMeter.js';
 
 /** Kinds are integers in [0, KINDS): the kind is stored in the low bits of the sequence key. */
-const KINDS = 256;
+export const KINDS = 256;
 const INV_KINDS = 1 / KINDS;
 /** Bytes of one event slot: time and key (Float64), a and b (Int32), in the heap and in a lane. */
 export const EVENT_BYTES = 24;

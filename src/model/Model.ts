@@ -1,6 +1,7 @@
 import { Simulator, type EventDispatcher } from '../engine/simulator.js';
 import { compilePolicy } from '../policy/decision.js';
 import * as eventKindsModule from './eventKinds.js';
+import * as stackEventsModule from './layers/stackEvents.js';
 import { planFolds } from './folds.js';
 import { GraphRun, needsGraphRuntime } from './graph/GraphRun.js';
 import { unsimulatedGraphParts } from './graph/simulatedGraph.js';
@@ -18,7 +19,8 @@ import { ScenarioError } from './ScenarioError.js';
 import type { TraceEvent } from './trace.js';
 import { makeWorkload, type Workload } from './workloads/Workload.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
-const { K_ARRIVAL, K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE, K_HEDGE, K_LEAF_ARRIVE, K_LEAF_RESPONSE, K_OP_START, LEAF_KINDS_FROM } = eventKindsModule;
+const { K_ARRIVAL, K_OP_START, LEAF_KINDS_FROM } = eventKindsModule;
+const { dispatchStackEvent } = stackEventsModule;
 const { R_HANG, R_QUEUED } = requestTableModule;
 
 /** Options of one simulation run. */
@@ -159,41 +161,8 @@ export class Model implements EventDispatcher, InterventionTarget {
       this.workload.fire(kind, a, t);
       return;
     }
-    if (kind === K_HEDGE) {
-      if (!layers.hedgeTimers.isLive(a, b)) return;
-      this.lastLiveMs = t;
-      layers.hedges.due(a, t);
-      return;
-    }
-    if (kind <= K_FRAME_SEND) {
-      if (!layers.frameTimers.isLive(a, b)) return;
-    } else if (!this.req.timers.isLive(a, b)) return;
-    this.lastLiveMs = t;
-    switch (kind) {
-      case K_FRAME_WAKE:
-        // A policy changed during the run (timed interventions): the wake-up may be asked again; else straight to the attempt.
-        if (layers.rechecks) layers.wake(a, b, t);
-        else layers.startAttempt(a, t);
-        return;
-      case K_FRAME_SEND:
-        layers.sendAttempt(a, t);
-        return;
-      case K_FRAME_TIMEOUT:
-        layers.attemptTimedOut(a, t);
-        return;
-      case K_FRAME_ARRIVE:
-        layers.beginCall(a, t);
-        return;
-      case K_FRAME_RESPONSE:
-        layers.frameResponseArrived(a, t);
-        return;
-      case K_LEAF_ARRIVE:
-        layers.leafArrive(a, t);
-        return;
-      case K_LEAF_RESPONSE:
-        layers.leafResponseArrived(a, t);
-        return;
-    }
+    // The stack's own kinds (frames, hedges, requests): the one dispatch a graph's call sites use too.
+    if (dispatchStackEvent(layers, kind, a, b, t)) this.lastLiveMs = t;
   }
 
   /** @internal The raw measurements, before {@link buildResults} shapes them. */

@@ -1,3 +1,5 @@
+import { KINDS } from '../engine/eventQueue.js';
+
 /**
  * The event kinds of a run (docs/architecture.md, "Event kinds"). Events dispatch on an integer
  * kind (no closure per event); the event queue carries kinds in [0, {@link KIND_LIMIT}). The model
@@ -31,5 +33,5 @@ export const K_LEAF_RESPONSE = 10;
 
 /** The first kind of the leaf's range. */
 export const LEAF_KINDS_FROM = 16;
-/** Kinds the event queue can carry (src/engine/eventQueue.ts). */
-export const KIND_LIMIT = 256;
+/** Kinds the event queue can carry (its `KINDS`). */
+export const KIND_LIMIT = KINDS;

@@ -5,8 +5,9 @@ const { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME
 
 /**
  * One event of a stack of layers (`kind` relative to the stack's `kb`: a frame, hedge or request
- * kind of eventKinds.ts), as `Model.dispatch` does for a workload's stack: stale events are skipped.
- * Returns whether the event was live. A service graph's run dispatches every stack's events here.
+ * kind of eventKinds.ts); stale events are skipped. Returns whether the event was live. The one
+ * dispatch of a stack's events: the workload's stack (`Model.handle`) and every call site of a
+ * service graph (`GraphRun`) send theirs here.
  */
 export function dispatchStackEvent(ly: Layers, kind: number, a: number, b: number, t: number): boolean {
   if (kind === K_HEDGE) {
@@ -19,6 +20,7 @@ export function dispatchStackEvent(ly: Layers, kind: number, a: number, b: numbe
   } else if (!ly.requests.timers.isLive(a, b)) return false;
   switch (kind) {
     case K_FRAME_WAKE:
+      // A policy changed during the run (timed interventions): the wake-up may be asked again; else straight to the attempt.
       if (ly.rechecks) ly.wake(a, b, t);
       else ly.startAttempt(a, t);
       break;
