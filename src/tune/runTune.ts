@@ -1,59 +1,17 @@
-import { stream } from '../engine/random.js';
-import { canonicalJson } from '../experiment/index.js';
 import { metricStats, type MetricStats } from '../sweep/aggregate.js';
 import type { ReplicationRecord } from '../sweep/runPlan.js';
 import { pairedEquivalent, pairedGreater } from './pairedTests.js';
 import { roundExperiment } from './roundExperiment.js';
-import { allPoints, latinHypercube, neighbours, pointKey, randomPoint, spaceSize, type SpacePoint } from './searchSpace.js';
-import {
-  metricKey,
-  pointOverrides,
-  presetOverrides,
-  resolveCandidate,
-  type Constraint,
-  type Objective,
-  type PresetContender,
-  type TunePart,
-  type TuneProblem,
-} from './tuneProblem.js';
+import { CandidatePool, type Candidate } from './candidatePool.js';
+import { TuneInputError } from './TuneInputError.js';
+import { metricKey, type Constraint, type Objective, type TuneProblem } from './tuneProblem.js';
 
 /** Replications of every candidate in round 0; each later round doubles them. */
 export const FIRST_ROUND_REPLICATIONS = 4;
-/** How many of the best survivors of round 1 the local refinement explores around. */
-export const REFINED_SURVIVORS = 3;
 /** Relative equivalence margin when an objective has no `tolerance`: 1% of the leader's absolute mean. */
 export const RELATIVE_MARGIN = 0.01;
-/** Draws allowed to replace a Latin-hypercube point that is not a valid scenario. */
-const REDRAWS = 20;
 
-/** Where a candidate came from. */
-export type CandidateOrigin = 'hypercube' | 'grid' | 'preset' | 'refinement';
-
-/** One contender of a search and what is known of it. */
-export interface Candidate {
-  /** Its variant name in the round files: `c<n>`, or the preset's name. */
-  id: string;
-  /** `maxAttempts=4, baseMs=50`, or the preset's layer and name. */
-  label: string;
-  /** Its values in the space, or null for a preset outside it. */
-  point: SpacePoint | null;
-  preset: PresetContender | null;
-  origin: CandidateOrigin;
-  /** Variant overrides per part name. */
-  overrides: Record<string, Record<string, unknown>>;
-  /** Identity: its resolved scenarios (a preset equal to a point of the space is that point). */
-  scenarioKey: string;
-  /** Replications done (0 to n - 1). */
-  replications: number;
-  /** Per objective, the value of each replication. */
-  objectiveValues: number[][];
-  /** Per constraint, the value of each replication. */
-  constraintValues: number[][];
-  alive: boolean;
-  /** Why and when it left the search. */
-  dropped: { round: number; reason: string } | null;
-  feasibility: 'feasible' | 'infeasible' | 'unknown';
-}
+export type { Candidate, CandidateOrigin } from './candidatePool.js';
 
 /** What one round did. */
 export interface RoundLog {
@@ -103,18 +61,7 @@ export interface TuneOutcome {
   recommended: string | null;
 }
 
-/** A search that cannot start (round 0 alone exceeds the run budget, no valid candidate). */
-export class TuneInputError extends Error {
-  constructor(readonly problems: string[]) {
-    super(problems.join('\n'));
-  }
-}
-
-function labelOf(problem: TuneProblem, point: SpacePoint): string {
-  const names = problem.space.map((s) => s.path.split('.').pop() as string);
-  const short = names.map((n, i) => (names.indexOf(n) === names.lastIndexOf(n) ? n : (problem.space[i] as { path: string }).path));
-  return point.map((v, i) => `${short[i]}=${typeof v === 'string' ? v : canonicalJson(v)}`).join(', ');
-}
+export { TuneInputError } from './TuneInputError.js';
 
 /** Oriented so that smaller is better. */
 function oriented(o: Objective, x: number): number {
@@ -229,73 +176,9 @@ export function indistinguishable(o: Objective, i: number, c: Candidate, leader:
  * the seed; `evaluate` runs each round.
  */
 export async function runTune(problem: TuneProblem, evaluate: EvaluateRound): Promise<TuneOutcome> {
-  const candidates: Candidate[] = [];
-  const byKey = new Map<string, Candidate>();
-  const byPoint = new Map<string, Candidate>();
-  const order = new Map<string, number>();
-  let nextId = 0;
-
-  const add = (c: Omit<Candidate, 'replications' | 'objectiveValues' | 'constraintValues' | 'alive' | 'dropped' | 'feasibility'>): Candidate => {
-    const full: Candidate = {
-      ...c,
-      replications: 0,
-      objectiveValues: problem.objectives.map(() => []),
-      constraintValues: problem.constraints.map(() => []),
-      alive: true,
-      dropped: null,
-      feasibility: 'unknown',
-    };
-    candidates.push(full);
-    order.set(full.id, order.size);
-    byKey.set(full.scenarioKey, full);
-    if (full.point) byPoint.set(pointKey(full.point), full);
-    return full;
-  };
-
-  const spaceCandidate = (point: SpacePoint, origin: CandidateOrigin): Omit<Candidate, 'replications' | 'objectiveValues' | 'constraintValues' | 'alive' | 'dropped' | 'feasibility'> | null => {
-    const overrides = pointOverrides(problem.space, point);
-    const resolved = resolveCandidate(problem, () => overrides);
-    if (!resolved.ok) return null;
-    const perPart: Record<string, Record<string, unknown>> = {};
-    for (const p of problem.parts) perPart[p.name] = overrides;
-    return { id: '', label: labelOf(problem, point), point, preset: null, origin, overrides: perPart, scenarioKey: resolved.key };
-  };
-
-  // Round 0: the space's points (all of them when few), then the presets.
-  const random = stream(problem.seed, 'tune', 'latin-hypercube');
-  const size = spaceSize(problem.space);
-  const whole = size <= problem.candidates;
-  const points = whole ? allPoints(problem.space) : latinHypercube(problem.space, problem.candidates, random);
-  for (const first of points) {
-    let point = first;
-    let c = spaceCandidate(point, whole ? 'grid' : 'hypercube');
-    for (let k = 0; c === null && !whole && k < REDRAWS; k++) {
-      point = randomPoint(problem.space, random);
-      c = spaceCandidate(point, 'hypercube');
-    }
-    if (c === null || byPoint.has(pointKey(point))) continue;
-    add({ ...c, id: `c${++nextId}` });
-  }
-  for (const preset of problem.presets) {
-    const perPart: Record<string, Record<string, unknown>> = {};
-    for (const p of problem.parts) perPart[p.name] = presetOverrides(p, preset);
-    const resolved = resolveCandidate(problem, (p: TunePart) => perPart[p.name] as Record<string, unknown>);
-    if (!resolved.ok) throw new TuneInputError(resolved.errors.map((e) => `preset ${preset.name} on layer ${preset.layer}: ${e}`));
-    const id = candidates.some((c) => c.id === preset.name) ? `${preset.layer}.${preset.name}` : preset.name;
-    const label = `preset ${preset.name} at ${preset.layer}`;
-    const same = byKey.get(resolved.key);
-    if (same) {
-      // A preset equal to a point of the space is that point, named after the preset.
-      if (same.preset === null && same.point !== null) {
-        order.set(id, order.get(same.id) as number);
-        same.id = id;
-        same.label = `${label} (${same.label})`;
-        same.preset = preset;
-      }
-      continue;
-    }
-    add({ id, label, point: null, preset, origin: 'preset', overrides: perPart, scenarioKey: resolved.key });
-  }
+  const pool = new CandidatePool(problem);
+  pool.addRoundZero();
+  const { candidates, order } = pool;
   if (candidates.length === 0) throw new TuneInputError(['tune.space: no point of the space is a valid scenario']);
 
   const rounds: RoundLog[] = [];
@@ -322,41 +205,8 @@ export async function runTune(problem: TuneProblem, evaluate: EvaluateRound): Pr
     const liveIds = new Set(live.map((c) => c.id));
     prior = outcome.records.filter((r) => liveIds.has(r.variant));
 
-    // Feasibility, the leader, drops, halving.
     const log: RoundLog = { index, replications, entered: live.map((c) => c.id), runs, totalRuns, leader: null, dropped: [], added: [] };
-    const drop = (c: Candidate, reason: string) => {
-      c.alive = false;
-      c.dropped = { round: index, reason };
-      log.dropped.push({ id: c.id, reason });
-    };
-    for (const [c, why] of errored) drop(c, `errored: ${why}`);
-    for (const c of live) {
-      if (!c.alive) continue;
-      c.feasibility = feasibilityOf(c, problem.constraints);
-      if (c.feasibility === 'infeasible') drop(c, 'proven infeasible');
-    }
-    const feasible = () => bestFirst(objectives, candidates.filter((c) => c.alive && c.feasibility === 'feasible'), order);
-    const leader = feasible()[0] ?? null;
-    if (leader) {
-      if (objectives.length === 1) {
-        for (const c of live) if (c.alive && c !== leader && c.feasibility === 'feasible' && worse(objectives, 0, c, leader)) drop(c, `worse than ${leader.id} (paired 95%)`);
-      } else {
-        const front = feasible();
-        for (const c of live) {
-          if (!c.alive || c.feasibility !== 'feasible') continue;
-          const by = front.find((f) => f !== c && f.alive && dominatedAt95(objectives, c, f));
-          if (by) drop(c, `dominated by ${by.id} (paired 95%)`);
-        }
-      }
-    }
-    // Halving keeps the best ceil(n/2) by mean, and never the leader out: a candidate of unknown
-    // feasibility with a better mean must not push out the best one proven feasible.
-    const keep = Math.ceil(live.length / 2);
-    const ranked = bestFirst(objectives, live.filter((c) => c.alive), order);
-    const kept = leader?.alive ? [leader, ...ranked.filter((c) => c !== leader).slice(0, keep - 1)] : ranked.slice(0, keep);
-    for (const c of ranked) if (!kept.includes(c)) drop(c, 'halved');
-    const now = feasible()[0] ?? null;
-    log.leader = now?.id ?? null;
+    const leader = judgeRound(problem, pool, live, errored, log);
     rounds.push(log);
 
     const survivors = candidates.filter((c) => c.alive);
@@ -364,18 +214,9 @@ export async function runTune(problem: TuneProblem, evaluate: EvaluateRound): Pr
       stopReason = 'no-survivors';
       break;
     }
-    if (index === 1) {
-      // Local refinement, once: the neighbours of the best 3 survivors that lie in the space.
-      for (const best of bestFirst(objectives, survivors, order).filter((c) => c.point !== null).slice(0, REFINED_SURVIVORS)) {
-        for (const point of neighbours(problem.space, best.point as SpacePoint)) {
-          if (byPoint.has(pointKey(point))) continue;
-          const c = spaceCandidate(point, 'refinement');
-          if (c === null || byKey.has(c.scenarioKey)) continue;
-          log.added.push(add({ ...c, id: `c${++nextId}` }).id);
-        }
-      }
-    }
-    if (index >= 2 && now && converged(problem, survivors, now)) {
+    // Local refinement, once, after round 1.
+    if (index === 1) log.added.push(...pool.addNeighbours(bestFirst(objectives, survivors, order)));
+    if (index >= 2 && leader && converged(problem, survivors, leader)) {
       stopReason = 'converged';
       break;
     }
@@ -390,6 +231,52 @@ export async function runTune(problem: TuneProblem, evaluate: EvaluateRound): Pr
     candidates,
     recommended: bestFirst(objectives, recommended, order)[0]?.id ?? null,
   };
+}
+
+/**
+ * What a round decides of the candidates that entered it (`log` records it): the errored are
+ * dropped; feasibility by the constraints' intervals, the proven infeasible dropped; the leader
+ * (best proven feasible); those worse than the leader (one objective) or dominated at 95% (two)
+ * dropped; then halving keeps the best ceil(n/2), the leader always among them. Returns the leader
+ * after halving (null when none is proven feasible).
+ */
+function judgeRound(problem: TuneProblem, pool: CandidatePool, live: readonly Candidate[], errored: ReadonlyMap<Candidate, string>, log: RoundLog): Candidate | null {
+  const { objectives } = problem;
+  const { candidates, order } = pool;
+  const drop = (c: Candidate, reason: string) => {
+    c.alive = false;
+    c.dropped = { round: log.index, reason };
+    log.dropped.push({ id: c.id, reason });
+  };
+  for (const [c, why] of errored) drop(c, `errored: ${why}`);
+  for (const c of live) {
+    if (!c.alive) continue;
+    c.feasibility = feasibilityOf(c, problem.constraints);
+    if (c.feasibility === 'infeasible') drop(c, 'proven infeasible');
+  }
+  const feasible = () => bestFirst(objectives, candidates.filter((c) => c.alive && c.feasibility === 'feasible'), order);
+  const leader = feasible()[0] ?? null;
+  if (leader) {
+    if (objectives.length === 1) {
+      for (const c of live) if (c.alive && c !== leader && c.feasibility === 'feasible' && worse(objectives, 0, c, leader)) drop(c, `worse than ${leader.id} (paired 95%)`);
+    } else {
+      const front = feasible();
+      for (const c of live) {
+        if (!c.alive || c.feasibility !== 'feasible') continue;
+        const by = front.find((f) => f !== c && f.alive && dominatedAt95(objectives, c, f));
+        if (by) drop(c, `dominated by ${by.id} (paired 95%)`);
+      }
+    }
+  }
+  // Halving keeps the best ceil(n/2) by mean, and never the leader out: a candidate of unknown
+  // feasibility with a better mean must not push out the best one proven feasible.
+  const keep = Math.ceil(live.length / 2);
+  const ranked = bestFirst(objectives, live.filter((c) => c.alive), order);
+  const kept = leader?.alive ? [leader, ...ranked.filter((c) => c !== leader).slice(0, keep - 1)] : ranked.slice(0, keep);
+  for (const c of ranked) if (!kept.includes(c)) drop(c, 'halved');
+  const now = feasible()[0] ?? null;
+  log.leader = now?.id ?? null;
+  return now;
 }
 
 /** Every other survivor is indistinguishable from the leader (one objective), or every survivor is proven feasible (two). */
