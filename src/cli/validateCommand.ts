@@ -5,7 +5,7 @@ import { patchedRoot } from '../experiment/index.js';
 import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { formatBytes } from '../sweep/resourceLimits.js';
-import { prepareTune } from '../tune/tuneProblem.js';
+import { prepareTune } from '../tune/prepareTune.js';
 import { UsageError, type CliIO } from './io.js';
 import { planLimits } from './limits.js';
 import { loadPlan, printWarnings } from './loadPlan.js';

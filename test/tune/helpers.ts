@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expandExperiment, patchedRoot, type ExpandOptions } from '../../src/experiment/index.js';
 import { runReplication, type ReplicationRecord } from '../../src/sweep/runPlan.js';
 import type { EvaluateRound, RoundRequest } from '../../src/tune/runTune.js';
-import { prepareTune, type TuneProblem } from '../../src/tune/tuneProblem.js';
+import { prepareTune } from '../../src/tune/prepareTune.js';
+import type { TuneProblem } from '../../src/tune/tuneProblem.js';
 
 /** A fixture of this directory as a JSON object. */
 export function fixture(name: string): Record<string, unknown> {

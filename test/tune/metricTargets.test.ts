@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareTune } from '../../src/tune/tuneProblem.js';
+import { prepareTune } from '../../src/tune/prepareTune.js';
 import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runTune } from '../../src/tune/runTune.js';
-import { metricKey, prepareTune } from '../../src/tune/tuneProblem.js';
+import { prepareTune } from '../../src/tune/prepareTune.js';
+import { metricKey } from '../../src/tune/tuneProblem.js';
 import { fixture, inThread, problemOf } from './helpers.js';
 
 /** The known-optimum problem (independent failures, p = 0.5) with metric windows and its goals on them. */
