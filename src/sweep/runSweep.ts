@@ -204,7 +204,34 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
   const cells = shardCells(allCells, opts.shard);
   const manifest: RunManifest = { ...opts.manifest, shard: opts.shard ?? null };
   const writer = new ResultWriter(opts.outDir);
+  const { records, resumed } = startRecords(cells, manifest, writer, opts);
+  const tasks = pendingTasks(cells, records);
+  const total = cells.reduce((n, c) => n + c.replications, 0);
+  const progress: SweepProgress = { done: resumed, total, errored: 0, resumed };
+  opts.onProgress?.({ ...progress });
+  const record = (rec: ReplicationRecord) => {
+    records.set(recordId(rec.key, rec.replication), rec);
+    writer.appendJson(rec);
+    progress.done++;
+    if (rec.state === 'errored') progress.errored++;
+    opts.onProgress?.({ ...progress });
+  };
+  const isSingle = allCells.length === 1 && allCells[0]?.replications === 1;
+  const interruptedRun = await runTasks(plan, tasks, isSingle, record, writer, opts);
+  return finishSweep(plan, cells, records, { total, done: progress.done, isSingle, interruptedRun }, writer, opts);
+}
+
+/** A plan's cells as the sweep runs them (its shard's). */
+type SweepCells = ReturnType<typeof planCells>;
+
+/**
+ * The records the sweep starts from, written to a fresh results.jsonl: with `resume`, the valid
+ * records of the same run's wanted replications (a different manifest or shard refuses); then the
+ * `prior` records given by the caller (tune's earlier rounds). `resumed` counts the successful ones.
+ */
+function startRecords(cells: SweepCells, manifest: RunManifest, writer: ResultWriter, opts: SweepOptions): { records: Map<string, ReplicationRecord>; resumed: number } {
   const records = new Map<string, ReplicationRecord>();
+  const wanted = () => new Set(cells.flatMap(({ cell, replications }) => Array.from({ length: replications }, (_, r) => recordId(cell.key, r))));
   let resumed = 0;
   if (opts.resume && isRunDir(opts.outDir)) {
     const prior = readRunDir(opts.outDir);
@@ -214,10 +241,10 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
     if (JSON.stringify(prior.manifest.shard) !== JSON.stringify(manifest.shard)) {
       throw new ResumeError(`cannot resume ${opts.outDir}: it holds a different shard`);
     }
-    const wanted = new Set(cells.flatMap(({ cell, replications }) => Array.from({ length: replications }, (_, r) => recordId(cell.key, r))));
+    const ids = wanted();
     for (const rec of prior.records) {
       const id = recordId(rec.key, rec.replication);
-      if (wanted.has(id) && !isInterruptedRecord(rec)) records.set(id, rec);
+      if (ids.has(id) && !isInterruptedRecord(rec)) records.set(id, rec);
     }
     // Rewrite the file with the records kept (valid lines only), then append.
     writer.start(toJson(manifest, 2), [...records.values()]);
@@ -226,17 +253,27 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
     writer.start(toJson(manifest, 2), []);
   }
   if (opts.prior && opts.prior.length > 0) {
-    const wanted = new Set(cells.flatMap(({ cell, replications }) => Array.from({ length: replications }, (_, r) => recordId(cell.key, r))));
+    const ids = wanted();
     for (const rec of opts.prior) {
       const id = recordId(rec.key, rec.replication);
-      if (rec.state !== 'ok' || !wanted.has(id) || records.get(id)?.state === 'ok') continue;
+      if (rec.state !== 'ok' || !ids.has(id) || records.get(id)?.state === 'ok') continue;
       records.set(id, rec);
       writer.appendJson(rec);
       resumed++;
     }
   }
+  return { records, resumed };
+}
 
-  const tasks: Array<{ cell: Cell; replication: number }> = [];
+/** One replication of one cell to run. */
+interface SweepTask {
+  cell: Cell;
+  replication: number;
+}
+
+/** The replications without a successful record, in cell then replication order. */
+function pendingTasks(cells: SweepCells, records: ReadonlyMap<string, ReplicationRecord>): SweepTask[] {
+  const tasks: SweepTask[] = [];
   for (const { cell, replications } of cells) {
     for (let r = 0; r < replications; r++) {
       const prev = records.get(recordId(cell.key, r));
@@ -244,85 +281,104 @@ export async function runSweep(plan: ExperimentPlan, opts: SweepOptions): Promis
       tasks.push({ cell, replication: r });
     }
   }
-  const total = cells.reduce((n, c) => n + c.replications, 0);
-  let done = resumed;
-  let erroredCount = 0;
-  const progress = () => opts.onProgress?.({ done, total, errored: erroredCount, resumed });
-  progress();
+  return tasks;
+}
 
-  const record = (rec: ReplicationRecord) => {
-    records.set(recordId(rec.key, rec.replication), rec);
-    writer.appendJson(rec);
-    done++;
-    if (rec.state === 'errored') erroredCount++;
-    progress();
-  };
-
-  const isSingle = allCells.length === 1 && allCells[0]?.replications === 1;
-  // Every replication runs in a worker thread, so that the main thread stays free to receive a
-  // signal; aborting raises the flag the workers' run loops watch, and the runs in flight stop.
+/**
+ * Runs the tasks on the worker pool (the caller's, or one of its own), two in flight per thread,
+ * each finished record passed to `record`. Every replication runs in a worker thread, so that the
+ * main thread stays free to receive a signal; aborting raises the flag the workers' run loops
+ * watch, and the runs in flight stop. Returns the run the interrupt cut short when the plan is
+ * that single run (kept and written), else null.
+ */
+async function runTasks(
+  plan: ExperimentPlan,
+  tasks: readonly SweepTask[],
+  isSingle: boolean,
+  record: (rec: ReplicationRecord) => void,
+  writer: ResultWriter,
+  opts: SweepOptions,
+): Promise<ReplicationRecord | null> {
   const interrupt = new Int32Array(new SharedArrayBuffer(4));
   const raise = () => Atomics.store(interrupt, 0, 1);
   if (opts.signal?.aborted) raise();
   opts.signal?.addEventListener('abort', raise, { once: true });
   let interruptedRun: ReplicationRecord | null = null;
-  if (tasks.length > 0 && !opts.signal?.aborted) {
-    const own = opts.pool ? null : new SweepPool(Math.min(opts.workers ?? availableParallelism(), tasks.length));
-    const pool = (opts.pool ?? own) as SweepPool;
-    const threads = Math.min(pool.threads, tasks.length);
-    const runMemoryBytes = opts.memoryLimitBytes === undefined ? Infinity : runMemoryShare(opts.memoryLimitBytes, threads);
-    // A failure to record (an unwritable or full output) stops scheduling; the tasks in flight are
-    // awaited before an own pool is destroyed, then the failure is thrown.
-    let failure: unknown = null;
-    try {
-      let next = 0;
-      const runOne = async (): Promise<void> => {
-        while (next < tasks.length && !opts.signal?.aborted && failure === null) {
-          const t = tasks[next++] as { cell: Cell; replication: number };
-          const fault = opts.faultInjection?.(t.cell.key, t.replication);
-          const task: WorkerTask = { cell: t.cell, replication: t.replication, masterSeed: plan.seed, interrupt, runMemoryBytes, ...(fault ? { fault } : {}) };
-          let rec: ReplicationRecord;
-          try {
-            rec = await pool.run(task);
-          } catch (e) {
-            if (opts.signal?.aborted) continue;
-            rec = {
-              state: 'errored',
-              key: t.cell.key,
-              part: t.cell.part,
-              variant: t.cell.variant,
-              params: t.cell.params,
-              replication: t.replication,
-              seed: 0,
-              error: `worker failed: ${(e as Error).message}`,
-            };
-          }
-          if (failure !== null) continue;
-          // A run the interrupt cut short is kept only when it is the whole plan (a single run);
-          // in a sweep it runs again with --resume.
-          try {
-            if (!isInterruptedRecord(rec)) record(rec);
-            else if (isSingle) {
-              interruptedRun = rec;
-              writer.appendJson(rec);
-            }
-          } catch (e) {
-            failure = e;
-          }
-        }
-      };
-      // Two tasks in flight per thread keeps every worker busy without queueing the whole sweep.
-      await Promise.all(Array.from({ length: threads * 2 }, runOne));
-    } finally {
-      opts.signal?.removeEventListener('abort', raise);
-      await own?.destroy();
-    }
-    if (failure !== null) {
-      writer.close();
-      throw failure;
-    }
+  if (tasks.length === 0 || opts.signal?.aborted) {
+    opts.signal?.removeEventListener('abort', raise);
+    return null;
   }
+  const own = opts.pool ? null : new SweepPool(Math.min(opts.workers ?? availableParallelism(), tasks.length));
+  const pool = (opts.pool ?? own) as SweepPool;
+  const threads = Math.min(pool.threads, tasks.length);
+  const runMemoryBytes = opts.memoryLimitBytes === undefined ? Infinity : runMemoryShare(opts.memoryLimitBytes, threads);
+  // A failure to record (an unwritable or full output) stops scheduling; the tasks in flight are
+  // awaited before an own pool is destroyed, then the failure is thrown.
+  let failure: unknown = null;
+  try {
+    let next = 0;
+    const runOne = async (): Promise<void> => {
+      while (next < tasks.length && !opts.signal?.aborted && failure === null) {
+        const t = tasks[next++] as SweepTask;
+        const fault = opts.faultInjection?.(t.cell.key, t.replication);
+        const task: WorkerTask = { cell: t.cell, replication: t.replication, masterSeed: plan.seed, interrupt, runMemoryBytes, ...(fault ? { fault } : {}) };
+        let rec: ReplicationRecord;
+        try {
+          rec = await pool.run(task);
+        } catch (e) {
+          if (opts.signal?.aborted) continue;
+          rec = {
+            state: 'errored',
+            key: t.cell.key,
+            part: t.cell.part,
+            variant: t.cell.variant,
+            params: t.cell.params,
+            replication: t.replication,
+            seed: 0,
+            error: `worker failed: ${(e as Error).message}`,
+          };
+        }
+        if (failure !== null) continue;
+        // A run the interrupt cut short is kept only when it is the whole plan (a single run);
+        // in a sweep it runs again with --resume.
+        try {
+          if (!isInterruptedRecord(rec)) record(rec);
+          else if (isSingle) {
+            interruptedRun = rec;
+            writer.appendJson(rec);
+          }
+        } catch (e) {
+          failure = e;
+        }
+      }
+    };
+    // Two tasks in flight per thread keeps every worker busy without queueing the whole sweep.
+    await Promise.all(Array.from({ length: threads * 2 }, runOne));
+  } finally {
+    opts.signal?.removeEventListener('abort', raise);
+    await own?.destroy();
+  }
+  if (failure !== null) {
+    writer.close();
+    throw failure;
+  }
+  return interruptedRun;
+}
 
+/**
+ * The end of a sweep: an interrupted one keeps its records (and a single run cut short its
+ * results.json) and writes no summary; a finished one writes summary.json and summary.csv (and a
+ * single run's results.json). The writer is closed either way.
+ */
+function finishSweep(
+  plan: ExperimentPlan,
+  cells: SweepCells,
+  records: Map<string, ReplicationRecord>,
+  run: { total: number; done: number; isSingle: boolean; interruptedRun: ReplicationRecord | null },
+  writer: ResultWriter,
+  opts: SweepOptions,
+): SweepResult {
+  const { total, done, isSingle, interruptedRun } = run;
   const interrupted = done < total && (opts.signal?.aborted ?? false);
   const errored: Array<{ key: string; errors: string[] }> = [];
   if (interrupted || interruptedRun !== null) {
