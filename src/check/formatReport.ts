@@ -1,6 +1,6 @@
-import { backoffIsRandom, DEFAULT_RANDOMIZATION_FACTOR } from '../policy/backoff.js';
-import type { BudgetKind, BudgetSpec } from '../policy/budgets/RetryBudget.js';
-import type { BackoffKind, BackoffSpec, PolicySpec } from '../policy/types.js';
+import { backoffIsRandom } from '../policy/backoff.js';
+import { backoffLegend, budgetLabel, describeBackoff } from '../policy/describePolicy.js';
+import type { PolicySpec } from '../policy/types.js';
 import type { CheckReport, LayerReport } from './checkStack.js';
 import { STORM_LIMITS, stormGoodputMeaning, type StormLimit, type StormReport } from './simulateStorm.js';
 import { fmtMs, fmtNum, fmtPct, fmtProduct, fmtX, table } from './text.js';
@@ -26,51 +26,11 @@ function wrap(text: string, indent: string, first = ''): string {
   return lines.map((l, i) => (i === 0 ? l : indent + l)).join('\n');
 }
 
-/** The short text of each backoff kind (`cap` is `cap 20 s` or `no cap`, `x` the multiplier: ` x2`). */
-const BACKOFF_TEXT: { [K in BackoffKind]: (b: BackoffSpec & { kind: K }, cap: string, x: string) => string } = {
-  none: () => 'none (at once)',
-  constant: (b) => `constant ${fmtMs(b.baseMs)}`,
-  exponential: (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
-  'full-jitter': (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
-  'equal-jitter': (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
-  'decorrelated-jitter': (b, cap) => `decorrelated jitter ${fmtMs(b.baseMs)}, ${cap}`,
-  linear: (b, cap) => `linear ${fmtMs(b.baseMs)} x r, ${cap}`,
-  'aws-sdk-js': (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
-  envoy: (b, cap) => `envoy U[0, ${fmtMs(b.baseMs)} x2^(r-1)), ${cap}`,
-  'polly-decorrelated-v2': (b, cap) => `polly decorrelated jitter ${fmtMs(b.baseMs)}, ${cap}`,
-  randomized: (b, cap, x) => `${fmtMs(b.baseMs)}${x} +/-${fmtPct(b.randomizationFactor ?? DEFAULT_RANDOMIZATION_FACTOR)}, ${cap}`,
-  'node-retry': (b, cap, x) => `node-retry ${fmtMs(b.baseMs)}${x}${b.randomize === true ? ' randomized' : ', no jitter'}, ${cap}`,
-  'random-exponential': (b, cap, x) => `${b.kind} ${fmtMs(b.baseMs)}${x}, ${cap}`,
-};
-
-/** A short text of a backoff: `full jitter 100 ms x2, cap 20 s`, `constant 500 ms`. */
-export function describeBackoff(b: BackoffSpec): string {
-  const cap = Number.isFinite(b.capMs) ? `cap ${fmtMs(b.capMs)}` : 'no cap';
-  const x = b.multiplier !== 2 ? ` x${fmtNum(b.multiplier)}` : ' x2';
-  return (BACKOFF_TEXT[b.kind] as (b: BackoffSpec, cap: string, x: string) => string)(b, cap, x);
-}
-
-/** The short text of each budget kind. */
-const BUDGET_TEXT: { [K in BudgetKind]: (b: Extract<BudgetSpec, { kind: K }>) => string } = {
-  'sre-ratio': (b) => `sre-ratio ${fmtPct(b.ratio)}`,
-  'token-bucket': (b) => `token-bucket ${b.capacity}`,
-  'brooker-token-bucket': () => 'brooker-token-bucket',
-  'grpc-throttle': (b) => `grpc-throttle ${b.maxTokens}/${b.tokenRatio}`,
-  finagle: (b) => `finagle ${fmtPct(b.percentCanRetry)}`,
-  'envoy-retry-budget': (b) => `envoy-retry-budget ${b.budgetPercent}%`,
-  'envoy-max-retries': (b) => `envoy max_retries ${b.maxRetries}`,
-  'circuit-breaker': (b) => `circuit-breaker ${fmtPct(b.threshold)}`,
-  'brooker-breaker': (b) => `brooker-breaker ${fmtPct(b.threshold)}`,
-  'server-wide': (b) => `server-wide ${b.retriesPerMinute}/min`,
-};
-
-/** A short text of a budget. */
-export function describeBudget(b: BudgetSpec): string {
-  return (BUDGET_TEXT[b.kind] as (b: BudgetSpec) => string)(b);
-}
+/** A backoff's text and a budget's label: the one table of each kind (src/policy/describePolicy.ts). */
+export { describeBackoff, budgetLabel as describeBudget };
 
 function budgetsOf(p: PolicySpec): string {
-  const parts = (p.budget ?? []).map(describeBudget);
+  const parts = (p.budget ?? []).map(budgetLabel);
   if (p.admission !== undefined) parts.push(p.admission.kind);
   return parts.length > 0 ? parts.join(' + ') : 'none';
 }
@@ -114,20 +74,6 @@ function waitsText(l: LayerReport): string {
 
 /** The index of the backoff column in the layers' table ({@link layerRows}). */
 const BACKOFF_COLUMN = 6;
-
-/** What each notation of the backoff texts ({@link describeBackoff}) means, and how to find it in a text. */
-const BACKOFF_NOTATIONS: ReadonlyArray<[RegExp, string]> = [
-  [/ x\d/, 'xN: the wait (or its ceiling) grows N-fold at each retry'],
-  [/U\[/, 'U[a, b): a draw uniform from a up to b'],
-  [/\br\b/, "r: the retry's number (1 for the first)"],
-  [/\+\/-/, '+/-p: each wait drawn up to p away from its value'],
-];
-
-/** A legend of the notations that the backoff texts shown use ('' when they use none). */
-function backoffLegend(texts: readonly string[]): string {
-  const used = BACKOFF_NOTATIONS.filter(([re]) => texts.some((t) => re.test(t))).map(([, meaning]) => meaning);
-  return used.length > 0 ? `backoff: ${used.join('; ')}.` : '';
-}
 
 /** The readable report of `retrystorm check` for one stack. */
 export function formatCheckReport(r: CheckReport): string {

@@ -13,11 +13,11 @@ function layerTable(name: string): string[] {
 describe("check's layers table", () => {
   it('explains under the table each notation its backoff column uses, and only those', () => {
     const grpc = layerTable('grpc-go-style.json');
-    expect(grpc.find((l) => l.startsWith('grpc '))).toContain('10 ms x3 +/-20%, cap 500 ms');
-    expect(grpc.slice(3).join('\n')).toBe('backoff: xN: the wait (or its ceiling) grows N-fold at each retry; +/-p: each wait drawn up to p\n  away from its value.');
+    expect(grpc.find((l) => l.startsWith('grpc '))).toContain('10 ms x 3^(r-1) +/-20%, interval cap 500 ms');
+    expect(grpc.slice(3).join('\n')).toBe("backoff: r: the retry's number (1 for the first); +/-p: each wait drawn up to p away from its value.");
     const envoy = layerTable('envoy-camel.json');
     expect(envoy.slice(3).join('\n')).toBe(
-      "backoff: xN: the wait (or its ceiling) grows N-fold at each retry; U[a, b): a draw uniform from a up\n  to b; r: the retry's number (1 for the first).",
+      "backoff: U[a, b): a draw uniform from a up to b; r: the retry's number (1 for the first).",
     );
   });
 });

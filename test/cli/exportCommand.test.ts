@@ -33,7 +33,7 @@ describe('retrystorm export', () => {
       ].join('\n'),
     );
     expect(r.stderr.split('\n').filter((l) => l !== '')).toEqual([
-      'warning: backoff: envoy U[0, 50 ms x2^(r-1)), cap 500 ms cannot be expressed in linkerd; it reads back as none (at once)',
+      'warning: backoff: envoy U[0, min(50 ms x 2^(r-1), 500 ms)) whole ms cannot be expressed in linkerd; it reads back as no wait',
       'warning: budget: envoy max_retries 3 cannot be expressed in linkerd; it reads back as none',
     ]);
   });

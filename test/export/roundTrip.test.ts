@@ -113,7 +113,7 @@ describe('what a format cannot express is a warning', () => {
     const policy = resolve({ maxAttempts: 3, backoff: { kind: 'full-jitter', baseMs: 100, capMs: 2000 }, deadlineMode: 'fresh', perAttemptTimeoutMs: 500, budget: { kind: 'grpc-throttle', maxTokens: 10, tokenRatio: 0.1 } });
     expect(exportPolicy(policy, 'istio', { name: 'svc' }).warnings).toEqual([
       'deadlineMode: fresh cannot be expressed in istio; it reads back as propagate',
-      'backoff: full-jitter 100 ms x2, cap 2 s cannot be expressed in istio; it reads back as envoy U[0, 100 ms x2^(r-1)), cap 1 s',
+      'backoff: full-jitter 100 ms..2 s cannot be expressed in istio; it reads back as envoy U[0, min(100 ms x 2^(r-1), 1 s)) whole ms',
       'idempotency: http cannot be expressed in istio; it reads back as always',
       'retryAfter: honor cannot be expressed in istio; it reads back as ignore',
       'budget: grpc-throttle 10/0.1 cannot be expressed in istio; it reads back as none',

@@ -187,7 +187,7 @@ describe('presets', () => {
     }
     expect(rows.find((r) => r.name === 'grpc')).toEqual({
       name: 'grpc',
-      parameters: '4 attempts; 100 ms x 2^(r-1) +/-20%, interval cap 1 s; retry on 503; Retry-After: pushback; retry throttling maxTokens 10, tokenRatio 0.1',
+      parameters: '4 attempts; randomized 100 ms x 2^(r-1) +/-20%, interval cap 1 s; retry on 503; Retry-After: pushback; retry throttling maxTokens 10, tokenRatio 0.1',
       version: 'gRPC A6 as amended in August 2024 (grpc/proposal#452): grpc-go from #7869, grpc-java from #11858',
       source: 'grpc/proposal:A6-client-retries.md',
     });
@@ -212,7 +212,7 @@ describe('the parameters text of a preset', () => {
 
   it('shows randomized jitter at its default factor when the preset gives none', () => {
     expect(describePresetPolicy({ backoff: { kind: 'randomized', baseMs: 500, capMs: 60_000, multiplier: 1.5 } })).toBe(
-      '500 ms x 1.5^(r-1) +/-50%, interval cap 60 s',
+      'randomized 500 ms x 1.5^(r-1) +/-50%, interval cap 60 s',
     );
   });
 });

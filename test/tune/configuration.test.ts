@@ -27,7 +27,7 @@ describe('the recommendation as configuration (retrystorm export)', () => {
     const istio = exports.find((e) => e.format === 'istio');
     expect(istio?.text).toContain('attempts: 3');
     // No backoff cannot be written as Envoy's back-off: a warning, not a silent change.
-    expect(istio?.warnings.some((w) => w.startsWith('backoff: none (at once) cannot be expressed in istio'))).toBe(true);
+    expect(istio?.warnings.some((w) => w.startsWith('backoff: no wait cannot be expressed in istio'))).toBe(true);
   });
 
   it('the report shows each format with its warnings', async () => {
