@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wilsonInterval } from '../../src/metrics/wilson.js';
-import { buildReport } from '../../src/report/index.js';
+import { buildReport, buildReportModel } from '../../src/report/index.js';
 import { FEW_RUNS_MARK, fewRunsText } from '../../src/report/estimates.js';
 import { formatRange } from '../../src/report/format.js';
 import { metricPoints } from '../../src/report/specs/metricVsParam.js';
@@ -85,5 +85,15 @@ describe('a 2-replication cell in the report', () => {
     expect(table.split(`<span class="few">${FEW_RUNS_MARK}</span>`).length - 1).toBeGreaterThan(0);
     expect(html).toContain(`${FEW_RUNS_MARK} The 95% interval ${fewRunsText(2)}.`);
     expect(html).toContain(`Each 95% interval drawn ${fewRunsText(2)}.`);
+  });
+
+  it('keeps the bands of a summary written with unbounded intervals within range', () => {
+    const old = cell({ variant: 'a', params: { 'workload.rate': 1350 }, n: 2, metrics: { successRate: [0.7, -2.1, 3.5], amplification: [1.9, -7, 11], 'windows.after.recovered': [0.5, -5.9, 6.9] } });
+    const model = buildReportModel(summary([old]), runInfo(null));
+    const m = model.parts[0]?.cells[0]?.metrics ?? {};
+    expect(m.successRate?.ci95).toEqual([0, 1]);
+    expect(m.amplification?.ci95).toEqual([0, 11]);
+    expect(m['windows.after.recovered']?.ci95).toEqual([0, 1]);
+    expect(m.successRate?.mean).toBe(0.7);
   });
 });
