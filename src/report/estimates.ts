@@ -72,3 +72,8 @@ export function showEstimate(metric: string, s: EstimateStats, per = 1): ShownEs
   const value = formatEstimate(mean, (hi - lo) / 2 / per).split(' ± ')[0] ?? '';
   return { value, interval: formatRange(lo / per, hi / per), few };
 }
+
+/** The replications as a chart's tooltip gives them: `8`, or below {@link FEW_RUNS} `2: the interval rests on 2 runs, fewer than 5: read it as rough`. */
+export function runsLabel(n: number): string {
+  return restsOnFewRuns(n) ? `${n}: the interval ${fewRunsText(n)}` : String(n);
+}

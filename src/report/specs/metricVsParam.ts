@@ -1,6 +1,5 @@
 import { colorScale, PALETTE, type VariantColors } from '../colors.js';
-import { restsOnFewRuns } from '../../metrics/metricBounds.js';
-import { fewRunsText } from '../estimates.js';
+import { runsLabel } from '../estimates.js';
 import { formatValue } from '../format.js';
 import { axisTitle, metricInfo, metricTitle, paramLabel, paramTitle, paramUnit } from '../metrics.js';
 import type { ReportCell, VlSpec } from '../types.js';
@@ -43,7 +42,7 @@ export interface MetricPoint {
   loDraw: number;
   hiDraw: number;
   n: number;
-  /** The replications as the tooltip gives them, said to be few below `FEW_RUNS` (`2: the interval rests on 2 runs, ...`). */
+  /** The replications as the tooltip gives them, said to be few below `FEW_RUNS` (`runsLabel`). */
   runs: string;
 }
 
@@ -72,7 +71,7 @@ export function metricPoints(cells: readonly ReportCell[], metric: string, x: st
       loDraw: Math.min(top, Math.max(0, lo)),
       hiDraw: Math.min(top, Math.max(0, hi)),
       n: s.n,
-      runs: restsOnFewRuns(s.n) ? `${s.n}: the interval ${fewRunsText(s.n)}` : String(s.n),
+      runs: runsLabel(s.n),
     });
   }
   return out;
