@@ -1,3 +1,4 @@
+import { FEW_RUNS, restsOnFewRuns } from '../metrics/metricBounds.js';
 import { backoffIsRandom } from '../policy/backoff.js';
 import { backoffLegend, budgetLabel, describeBackoff } from '../policy/describePolicy.js';
 import type { PolicySpec } from '../policy/types.js';
@@ -196,6 +197,7 @@ export function formatStormReport(s: StormReport): string {
   ]);
   out.push(table(rows, ['failing', 'simulated', 'worst case', 'closed form', 'with budgets', 'goodput', 'succeeded'], [1, 2, 3, 4, 5, 6]));
   out.push(`  ${stormGoodputMeaning(s.durationMs)}.`);
+  if (restsOnFewRuns(s.replications)) out.push(`  The intervals rest on ${s.replications} runs per rate, fewer than ${FEW_RUNS} (--replications): read them as rough.`);
   for (const limit of STORM_LIMITS) {
     const n = s.runs.reduce((a, r) => a + r.truncatedBy[limit], 0);
     if (n > 0) {

@@ -5,7 +5,8 @@ import { simulate } from '../simulate.js';
 import { CheckInputError } from './CheckInputError.js';
 import { expectedMultiple } from './expectedMultiple.js';
 import type { CheckStack } from './loadStack.js';
-import { metricStats, type MetricStats } from '../metrics/metricStats.js';
+import { goodputCap } from '../metrics/metricBounds.js';
+import { boundedMetricStats, type MetricStats } from '../metrics/metricStats.js';
 import { worstCase, type FailureClass } from './worstCase.js';
 
 /** The standard storm of `check --simulate`. */
@@ -77,9 +78,9 @@ const HANG_MS = 3_000_000;
 const STORM_MAX_EVENTS = 2_000_000;
 const SIMULABLE: readonly FailureClass[] = ['503', '500', '429', 'timeout', '400', '404'];
 
-/** The interval clipped to the values the quantity can take (a fraction stays within [0, 1]). */
-function clamp(m: MetricStats, lo: number, hi: number): MetricStats {
-  return { ...m, ci95: [Math.max(lo, m.ci95[0]), Math.min(hi, m.ci95[1])] };
+/** The success fraction of a run (succeeded over offered; 0 without operations). */
+function successFraction(r: SimulationResults): number {
+  return r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : 0;
 }
 
 /** What the storm's goodput means, as `check --simulate` prints it under its table. */
@@ -145,9 +146,9 @@ export function simulateStorm(stack: CheckStack, options: StormOptions = {}): St
     for (let i = 0; i < replications; i++) results.push(simulate(scenario, { seed: seed + i }));
     return {
       failureRate: p,
-      amplification: metricStats(results.map((r) => r.amplification)),
-      goodputPerSec: clamp(metricStats(results.map((r) => r.goodputPerSec)), 0, Infinity),
-      successFraction: clamp(metricStats(results.map((r) => (r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : 0))), 0, 1),
+      amplification: boundedMetricStats('amplification', results.map((r) => r.amplification)),
+      goodputPerSec: boundedMetricStats('goodputPerSec', results.map((r) => r.goodputPerSec), goodputCap(results.map((r) => r.goodputPerSec), results.map(successFraction))),
+      successFraction: boundedMetricStats('successRate', results.map(successFraction)),
       truncated: results.filter((r) => r.truncated !== null).length,
       truncatedBy: Object.fromEntries(STORM_LIMITS.map((k) => [k, results.filter((r) => r.truncated === k).length])) as Record<StormLimit, number>,
       closedForm: {

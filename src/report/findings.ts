@@ -1,7 +1,9 @@
 import { formatSetDuration } from '../policy/formatDuration.js';
 import { evaluateAllClaims, ONE_REPLICATION, type ClaimResult } from './claims.js';
 import { difference, higherIsBetter, verdict, type Difference } from './compare.js';
-import { formatEstimate, formatNumber, formatRange, shownDurationUnit } from './format.js';
+import { restsOnFewRuns } from '../metrics/metricBounds.js';
+import { fewRunsText, outcomeCount, showEstimate } from './estimates.js';
+import { formatNumber, formatRange, shownDurationUnit } from './format.js';
 import { isDurationMetric, metricInfo, paramLabel, paramsInWords, paramUnit, unitIn } from './metrics.js';
 import { notApplicableText } from './notApplicable.js';
 import { cellLabel, focusCells, hasMetric, metricMean, notApplicableIn, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
@@ -80,22 +82,21 @@ function withUnit(v: string, unit: string): string {
 
 /**
  * A cell's mean of a metric with its interval, as a sentence shows it (`796 ± 1.5 calls`), a
- * duration in the unit that reads best for its mean (`370 ± 10 h`), and a figure that does not
- * apply as such (`n/a (no operations)`).
+ * duration in the unit that reads best for its mean (`370 ± 10 h`), an interval a bound cut as its
+ * range (`0.6 [0, 1]`), a yes/no outcome as k of n runs (`1 of 2 runs`, `showEstimate`), and a
+ * figure that does not apply as such (`n/a (no operations)`). A sentence made of these says once
+ * when its intervals rest on few runs (`noIntervalText`).
  */
 export function estimateText(cell: ReportCell, metric: string): string {
   const na = notApplicableIn(cell, metric);
   if (na !== null) return notApplicableText(na);
   const s = cell.metrics[metric];
-  const mean = s?.mean ?? null;
-  const [lo, hi] = s?.ci95 ?? [null, null];
-  const half = typeof lo === 'number' && typeof hi === 'number' && (s?.n ?? 0) > 1 ? (hi - lo) / 2 : null;
+  const stats = { n: s?.n ?? 0, mean: s?.mean ?? null, ci95: s?.ci95 ?? [null, null] } as const;
+  if (outcomeCount(metric, stats.mean, stats.n) !== null) return showEstimate(metric, stats).value;
   const unit = metricInfo(metric).unit;
-  if (mean !== null && Number.isFinite(mean) && isDurationMetric(metric)) {
-    const u = shownDurationUnit(mean);
-    return withUnit(formatEstimate(mean / u.ms, half === null ? null : half / u.ms), unitIn(unit, u));
-  }
-  return withUnit(formatEstimate(mean, half), unit);
+  const u = stats.mean !== null && Number.isFinite(stats.mean) && isDurationMetric(metric) ? shownDurationUnit(stats.mean) : null;
+  const e = showEstimate(metric, stats, u?.ms ?? 1);
+  return withUnit(e.interval ? `${e.value} ${e.interval}` : e.value, u ? unitIn(unit, u) : unit);
 }
 
 function intervalText(d: Difference): string {
@@ -103,9 +104,10 @@ function intervalText(d: Difference): string {
   return formatRange(d.ci95[0], d.ci95[1]);
 }
 
-/** The replications behind a part's intervals, when they cannot tell noise from a difference. */
+/** The replications behind a part's intervals, when they cannot tell noise from a difference or rest on few runs (below `FEW_RUNS`). */
 function noIntervalText(part: ReportPart): string {
-  return part.replications <= 1 ? ' With one replication per cell there is no interval, so nothing here can be called within or beyond noise.' : '';
+  if (part.replications <= 1) return ' With one replication per cell there is no interval, so nothing here can be called within or beyond noise.';
+  return restsOnFewRuns(part.replications) ? ` Each interval here ${fewRunsText(part.replications)}.` : '';
 }
 
 /** Cells ranked on a metric, best first (lowest, or highest where more is better); cells without it left out. */
@@ -337,8 +339,8 @@ function listText(names: readonly string[]): string {
 /**
  * What a graph cell's cascade timeline and edges say, computed from its metrics (means over its
  * replications): the order in which its services first got in trouble (by mean time, services
- * within 0.5 s of each other together, with the runs in which each did when not all), which did
- * not recover in some runs, and the edge with the most calls per operation with the share of them
+ * within 0.5 s of each other together, with the runs in which each did when not all), which were
+ * still in trouble at the end in some runs, and the edge with the most calls per operation with the share of them
  * that were retries. Null for a cell without services.
  */
 export function cascadeSentence(cell: ReportCell, label: string): string | null {
@@ -368,8 +370,11 @@ export function cascadeSentence(cell: ReportCell, label: string): string | null 
     const stuck = trouble.filter((t) => t.recovered < t.runs);
     if (stuck.length > 0) {
       const all = stuck.every((t) => t.recovered === 0 && t.runs === runs);
-      parts.push(all ? `${listText(stuck.map((t) => t.s))} never recovered` : `${listText(stuck.map((t) => `${t.s} (in ${t.runs - t.recovered} of ${t.runs} runs)`))} did not recover`);
-    } else parts.push('every one recovered');
+      // "Still in trouble", not "never recovered": a service can stay busy past its trouble threshold
+      // while the operations recover (a healed cache's database), which a window's `recovered` measures.
+      const were = stuck.length > 1 ? 'were' : 'was';
+      parts.push(all ? `${listText(stuck.map((t) => t.s))} ${were} still in trouble at the end` : `${listText(stuck.map((t) => `${t.s} (in ${t.runs - t.recovered} of ${t.runs} runs)`))} ${were} still in trouble at the end`);
+    } else parts.push('every one got out of trouble');
   }
   // With several workloads an operation of one costs what its own path costs: the edge is the one
   // with the most calls per operation of some workload, and each workload's own numbers are given.

@@ -3,6 +3,7 @@ import { formatDuration, formatSetDuration, type DurationUnit } from '../policy/
 import { docsAlong, type SchemaDoc } from '../policy/schema/schemaDocs.js';
 import { paramEntries } from './format.js';
 import { MEMORY_CEILING_METRIC } from '../sweep/flattenMetrics.js';
+import { metricRange, type MetricRange } from '../metrics/metricBounds.js';
 
 /**
  * Names, titles and units of the metrics of summary.json (the dotted names of `flattenMetrics`),
@@ -10,28 +11,24 @@ import { MEMORY_CEILING_METRIC } from '../sweep/flattenMetrics.js';
  * and hint validation.
  */
 
-/** The values a metric can take, both ends included (`max` Infinity: no upper bound). */
-export interface MetricRange {
-  min: number;
-  max: number;
-}
+export type { MetricRange };
 
-/** A share of something (a success rate, a hit ratio, a share of replications): 0 to 1. */
-export const FRACTION: MetricRange = { min: 0, max: 1 };
-/** A count, a time, a rate per second, a ratio of counts: 0 or more. */
-export const NON_NEGATIVE: MetricRange = { min: 0, max: Infinity };
 /** What an unknown name may take: anything. */
 const ANY: MetricRange = { min: -Infinity, max: Infinity };
 
 /**
- * A metric's title, unit and range, e.g. `{ title: 'Completion time', unit: 'ms', range: NON_NEGATIVE }`.
- * The range is what any run can give (tune refuses a bound outside it).
+ * A metric's title, unit and range, e.g. `{ title: 'Completion time', unit: 'ms', range: { min: 0, max: Infinity } }`.
+ * The range is what any run can give (tune refuses a bound outside it), from `metricRange` of
+ * `src/metrics/metricBounds.ts`, where which metric is a 0/1 outcome, a fraction or 0 or more is written.
  */
 export interface MetricInfo {
   title: string;
   unit: string;
   range: MetricRange;
 }
+
+/** A title and unit, as the tables below write them (the range is added from the metric's bounds). */
+type Titled = Omit<MetricInfo, 'range'>;
 
 /**
  * A thing of the scenario a metric's name refers to (`services.db.utilization`: service `db`), which
@@ -42,39 +39,39 @@ export type MetricSubject =
   | { kind: 'edge'; caller: string; callee: string }
   | { kind: 'cache'; service: string; name: string };
 
-const FIXED: Record<string, MetricInfo> = {
-  amplification: { title: 'Amplification', unit: 'leaf calls per operation', range: NON_NEGATIVE },
-  leafCalls: { title: 'Leaf calls', unit: 'calls', range: NON_NEGATIVE },
-  writes: { title: 'Writes', unit: 'calls', range: NON_NEGATIVE },
-  reads: { title: 'Reads', unit: 'calls', range: NON_NEGATIVE },
-  completionTimeMs: { title: 'Completion time', unit: 'ms', range: NON_NEGATIVE },
-  goodputPerSec: { title: 'Goodput', unit: 'operations/s', range: NON_NEGATIVE },
-  'operations.offered': { title: 'Operations offered', unit: 'operations', range: NON_NEGATIVE },
-  'operations.succeeded': { title: 'Operations succeeded', unit: 'operations', range: NON_NEGATIVE },
-  'operations.failed': { title: 'Operations failed', unit: 'operations', range: NON_NEGATIVE },
-  'operations.unfinished': { title: 'Operations unfinished', unit: 'operations', range: NON_NEGATIVE },
+const FIXED: Record<string, Titled> = {
+  amplification: { title: 'Amplification', unit: 'leaf calls per operation' },
+  leafCalls: { title: 'Leaf calls', unit: 'calls' },
+  writes: { title: 'Writes', unit: 'calls' },
+  reads: { title: 'Reads', unit: 'calls' },
+  completionTimeMs: { title: 'Completion time', unit: 'ms' },
+  goodputPerSec: { title: 'Goodput', unit: 'operations/s' },
+  'operations.offered': { title: 'Operations offered', unit: 'operations' },
+  'operations.succeeded': { title: 'Operations succeeded', unit: 'operations' },
+  'operations.failed': { title: 'Operations failed', unit: 'operations' },
+  'operations.unfinished': { title: 'Operations unfinished', unit: 'operations' },
   // Over the configured workers: a capacity window may give more, so it can pass 1.
-  'server.utilization': { title: 'Server utilisation', unit: 'fraction of workers busy', range: NON_NEGATIVE },
-  'server.meanBusy': { title: 'Mean busy workers', unit: 'workers', range: NON_NEGATIVE },
-  'server.wastedWorkMs': { title: 'Wasted server work', unit: 'ms', range: NON_NEGATIVE },
-  'server.maxQueue': { title: 'Maximum queue', unit: 'requests', range: NON_NEGATIVE },
-  'server.served': { title: 'Requests served', unit: 'requests', range: NON_NEGATIVE },
-  'server.shed': { title: 'Requests shed', unit: 'requests', range: NON_NEGATIVE },
-  'server.dropped': { title: 'Requests dropped', unit: 'requests', range: NON_NEGATIVE },
-  'server.faulted': { title: 'Requests faulted', unit: 'requests', range: NON_NEGATIVE },
-  'server.cancelled': { title: 'Requests cancelled', unit: 'requests', range: NON_NEGATIVE },
-  'server.queuedAtEnd': { title: 'Queued at the end', unit: 'requests', range: NON_NEGATIVE },
-  'server.inServiceAtEnd': { title: 'In service at the end', unit: 'requests', range: NON_NEGATIVE },
-  'server.refused': { title: 'Requests refused by down backends', unit: 'requests', range: NON_NEGATIVE },
-  'server.rejected': { title: 'Requests of bad input rejected', unit: 'requests', range: NON_NEGATIVE },
-  'server.lost': { title: 'Requests lost by backends going down', unit: 'requests', range: NON_NEGATIVE },
-  simulatedMs: { title: 'Measured simulated time', unit: 'ms', range: NON_NEGATIVE },
-  successRate: { title: 'Success rate', unit: 'fraction of operations', range: FRACTION },
-  'fleet.crashes': { title: 'Backend crashes', unit: 'crashes', range: NON_NEGATIVE },
-  'fleet.ejections': { title: 'Outlier ejections', unit: 'ejections', range: NON_NEGATIVE },
-  'fleet.maxDown': { title: 'Most backends down at once', unit: 'backends', range: NON_NEGATIVE },
-  truncated: { title: 'Truncated runs', unit: 'fraction of replications', range: FRACTION },
-  [MEMORY_CEILING_METRIC]: { title: 'Runs stopped at the memory ceiling', unit: 'runs (present only in those)', range: NON_NEGATIVE },
+  'server.utilization': { title: 'Server utilisation', unit: 'fraction of workers busy' },
+  'server.meanBusy': { title: 'Mean busy workers', unit: 'workers' },
+  'server.wastedWorkMs': { title: 'Wasted server work', unit: 'ms' },
+  'server.maxQueue': { title: 'Maximum queue', unit: 'requests' },
+  'server.served': { title: 'Requests served', unit: 'requests' },
+  'server.shed': { title: 'Requests shed', unit: 'requests' },
+  'server.dropped': { title: 'Requests dropped', unit: 'requests' },
+  'server.faulted': { title: 'Requests faulted', unit: 'requests' },
+  'server.cancelled': { title: 'Requests cancelled', unit: 'requests' },
+  'server.queuedAtEnd': { title: 'Queued at the end', unit: 'requests' },
+  'server.inServiceAtEnd': { title: 'In service at the end', unit: 'requests' },
+  'server.refused': { title: 'Requests refused by down backends', unit: 'requests' },
+  'server.rejected': { title: 'Requests of bad input rejected', unit: 'requests' },
+  'server.lost': { title: 'Requests lost by backends going down', unit: 'requests' },
+  simulatedMs: { title: 'Measured simulated time', unit: 'ms' },
+  successRate: { title: 'Success rate', unit: 'fraction of operations' },
+  'fleet.crashes': { title: 'Backend crashes', unit: 'crashes' },
+  'fleet.ejections': { title: 'Outlier ejections', unit: 'ejections' },
+  'fleet.maxDown': { title: 'Most backends down at once', unit: 'backends' },
+  truncated: { title: 'Truncated runs', unit: 'fraction of replications' },
+  [MEMORY_CEILING_METRIC]: { title: 'Runs stopped at the memory ceiling', unit: 'runs (present only in those)' },
 };
 
 const STATS: Record<string, string> = { mean: 'Mean', p50: 'p50', p90: 'p90', p99: 'p99', p999: 'p99.9', max: 'Maximum' };
@@ -84,16 +81,16 @@ function binText(ms: string | undefined): string {
   return formatDuration(Number(ms));
 }
 
-/** Title and unit of a count or time (0 or more). */
-function counted(title: string, unit: string): MetricInfo {
-  return { title, unit, range: NON_NEGATIVE };
+/** Title and unit of a count or time. */
+function counted(title: string, unit: string): Titled {
+  return { title, unit };
 }
 
 /**
  * Patterns of the metric names that depend on the experiment (layers, bin widths, reasons), each
  * with what its name refers to in the scenario (`subjects`), if anything.
  */
-const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo; subjects?: (m: RegExpExecArray) => MetricSubject[] }> = [
+const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => Titled; subjects?: (m: RegExpExecArray) => MetricSubject[] }> = [
   {
     re: /^latencyMs\.(count|mean|p50|p90|p99|p999|max)$/,
     info: (m) => (m[1] === 'count' ? counted('Successful operations', 'operations') : counted(`${STATS[m[1] as string]} latency of successes`, 'ms')),
@@ -135,11 +132,11 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo; su
     info: (m) =>
       ({
         amplification: counted(`Amplification in window ${m[1]}`, 'leaf calls per operation'),
-        successRate: { title: `Success rate in window ${m[1]}`, unit: 'fraction of operations', range: FRACTION },
+        successRate: { title: `Success rate in window ${m[1]}`, unit: 'fraction of operations' },
         goodputPerSec: counted(`Goodput in window ${m[1]}`, 'operations/s'),
-        recovered: { title: `Recovered by the end of window ${m[1]}`, unit: 'fraction of replications', range: FRACTION },
+        recovered: { title: `Recovered by the end of window ${m[1]}`, unit: 'fraction of replications' },
         recoveryMs: counted(`Time from the start of window ${m[1]} until goodput kept up with demand`, 'ms (runs that got there)'),
-      })[m[2] as string] as MetricInfo,
+      })[m[2] as string] as Titled,
     subjects: (m) => [{ kind: 'window', name: m[1] as string }],
   },
   // A service's lookaside caches (README, "Caches").
@@ -149,11 +146,11 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo; su
       ({
         lookups: counted(`Lookups in cache ${m[2]} of ${m[1]}`, 'lookups'),
         hits: counted(`Hits in cache ${m[2]} of ${m[1]}`, 'lookups'),
-        hitRatio: { title: `Hit ratio of cache ${m[2]} of ${m[1]}`, unit: 'hits / lookups', range: FRACTION },
+        hitRatio: { title: `Hit ratio of cache ${m[2]} of ${m[1]}`, unit: 'hits / lookups' },
         coalesced: counted(`Coalesced misses in cache ${m[2]} of ${m[1]}`, 'lookups'),
         fills: counted(`Fills of cache ${m[2]} of ${m[1]}`, 'entries'),
         lateSuccesses: counted(`Successes too late to fill cache ${m[2]} of ${m[1]}`, 'calls'),
-      })[m[3] as string] as MetricInfo,
+      })[m[3] as string] as Titled,
     subjects: (m) => [
       { kind: 'service', name: m[1] as string },
       { kind: 'cache', service: m[1] as string, name: m[2] as string },
@@ -189,7 +186,7 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo; su
     re: /^workloads\.([^.]+)\.(.+)$/,
     info: (m) => {
       const inner = metricInfo((m[2] as string) === 'leafCalls' ? 'leafCalls' : (m[2] as string));
-      return { title: `${inner.title} of workload ${m[1]}`, unit: (m[2] as string) === 'amplification' ? 'entry calls per operation' : inner.unit, range: inner.range };
+      return { title: `${inner.title} of workload ${m[1]}`, unit: (m[2] as string) === 'amplification' ? 'entry calls per operation' : inner.unit };
     },
     subjects: (m) => [{ kind: 'workload', name: m[1] as string }],
   },
@@ -197,7 +194,7 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => MetricInfo; su
 
 const CASCADE_TITLES: Record<string, string> = { trouble: 'First in trouble:', crashed: 'First crash:', recovered: 'Recovered:' };
 
-function edgeInfo(edge: string, field: string, of: string): MetricInfo {
+function edgeInfo(edge: string, field: string, of: string): Titled {
   switch (field) {
     case 'amplification':
       return counted(`Calls on ${edge}${of}`, 'calls per operation');
@@ -212,12 +209,12 @@ function edgeInfo(edge: string, field: string, of: string): MetricInfo {
   }
 }
 
-function serviceInfo(service: string, field: string): MetricInfo {
-  if (field === 'utilization') return { ...(FIXED['server.utilization'] as MetricInfo), title: `Utilisation of ${service}` };
+function serviceInfo(service: string, field: string): Titled {
+  if (field === 'utilization') return { ...(FIXED['server.utilization'] as Titled), title: `Utilisation of ${service}` };
   if (field === 'refusedInFlight') return counted(`Refused by ${service} at maxInFlight`, 'requests');
   if (field === 'crashes') return counted(`Backend crashes of ${service}`, 'crashes');
   if (field === 'first' || field === 'retries' || field === 'arrivals') return counted(`${field === 'first' ? 'First tries' : field === 'retries' ? 'Retries' : 'Arrivals'} at ${service}`, 'requests');
-  const server = FIXED[`server.${field}`] as MetricInfo;
+  const server = FIXED[`server.${field}`] as Titled;
   return { ...server, title: `${server.title} at ${service}` };
 }
 
@@ -250,13 +247,13 @@ export function isMetricName(name: string): boolean {
   return name in FIXED || PATTERNS.some((p) => p.re.test(name));
 }
 
-/** Title and unit of a metric (an unknown name is its own title, without unit). */
+/** Title, unit and range of a metric (an unknown name is its own title, without unit, and may take anything). */
 export function metricInfo(name: string): MetricInfo {
   const fixed = FIXED[name];
-  if (fixed) return fixed;
+  if (fixed) return { ...fixed, range: metricRange(name) };
   for (const p of PATTERNS) {
     const m = p.re.exec(name);
-    if (m) return p.info(m);
+    if (m) return { ...p.info(m), range: metricRange(name) };
   }
   return { title: name, unit: '', range: ANY };
 }

@@ -3,11 +3,12 @@ import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { cascadeFindings, findingLine, findingsTable, partFindingLine, type FindingsTable } from './findings.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import type { Difference } from './compare.js';
-import { formatEstimate, formatNumber, formatRange, formatValue, shownDurationUnit } from './format.js';
+import { fewRunsCaption, fewRunsText, FEW_RUNS_MARK, showEstimate } from './estimates.js';
+import { formatNumber, formatRange, formatValue, shownDurationUnit } from './format.js';
 import { isDurationMetric } from './metrics.js';
 import { notApplicableText } from './notApplicable.js';
 import type { ReportModel, ReportPart } from './reportModel.js';
-import type { ReportChart, ReportMetricStats } from './types.js';
+import type { ChartKind, ReportChart, ReportMetricStats } from './types.js';
 import type { Scenario } from '../model/scenario.js';
 import { MEMORY_CEILING_METRIC } from '../sweep/flattenMetrics.js';
 
@@ -48,6 +49,7 @@ th, td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; ver
 th { background: var(--bg); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.num .ci { color: var(--muted); font-size: 12px; }
+td.num .few { color: var(--muted); font-size: 11px; vertical-align: super; }
 table.meta th { width: 11em; }
 .swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 6px; vertical-align: -1px; }
 .claim-ok { color: #1a7f37; font-weight: 600; white-space: nowrap; }
@@ -210,6 +212,7 @@ function findingsHtml(model: ReportModel, table: FindingsTable, part: ReportPart
   const head = `<tr><th scope="col">${part.variants.length > 1 ? 'Variant' : 'Cell'}</th>${table.columns
     .map((c) => `<th scope="col">${escapeHtml(c.title)}${c.unit ? ` <span class="unit">(${escapeHtml(c.unit)})</span>` : ''}</th>`)
     .join('')}</tr>`;
+  const few = new Set<number>();
   const body = table.rows
     .map((r) => {
       const cells = r.values
@@ -221,17 +224,20 @@ function findingsHtml(model: ReportModel, table: FindingsTable, part: ReportPart
           const per = column?.perUnit ?? 1;
           const lo = s.ci95[0];
           const hi = s.ci95[1];
-          const half = typeof lo === 'number' && typeof hi === 'number' && s.n > 1 ? (hi - lo) / 2 : null;
           const raw = per !== 1 ? ' ms' : '';
-          const title = `mean ${s.mean}${raw}${typeof lo === 'number' && typeof hi === 'number' ? `, 95% interval [${lo}, ${hi}]${raw}` : ''}, n = ${s.n}`;
-          const [mean, pm] = formatEstimate(s.mean / per, half === null ? null : half / per).split(' ± ');
-          return `<td class="num" title="${escapeHtml(title)}">${escapeHtml(mean ?? '')}${pm !== undefined ? ` <span class="ci">± ${escapeHtml(pm)}</span>` : ''}</td>`;
+          const e = showEstimate(column?.metric ?? '', s, per);
+          if (e.few) few.add(s.n);
+          const title = `mean ${s.mean}${raw}${typeof lo === 'number' && typeof hi === 'number' ? `, 95% interval [${lo}, ${hi}]${raw}` : ''}, n = ${s.n}${e.few ? `; the interval ${fewRunsText(s.n)}` : ''}`;
+          const mark = e.few ? `<span class="few">${FEW_RUNS_MARK}</span>` : '';
+          return `<td class="num" title="${escapeHtml(title)}">${escapeHtml(e.value)}${e.interval ? ` <span class="ci">${escapeHtml(e.interval)}</span>` : ''}${mark}</td>`;
         })
         .join('');
       return `<tr><th scope="row">${swatch(model, r.variant)}${breakable(r.label)}${r.state === 'errored' ? ' (errored replications)' : ''}</th>${cells}</tr>`;
     })
     .join('');
-  return `<div class="table-wrap"><table class="findings">${head}${body}</table></div>`;
+  const runs = [...few].sort((a, b) => a - b).join(' or ');
+  const note = few.size > 0 ? `<p class="hint">${FEW_RUNS_MARK} The 95% interval ${escapeHtml(fewRunsText(runs))}.</p>` : '';
+  return `<div class="table-wrap"><table class="findings">${head}${body}</table></div>${note}`;
 }
 
 /** A difference of a claim's metric and its interval (`-3.2 [-4.1, -2.3]`), a duration's in the unit that reads best for its size (`-3.2 [-4.1, -2.3] s`). */
@@ -264,8 +270,14 @@ function claimsHtml(results: readonly ClaimResult[], multi: boolean): string {
   return `<section id="claims"><h2>Claims</h2><p class="hint">Each claim of the experiment file, checked against this run's own data: a difference counts when its 95% interval (paired where the cells share their random numbers) excludes 0.</p><div class="table-wrap"><table class="claims"><tr><th scope="col">Claim</th>${multi ? '<th scope="col">Part</th>' : ''}<th scope="col">This run</th><th scope="col">Why (difference and 95% interval)</th></tr>${rows}</table></div></section>`;
 }
 
-function chartFigure(c: ReportChart): string {
-  return `<figure class="chart" id="figure-${escapeHtml(c.id)}"><h3>${escapeHtml(c.title)}</h3><div class="vis" id="chart-${escapeHtml(c.id)}" data-kind="${escapeHtml(c.kind)}" role="img" aria-label="${escapeHtml(c.title)}"></div><figcaption>${escapeHtml(c.caption)}</figcaption></figure>`;
+/** The kinds of chart that draw 95% intervals across replications (bands, error bars). */
+const INTERVAL_CHARTS: ReadonlySet<ChartKind> = new Set(['metric', 'pareto', 'clustering']);
+
+/** A chart with its caption, which says so when the chart's intervals rest on few runs (its part's `replications`). */
+function chartFigure(c: ReportChart, replications: number): string {
+  const few = INTERVAL_CHARTS.has(c.kind) ? fewRunsCaption(replications) : '';
+  const caption = few ? `${c.caption} ${few}` : c.caption;
+  return `<figure class="chart" id="figure-${escapeHtml(c.id)}"><h3>${escapeHtml(c.title)}</h3><div class="vis" id="chart-${escapeHtml(c.id)}" data-kind="${escapeHtml(c.kind)}" role="img" aria-label="${escapeHtml(c.title)}"></div><figcaption>${escapeHtml(caption)}</figcaption></figure>`;
 }
 
 /** The script elements that load vega, vega-lite and vega-embed: inlined, or from the shared directory. */
@@ -341,7 +353,7 @@ export function renderReportHtml(input: RenderReportInput): string {
     .map((p) => {
       const mine = charts.filter((c) => c.part === p.name);
       const head = multi ? `<h2 id="part-${escapeHtml(p.name)}">Part ${escapeHtml(p.name)}</h2>${p.description ? `<p class="description">${escapeHtml(p.description)}</p>` : ''}` : '';
-      return `${head}${mine.length > 0 ? mine.map(chartFigure).join('\n') : '<p>No chart applies to this part.</p>'}`;
+      return `${head}${mine.length > 0 ? mine.map((c) => chartFigure(c, p.replications)).join('\n') : '<p>No chart applies to this part.</p>'}`;
     })
     .join('\n');
   const notices = [

@@ -1,5 +1,6 @@
 import { variantColors, type VariantColors } from './colors.js';
-import { paramsInWords } from './metrics.js';
+import { clipInterval } from '../metrics/metricStats.js';
+import { metricInfo, paramsInWords } from './metrics.js';
 import { notApplicable } from './notApplicable.js';
 import { hintsFromSource, type CellSelector, type ReportHints } from './reportHints.js';
 import type { ReportCell, ReportRunInfo, ReportSummary } from './types.js';
@@ -126,7 +127,7 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
   const parts: ReportPart[] = partNames.map((name) => {
     const idx = sourceParts ? sourceParts.findIndex((p) => isObject(p) && p.name === name) : -1;
     const sp: Obj | null = idx >= 0 ? (sourceParts?.[idx] as Obj) : source;
-    const cells = summary.cells.filter((c) => c.part === name).map(withoutInapplicable);
+    const cells = summary.cells.filter((c) => c.part === name).map(withoutInapplicable).map(withinRange);
     const fileVariants = sp && isObject(sp.variants) ? Object.keys(sp.variants) : [];
     const variants: string[] = [];
     for (const v of fileVariants) if (cells.some((c) => c.variant === v)) variants.push(v);
@@ -188,6 +189,21 @@ function withoutInapplicable(cell: ReportCell): ReportCell {
   if (drop.length === 0) return cell;
   const metrics = { ...cell.metrics };
   for (const k of drop) delete metrics[k];
+  return { ...cell, metrics };
+}
+
+/**
+ * A cell whose intervals lie within what each metric can take (`MetricInfo.range`). The sweep writes
+ * them so (`boundedMetricStats`); this keeps a summary.json written before it from drawing a band
+ * past a metric's range.
+ */
+function withinRange(cell: ReportCell): ReportCell {
+  const metrics: ReportCell['metrics'] = {};
+  for (const [k, s] of Object.entries(cell.metrics)) {
+    const { min, max } = metricInfo(k).range;
+    const [lo, hi] = s.ci95;
+    metrics[k] = lo === null || hi === null ? s : { ...s, ci95: clipInterval([lo, hi], min, max) };
+  }
   return { ...cell, metrics };
 }
 

@@ -455,7 +455,7 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
         title: req.title ?? `Cascade timeline${where(cells)}`,
         caption:
           req.caption ??
-          'Replication 0 of each cell: a bar runs from the first 1 s bin in which a service was in trouble (utilisation at least 0.9 or an error rate at least 0.5) to the start of the 30 s it then stayed out of trouble (orange), or to the end of the run (red: never recovered); a black tick marks a first crash. Rows are in the order the services got in trouble.',
+          'Replication 0 of each cell: a bar runs from the first 1 s bin in which a service was in trouble (utilisation at least 0.9 or an error rate at least 0.5) to the start of the 30 s it then stayed out of trouble (orange), or to the end of the run (red: still in trouble at the end); a black tick marks a first crash. Rows are in the order the services got in trouble.',
         spec: cascadeSpec({
           runs: labelled
             .filter((l) => hasServiceSeries(l.cell))

@@ -1,8 +1,14 @@
-import { metricStats, type MetricStats } from '../metrics/metricStats.js';
+import { goodputCap, goodputSuccessRate } from '../metrics/metricBounds.js';
+import { boundedMetricStats, type MetricStats } from '../metrics/metricStats.js';
 
 export { metricStats, type MetricStats } from '../metrics/metricStats.js';
 
-/** Statistics of every metric present in the replications (a metric absent from some is computed over the others). */
+/**
+ * Statistics of every metric present in the replications (a metric absent from some is computed over
+ * the others), each interval within what the metric can take (`boundedMetricStats`: a yes/no outcome's
+ * is the Wilson interval, a share's and a count's are clipped to their range, and a goodput's also to
+ * the offered rate of its replications, read from the success rate beside it).
+ */
 export function aggregateMetrics(reps: Array<Record<string, number>>): Record<string, MetricStats> {
   const names = new Set<string>();
   for (const r of reps) for (const k of Object.keys(r)) names.add(k);
@@ -13,7 +19,9 @@ export function aggregateMetrics(reps: Array<Record<string, number>>): Record<st
       const v = r[k];
       if (v !== undefined) vals.push(v);
     }
-    out[k] = metricStats(vals);
+    const rate = goodputSuccessRate(k);
+    const cap = rate === null ? Infinity : goodputCap(reps.map((r) => r[k] ?? null), reps.map((r) => r[rate] ?? null));
+    out[k] = boundedMetricStats(k, vals, cap);
   }
   return out;
 }

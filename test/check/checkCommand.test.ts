@@ -72,6 +72,15 @@ describe('retrystorm check', () => {
     expect(r.out).toMatch(/^5% +1\.0\d+x /m);
     // Goodput by the results' one rule: successes per second of the 10 s of arrivals, and the table says so.
     expect(r.out).toContain('  goodput: operations that succeeded per second of the 10 s the operations arrived (not of the drain after it; at 100% success it is the arrival rate).\n');
+    expect(r.out).toContain('  The intervals rest on 2 runs per rate, fewer than 5 (--replications): read them as rough.\n');
+    // Each interval within what its quantity can take: goodput at least 0 and at most the 50/s offered, a share within [0%, 100%].
+    for (const m of r.out.matchAll(/(\S+)\/s \[(\S+)\/s, (\S+)\/s\] +(\S+)% \[(\S+)%, (\S+)%\]/g)) {
+      const [lo, hi, plo, phi] = [m[2], m[3], m[5], m[6]].map(Number) as [number, number, number, number];
+      expect(lo).toBeGreaterThanOrEqual(0);
+      expect(hi).toBeLessThanOrEqual(50);
+      expect(plo).toBeGreaterThanOrEqual(0);
+      expect(phi).toBeLessThanOrEqual(100);
+    }
     const json = JSON.parse(run(workdir(), 'grpc-service-config.json', { simulate: true, replications: '2', json: true }).out) as CheckJson;
     expect(json.stacks[0]!.simulation!.runs.map((x) => x.failureRate)).toEqual([1, 0.1]);
   });

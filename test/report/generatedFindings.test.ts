@@ -61,14 +61,14 @@ describe('findings computed from the data', () => {
       cellOf('jitter', {}, { leafCalls: [100, 101, 102], completionTimeMs: [5, 5, 5] }),
     ];
     expect(findingLine(model(cells, variants('none', 'jitter')))).toBe(
-      'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]).',
+      'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
   it('a tie within noise says so, with the interval that includes 0', () => {
     const cells = [cellOf('a', {}, { leafCalls: [100, 104, 98, 102] }), cellOf('b', {}, { leafCalls: [100, 102, 98, 101] })];
     expect(findingLine(model(cells, variants('a', 'b')))).toBe(
-      'Leaf calls: 100 ± 3 calls with b (lowest) against 101 ± 4 calls with a (highest); the difference is within noise (paired 95% interval of the difference [-0.8, 2.3] includes 0).',
+      'Leaf calls: 100 ± 3 calls with b (lowest) against 101 ± 4 calls with a (highest); the difference is within noise (paired 95% interval of the difference [-0.8, 2.3] includes 0). Each interval here rests on 4 runs, fewer than 5: read it as rough.',
     );
   });
 
@@ -80,7 +80,7 @@ describe('findings computed from the data', () => {
     const m = model(cells, variants('a', 'b'));
     const part = m.parts[0] as (typeof m.parts)[number];
     expect(generatedFinding(part)).toBe(
-      'At Clients = 3, leaf calls: 22 ± 2 calls with b (lowest) against 31 ± 2 calls with a (highest); the difference is beyond noise (paired 95% interval of the difference [9, 9]). Lines cross (beyond noise on both sides): a has lower leaf calls than b up to Clients = 2 and higher from 3.',
+      'At Clients = 3, leaf calls: 22 ± 2 calls with b (lowest) against 31 ± 2 calls with a (highest); the difference is beyond noise (paired 95% interval of the difference [9, 9]). Lines cross (beyond noise on both sides): a has lower leaf calls than b up to Clients = 2 and higher from 3. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
     expect(metricCaption(part, 'leafCalls', 'workload.clients', '3 replications')).toBe(
       'Each line is a variant, its band the 95% confidence interval of the mean over 3 replications. Lines cross (beyond noise on both sides): a has lower leaf calls than b up to Clients = 2 and higher from 3.',
@@ -91,7 +91,7 @@ describe('findings computed from the data', () => {
     const cells = [10, 20, 40].map((x) => cellOf('default', { 'workload.clients': x }, { leafCalls: [x * 10, x * 10 + 2, x * 10 + 4] }));
     const m = model(cells, {});
     const part = m.parts[0] as (typeof m.parts)[number];
-    expect(generatedFinding(part)).toBe('Leaf calls rises from 102 ± 5 calls at Clients = 10 to 402 ± 5 calls at 40 (beyond noise).');
+    expect(generatedFinding(part)).toBe('Leaf calls rises from 102 ± 5 calls at Clients = 10 to 402 ± 5 calls at 40 (beyond noise). Each interval here rests on 3 runs, fewer than 5: read it as rough.');
     expect(metricCaption(part, 'leafCalls', 'workload.clients', '3 replications')).toBe(
       'The line is the mean over 3 replications, its band the 95% confidence interval. Leaf calls rises from 102 ± 5 calls at Clients = 10 to 402 ± 5 calls at 40 (beyond noise).',
     );
@@ -111,7 +111,7 @@ describe('findings computed from the data', () => {
     const cells = kinds.map((k, i) => cellOf('default', { 'stack.1.policy.backoff.kind': k }, { leafCalls: [100 + 50 * i, 102 + 50 * i, 104 + 50 * i] }));
     const m = model(cells, { sweep: { grid: { 'stack.1.policy.backoff.kind': kinds } } });
     expect(findingLine(m)).toBe(
-      'Leaf calls: 102 ± 5 calls with Backoff kind at layer 1 = none (lowest) against 202 ± 5 calls with Backoff kind at layer 1 = decorrelated-jitter (highest); the difference is beyond noise (95% interval of the difference [93, 107]).',
+      'Leaf calls: 102 ± 5 calls with Backoff kind at layer 1 = none (lowest) against 202 ± 5 calls with Backoff kind at layer 1 = decorrelated-jitter (highest); the difference is beyond noise (95% interval of the difference [93, 107]). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
@@ -161,7 +161,7 @@ describe('claims', () => {
     const m = model(cells, source);
     expect(evaluateAllClaims(m).map((c) => c.status)).toEqual(['contradicted']);
     expect(findingLine(m)).toBe(
-      'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]). Not supported by this run\'s data, which contradicts a claim it rests on (see Claims): the file\'s finding "Jitter does more work."',
+      'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]). Each interval here rests on 3 runs, fewer than 5: read it as rough. Not supported by this run\'s data, which contradicts a claim it rests on (see Claims): the file\'s finding "Jitter does more work."',
     );
     const agreeing = { ...source, report: { ...source.report, finding: 'Jitter does less work.', claims: [{ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'less' }] } };
     expect(findingLine(model(cells, agreeing))).toBe('Jitter does less work.');
@@ -191,7 +191,7 @@ describe('claims', () => {
     const [a, b] = m.parts;
     expect(evaluateAllClaims(m).map((c) => [c.part, c.status])).toEqual([['a', 'contradicted'], ['b', 'supported']]);
     expect(partFindingLine(m, a as NonNullable<typeof a>)).toBe(
-      'Leaf calls: 101 ± 5 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [120, 180]). Not supported by this run\'s data, which contradicts a claim it rests on (see Claims): the file\'s finding "In a, jitter does more work."',
+      'Leaf calls: 101 ± 5 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [120, 180]). Each interval here rests on 3 runs, fewer than 5: read it as rough. Not supported by this run\'s data, which contradicts a claim it rests on (see Claims): the file\'s finding "In a, jitter does more work."',
     );
     expect(partFindingLine(m, b as NonNullable<typeof b>)).toBe('In b, jitter does less work.');
     // The report's own line (the first part's finding when the file has none at the top) is checked too.

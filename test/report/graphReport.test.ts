@@ -57,7 +57,7 @@ function graphCell(variant: string): ReportCell {
 describe('reports of service graphs', () => {
   it('says which service got in trouble first, which did not recover, and where the calls concentrate', () => {
     expect(cascadeSentence(graphCell('retries'), 'retries')).toBe(
-      'retries: db (10 s) got in trouble first, then fe (12 s in 3 of 4 runs); db (in 3 of 4 runs) did not recover; the calls concentrate on fe -> db (6 per operation, 75% of them retries).',
+      'retries: db (10 s) got in trouble first, then fe (12 s in 3 of 4 runs); db (in 3 of 4 runs) was still in trouble at the end; the calls concentrate on fe -> db (6 per operation, 75% of them retries).',
     );
     const calm = cell({ scenario: graphScenario(['fe']), metrics: { 'edges.workload->fe.amplification': 1 } });
     expect(cascadeSentence(calm, 'calm')).toBe('calm: no service got in trouble; the calls concentrate on workload -> fe (1 per operation).');
@@ -85,7 +85,7 @@ describe('reports of service graphs', () => {
     const c = cell({ variant: 'noisy', n: 1, scenario: sc as never, metrics });
     c.metrics['cascade.db.recoveredAtMs'] = { n: 1, mean: 80_000, sd: 0, ci95: [80_000, 80_000] };
     expect(cascadeSentence(c, 'noisy')).toBe(
-      'noisy: db (60 s) got in trouble first; every one recovered; the calls concentrate on reports -> db (none per web operation and 4.4 per batch operation, 90% of them retries); web succeeds in 40.12% of its operations and batch 10%.',
+      'noisy: db (60 s) got in trouble first; every one got out of trouble; the calls concentrate on reports -> db (none per web operation and 4.4 per batch operation, 90% of them retries); web succeeds in 40.12% of its operations and batch 10%.',
     );
   });
 

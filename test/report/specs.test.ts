@@ -72,7 +72,7 @@ describe('metricVsParamSpec: a metric against a swept parameter', () => {
 
   it('shows the exact mean, interval and replications in the tooltip', () => {
     const fields = (layers(spec)[1]?.encoding.tooltip as unknown as Array<{ field: string; title: string; format?: string }>) ?? [];
-    expect(fields.map((f) => f.field)).toEqual(['variant', 'x', 'mean', 'lo', 'hi', 'n']);
+    expect(fields.map((f) => f.field)).toEqual(['variant', 'x', 'mean', 'lo', 'hi', 'runs']);
     expect(fields.find((f) => f.field === 'mean')?.title).toBe('Writes, mean (calls)');
     expect(fields.every((f) => f.format === undefined)).toBe(true);
   });

@@ -1,5 +1,6 @@
 import { colorScale, variantColors, type VariantColors } from '../colors.js';
 import { formatNumber } from '../format.js';
+import { runsLabel } from '../estimates.js';
 import { axisTitle, metricInfo, metricTitle } from '../metrics.js';
 import type { ReportCell, VlSpec } from '../types.js';
 import { categoryLayout, legendOpacity, legendParam, topLevel, WIDTH } from './common.js';
@@ -114,7 +115,7 @@ function perRunPanel(input: ClusteringInput, color: Record<string, unknown>): Vl
     const s = r.cell.metrics[input.metric];
     if (!s || typeof s.mean !== 'number' || !Number.isFinite(s.mean)) return [];
     const lo = s.ci95[0] ?? s.mean;
-    return [{ label: r.label, variant: r.variant, mean: s.mean, lo, loDraw: Math.max(0, lo), hi: s.ci95[1] ?? s.mean, n: s.n }];
+    return [{ label: r.label, variant: r.variant, mean: s.mean, lo, loDraw: Math.max(0, lo), hi: s.ci95[1] ?? s.mean, n: s.n, runs: runsLabel(s.n) }];
   });
   const y = { field: 'mean', type: 'quantitative', title: axisTitle(metricTitle(input.metric), 22), ...(input.logY ? { scale: { type: 'log' } } : {}) };
   const layout = categoryLayout(values.map((v) => v.label), WIDTH);
@@ -137,7 +138,7 @@ function perRunPanel(input: ClusteringInput, color: Record<string, unknown>): Vl
             { field: 'mean', type: 'quantitative', title: `${title}, mean${unit ? ` (${unit})` : ''}` },
             { field: 'lo', type: 'quantitative', title: '95% interval, low' },
             { field: 'hi', type: 'quantitative', title: '95% interval, high' },
-            { field: 'n', type: 'quantitative', title: 'Replications' },
+            { field: 'runs', type: 'nominal', title: 'Replications' },
           ],
         },
       },

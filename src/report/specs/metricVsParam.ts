@@ -1,4 +1,5 @@
 import { colorScale, PALETTE, type VariantColors } from '../colors.js';
+import { runsLabel } from '../estimates.js';
 import { formatValue } from '../format.js';
 import { axisTitle, metricInfo, metricTitle, paramLabel, paramTitle, paramUnit } from '../metrics.js';
 import type { ReportCell, VlSpec } from '../types.js';
@@ -41,6 +42,8 @@ export interface MetricPoint {
   loDraw: number;
   hiDraw: number;
   n: number;
+  /** The replications as the tooltip gives them, said to be few below `FEW_RUNS` (`runsLabel`). */
+  runs: string;
 }
 
 /** The points of a metric-against-parameter chart: cells that measured the metric and have the parameter. */
@@ -68,6 +71,7 @@ export function metricPoints(cells: readonly ReportCell[], metric: string, x: st
       loDraw: Math.min(top, Math.max(0, lo)),
       hiDraw: Math.min(top, Math.max(0, hi)),
       n: s.n,
+      runs: runsLabel(s.n),
     });
   }
   return out;
@@ -194,7 +198,7 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
     { field: 'mean', type: 'quantitative', title: `${mTitle}, mean${unit ? ` (${unit})` : ''}` },
     { field: 'lo', type: 'quantitative', title: '95% interval, low' },
     { field: 'hi', type: 'quantitative', title: '95% interval, high' },
-    { field: 'n', type: 'quantitative', title: 'Replications' },
+    { field: 'runs', type: 'nominal', title: 'Replications' },
   ];
   const legendParams = [legendParam(colorField, pn)];
   if (numeric) {

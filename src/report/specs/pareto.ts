@@ -1,6 +1,7 @@
 import { colorScale, FRONTIER_COLOR, PALETTE, type VariantColors } from '../colors.js';
 import { axisTitle, metricInfo, metricTitle } from '../metrics.js';
 import type { VlSpec } from '../types.js';
+import { runsLabel } from '../estimates.js';
 import { HEIGHT, LEGEND_PARAM, legendOpacity, legendParam, spansDecades, topLevel, WIDTH } from './common.js';
 import { seriesPanels } from './metricVsParam.js';
 import type { LabelledCell } from './amplification.js';
@@ -20,6 +21,8 @@ export interface ParetoPoint {
   workLoDraw: number;
   timeLoDraw: number;
   n: number;
+  /** The replications as the tooltip gives them, said to be few below `FEW_RUNS` (`runsLabel`). */
+  runs: string;
   onFrontier: boolean;
 }
 
@@ -59,6 +62,7 @@ export function paretoPoints(cells: readonly LabelledCell[], work: string, time:
       workLoDraw: Math.max(0, w.ci95[0] ?? w.mean),
       timeLoDraw: Math.max(0, t.ci95[0] ?? t.mean),
       n: Math.min(w.n, t.n),
+      runs: runsLabel(Math.min(w.n, t.n)),
       onFrontier: false,
     });
   }
@@ -172,7 +176,7 @@ function paretoPanel(
     { field: 'timeLo', type: 'quantitative', title: `${t.title}, 95% low` },
     { field: 'timeHi', type: 'quantitative', title: `${t.title}, 95% high` },
     { field: 'standing', type: 'nominal', title: 'Pareto frontier' },
-    { field: 'n', type: 'quantitative', title: 'Replications' },
+    { field: 'runs', type: 'nominal', title: 'Replications' },
   ];
   return {
     width: WIDTH,
