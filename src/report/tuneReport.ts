@@ -3,7 +3,7 @@ import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { formatNumber, formatValue, shownDurationUnit } from './format.js';
 import { isDurationMetric, paramLabel, paramTitle } from './metrics.js';
-import { INTEGER_AXIS, numericScale, valueAxis } from './specs/common.js';
+import { INTEGER_AXIS, logAxis, spansDecades, valueAxis } from './specs/common.js';
 import { reportHead, type ReportAssets } from './renderReport.js';
 
 /** Mean and 95% interval of a metric across replications, as a search reports them. */
@@ -122,12 +122,13 @@ const GROUP_TITLE = 'Candidate';
 /**
  * A scatter of candidates (one point each, colour and shape by status in one legend, tooltips with
  * the numbers; no text marks), on axes padded so that no point is cut: a numeric x fitted to its
- * values (log ticks spanning them on a log dimension, integer ticks on an integer one).
+ * values (round log ticks spanning them on a log dimension, whole-number ticks on an integer one).
  */
 function scatter(rows: Array<Record<string, unknown>>, x: { field: string; title: string; type: string; log?: boolean; integer?: boolean }, y: { title: string }): Record<string, unknown> {
   const xs = rows.map((r) => r[x.field]).filter((v): v is number => typeof v === 'number');
-  const fitted = numericScale(xs, x.log === true ? true : x.log === false ? false : undefined);
-  const xAxis = x.integer && fitted.kind === 'linear' ? { ...fitted.axis, ...INTEGER_AXIS } : fitted.axis;
+  // Candidates' values are drawn from a range, not a grid: round ticks, never a tick at each value.
+  const fitted = x.log ? logAxis(xs) : valueAxis(xs, x.log === undefined && spansDecades(xs));
+  const xAxis = x.integer ? { ...fitted.axis, ...INTEGER_AXIS } : fitted.axis;
   const yFit = valueAxis(rows.map((r) => r.objective).filter((v): v is number => typeof v === 'number'), false);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
