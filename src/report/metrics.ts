@@ -335,6 +335,31 @@ function words(name: string): string {
   return w.charAt(0).toUpperCase() + w.slice(1);
 }
 
+/** Whether two units measure the same quantity (`/s` and `operations/s` both count per second); two fields without a unit may too. */
+function sameQuantity(a: string, b: string): boolean {
+  if (a === '' || b === '') return true;
+  return a === b || (a.endsWith('/s') && b.endsWith('/s'));
+}
+
+/**
+ * A field inside another, untitled, in words: a part of the same quantity is named after its
+ * parent (`Service time mean`; `Arrival rate` for a rate's own `ratePerSec`, not `Arrival rate
+ * rate`); a field of another quantity (a duration inside a rate schedule) is not the parent's (a
+ * rate has no duration) and is named after the kinds of schedule that have it (`Spike duration`);
+ * a field whose name says its kind keeps it (`Spike rate`).
+ */
+function nestedName(parentTitle: string, name: string, kinds: readonly string[], same: boolean): string {
+  const lower = name.toLowerCase();
+  // A name that already says its kind (`Spike rate` of a spike) needs nothing more.
+  if (kinds.length === 1 && lower.startsWith(`${kinds[0]} `)) return name;
+  if (!same && kinds.length > 0) {
+    const k = kinds.join(' or ');
+    return `${k.charAt(0).toUpperCase()}${k.slice(1)} ${lower}`;
+  }
+  if (parentTitle.toLowerCase().includes(lower)) return parentTitle;
+  return `${parentTitle} ${lower}`;
+}
+
 /**
  * A swept parameter in words: its field's title from the schema's documentation (`concurrency`
  * -> Workers), else its name as words, and where it is (`Timer tick at layer 0`, `Backoff kind at
@@ -353,7 +378,7 @@ export function paramLabel(path: string): string {
   if (docs?.[i]?.title === undefined && parent >= 0) {
     if (last === 'kind' || last === 'mode') name = `${title(parent)} ${last}`;
     else if (last === 'dist') name = `${title(parent)} distribution`;
-    else if (docs !== null && !CONTAINERS.has(segs[parent] ?? '')) name = `${title(parent)} ${name.toLowerCase()}`;
+    else if (docs !== null && !CONTAINERS.has(segs[parent] ?? '')) name = nestedName(title(parent), name, docs[i]?.kinds ?? [], sameQuantity(paramUnit(path), paramUnit(segs.slice(0, parent + 1).join('.'))));
   }
   const layer = segs[0] !== 'stack' ? '' : /^\d+$/.test(segs[1] ?? '') ? ` at layer ${segs[1]}` : segs[1] === '*' ? ' at every layer' : '';
   const where = segs[0] === 'leaf' && !layer && !/^(Server|Fault|Queue)/.test(name) ? 'Server ' : '';

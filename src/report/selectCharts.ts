@@ -6,15 +6,16 @@ import { cellLabel, focusCells, hasMetric, metricMean, sameValue, selectCells, t
 import { amplificationSpec, layerAttemptsRows } from './specs/amplification.js';
 import { clusteringSpec } from './specs/clustering.js';
 import { allNumbers, MAX_SERIES } from './specs/common.js';
+import { encodedChannels, encodingWords } from './specs/encodings.js';
 import { giveUpRows, giveUpsSpec } from './specs/giveUps.js';
 import { graphDrawingSpec, type DrawnEdge, type DrawnNode } from './specs/graphDrawing.js';
 import { metricPoints, metricVsParamSpec, seriesPanels } from './specs/metricVsParam.js';
 import { paretoSpec } from './specs/pareto.js';
-import { focusNote, seriesDemandEndMs, seriesFocus, timeSeriesSpec, type CacheSeries } from './specs/timeSeries.js';
+import { focusNote, seriesCaption, seriesDemandEndMs, seriesFocus, timeSeriesSpec, type CacheSeries } from './specs/timeSeries.js';
 import { cascadeSpec } from './specs/cascade.js';
 import { serviceSeriesSpec } from './specs/serviceSeries.js';
 import { distinctWindows, graphTriggerWindows } from './triggers.js';
-import type { ChartKind, ReportCell, ReportChart } from './types.js';
+import type { ChartKind, ReportCell, ReportChart, VlSpec } from './types.js';
 
 /** A chart to draw, with its cells resolved. */
 export interface ChartRequest {
@@ -283,10 +284,16 @@ function where(cells: readonly ReportCell[]): string {
  * where lines cross beyond noise, or the best and worst variant at the focus point, or how the one
  * series changes from end to end.
  */
-export function metricCaption(part: ReportPart, metric: string, x: string, repText: string): string {
+export function metricCaption(part: ReportPart, metric: string, x: string, repText: string, spec?: VlSpec): string {
   const numeric = allNumbers(part.axisValues[x] ?? []);
   const several = part.variants.length >= 2;
-  const what = numeric
+  // With the chart at hand, what tells its lines apart is read from its encodings (a colour per spike rate, a dash pattern per...), never assumed.
+  const drawn = spec ? encodingWords(spec) : '';
+  const what = drawn
+    ? numeric
+      ? `Each line is one ${drawn}, its band the 95% confidence interval of the mean over ${repText}.`
+      : `Each point is the mean of one ${drawn} at one value of ${paramLabel(x)} over ${repText}, its bar the 95% confidence interval.`
+    : numeric
     ? several
       ? `Each line is a variant, its band the 95% confidence interval of the mean over ${repText}.`
       : `The line is the mean over ${repText}, its band the 95% confidence interval.`
@@ -347,11 +354,12 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
       const info = metricInfo(metric);
       const series = new Set(metricPoints(part.cells, metric, x).map((p) => p.series)).size;
       const split = seriesPanels(Array.from({ length: series }, (_, i) => String(i))).length;
+      const spec = metricVsParamSpec({ cells: part.cells, metric, x, colors, ...(xOrder ? { xOrder } : {}), ...log });
       return {
         ...base,
         title: req.title ?? `${info.title} against ${paramLabel(x)}`,
-        caption: joinSentences(req.caption ?? metricCaption(part, metric, x, repText), split > 1 ? `The ${series} series are drawn in ${split} panels of at most ${MAX_SERIES} each, on the same axes.` : ''),
-        spec: metricVsParamSpec({ cells: part.cells, metric, x, colors, ...(xOrder ? { xOrder } : {}), ...log }),
+        caption: joinSentences(req.caption ?? metricCaption(part, metric, x, repText, spec), split > 1 ? `The ${series} series are drawn in ${split} panels of at most ${MAX_SERIES} each, on the same axes.` : ''),
+        spec,
       };
     }
     case 'series': {
@@ -368,11 +376,15 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
       const marked = flushes.length === 0 ? 'the timed interventions' : interventions.length === 0 ? 'the cache flushes' : 'the cache flushes and the timed interventions';
       const scenarioOf = new Map(labelled.map((l) => [l.label, l.cell.scenario ?? null]));
       const focus = seriesFocus(runs.map((r) => ({ series: r.series, demandEndMs: seriesDemandEndMs(scenarioOf.get(r.label) ?? null, r.series) })));
-      const caption =
-        req.caption ??
-        (windows.length > 0
-          ? 'Replication 0 of each cell, in bins: watch the retries (dashed) climb inside each shaded trigger window, and whether goodput and the queue recover after it ends.'
-          : 'Replication 0 of each cell, in bins: compare the retries (dashed) with the first tries (solid), and watch whether the queue and the operations in flight drain.');
+      const spec = timeSeriesSpec({
+        runs,
+        windows,
+        colors,
+        focus,
+        ...(marks.length > 0 ? { interventions: marks, marksTitle: flushes.length === 0 ? 'Intervention' : interventions.length === 0 ? 'Cache flush' : 'Flush or intervention' } : {}),
+        ...(req.panels ? { panels: req.panels } : {}),
+      });
+      const caption = req.caption ?? seriesCaption(windows.length > 0, encodedChannels(spec).some((c) => c.channel === 'strokeDash'));
       return {
         ...base,
         title: req.title ?? `Time series of a typical run${where(cells)}`,
@@ -380,14 +392,7 @@ export function buildChart(model: ReportModel, part: ReportPart, req: ChartReque
           joinSentences(focus ? `${caption} ${focusNote(focus)}` : caption, marks.length > 0 ? `Dashed vertical rules mark ${marked} (their legend says what each does).` : ''),
           dropped > 0 ? `Only the first ${MAX_SERIES} of these ${withSeries.length} runs are drawn (${dropped} left out: ${withSeries.slice(MAX_SERIES).map((l) => l.label).join(', ')}); their numbers are in the findings table.` : '',
         ),
-        spec: timeSeriesSpec({
-          runs,
-          windows,
-          colors,
-          focus,
-          ...(marks.length > 0 ? { interventions: marks, marksTitle: flushes.length === 0 ? 'Intervention' : interventions.length === 0 ? 'Cache flush' : 'Flush or intervention' } : {}),
-          ...(req.panels ? { panels: req.panels } : {}),
-        }),
+        spec,
       };
     }
     case 'clustering': {

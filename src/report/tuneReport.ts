@@ -3,6 +3,7 @@ import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { formatNumber, formatValue, shownDurationUnit } from './format.js';
 import { isDurationMetric, paramLabel, paramTitle } from './metrics.js';
+import { INTEGER_AXIS, logAxis, spansDecades, valueAxis } from './specs/common.js';
 import { reportHead, type ReportAssets } from './renderReport.js';
 
 /** Mean and 95% interval of a metric across replications, as a search reports them. */
@@ -113,9 +114,22 @@ function group(r: TuneReportInput['ranking'][number], a: TuneReportInput): strin
 }
 
 const GROUPS = { domain: ['recommended', 'survivor', 'preset', 'dropped', 'infeasible'], range: ['#d62728', '#1f77b4', '#ff7f0e', '#9d9d9d', '#2f2f2f'] };
+/** Each status its own shape too (told apart without colour): one legend shows both. */
+const GROUP_SHAPES = ['diamond', 'circle', 'square', 'triangle-up', 'cross'];
+/** Title of the legend of the candidates' status (colour and shape). */
+const GROUP_TITLE = 'Candidate';
 
-/** A scatter of candidates (one point each, colour by status, tooltips with the numbers; no text marks). */
-function scatter(rows: Array<Record<string, unknown>>, x: { field: string; title: string; type: string; log?: boolean }, y: { title: string }): Record<string, unknown> {
+/**
+ * A scatter of candidates (one point each, colour and shape by status in one legend, tooltips with
+ * the numbers; no text marks), on axes padded so that no point is cut: a numeric x fitted to its
+ * values (round log ticks spanning them on a log dimension, whole-number ticks on an integer one).
+ */
+function scatter(rows: Array<Record<string, unknown>>, x: { field: string; title: string; type: string; log?: boolean; integer?: boolean }, y: { title: string }): Record<string, unknown> {
+  const xs = rows.map((r) => r[x.field]).filter((v): v is number => typeof v === 'number');
+  // Candidates' values are drawn from a range, not a grid: round ticks, never a tick at each value.
+  const fitted = x.log ? logAxis(xs) : valueAxis(xs, x.log === undefined && spansDecades(xs));
+  const xAxis = x.integer ? { ...fitted.axis, ...INTEGER_AXIS } : fitted.axis;
+  const yFit = valueAxis(rows.map((r) => r.objective).filter((v): v is number => typeof v === 'number'), false);
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     width: 560,
@@ -123,10 +137,10 @@ function scatter(rows: Array<Record<string, unknown>>, x: { field: string; title
     data: { values: rows },
     mark: { type: 'point', filled: true, size: 70 },
     encoding: {
-      x: { field: x.field, type: x.type, title: x.title, ...(x.log ? { scale: { type: 'log' } } : x.type === 'quantitative' ? { scale: { zero: false } } : {}) },
-      y: { field: 'objective', type: 'quantitative', title: y.title, scale: { zero: false } },
-      color: { field: 'group', type: 'nominal', title: 'Candidate', scale: GROUPS },
-      shape: { field: 'group', type: 'nominal', legend: null },
+      x: { field: x.field, type: x.type, title: x.title, ...(x.type === 'quantitative' ? { scale: fitted.scale, axis: xAxis } : {}) },
+      y: { field: 'objective', type: 'quantitative', title: y.title, scale: yFit.scale, axis: yFit.axis },
+      color: { field: 'group', type: 'nominal', title: GROUP_TITLE, scale: GROUPS },
+      shape: { field: 'group', type: 'nominal', title: GROUP_TITLE, scale: { domain: GROUPS.domain, range: GROUP_SHAPES } },
       tooltip: [
         { field: 'candidate', type: 'nominal' },
         { field: 'label', type: 'nominal', title: 'values' },
@@ -166,8 +180,9 @@ export function tuneCharts(a: TuneReportInput): Array<{ id: string; title: strin
   }
   for (const [i, s] of a.space.entries()) {
     const dim = s.dimension as { kind: string };
+    const numeric = dim.kind !== 'choice';
     const pts = finite.filter((r) => (r as Record<string, unknown>)[s.path] !== undefined).map((r) => ({ ...r, value: (r as Record<string, unknown>)[s.path] }));
-    const spec = scatter(pts, { field: 'value', title: paramTitle(s.path), type: dim.kind === 'choice' ? 'nominal' : 'quantitative', log: dim.kind === 'log' }, { title: o0.label });
+    const spec = scatter(pts, { field: 'value', title: paramTitle(s.path), type: numeric ? 'quantitative' : 'nominal', log: dim.kind === 'log', integer: dim.kind === 'int' }, { title: o0.label });
     charts.push({ id: `param-${i}`, title: `${o0.label} against ${paramLabel(s.path)}`, caption: `The effect of ${s.path}: every candidate of the space at its last replication count (presets outside the space are left out).`, spec });
   }
   const roundRows = a.rounds.flatMap((r) => [
@@ -187,8 +202,8 @@ export function tuneCharts(a: TuneReportInput): Array<{ id: string; title: strin
       encoding: {
         x: { field: 'round', type: 'ordinal', title: 'Round' },
         xOffset: { field: 'what' },
-        y: { field: 'candidates', type: 'quantitative', title: 'Candidates', axis: { tickMinStep: 1 } },
-        color: { field: 'what', type: 'nominal', title: '', scale: { domain: ['entered', 'dropped'], range: ['#1f77b4', '#9d9d9d'] } },
+        y: { field: 'candidates', type: 'quantitative', title: 'Candidates', axis: INTEGER_AXIS },
+        color: { field: 'what', type: 'nominal', title: 'Candidates', scale: { domain: ['entered', 'dropped'], range: ['#1f77b4', '#9d9d9d'] } },
         tooltip: [{ field: 'round' }, { field: 'what' }, { field: 'candidates' }],
       },
     },
@@ -222,7 +237,7 @@ const BOOT = `
     var el = document.getElementById('chart-' + c.id);
     if (typeof vegaEmbed !== 'function') { el.textContent = 'The charts need vega, vega-lite and vega-embed, which did not load.'; return; }
     vegaEmbed(el, c.spec, { mode: 'vega-lite', renderer: 'svg', actions: { export: true, source: false, compiled: false, editor: false } })
-      .then(function () { el.setAttribute('data-rendered', 'true'); })
+      .then(function (result) { el.vegaView = result.view; el.setAttribute('data-rendered', 'true'); })
       .catch(function (e) { el.setAttribute('data-error', String(e && e.message || e)); el.textContent = 'This chart could not be drawn: ' + (e && e.message || e); });
   });
 })();

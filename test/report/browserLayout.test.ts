@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
+import { chartProblems, drawnCharts, type DrawnChart } from './chartChecks.js';
 import { HAVE_CHROMIUM, launchChromium, openReport } from './chromium.js';
 import { generatedExperiments } from './generatedExperiments.js';
 const REPORTS = join(process.cwd(), 'reports');
@@ -99,8 +100,18 @@ describe.skipIf(!HAVE_CHROMIUM)('chart layout in headless Chromium', () => {
       for (const e of errors) problems.push(`${label}: chart failed: ${e}`);
       for (const m of messages) problems.push(`${label}: console ${m}`);
       for (const p of await page.evaluate(layoutProblems)) problems.push(`${label} ${p.chart}: ${p.problem}`);
+      drawn.push(...(await page.evaluate(drawnCharts)).map((c) => ({ ...c, id: `${label} ${c.id}` })));
       await page.close();
     }
     expect(problems).toEqual([]);
   }, 600_000);
+
+  // Read from the pages the test above opened (vega's scene graph of each chart), so that each page is rendered once.
+  const drawn: DrawnChart[] = [];
+
+  it('labels every log axis across its data, gives every colour, shape and dash a legend, draws what the captions name, and runs no line through a label and no point off its plot', () => {
+    expect(drawn.length).toBeGreaterThan(pages.length);
+    expect(drawn.some((c) => c.logAxes.length > 0)).toBe(true);
+    expect(chartProblems(drawn)).toEqual([]);
+  });
 });

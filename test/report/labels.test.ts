@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { categoryLayout, textWidth } from '../../src/report/specs/common.js';
-import { fittedDomain, placeLabels, type PlotAxis } from '../../src/report/specs/labels.js';
+import { fittedDomain, placeLabels, segmentCrossesBox, type PlotAxis } from '../../src/report/specs/labels.js';
 
 const axis = (domain: [number, number], length: number, inverted: boolean, log = false): PlotAxis => ({ domain, log, length, inverted });
 
@@ -43,11 +43,55 @@ describe('placeLabels: point labels that collide with nothing', () => {
 });
 
 describe('fittedDomain', () => {
-  it('pads the extent by 6%, keeps 0 the low end of non-negative values, and pads a log extent by a factor', () => {
-    expect(fittedDomain([0, 50, 100], false)).toEqual([0, 106]);
-    expect(fittedDomain([10, 20], false)).toEqual([9.4, 20.6]);
-    const [lo, hi] = fittedDomain([1, 100], true);
-    expect([Math.log10(lo), Math.log10(hi)].map((v) => Number(v.toFixed(9)))).toEqual([-0.12, 2.12]);
+  it('pads the extent by 8 px at each end of the axis, below 0 too, so a point at an extreme is drawn whole', () => {
+    // 544 px for the data, 8 px each side: 100 / 544 * 8 in data units.
+    const [lo, hi] = fittedDomain([0, 50, 100], false, 560);
+    expect([lo * 68, hi * 68]).toEqual([-100, 6900].map((v) => expect.closeTo(v, 9)));
+    expect(fittedDomain([10, 20], false, 560).map((v) => Number(v.toFixed(9)))).toEqual([10 - 10 / 68, 20 + 10 / 68].map((v) => Number(v.toFixed(9))));
+  });
+
+  it('on a log axis, runs from the 1-2-5 tick at or below the smallest value to the one at or beyond the largest, padded', () => {
+    const [lo, hi] = fittedDomain([3, 190], true, 560);
+    // Ticks 2 to 200: two decades over 544 px, 8 px more each side.
+    const pad = (2 * 8) / 544;
+    expect([Math.log10(lo), Math.log10(hi)].map((v) => Number(v.toFixed(9)))).toEqual([Math.log10(2) - pad, Math.log10(200) + pad].map((v) => Number(v.toFixed(9))));
+  });
+});
+
+describe('placeLabels: labels that cover no line', () => {
+  const x = axis([0, 100], 560, false);
+  const y = axis([0, 100], 260, true);
+
+  it('moves a label off an interval bar through its point to a free side', () => {
+    // A horizontal bar from the point to the right edge: the label goes left instead.
+    const [free] = placeLabels([{ x: 50, y: 50, label: 'immediate' }], x, y);
+    const [moved] = placeLabels([{ x: 50, y: 50, label: 'immediate' }], x, y, 11, [{ x1: 40, y1: 50, x2: 100, y2: 50 }]);
+    expect((free?.x ?? 0) > 50).toBe(true);
+    expect((moved?.x ?? 100) < 50).toBe(true);
+    // Bars on both sides and above and below: a corner spot.
+    const [corner] = placeLabels([{ x: 50, y: 50, label: 'a' }], x, y, 11, [
+      { x1: 0, y1: 50, x2: 100, y2: 50 },
+      { x1: 50, y1: 0, x2: 50, y2: 100 },
+    ]);
+    expect(corner).not.toBeNull();
+    expect(Math.abs((corner?.y ?? 50) - 50)).toBeGreaterThan(1);
+  });
+
+  it('drops a label with no spot free of lines', () => {
+    const grid = Array.from({ length: 41 }, (_, i) => i * 2.5).flatMap((v) => [
+      { x1: 0, y1: v, x2: 100, y2: v },
+      { x1: v, y1: 0, x2: v, y2: 100 },
+    ]);
+    expect(placeLabels([{ x: 50, y: 50, label: 'immediate' }], x, y, 11, grid)).toEqual([null]);
+  });
+
+  it('tells a segment that crosses a box from one that passes by or ends before it', () => {
+    const box = { l: 10, r: 20, t: 10, b: 20 };
+    expect(segmentCrossesBox(0, 15, 30, 15, box)).toBe(true);
+    expect(segmentCrossesBox(0, 0, 30, 30, box)).toBe(true);
+    expect(segmentCrossesBox(0, 25, 30, 25, box)).toBe(false);
+    expect(segmentCrossesBox(0, 15, 9, 15, box)).toBe(false);
+    expect(segmentCrossesBox(15, 0, 15, 5, box)).toBe(false);
   });
 });
 

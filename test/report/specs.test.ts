@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   amplificationSpec,
   clusteringSpec,
+  colorScale,
   coarsenSeries,
   flattenSeries,
   giveUpRows,
@@ -18,6 +19,8 @@ import {
   variantColors,
   type VlSpec,
 } from '../../src/report/index.js';
+import { PLOT_PADDING_PX } from '../../src/report/specs/common.js';
+import { encodedChannels } from '../../src/report/specs/encodings.js';
 import { cell, compileLog, encodings, scenario, series, sweepCells } from './helpers.js';
 
 const colors = variantColors(['none', 'exponential', 'full-jitter']);
@@ -44,19 +47,19 @@ describe('metricVsParamSpec: a metric against a swept parameter', () => {
     expect(line?.encoding.detail).toEqual({ field: 'series', type: 'nominal' });
   });
 
-  it('titles the axes with their units and goes logarithmic when the values span two decades', () => {
+  it('titles the axes with their units and goes logarithmic when the values span two decades, padded so no point is cut', () => {
     const [, line] = layers(spec);
-    // Log axes end at the data (10 to 1000 clients; writes 18 to 6600), not at round decades beyond it.
-    expect(line?.encoding.x).toMatchObject({ field: 'x', type: 'quantitative', title: 'Clients', scale: { type: 'log', domain: [10, 1000], nice: false } });
-    expect(line?.encoding.y?.scale).toMatchObject({ type: 'log', nice: false });
-    const [lo, hi] = (line?.encoding.y?.scale as { domain: [number, number] }).domain;
-    expect([lo, hi.toPrecision(12)]).toEqual([18, '6600.00000000']);
-    // Four swept values: a tick at each, integers printed as integers.
+    // Four swept clients (10 to 1000): the axis ends at the data, padded by a few pixels, a tick at each value, integers printed as integers.
+    expect(line?.encoding.x).toMatchObject({ field: 'x', type: 'quantitative', title: 'Clients', scale: { type: 'log', domain: [10, 1000], nice: false, padding: PLOT_PADDING_PX } });
     expect(line?.encoding.x?.axis).toMatchObject({ values: [10, 20, 40, 1000], labelExpr: "format(datum.value, ',')" });
+    // Writes 18 to 6600: round 1-2-5 ticks from at or below the smallest to at or beyond the largest, the domain from the first tick to the last.
+    expect(line?.encoding.y?.scale).toEqual({ type: 'log', domain: [10, 10000], nice: false, padding: PLOT_PADDING_PX });
+    expect(line?.encoding.y?.axis).toMatchObject({ values: [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] });
     const small = metricVsParamSpec({ cells: sweepCells().filter((c) => c.params['workload.clients'] !== 1000), metric: 'writes', x: 'workload.clients', colors });
-    expect(layers(small)[1]?.encoding.x?.scale).toEqual({ zero: false });
+    expect(layers(small)[1]?.encoding.x?.scale).toEqual({ zero: false, nice: false, padding: PLOT_PADDING_PX });
     const forced = metricVsParamSpec({ cells: sweepCells(), metric: 'writes', x: 'workload.clients', colors, logX: false, logY: false });
-    expect(layers(forced)[1]?.encoding.x?.scale).toEqual({ zero: false });
+    expect(layers(forced)[1]?.encoding.x?.scale).toEqual({ zero: false, nice: false, padding: PLOT_PADDING_PX });
+    expect(layers(forced)[1]?.encoding.y?.scale).toEqual({ zero: false, nice: false, padding: PLOT_PADDING_PX });
     expect(compileLog(spec)).toEqual([]);
   });
 
@@ -184,16 +187,17 @@ describe('timeSeriesSpec: binned series of typical runs', () => {
     expect(views[1]?.layer[1]?.encoding.opacity).toMatchObject({ condition: { param: 'legend_filter' } });
   });
 
-  it('draws one run without a colour legend (a legend of one entry, "Variant: default", says nothing)', () => {
+  it('draws one run in its colour without a colour encoding (a legend of one entry, "Variant: default", says nothing)', () => {
     const one = timeSeriesSpec({ runs: [{ label: 'default', variant: 'default', series: series(40, 250, () => 5, () => 1) }], windows, colors });
     const oneViews = one.vconcat as Array<{ layer: Layer[] }>;
     for (const v of oneViews) {
       const line = v.layer[v.layer.length - 1];
-      expect(line?.encoding.color).toMatchObject({ field: 'variant', legend: null });
+      expect(line?.encoding.color).toEqual({ value: colorScale(colors, ['default']).range[0] });
       expect(line?.params).toBeUndefined();
       expect(line?.encoding.opacity).toBeUndefined();
     }
     expect(views[0]?.layer[1]?.encoding.color).not.toHaveProperty('legend');
+    expect(encodedChannels(one).every((c) => c.legend)).toBe(true);
     expect(compileLog(one)).toEqual([]);
   });
 

@@ -11,6 +11,16 @@ export interface SchemaDoc {
   title?: string;
   /** The unit of its values, e.g. `ms`, `workers`; absent when it has none or its name says it (`...Ms`). */
   unit?: string;
+  /** For a field of some options of a choice of kinds (`durationMs` of a rate schedule): the `kind` of each option that has it (`spike`). */
+  kinds?: string[];
+}
+
+/** The value of an object schema's literal `kind` field (an option of a choice of kinds), if it has one. */
+function kindOf(schema: z.core.$ZodType): string | undefined {
+  const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
+  if (def.type !== 'object') return undefined;
+  const kind = (def.shape as Record<string, z.core.$ZodType>).kind?._zod.def as unknown as { type: string; values?: unknown[] } | undefined;
+  return kind?.type === 'literal' && typeof kind.values?.[0] === 'string' ? kind.values[0] : undefined;
 }
 
 /**
@@ -95,6 +105,7 @@ export function docsAlong(schema: z.core.$ZodType, path: readonly string[]): Sch
   for (const seg of path) {
     const next = here.flatMap((s) => step(s, seg));
     if (next.length === 0) return null;
+    const kinds = here.filter((s) => step(s, seg).length > 0).map(kindOf);
     const found: SchemaDoc[] = [];
     here = [];
     for (const s of next) {
@@ -103,7 +114,8 @@ export function docsAlong(schema: z.core.$ZodType, path: readonly string[]): Sch
       if (found.length === 0) found.push(...own);
       here.push(...holders);
     }
-    docs.push(Object.assign({}, ...found.reverse()) as SchemaDoc);
+    const merged = Object.assign({}, ...found.reverse()) as SchemaDoc;
+    docs.push(kinds.length > 0 && kinds.every((k) => k !== undefined) ? { ...merged, kinds: kinds as string[] } : merged);
   }
   return docs;
 }

@@ -86,11 +86,61 @@ export function categoryLayout(labels: readonly string[], width: number): { widt
 /** Swept values at most this many get a tick each, at the values themselves. */
 const MAX_VALUE_TICKS = 12;
 
+/** Most ticks a log axis labels: 1-2-5 per decade while they fit, then 1-3, then one per decade (or every few decades). */
+export const MAX_LOG_TICKS = 12;
+
+/** Pixels left free at each end of a continuous axis, so that a mark at the data's extreme (a point of 70 px², a line's end) is drawn whole inside the plot. */
+export const PLOT_PADDING_PX = 8;
+
+/** Mantissas of a log axis' ticks, finest first: 1-2-5 per decade, then 1-3, then decades alone. */
+const LOG_MANTISSAS: readonly (readonly number[])[] = [[1, 2, 5], [1, 3], [1]];
+
+/**
+ * Ticks of a log axis that label the data's whole range `lo`..`hi` (both > 0): round values (1-2-5
+ * per decade while at most {@link MAX_LOG_TICKS} fit, then 1-3, then powers of ten, every few
+ * decades if need be) from the largest at or below `lo` to the smallest at or beyond `hi`, so
+ * that the first tick is at or below the smallest value and the last at or beyond the largest.
+ */
+export function logTicks(lo: number, hi: number): number[] {
+  if (!(lo > 0) || !(hi >= lo) || !Number.isFinite(hi)) return [];
+  const e0 = Math.floor(Math.log10(lo));
+  const e1 = Math.ceil(Math.log10(hi));
+  const ladder = (mantissas: readonly number[], every: number): number[] => {
+    const all: number[] = [];
+    for (let e = e0 - every; e <= e1 + every; e++) {
+      if ((e - e0) % every !== 0) continue;
+      for (const m of mantissas) all.push(Number((m * 10 ** e).toPrecision(12)));
+    }
+    const tol = 1e-9;
+    const first = all.filter((v) => v <= lo * (1 + tol)).pop() ?? all[0];
+    const last = all.find((v) => v >= hi * (1 - tol)) ?? all[all.length - 1];
+    return all.filter((v) => v >= (first as number) && v <= (last as number));
+  };
+  for (const m of LOG_MANTISSAS) {
+    const ticks = ladder(m, 1);
+    if (ticks.length <= MAX_LOG_TICKS) return ticks;
+  }
+  const every = Math.ceil((e1 - e0 + 1) / (MAX_LOG_TICKS - 1));
+  return ladder([1], every);
+}
+
+/** The scale and axis of a log axis over `values` (those > 0): its domain from the first to the last of {@link logTicks}, padded, a label at each. */
+export function logAxis(values: readonly number[]): { scale: Record<string, unknown>; axis: Record<string, unknown> } {
+  const positive = values.filter((v) => Number.isFinite(v) && v > 0);
+  if (positive.length === 0) return { scale: { type: 'log', padding: PLOT_PADDING_PX }, axis: {} };
+  const ticks = logTicks(Math.min(...positive), Math.max(...positive));
+  return {
+    scale: { type: 'log', domain: [ticks[0], ticks[ticks.length - 1]], nice: false, padding: PLOT_PADDING_PX },
+    axis: { values: ticks, labelExpr: "format(datum.value, ',')", labelOverlap: 'greedy', labelSeparation: 4 },
+  };
+}
+
 /**
  * Scale and axis of a numeric swept parameter, fitted to its values: log when they span two
- * decades or more, symlog when they also include 0 (timer ticks of 0, 1, 4, 10 ... 1000 ms), both
- * ending at the data (no round decade beyond it); linear otherwise. A few values get a tick each,
- * at the values swept; integer parameters get integer ticks only.
+ * decades or more, symlog when they also include 0 (timer ticks of 0, 1, 4, 10 ... 1000 ms); linear
+ * otherwise; every domain padded by {@link PLOT_PADDING_PX} so no point is cut. A few values get a
+ * tick each, at the values swept; more on a log axis get round ticks from at or below the smallest
+ * to at or beyond the largest ({@link logAxis}); integer parameters get integer ticks only.
  */
 export function numericScale(values: readonly number[], log?: boolean): { scale: Record<string, unknown>; axis: Record<string, unknown>; kind: 'log' | 'symlog' | 'linear' } {
   const distinct = [...new Set(values.filter((v) => Number.isFinite(v)))].sort((a, b) => a - b);
@@ -106,16 +156,23 @@ export function numericScale(values: readonly number[], log?: boolean): { scale:
           ? 'symlog'
           : 'linear';
   const integers = distinct.every((v) => Number.isInteger(v));
-  const scale = kind === 'linear' ? { zero: false } : { type: kind, domain: [kind === 'log' ? (positive[0] ?? 1) : min, max], nice: false };
-  const axis: Record<string, unknown> =
-    distinct.length <= MAX_VALUE_TICKS
-      ? // Each value as written (15.6, not 20 or 1.56e+1), with thousands separated.
-        { values: kind === 'log' ? positive : distinct, labelExpr: "format(datum.value, ',')", labelOverlap: 'greedy', labelSeparation: 4 }
-      : integers
-        ? { tickMinStep: 1, format: ',d' }
-        : {};
+  const few = distinct.length <= MAX_VALUE_TICKS;
+  if (kind === 'log' && !few) return { ...logAxis(positive), kind };
+  const scale =
+    kind === 'linear'
+      ? { zero: false, nice: false, padding: PLOT_PADDING_PX }
+      : { type: kind, domain: [kind === 'log' ? (positive[0] ?? 1) : min, max], nice: false, padding: PLOT_PADDING_PX };
+  const axis: Record<string, unknown> = few
+    ? // Each value as written (15.6, not 20 or 1.56e+1), with thousands separated.
+      { values: kind === 'log' ? positive : distinct, labelExpr: "format(datum.value, ',')", labelOverlap: 'greedy', labelSeparation: 4 }
+    : integers
+      ? INTEGER_AXIS
+      : {};
   return { scale, axis, kind };
 }
+
+/** The axis of an integer quantity (attempts, replications, clients): whole numbers only, thousands separated. */
+export const INTEGER_AXIS: Readonly<Record<string, unknown>> = { tickMinStep: 1, format: ',d' };
 
 /** Whether a metric is a fraction (a success rate, a utilisation...): its intervals are drawn within [0, 1]. */
 export function isFraction(unit: string): boolean {
@@ -123,13 +180,11 @@ export function isFraction(unit: string): boolean {
 }
 
 /**
- * The y scale of a metric: log fitted to the data (no round decade beyond it) when asked, else
- * linear without forcing 0 (a fraction's values are clipped to [0, 1] before, so its axis ends at 1 at most).
+ * The y scale and axis of a metric: log with round ticks labelling the data's whole range when
+ * asked ({@link logAxis}), else linear without forcing 0 (a fraction's values are clipped to [0,
+ * 1] before, so its axis ends at 1 at most); padded either way so that no point is cut.
  */
-export function valueScale(values: readonly number[], log: boolean): Record<string, unknown> {
-  if (log) {
-    const positive = values.filter((v) => Number.isFinite(v) && v > 0);
-    return positive.length > 0 ? { type: 'log', domain: [Math.min(...positive), Math.max(...positive)], nice: false } : { type: 'log' };
-  }
-  return { zero: false };
+export function valueAxis(values: readonly number[], log: boolean): { scale: Record<string, unknown>; axis: Record<string, unknown> } {
+  if (log) return logAxis(values);
+  return { scale: { zero: false, nice: false, padding: PLOT_PADDING_PX }, axis: {} };
 }

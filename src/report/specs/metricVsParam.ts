@@ -3,7 +3,7 @@ import { runsLabel } from '../estimates.js';
 import { formatValue } from '../format.js';
 import { axisTitle, metricInfo, metricTitle, paramLabel, paramTitle, paramUnit } from '../metrics.js';
 import type { ReportCell, VlSpec } from '../types.js';
-import { allNumbers, categoryLayout, HEIGHT, isFraction, LEGEND_PARAM, legendOpacity, legendParam, MAX_SERIES, numericScale, spansDecades, topLevel, valueScale, WIDTH } from './common.js';
+import { allNumbers, categoryLayout, HEIGHT, isFraction, LEGEND_PARAM, legendOpacity, legendParam, MAX_SERIES, numericScale, spansDecades, topLevel, valueAxis, WIDTH } from './common.js';
 
 /** What a metric-against-parameter chart draws. */
 export interface MetricVsParamInput {
@@ -158,14 +158,14 @@ export function metricVsParamSpec(input: MetricVsParamInput): VlSpec {
   const height = Math.max(120, Math.round((input.height ?? HEIGHT) * 0.7));
   return {
     ...top,
-    vconcat: panels.map((names, i) => metricPanel({ ...input, height }, points.filter((p) => names.includes(p.series)), names, `${pn}_${i + 1}`)),
+    vconcat: panels.map((names, i) => metricPanel({ ...input, height }, points.filter((p) => names.includes(p.series)), names, `${pn}_${i + 1}`, points)),
     spacing: 16,
     resolve: { scale: { x: 'shared', y: 'shared', color: 'independent', strokeDash: 'independent', shape: 'independent', xOffset: 'independent' } },
   };
 }
 
-/** One panel of the chart: the given points, their series in `order`. */
-function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], order: readonly string[], pn: string): VlSpec {
+/** One panel of the chart: the given points, their series in `order`, on axes fitted to `all` the points of the chart (the panels share them). */
+function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], order: readonly string[], pn: string, all: readonly MetricPoint[] = points): VlSpec {
   const numeric = points.length > 0 && points.every((p) => typeof p.x === 'number');
   const variants = [...new Set(points.map((p) => p.variant))];
   const hasOthers = points.some((p) => p.others !== '');
@@ -184,13 +184,13 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
   const colored = points.map((p) => ({ ...p, key: key(p), othersLabel: keyOf.get(p.others) ?? p.others, color: scale.range[scale.domain.indexOf(key(p))] ?? '#888888' }));
   const othersOrder = [...new Set(order.map((s) => keyOf.get(points.find((p) => p.series === s)?.others ?? '') ?? ''))];
   const dashes = hasOthers && !bySeries ? { field: 'othersLabel', type: 'nominal', title: otherAxes.length === 1 ? paramTitle(otherAxes[0] as string) : 'Other parameters', sort: othersOrder } : null;
-  const yValues = points.flatMap((p) => [p.mean, p.loDraw, p.hiDraw]);
+  const yValues = all.flatMap((p) => [p.mean, p.loDraw, p.hiDraw]);
   const logY = input.logY ?? spansDecades(yValues);
   const { title: mTitle, unit } = metricInfo(input.metric);
   const height = input.height ?? HEIGHT;
   // About 7 pixels per character of a rotated 12 px title: keep each line within the plot's height.
   const yTitle = axisTitle(metricTitle(input.metric), Math.floor(height / 7));
-  const yScale = valueScale(yValues, logY);
+  const { scale: yScale, axis: yAxis } = valueAxis(yValues, logY);
   const tooltip = [
     { field: 'variant', type: 'nominal', title: 'Variant' },
     ...(hasOthers ? [{ field: 'others', type: 'nominal', title: 'Other parameters' }] : []),
@@ -202,7 +202,7 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
   ];
   const legendParams = [legendParam(colorField, pn)];
   if (numeric) {
-    const fitted = numericScale(points.map((p) => p.x as number), input.logX);
+    const fitted = numericScale(all.map((p) => p.x as number), input.logX);
     const x = { field: 'x', type: 'quantitative', title: paramTitle(input.x), scale: fitted.scale, axis: fitted.axis };
     const bandY = logY ? points.filter((p) => p.loDraw > 0) : points;
     return {
@@ -217,7 +217,7 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
                 mark: { type: 'area', opacity: 0.18, tooltip: false },
                 encoding: {
                   x,
-                  y: { field: 'loDraw', type: 'quantitative', title: yTitle, scale: yScale },
+                  y: { field: 'loDraw', type: 'quantitative', title: yTitle, scale: yScale, axis: yAxis },
                   y2: { field: 'hiDraw' },
                   // The colour straight from the data (no scale, so no second legend that would replace the line's interactive one).
                   fill: { field: 'color', type: 'nominal', scale: null },
@@ -232,7 +232,7 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
           mark: { type: 'line', point: { filled: true, size: 45 }, strokeWidth: 2 },
           encoding: {
             x,
-            y: { field: 'mean', type: 'quantitative', title: yTitle, scale: yScale },
+            y: { field: 'mean', type: 'quantitative', title: yTitle, scale: yScale, axis: yAxis },
             color,
             ...(dashes ? { strokeDash: dashes } : {}),
             detail: { field: 'series', type: 'nominal' },
@@ -262,7 +262,7 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
         encoding: {
           x,
           xOffset,
-          y: { field: 'loDraw', type: 'quantitative', title: yTitle, scale: yScale },
+          y: { field: 'loDraw', type: 'quantitative', title: yTitle, scale: yScale, axis: yAxis },
           y2: { field: 'hiDraw' },
           stroke: { field: 'color', type: 'nominal', scale: null },
           opacity: legendOpacity(1, pn),
@@ -275,7 +275,7 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
         encoding: {
           x,
           xOffset,
-          y: { field: 'mean', type: 'quantitative', title: yTitle, scale: yScale },
+          y: { field: 'mean', type: 'quantitative', title: yTitle, scale: yScale, axis: yAxis },
           color,
           ...(dashes ? { shape: { ...dashes } } : {}),
           opacity: legendOpacity(1, pn),

@@ -2,7 +2,7 @@ import { colorScale, FRONTIER_COLOR, PALETTE, type VariantColors } from '../colo
 import { axisTitle, metricInfo, metricTitle } from '../metrics.js';
 import type { VlSpec } from '../types.js';
 import { runsLabel } from '../estimates.js';
-import { HEIGHT, LEGEND_PARAM, legendOpacity, legendParam, spansDecades, topLevel, WIDTH } from './common.js';
+import { HEIGHT, LEGEND_PARAM, legendOpacity, legendParam, logAxis, spansDecades, topLevel, WIDTH } from './common.js';
 import { seriesPanels } from './metricVsParam.js';
 import type { LabelledCell } from './amplification.js';
 import { fittedDomain, placeLabels } from './labels.js';
@@ -93,22 +93,26 @@ export function paretoSpec(input: {
   const logX = input.logX ?? spansDecades(points.flatMap((p) => [p.work, p.workLoDraw, p.workHi]));
   const logY = input.logY ?? spansDecades(points.flatMap((p) => [p.time, p.timeLoDraw, p.timeHi]));
   // Domains fitted to the points and their intervals, fixed here so that the labels can be placed (and every panel shares them).
-  const xDomain = fittedDomain(points.flatMap((p) => [p.work, p.workLoDraw, p.workHi]), logX);
-  const yDomain = fittedDomain(points.flatMap((p) => [p.time, p.timeLoDraw, p.timeHi]), logY);
+  const scale = colorScale(input.colors, points.map((p) => p.variant));
+  const panels = seriesPanels(scale.domain);
+  const height = panels.length === 1 ? HEIGHT : Math.max(160, Math.round(HEIGHT * 0.8));
+  const xValues = points.flatMap((p) => [p.work, p.workLoDraw, p.workHi]);
+  const yValues = points.flatMap((p) => [p.time, p.timeLoDraw, p.timeHi]);
+  const xDomain = fittedDomain(xValues, logX, WIDTH);
+  const yDomain = fittedDomain(yValues, logY, height);
   const scaleOf = (log: boolean, domain: [number, number]) => ({ ...(log ? { type: 'log' } : { zero: false }), domain, nice: false });
+  // A log axis labels its round ticks from at or below the smallest value to at or beyond the largest.
+  const axisOf = (log: boolean, values: readonly number[]) => (log ? { axis: logAxis(values).axis } : {});
   const axes: ParetoAxes = {
-    x: { field: 'work', type: 'quantitative', title: axisTitle(metricTitle(input.work)), scale: scaleOf(logX, xDomain) },
-    y: { field: 'time', type: 'quantitative', title: axisTitle(metricTitle(input.time), Math.floor(HEIGHT / 7)), scale: scaleOf(logY, yDomain) },
+    x: { field: 'work', type: 'quantitative', title: axisTitle(metricTitle(input.work)), scale: scaleOf(logX, xDomain), ...axisOf(logX, xValues) },
+    y: { field: 'time', type: 'quantitative', title: axisTitle(metricTitle(input.time), Math.floor(HEIGHT / 7)), scale: scaleOf(logY, yDomain), ...axisOf(logY, yValues) },
     xDomain,
     yDomain,
     logX,
     logY,
   };
   const top = topLevel(`${metricTitle(input.work)} against ${metricTitle(input.time)}, with the Pareto frontier`);
-  const scale = colorScale(input.colors, points.map((p) => p.variant));
-  const panels = seriesPanels(scale.domain);
-  if (panels.length === 1) return { ...top, ...paretoPanel(input, points, frontier, axes, scale, HEIGHT, LEGEND_PARAM) };
-  const height = Math.max(160, Math.round(HEIGHT * 0.8));
+  if (panels.length === 1) return { ...top, ...paretoPanel(input, points, frontier, axes, scale, height, LEGEND_PARAM) };
   return {
     ...top,
     vconcat: panels.map((names, i) => {
@@ -154,6 +158,15 @@ function paretoPanel(
     byPriority.map(({ p }) => ({ x: p.work, y: p.time, label: p.label })),
     { domain: axes.xDomain, log: axes.logX, length: WIDTH, inverted: false },
     { domain: axes.yDomain, log: axes.logY, length: height, inverted: true },
+    11,
+    [
+      // The interval bars of every point and the frontier's pieces: a label over a line would hide it.
+      ...points.flatMap((p) => [
+        { x1: p.workLoDraw, y1: p.time, x2: p.workHi, y2: p.time },
+        { x1: p.work, y1: p.timeLoDraw, x2: p.work, y2: p.timeHi },
+      ]),
+      ...frontier.slice(1).map((p, k) => ({ x1: (frontier[k] as ParetoPoint).work, y1: (frontier[k] as ParetoPoint).time, x2: p.work, y2: p.time })),
+    ],
   );
   const placeOf = new Map(byPriority.map(({ i }, k) => [i, places[k] ?? null]));
   const colored = points.map((p, i) => {

@@ -1,7 +1,7 @@
 import { demandMs, type SimulationResults } from '../../model/results.js';
 import type { Scenario } from '../../model/scenario.js';
 import { SERIES_KEYS } from '../../sweep/runPlan.js';
-import { colorScale, variantColors, WINDOW_COLOR, type VariantColors } from '../colors.js';
+import { colorScale, PALETTE, variantColors, WINDOW_COLOR, type VariantColors } from '../colors.js';
 import { formatDuration } from '../../policy/formatDuration.js';
 import type { TriggerWindow } from '../triggers.js';
 import type { InterventionMark } from '../interventionMarks.js';
@@ -344,9 +344,9 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     .map((w) => ({ ...w, shade: SHADE_ENTRY }));
   const marksTitle = input.marksTitle ?? 'Intervention';
   const marks = (input.interventions ?? []).map((m) => ({ at: Number((m.atMs / unit.div).toPrecision(12)), label: m.label })).filter((m) => m.at >= 0 && m.at <= end);
-  // One run: its colour names nothing the title does not, so no legend entry and nothing to select.
+  // One run: its colour names nothing the title does not, so it is drawn in its colour without an encoding (no legend entry, nothing to select).
   const single = runs.length === 1;
-  const color = { field: colorField, type: 'nominal', title: byVariant ? 'Variant' : 'Run', scale, ...(single ? { legend: null } : {}) };
+  const color = single ? { value: scale.range[0] ?? PALETTE[0] } : { field: colorField, type: 'nominal', title: byVariant ? 'Variant' : 'Run', scale };
   const x = { field: 't', type: 'quantitative', title: unit.title, scale: { domain: [0, end], nice: false } };
   const tUnit = unit.div === 1000 ? 's' : 'ms';
   const views = panels.map((p, i) => {
@@ -423,4 +423,20 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     // Each panel with dashes (leaf arrivals, backends) has its own kinds.
     ...(panels.filter((p) => info(p).kinds).length > 1 ? { resolve: { scale: { strokeDash: 'independent' } } } : {}),
   };
+}
+
+/**
+ * The caption of a typical run's time series when nobody wrote one: what to watch, inside the
+ * shaded trigger windows when there are some; the retries (dashed) only when the chart draws
+ * dashed lines (a graph's series have no leaf arrivals panel).
+ */
+export function seriesCaption(windows: boolean, dashed: boolean): string {
+  if (windows) {
+    return dashed
+      ? 'Replication 0 of each cell, in bins: watch the retries (dashed) climb inside each shaded trigger window, and whether goodput and the queue recover after it ends.'
+      : 'Replication 0 of each cell, in bins: watch what happens inside each shaded trigger window, and whether goodput and the queue recover after it ends.';
+  }
+  return dashed
+    ? 'Replication 0 of each cell, in bins: compare the retries (dashed) with the first tries (solid), and watch whether the queue and the operations in flight drain.'
+    : 'Replication 0 of each cell, in bins: watch whether goodput recovers and the queue and the operations in flight drain.';
 }
