@@ -1,6 +1,7 @@
 import { evaluateAllClaims, type ClaimResult, type ClaimStatus } from './claims.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
-import { cascadeFindings, findingLine, findingsTable, partFindingLine, type FindingsTable } from './findings.js';
+import { cascadeFindings, findingsTable, type FindingsTable } from './findings.js';
+import { findingLine, partFindingLine } from './headline.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import type { Difference } from './compare.js';
 import { formatEstimate, formatNumber, formatRange, formatValue, shownDurationUnit } from './format.js';
