@@ -129,7 +129,8 @@ function acrossValuesText(part: ReportPart, key: readonly string[], focus: reado
   const chosen = told.find((j) => j.points.some((p) => p.verdict === 'lower' || p.verdict === 'higher'));
   if (!chosen) {
     const first = told[0] as (typeof told)[number];
-    const metrics = listText(told.filter((j) => j.a === first.a && j.b === first.b).map((j) => inSentence(j.m)));
+    const samePair = (j: (typeof told)[number]) => [j.a, j.b].sort().join('\n') === [first.a, first.b].sort().join('\n');
+    const metrics = listText(told.filter(samePair).map((j) => inSentence(j.m)));
     return `No practical difference between ${first.b} and ${first.a} in ${metrics} at any of the ${names.of(first.points.length)} (within noise, or under ${thresholdText(part, first.m)}).`;
   }
   const { m, a, b, points } = chosen;

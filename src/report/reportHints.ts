@@ -212,7 +212,12 @@ export const reportHintsSchema = object({
       z
         .number({ error: (iss: Iss) => `must be a number (got ${describe(iss.input)})` })
         .min(0, { error: (iss: Iss) => `must be >= 0, a fraction of the mean compared against (got ${describe(iss.input)})` }),
-      { error: (iss: Iss) => `must be an object of metric names and fractions (got ${describe(iss.input)})` },
+      {
+        error: (iss: Iss) =>
+          iss.code === 'invalid_key'
+            ? `must be one of ${METRIC_NAMES_TEXT} (got ${describe(iss.input)})`
+            : `must be an object of metric names and fractions (got ${describe(iss.input)})`,
+      },
     )
     .optional(),
   charts: list(chartHint).optional(),
