@@ -120,7 +120,7 @@ function acrossValuesText(part: ReportPart, key: readonly string[], focus: reado
     const r = rankCells(focus, m);
     const best = r[0];
     const worst = r[r.length - 1];
-    if (!best || !worst || best === worst) return [];
+    if (!best || !worst || best.variant === worst.variant) return [];
     return [{ m, a: worst.variant, b: best.variant, points: pointVerdicts(part, worst.variant, best.variant, m) }];
   });
   const told = judged.filter((j) => j.points.some((p) => p.verdict !== 'unknown'));
@@ -138,7 +138,7 @@ function acrossValuesText(part: ReportPart, key: readonly string[], focus: reado
   const lower = points.filter((p) => p.verdict === 'lower');
   const higher = points.filter((p) => p.verdict === 'higher');
   const none = points.filter((p) => noPracticalDifference(p.verdict));
-  const noneText = none.length === 0 ? '' : names.named ? `; no practical difference at ${names.list(none.map((p) => p.params), false)}` : `; no practical difference at ${none.length}`;
+  const noneText = none.length === 0 ? '' : names.named ? `; no practical difference at ${names.list(none.map((p) => p.params), false)}` : `; no practical difference at ${none.length} of ${names.of(points.length)}`;
   if (lower.length > 0 && higher.length > 0) {
     const sided = points.filter((p) => p.verdict === 'lower' || p.verdict === 'higher');
     const firstSide = (sided[0] as PointVerdict).verdict;
@@ -204,7 +204,7 @@ function healthNumbers(healths: readonly CellHealth[]): string {
   const runs = recovered.reduce((n, r) => n + r.runs, 0);
   const of = recovered.reduce((n, r) => n + r.of, 0);
   const rec = of === 0 ? '' : runs === 0 ? `; no run recovered` : `; ${runs} of ${of} runs recovered`;
-  return `${out.join(', ')}${span}${rec}`;
+  return `${out.length > 0 ? out.join(', ') : 'measured'}${span}${rec}`;
 }
 
 /**
