@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateClaim } from '../../src/report/claims.js';
-import { cellHealth, COLLAPSE_SUCCESS_RATE } from '../../src/report/collapse.js';
+import { cellHealth, COLLAPSE_SUCCESS_RATE, constantRatePerSec } from '../../src/report/collapse.js';
 import { DEFAULT_PRACTICAL_DIFFERENCE, difference, verdict } from '../../src/report/compare.js';
 import { findingLine, generatedFinding } from '../../src/report/headline.js';
 import { parseReportHints, type ClaimHint } from '../../src/report/reportHints.js';
@@ -190,6 +190,19 @@ describe('collapse comes first', () => {
     );
     const closed = scenario({ workload: { kind: 'closed', clients: 10 } });
     expect(cellHealth(cellOf('default', {}, failing, closed)).state).toBe('healthy');
+  });
+});
+
+describe('the demand a collapse is told against', () => {
+  it("is the open loop's rate where it is one number over the span, and unknown where it changes", () => {
+    expect(constantRatePerSec(500, 0, 60_000)).toBe(500);
+    expect(constantRatePerSec({ kind: 'steady', ratePerSec: 40 }, 90_000, 300_000)).toBe(40);
+    const spike = { kind: 'spike', ratePerSec: 40, atMs: 20_000, durationMs: 8000, spikeRatePerSec: 80 };
+    expect([constantRatePerSec(spike, 0, 20_000), constantRatePerSec(spike, 21_000, 27_000), constantRatePerSec(spike, 28_000, 60_000), constantRatePerSec(spike, 0, 60_000)]).toEqual([40, 80, 40, null]);
+    const step = { kind: 'step', ratePerSec: 9000, atMs: 10_000, toRatePerSec: 10_100 };
+    expect([constantRatePerSec(step, 0, 10_000), constantRatePerSec(step, 10_000, 20_000), constantRatePerSec(step, 5000, 20_000)]).toEqual([9000, 10_100, null]);
+    const ramp = { kind: 'ramp', points: [{ atMs: 20_000, ratePerSec: 40 }, { atMs: 80_000, ratePerSec: 90 }] };
+    expect([constantRatePerSec(ramp, 0, 20_000), constantRatePerSec(ramp, 90_000, 300_000), constantRatePerSec(ramp, 30_000, 40_000)]).toEqual([40, 90, null]);
   });
 });
 
