@@ -13,6 +13,9 @@ import type { ReportCell } from './types.js';
 /** At most this many sweep points are named in a list of a headline; the rest are counted (`and 3 more`). */
 const MAX_POINTS_NAMED = 5;
 
+/** Up to this many collapsed variants at one point each get their own success and goodput in the headline. */
+const MAX_CELLS_OWN_FIGURES = 4;
+
 /** The replications behind a part's intervals, when they cannot tell noise from a difference. */
 function noIntervalText(part: ReportPart): string {
   return part.replications <= 1 ? ' With one replication per cell there is no interval, so nothing here can be called within or beyond noise.' : '';
@@ -185,26 +188,40 @@ function rangeText(values: readonly number[], show: (v: number) => string): stri
   return lo === hi ? lo : `${lo}–${hi}`;
 }
 
-/** What a group of cells in one state shows: success, goodput against demand, over which span, recovered runs. */
-function healthNumbers(healths: readonly CellHealth[]): string {
+/** A rate as a headline gives it, to 3 significant digits (`459/s`). */
+function perSec(v: number): string {
+  return `${formatNumber(Number(v.toPrecision(3)))}/s`;
+}
+
+/**
+ * What a group of cells in one state shows: `figures`, their success rate and goodput (each the
+ * lowest and highest over the group); `demand`, what the goodput is against (when every cell's is
+ * known); `span`, over which time; `recovered`, the runs that recovered.
+ */
+function healthParts(healths: readonly CellHealth[]): { figures: string; demand: string; span: string; recovered: string } {
   const known = (f: (h: CellHealth) => number | null) => healths.map(f).filter((v): v is number => v !== null);
   const success = known((h) => h.successRate);
   const goodput = known((h) => h.goodputPerSec);
   const demand = known((h) => h.demandPerSec);
-  const out: string[] = [];
-  if (success.length > 0) out.push(`success ${rangeText(success, percent)}`);
-  if (goodput.length > 0) {
-    const perSec = (v: number) => `${formatNumber(Number(v.toPrecision(3)))}/s`;
-    out.push(`goodput ${rangeText(goodput, perSec)}${demand.length === healths.length ? ` against a demand of ${rangeText(demand, perSec)}` : ''}`);
-  }
+  const figures = [success.length > 0 ? `success ${rangeText(success, percent)}` : '', goodput.length > 0 ? `goodput ${rangeText(goodput, perSec)}` : ''].filter((f) => f !== '').join(', ');
   const w = (healths[0] as CellHealth).window;
   const sameWindow = healths.every((h) => h.window?.name === w?.name);
-  const span = w && sameWindow ? ` from ${formatSetDuration(w.fromMs)} to ${formatSetDuration(w.toMs)} (window ${w.name})` : w ? ' in the last window' : ' over the run';
+  const span = w && sameWindow ? `from ${formatSetDuration(w.fromMs)} to ${formatSetDuration(w.toMs)} (window ${w.name})` : w ? 'in the last window' : 'over the run';
   const recovered = healths.map((h) => h.recovered).filter((r): r is { runs: number; of: number } => r !== null);
   const runs = recovered.reduce((n, r) => n + r.runs, 0);
   const of = recovered.reduce((n, r) => n + r.of, 0);
-  const rec = of === 0 ? '' : runs === 0 ? `; no run recovered` : `; ${runs} of ${of} runs recovered`;
-  return `${out.length > 0 ? out.join(', ') : 'measured'}${span}${rec}`;
+  return {
+    figures,
+    demand: goodput.length > 0 && demand.length === healths.length ? `a demand of ${rangeText(demand, perSec)}` : '',
+    span,
+    recovered: of === 0 ? '' : runs === 0 ? 'no run recovered' : `${runs} of ${of} runs recovered`,
+  };
+}
+
+/** Success and goodput against demand over the span, then the recovered runs (`success 34%, goodput 459/s against a demand of 1350/s from 60 s to 4 min (window after); no run recovered`). */
+function healthNumbers(healths: readonly CellHealth[]): string {
+  const p = healthParts(healths);
+  return `${p.figures || 'measured'}${p.demand ? ` against ${p.demand}` : ''} ${p.span}${p.recovered ? `; ${p.recovered}` : ''}`;
 }
 
 /**
@@ -247,6 +264,13 @@ function collapseText(part: ReportPart): string {
           ? everyVariant
           : listText(first.variants);
     const verb = state === 'collapsed' ? 'collapsed' : single ? 'did not recover' : 'did not recover in every run';
+    if (!single && points === 1 && group.length >= 2 && group.length <= MAX_CELLS_OWN_FIGURES) {
+      // A few variants at one point: each with its own figures, the span and demand said once.
+      const p = healthParts(group.map((x) => x.h));
+      const each = listText(group.map((x) => `${x.c.variant} (${healthParts([x.h]).figures})`));
+      out.push(`${each} ${verb} ${p.span}${p.demand ? `, against ${p.demand}` : ''}${p.recovered ? `; ${p.recovered}` : ''}.`);
+      continue;
+    }
     const suffix = sets.length === 1 ? where(first.points) : '';
     out.push(`${who} ${verb}${suffix ? ` ${suffix}` : ''}: ${healthNumbers(group.map((x) => x.h))}.`);
   }

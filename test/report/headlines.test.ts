@@ -182,6 +182,19 @@ describe('collapse comes first', () => {
     );
   });
 
+  it('a few variants collapsed at one point: each with its own success and goodput', () => {
+    const worse = { 'windows.after.recovered': [0, 0, 0], 'windows.after.successRate': [0.001, 0.001, 0.001], 'windows.after.goodputPerSec': [0, 0, 0] };
+    const fine = { 'windows.after.recovered': [1, 1, 1], 'windows.after.successRate': [0.99, 0.99, 0.99], 'windows.after.goodputPerSec': [1336, 1337, 1338] };
+    const cells = [
+      cellOf('every-tier', {}, { amplification: [1, 1, 1], ...worse }, openScenario(true)),
+      cellOf('one-tier', {}, { amplification: [1, 1, 1], ...collapsed }, openScenario(true)),
+      cellOf('no-retries', {}, { amplification: [1, 1, 1], ...fine }, openScenario(true)),
+    ];
+    expect(generatedFinding(firstPart(model(cells, { variants: { 'every-tier': {}, 'one-tier': {}, 'no-retries': {} } })))).toBe(
+      'every-tier (success 0.1%, goodput 0/s) and one-tier (success 34%, goodput 459/s) collapsed from 60 s to 4 min (window after), against a demand of 1350/s; no run recovered. Amplification: 1 leaf calls per operation with every variant.',
+    );
+  });
+
   it('without windows, an open loop whose operations mostly fail has collapsed; a closed loop is not judged on its success rate', () => {
     const failing = { amplification: [3, 3, 3], successRate: [0.2, 0.2, 0.2], goodputPerSec: [270, 270, 270] };
     expect(COLLAPSE_SUCCESS_RATE).toBe(0.5);
