@@ -118,7 +118,8 @@ export function rankCells(cells: readonly ReportCell[], metric: string): ReportC
 
 /**
  * The best and worst of several cells (the variants at one sweep point) on a metric, with their
- * intervals, whether their difference is beyond noise, and which cells are within noise of the best.
+ * intervals, whether their difference is a practical one ({@link judge}: beyond noise and at least the
+ * metric's threshold), and which cells show no practical difference from the best.
  */
 export function comparisonText(part: ReportPart, cells: readonly ReportCell[], metric: string): string {
   const ranked = rankCells(cells, metric);
@@ -152,7 +153,7 @@ export function comparisonText(part: ReportPart, cells: readonly ReportCell[], m
   return `${at}${title}: ${estimateText(best, metric)} with ${label(best)} (${goodWord}) against ${estimateText(worst, metric)} with ${label(worst)} (${badWord})${noise}.${closeText}`;
 }
 
-/** Where two variants' lines cross along a numeric axis: one is beyond noise below the other, then beyond noise above it. */
+/** Where two variants' lines cross along a numeric axis: one is below the other by a practical difference ({@link judge}), then above it by one. */
 export interface Crossing {
   a: string;
   b: string;
