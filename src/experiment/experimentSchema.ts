@@ -86,7 +86,7 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
       sweep: sweepSchema().optional(),
       replications: doc(f.positiveInt().optional(), 'Default: the experiment\'s replications.'),
       quick: quickSchema().optional(),
-      report: doc(f.record(z.unknown(), 'an object').optional(), 'Hints for this part\'s report: charts, cells, findings (checked by the report builder).'),
+      report: doc(f.record(z.unknown(), 'an object').optional(), 'Hints for this part\'s report: charts, cells, findings, practicalDifference (checked by the report builder).'),
     }),
     'One scenario of an experiment with several, with its own variants, sweep and replications.',
   );
@@ -111,7 +111,7 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
       tune: doc(tuneSchema.optional(), 'What `retrystorm tune` searches (a space, presets, objectives, constraints); `run` ignores it.'),
       report: doc(
         f.record(z.unknown(), 'an object').optional(),
-        'Hints for the HTML report: a one-line finding, the charts (kind, metric, x axis, log scales, cells, captions) and the findings table.',
+        'Hints for the HTML report: a one-line finding, the charts (kind, metric, x axis, log scales, cells, captions), the findings table, and per metric the smallest difference called one (practicalDifference: { metric: fraction of the mean compared against }, default 0.05).',
       ),
     },
     'a JSON object',

@@ -1,6 +1,6 @@
 import { MAX_SERIES_BINS } from '../metrics/BinnedSeries.js';
 import { formatDuration } from '../policy/formatDuration.js';
-import { findingLine } from './findings.js';
+import { findingLine } from './headline.js';
 import { renderReportHtml, type ReportAssets } from './renderReport.js';
 import { buildReportModel } from './reportModel.js';
 import { buildCharts } from './selectCharts.js';

@@ -1,4 +1,4 @@
-import { difference, verdict, type Difference } from './compare.js';
+import { difference, noPracticalDifference, practicalDifference, verdict, type Difference } from './compare.js';
 import { formatNumber, formatParams } from './format.js';
 import { metricInfo } from './metrics.js';
 import type { ClaimHint } from './reportHints.js';
@@ -75,20 +75,20 @@ function pairsOf(claim: ClaimHint, part: ReportPart): Array<[ReportCell, ReportC
   return [];
 }
 
-/** One pair's reading of a claim from the difference a - b. */
-function pairStatus(claim: ClaimHint, d: Difference | null, scale: number): ClaimStatus {
+/** One pair's reading of a claim from the difference a - b (`practical`: the metric's practical threshold, {@link verdict}). */
+function pairStatus(claim: ClaimHint, d: Difference | null, scale: number, practical: number): ClaimStatus {
   if (!d || !d.ci95) return 'not shown';
   if (claim.relation === 'similar') {
     if (claim.tolerance === undefined) {
-      const v = verdict(d, scale);
-      return v === 'noise' ? 'supported' : v === 'unknown' ? 'not shown' : 'contradicted';
+      const v = verdict(d, scale, practical);
+      return noPracticalDifference(v) ? 'supported' : v === 'unknown' ? 'not shown' : 'contradicted';
     }
     const band = claim.tolerance * Math.abs(scale) + 1e-9 * Math.abs(scale);
     if (d.ci95[0] >= -band && d.ci95[1] <= band) return 'supported';
     if (d.ci95[0] > band || d.ci95[1] < -band) return 'contradicted';
     return 'not shown';
   }
-  const v = verdict(d, scale);
+  const v = verdict(d, scale, practical);
   const want = claim.relation === 'less' ? 'lower' : 'higher';
   if (v === want) return 'supported';
   if (v === 'lower' || v === 'higher') return 'contradicted';
@@ -98,8 +98,12 @@ function pairStatus(claim: ClaimHint, d: Difference | null, scale: number): Clai
 /**
  * Check a claim against one part's data. Each compared pair reads the paired 95% interval of the
  * difference (cells of one sweep point share their common random numbers; others are compared as
- * independent means): `less` holds where the interval lies below 0, `greater` above, `similar`
- * where it includes 0 (or, with a `tolerance`, lies within ± tolerance x the second cell's mean).
+ * independent means) by the report's one rule ({@link verdict}): `less` holds where the interval
+ * lies below 0 and the difference is at least the metric's practical threshold (5% of the second
+ * cell's mean unless the hints say otherwise), `greater` likewise above, `similar` where there is no
+ * practical difference (or, with a `tolerance`, where the interval lies within ± tolerance x the
+ * second cell's mean). A difference beyond noise but under the threshold neither supports nor
+ * contradicts `less` or `greater`.
  * The claim is supported when every pair supports it, contradicted when any pair contradicts it,
  * and otherwise not shown (within noise, one replication, or no matching cells).
  */
@@ -112,7 +116,7 @@ export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
       a: cellLabel(a, [a, b]),
       b: cellLabel(b, [a, b]),
       difference: d,
-      status: pairStatus(claim, d, metricMean(b, claim.metric) ?? 0),
+      status: pairStatus(claim, d, metricMean(b, claim.metric) ?? 0, practicalDifference(part.hints, claim.metric)),
     };
   });
   const text = claimText(claim);
@@ -128,7 +132,9 @@ export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
         ? `holds beyond noise ${where}`
         : claim.tolerance !== undefined
           ? `holds ${where}: the interval of the difference lies within ± ${formatNumber(claim.tolerance * 100)}%`
-          : `holds ${where}: the interval of the difference includes 0`;
+          : evidence.every((e) => e.difference?.ci95 && e.difference.ci95[0] <= 0 && e.difference.ci95[1] >= 0)
+            ? `holds ${where}: the interval of the difference includes 0`
+            : `holds ${where}: no practical difference (within noise, or under the practical threshold)`;
     return { claim, part: part.name, text, status: 'supported', reason: how, evidence };
   }
   const noInterval = evidence.filter((e) => !e.difference?.ci95).length;
@@ -137,7 +143,7 @@ export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
     part: part.name,
     text,
     status: 'not shown',
-    reason: noInterval === n ? ONE_REPLICATION : `not beyond noise at ${of(n - count('supported'))}`,
+    reason: noInterval === n ? ONE_REPLICATION : `no practical difference at ${of(n - count('supported'))}`,
     evidence,
   };
 }

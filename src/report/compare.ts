@@ -1,7 +1,15 @@
 import { metricStats } from '../sweep/aggregate.js';
 import { studentTQuantile } from '../metrics/studentT.js';
-import { sameValue } from './reportModel.js';
+import type { ReportHints } from './reportHints.js';
+import { metricMean, sameValue, type ReportPart } from './reportModel.js';
 import type { ReportCell } from './types.js';
+
+/**
+ * The smallest difference a report calls a difference, as a fraction of the mean compared against
+ * (5%): a difference beyond noise but smaller reads as no practical difference. A report's hints
+ * may set it per metric (`report.practicalDifference`).
+ */
+export const DEFAULT_PRACTICAL_DIFFERENCE = 0.05;
 
 /** The difference a - b of one metric between two cells, with its 95% interval when there is one. */
 export interface Difference {
@@ -15,8 +23,12 @@ export interface Difference {
   paired: boolean;
 }
 
-/** How a difference reads: a clearly lower, a clearly higher, within noise, or no interval to tell. */
-export type Verdict = 'lower' | 'higher' | 'noise' | 'unknown';
+/**
+ * How a difference reads: a clearly lower, a clearly higher, within noise, beyond noise but smaller
+ * than the practical threshold (`small`), or no interval to tell. Only `lower` and `higher` are
+ * differences; `noise` and `small` are both no practical difference.
+ */
+export type Verdict = 'lower' | 'higher' | 'noise' | 'small' | 'unknown';
 
 function values(cell: ReportCell, metric: string): Map<number, number> {
   const out = new Map<number, number>();
@@ -66,16 +78,36 @@ export function difference(a: ReportCell, b: ReportCell, metric: string): Differ
 }
 
 /**
- * How a difference reads. Within noise means its 95% interval includes 0; an interval that lies
- * below (above) 0 says a is lower (higher) than b; without an interval nothing can be told.
- * Differences within a billionth of the values' size count as 0 (rounding of equal sums).
+ * How a difference reads, the one rule every sentence, caption and claim of a report uses: a
+ * difference is one only when its 95% interval excludes 0 (beyond noise) and its mean is at least
+ * `practical` (a fraction, {@link DEFAULT_PRACTICAL_DIFFERENCE} by default) of `scale`, the mean
+ * compared against; an interval below (above) 0 then says a is lower (higher) than b. An interval
+ * that includes 0 is `noise`, one beyond noise but under the threshold `small`; without an
+ * interval nothing can be told. Differences within a billionth of the values' size count as 0
+ * (rounding of equal sums).
  */
-export function verdict(d: Difference | null, scale = 0): Verdict {
+export function verdict(d: Difference | null, scale = 0, practical = DEFAULT_PRACTICAL_DIFFERENCE): Verdict {
   if (!d || !d.ci95) return 'unknown';
   const eps = 1e-9 * Math.abs(scale);
-  if (d.ci95[1] < -eps) return 'lower';
-  if (d.ci95[0] > eps) return 'higher';
-  return 'noise';
+  const side = d.ci95[1] < -eps ? 'lower' : d.ci95[0] > eps ? 'higher' : 'noise';
+  if (side === 'noise') return side;
+  return Math.abs(d.mean) < practical * Math.abs(scale) ? 'small' : side;
+}
+
+/** Whether a verdict says there is no practical difference (within noise, or beyond it but under the threshold). */
+export function noPracticalDifference(v: Verdict): boolean {
+  return v === 'noise' || v === 'small';
+}
+
+/** The practical threshold of a metric: the hints' `practicalDifference` for it, else {@link DEFAULT_PRACTICAL_DIFFERENCE}. */
+export function practicalDifference(hints: ReportHints, metric: string): number {
+  return hints.practicalDifference?.[metric] ?? DEFAULT_PRACTICAL_DIFFERENCE;
+}
+
+/** The difference a - b of a metric in a part and its {@link verdict}, against b's mean and the part's threshold for the metric. */
+export function judge(part: ReportPart, a: ReportCell, b: ReportCell, metric: string): { difference: Difference | null; verdict: Verdict } {
+  const d = difference(a, b, metric);
+  return { difference: d, verdict: verdict(d, metricMean(b, metric) ?? 0, practicalDifference(part.hints, metric)) };
 }
 
 /** Metrics where more is better (everything else a report ranks is a cost: work, time, failures). */

@@ -1,14 +1,13 @@
 import { formatSetDuration } from '../policy/formatDuration.js';
-import { evaluateAllClaims, ONE_REPLICATION, type ClaimResult } from './claims.js';
-import { difference, higherIsBetter, verdict, type Difference } from './compare.js';
-import { restsOnFewRuns } from '../metrics/metricBounds.js';
-import { fewRunsText, outcomeCount, showEstimate } from './estimates.js';
+import { higherIsBetter, judge, noPracticalDifference, practicalDifference, type Difference } from './compare.js';
+import { outcomeCount, showEstimate } from './estimates.js';
 import { formatNumber, formatRange, shownDurationUnit } from './format.js';
 import { isDurationMetric, metricInfo, paramLabel, paramsInWords, paramUnit, unitIn } from './metrics.js';
 import { notApplicableText } from './notApplicable.js';
-import { cellLabel, focusCells, hasMetric, metricMean, notApplicableIn, sameValue, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
-import { clusteringMetric, defaultX, isClusteringAxis, keyMetrics, workAndTime } from './selectCharts.js';
+import { cellLabel, focusCells, hasMetric, metricMean, notApplicableIn, sameValue, selectCells, type ReportPart } from './reportModel.js';
+import { keyMetrics, workAndTime } from './selectCharts.js';
 import { allNumbers } from './specs/common.js';
+import { topEdge } from './topEdge.js';
 import type { ReportCell, ReportMetricStats } from './types.js';
 
 /**
@@ -99,15 +98,14 @@ export function estimateText(cell: ReportCell, metric: string): string {
   return withUnit(e.interval ? `${e.value} ${e.interval}` : e.value, u ? unitIn(unit, u) : unit);
 }
 
+/** A metric's practical threshold in words (`5% of the mean compared against`). */
+export function thresholdText(part: ReportPart, metric: string): string {
+  return `${formatNumber(practicalDifference(part.hints, metric) * 100)}% of the mean compared against`;
+}
+
 function intervalText(d: Difference): string {
   if (!d.ci95) return '';
   return formatRange(d.ci95[0], d.ci95[1]);
-}
-
-/** The replications behind a part's intervals, when they cannot tell noise from a difference or rest on few runs (below `FEW_RUNS`). */
-function noIntervalText(part: ReportPart): string {
-  if (part.replications <= 1) return ' With one replication per cell there is no interval, so nothing here can be called within or beyond noise.';
-  return restsOnFewRuns(part.replications) ? ` Each interval here ${fewRunsText(part.replications)}.` : '';
 }
 
 /** Cells ranked on a metric, best first (lowest, or highest where more is better); cells without it left out. */
@@ -118,22 +116,10 @@ export function rankCells(cells: readonly ReportCell[], metric: string): ReportC
     .sort((a, b) => ((metricMean(a, metric) as number) - (metricMean(b, metric) as number)) * (up ? -1 : 1));
 }
 
-/** The metric a comparison of these cells is told on: the first key metric whose best and worst differ beyond noise, else the first. */
-function headlineMetric(key: readonly string[], cells: readonly ReportCell[]): string | undefined {
-  const differs = key.find((m) => {
-    const r = rankCells(cells, m);
-    const best = r[0];
-    const worst = r[r.length - 1];
-    if (!best || !worst || best === worst) return false;
-    const v = verdict(difference(best, worst, m), metricMean(worst, m) ?? 0);
-    return v === 'lower' || v === 'higher';
-  });
-  return differs ?? key.find((m) => rankCells(cells, m).length > 0);
-}
-
 /**
  * The best and worst of several cells (the variants at one sweep point) on a metric, with their
- * intervals, whether their difference is beyond noise, and which cells are within noise of the best.
+ * intervals, whether their difference is a practical one ({@link judge}: beyond noise and at least the
+ * metric's threshold), and which cells show no practical difference from the best.
  */
 export function comparisonText(part: ReportPart, cells: readonly ReportCell[], metric: string): string {
   const ranked = rankCells(cells, metric);
@@ -150,21 +136,24 @@ export function comparisonText(part: ReportPart, cells: readonly ReportCell[], m
   if (best === worst || formatNumber(metricMean(best, metric)) === formatNumber(metricMean(worst, metric))) {
     return `${at}${title}: ${estimateText(best, metric)} with every ${part.variants.length >= 2 ? 'variant' : 'cell'}.`;
   }
-  const d = difference(worst, best, metric) as Difference;
-  const v = verdict(d, metricMean(best, metric) ?? 0);
+  const { difference: diff, verdict: v } = judge(part, worst, best, metric);
+  const d = diff as Difference;
   const how = d.paired ? 'paired 95% interval of the difference' : '95% interval of the difference';
   const noise =
     v === 'unknown'
       ? ''
       : v === 'noise'
-        ? `; the difference is within noise (${how} ${intervalText(d)} includes 0)`
-        : `; the difference is beyond noise (${how} ${intervalText(d)})`;
-  const close = ranked.slice(1, -1).filter((c) => verdict(difference(c, best, metric), metricMean(best, metric) ?? 0) === 'noise');
-  const closeText = close.length > 0 && v !== 'noise' ? ` ${close.map(label).join(', ')} ${close.length === 1 ? 'is' : 'are'} within noise of ${label(best)}.` : '';
+        ? `; no practical difference: it is within noise (${how} ${intervalText(d)} includes 0)`
+        : v === 'small'
+          ? `; no practical difference: it is beyond noise but under ${thresholdText(part, metric)} (${how} ${intervalText(d)})`
+          : `; the difference is beyond noise (${how} ${intervalText(d)})`;
+  const close = ranked.slice(1, -1).filter((c) => noPracticalDifference(judge(part, c, best, metric).verdict));
+  const closeText =
+    close.length > 0 && !noPracticalDifference(v) ? ` ${close.map(label).join(', ')} ${close.length === 1 ? 'shows' : 'show'} no practical difference from ${label(best)}.` : '';
   return `${at}${title}: ${estimateText(best, metric)} with ${label(best)} (${goodWord}) against ${estimateText(worst, metric)} with ${label(worst)} (${badWord})${noise}.${closeText}`;
 }
 
-/** Where two variants' lines cross along a numeric axis: one is beyond noise below the other, then beyond noise above it. */
+/** Where two variants' lines cross along a numeric axis: one is below the other by a practical difference ({@link judge}), then above it by one. */
 export interface Crossing {
   a: string;
   b: string;
@@ -192,7 +181,7 @@ export function crossings(part: ReportPart, metric: string, x: string): Crossing
       for (const ca of along(a).sort((p, q) => (p.params[x] as number) - (q.params[x] as number))) {
         const cb = bs.find((c) => sameValue(c.params, ca.params));
         if (!cb) continue;
-        const v = verdict(difference(ca, cb, metric), metricMean(cb, metric) ?? 0);
+        const v = judge(part, ca, cb, metric).verdict;
         if (v !== 'lower' && v !== 'higher') continue;
         const xv = ca.params[x] as number;
         if (last && last.side !== v) out.push({ a, b, before: last.x, after: xv, aBefore: last.side });
@@ -204,7 +193,7 @@ export function crossings(part: ReportPart, metric: string, x: string): Crossing
 }
 
 /** A value of a swept numeric field with its unit (`15.6 ms`; a duration in the unit that reads best, `3 s`), the unit left out when the field's name says it (`10` clients). */
-function axisValueText(x: string): (v: unknown) => string {
+export function axisValueText(x: string): (v: unknown) => string {
   const unit = paramUnit(x);
   if (unit === 'ms') return (v) => formatSetDuration(v as number);
   const shown = unit !== '' && !paramLabel(x).toLowerCase().includes(unit.toLowerCase());
@@ -220,7 +209,7 @@ export function crossingText(part: ReportPart, metric: string, x: string): strin
   const shown = found.slice(0, 3).map(
     (c) => `${c.a} has ${c.aBefore === 'lower' ? 'lower' : 'higher'} ${title} than ${c.b} up to ${paramLabel(x)} = ${xv(c.before)} and ${c.aBefore === 'lower' ? 'higher' : 'lower'} from ${xv(c.after)}`,
   );
-  return `Lines cross (beyond noise on both sides): ${shown.join('; ')}${found.length > 3 ? `; and ${found.length - 3} more` : ''}.`;
+  return `Lines cross (a practical difference on both sides): ${shown.join('; ')}${found.length > 3 ? `; and ${found.length - 3} more` : ''}.`;
 }
 
 /** How one variant's metric changes from the first to the last value of a numeric axis. */
@@ -233,97 +222,15 @@ export function trendText(part: ReportPart, metric: string, x: string): string {
   const first = at(values[0] as number);
   const last = at(values[values.length - 1] as number);
   if (!first || !last) return '';
-  const d = difference(last, first, metric) as Difference;
-  const v = verdict(d, metricMean(first, metric) ?? 0);
+  const v = judge(part, last, first, metric).verdict;
   const dir = (metricMean(last, metric) as number) >= (metricMean(first, metric) as number) ? 'rises' : 'falls';
   const same = formatNumber(metricMean(last, metric)) === formatNumber(metricMean(first, metric));
-  const noise = v === 'noise' ? ' (within noise)' : v === 'unknown' ? '' : ' (beyond noise)';
+  const noise = v === 'noise' ? ' (within noise)' : v === 'small' ? ` (no practical difference: under ${thresholdText(part, metric)})` : v === 'unknown' ? '' : ' (beyond noise)';
   const info = metricInfo(metric);
   const label = paramLabel(x);
   const xv = axisValueText(x);
   if (same) return `${info.title} stays at ${estimateText(first, metric)} from ${label} = ${xv(values[0])} to ${xv(values[values.length - 1])}.`;
   return `${info.title} ${dir} from ${estimateText(first, metric)} at ${label} = ${xv(values[0])} to ${estimateText(last, metric)} at ${xv(values[values.length - 1])}${noise}.`;
-}
-
-/**
- * The one-line finding computed from a part's data: with several variants, the best and the worst
- * at the focus point on the first key metric that tells them apart beyond noise (with intervals,
- * and the variants within noise of the best), and where lines cross along a numeric axis; with one
- * variant and a numeric sweep, how the metric changes from one end to the other; with a single
- * cell, its key metrics. Without replications to give intervals, it says so.
- */
-export function generatedFinding(part: ReportPart): string {
-  // A swept timer tick or seeding mode is judged by the clustering of leaf arrivals too.
-  const cm = part.axes.some(isClusteringAxis) ? clusteringMetric(part) : null;
-  const key = [...keyMetrics(part), ...(cm ? [cm] : [])];
-  const focus = focusCells(part).filter((c) => Object.keys(c.metrics).length > 0);
-  if (key.length === 0 || focus.length === 0) return `${part.cells.length} cells; no key metric was measured.`;
-  const f0 = focus[0] as ReportCell;
-  const samePoint = Object.keys(f0.params).length > 0 && focus.every((c) => sameValue(c.params, f0.params));
-  const at = samePoint ? `At ${paramsInWords(f0.params)}, ` : '';
-  const x = defaultX(part);
-  if (focus.length >= 2) {
-    const m = headlineMetric(key, focus) as string;
-    const cross = x !== undefined ? crossingText(part, m, x) : '';
-    return `${comparisonText(part, focus, m)}${cross ? ` ${cross}` : ''}${noIntervalText(part)}`;
-  }
-  if (part.variants.length === 1 && x !== undefined) {
-    const m = key.find((k) => trendText(part, k, x) !== '' && !trendText(part, k, x).includes(' stays at ')) ?? key[0];
-    const t = m !== undefined ? trendText(part, m, x) : '';
-    if (t) return `${t}${noIntervalText(part)}`;
-    // A categorical axis (a backoff kind): the best and worst of its values, not one arbitrary cell.
-    const along = part.cells.filter(
-      (c) => c.variant === f0.variant && Object.keys(c.params).every((k) => k === x || sameValue(c.params[k], f0.params[k])) && Object.keys(c.metrics).length > 0,
-    );
-    const mAlong = along.length >= 2 ? headlineMetric(key, along) : undefined;
-    if (mAlong !== undefined) return `${comparisonText(part, along, mAlong)}${noIntervalText(part)}`;
-  }
-  const text = key
-    .slice(0, 3)
-    .filter((m) => metricMean(f0, m) !== null)
-    .map((m) => `${metricInfo(m).title.toLowerCase()} ${estimateText(f0, m)}`)
-    .join(', ');
-  const sentence = `${at}${at ? text : text.charAt(0).toUpperCase() + text.slice(1)}.`;
-  return `${sentence}${noIntervalText(part)}`;
-}
-
-/**
- * An authored finding checked against this run's data: as written when no claim it rests on is
- * contradicted; else the finding computed from the data, followed by the authored one marked as not
- * supported (a quick run with a few replications can contradict what the full run showed). When
- * it rests on claims none of which this run can show (one replication, within noise), it is kept
- * and says so.
- */
-function checkedFinding(authored: string, claims: readonly ClaimResult[], generated: () => string): string {
-  const contradicted = claims.filter((c) => c.status === 'contradicted').length;
-  if (contradicted > 0) {
-    const which = contradicted === 1 ? 'a claim' : `${contradicted} claims`;
-    return `${generated()} Not supported by this run's data, which contradicts ${which} it rests on (see Claims): the file's finding "${authored}"`;
-  }
-  if (claims.length === 0 || claims.some((c) => c.status !== 'not shown')) return authored;
-  const single = claims.every((c) => c.reason === ONE_REPLICATION);
-  return `${authored} (This run's data cannot show the claims it rests on${single ? ', with one replication per cell' : ''}; see Claims.)`;
-}
-
-/** The claims of a report, or those evaluated in one of its parts. */
-function claimsOf(model: ReportModel, part?: string): ClaimResult[] {
-  return evaluateAllClaims(model).filter((c) => part === undefined || c.part === part);
-}
-
-/** The one-line finding of a report: the file's finding (checked against the claims of every part), else the first part's generated finding. */
-export function findingLine(model: ReportModel): string {
-  const part = model.parts[0];
-  const authored = model.hints.finding ?? part?.hints.finding;
-  if (!part) return authored ?? 'No results.';
-  if (!authored) return generatedFinding(part);
-  return checkedFinding(authored, claimsOf(model), () => generatedFinding(part));
-}
-
-/** A part's own finding as its section shows it (checked against the claims evaluated in that part); null when the file gives none. */
-export function partFindingLine(model: ReportModel, part: ReportPart): string | null {
-  const authored = part.hints.finding;
-  if (!authored) return null;
-  return checkedFinding(authored, claimsOf(model, part.name), () => generatedFinding(part));
 }
 
 /** Seconds as a sentence shows them (`35 s`, `35.5 s`). */
@@ -332,7 +239,7 @@ function seconds(ms: number): string {
 }
 
 /** Names joined as a sentence lists them (`a`, `a and b`, `a, b and c`). */
-function listText(names: readonly string[]): string {
+export function listText(names: readonly string[]): string {
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
@@ -380,30 +287,13 @@ export function cascadeSentence(cell: ReportCell, label: string): string | null 
   // with the most calls per operation of some workload, and each workload's own numbers are given.
   const workloads = ((cell.scenario as { graph?: { workloads?: Array<{ name: string }> } } | null)?.graph?.workloads ?? []).map((w) => w.name);
   const several = workloads.length > 1;
-  const perOperation = (edge: string): number | null => {
-    if (!several) return metricMean(cell, `edges.${edge}.amplification`);
-    const own = workloads.map((w) => metricMean(cell, `edges.${edge}.workloads.${w}.amplification`)).filter((a): a is number => a !== null);
-    return own.length > 0 ? Math.max(...own) : null;
-  };
-  let top: { edge: string; a: number; retries: number | null } | null = null;
-  for (const k of Object.keys(cell.metrics)) {
-    const m = /^edges\.(.+)\.amplification$/.exec(k);
-    if (!m || (m[1] as string).includes('.workloads.')) continue;
-    const a = perOperation(m[1] as string);
-    if (a === null || (top !== null && a <= top.a)) continue;
-    const calls = metricMean(cell, `edges.${m[1]}.calls`);
-    const retries = metricMean(cell, `edges.${m[1]}.retries`);
-    top = { edge: m[1] as string, a, retries: calls && retries !== null ? retries / calls : null };
-  }
+  const top = topEdge(cell);
   if (top !== null) {
-    const share = top.retries !== null ? `, ${Math.round(top.retries * 100)}% of them retries` : '';
+    const share = top.retryShare !== null ? `, ${Math.round(top.retryShare * 100)}% of them retries` : '';
     const edge = top.edge.replace('->', ' -> ');
-    if (!several) parts.push(`the calls concentrate on ${edge} (${formatNumber(top.a)} per operation${share})`);
+    if (!several) parts.push(`the calls concentrate on ${edge} (${formatNumber(top.perOperation)} per operation${share})`);
     else {
-      const each = workloads.map((w) => {
-        const a = metricMean(cell, `edges.${top.edge}.workloads.${w}.amplification`);
-        return a === null || a === 0 ? `none per ${w} operation` : `${formatNumber(a)} per ${w} operation`;
-      });
+      const each = top.workloads.map(({ workload: w, perOperation: a }) => (a === null || a === 0 ? `none per ${w} operation` : `${formatNumber(a)} per ${w} operation`));
       parts.push(`the calls concentrate on ${edge} (${listText(each)}${share})`);
     }
   }

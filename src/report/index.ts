@@ -5,7 +5,8 @@
  */
 export { colorScale, PALETTE, REASON_COLORS, variantColors, type VariantColors } from './colors.js';
 export { escapeHtml, inlineScript, jsonForScript, stripSourceMap } from './escape.js';
-export { findingLine, findingsCells, findingsMetrics, findingsTable, type FindingsTable } from './findings.js';
+export { findingsCells, findingsMetrics, findingsTable, type FindingsTable } from './findings.js';
+export { findingLine } from './headline.js';
 export { formatNumber, formatParams, formatValue } from './format.js';
 export { isMetricName, METRIC_NAMES_TEXT, metricInfo, metricTitle, paramTitle, paramUnit, type MetricInfo } from './metrics.js';
 export { chartSvg, compileSpec, type CompileLog } from './renderSvg.js';

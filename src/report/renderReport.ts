@@ -1,8 +1,9 @@
 import { evaluateAllClaims, type ClaimResult, type ClaimStatus } from './claims.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
-import { cascadeFindings, findingLine, findingsTable, partFindingLine, type FindingsTable } from './findings.js';
+import { cascadeFindings, findingsTable, type FindingsTable } from './findings.js';
+import { findingLine, partFindingLine } from './headline.js';
 import { formatDuration } from '../policy/formatDuration.js';
-import type { Difference } from './compare.js';
+import { DEFAULT_PRACTICAL_DIFFERENCE, type Difference } from './compare.js';
 import { fewRunsCaption, fewRunsText, FEW_RUNS_MARK, showEstimate } from './estimates.js';
 import { formatNumber, formatRange, formatValue, shownDurationUnit } from './format.js';
 import { isDurationMetric } from './metrics.js';
@@ -267,7 +268,7 @@ function claimsHtml(results: readonly ClaimResult[], multi: boolean): string {
       return `<tr><td>${breakable(r.text)}</td>${multi ? `<td>${escapeHtml(r.part)}</td>` : ''}<td class="claim-${STATUS_CLASS[r.status]}">${escapeHtml(r.status)}</td><td>${escapeHtml(r.reason)}${ev ? `<br><span class="evidence">${ev}${more}</span>` : ''}</td></tr>`;
     })
     .join('');
-  return `<section id="claims"><h2>Claims</h2><p class="hint">Each claim of the experiment file, checked against this run's own data: a difference counts when its 95% interval (paired where the cells share their random numbers) excludes 0.</p><div class="table-wrap"><table class="claims"><tr><th scope="col">Claim</th>${multi ? '<th scope="col">Part</th>' : ''}<th scope="col">This run</th><th scope="col">Why (difference and 95% interval)</th></tr>${rows}</table></div></section>`;
+  return `<section id="claims"><h2>Claims</h2><p class="hint">Each claim of the experiment file, checked against this run's own data: a difference counts when its 95% interval (paired where the cells share their random numbers) excludes 0 and it is at least the metric's practical threshold (${formatNumber(DEFAULT_PRACTICAL_DIFFERENCE * 100)}% of the second cell's mean unless the file's <code>report.practicalDifference</code> sets another).</p><div class="table-wrap"><table class="claims"><tr><th scope="col">Claim</th>${multi ? '<th scope="col">Part</th>' : ''}<th scope="col">This run</th><th scope="col">Why (difference and 95% interval)</th></tr>${rows}</table></div></section>`;
 }
 
 /** The kinds of chart that draw 95% intervals across replications (bands, error bars). */

@@ -16,6 +16,7 @@ import { CHART_KINDS, type ChartKind } from './types.js';
  *   "cells": [{ "variant": "none", "params": { "workload.clients": 30 } }],  // default cells of the
  *                                          // series, clustering, amplification, give-ups, Pareto charts
  *   "findings": { "metrics": ["writes", "completionTimeMs"], "cells": [...] }, // the findings table
+ *   "practicalDifference": { "goodputPerSec": 0.01 }, // per metric: the smallest difference called one
  *   "charts": [                            // replaces the automatic choice of charts, in this order
  *     { "kind": "metric", "metric": "writes", "x": "workload.clients", "logY": true, "caption": "..." },
  *     { "kind": "series", "cells": [...], "panels": ["arrivals", "goodput", "queue"] },
@@ -32,6 +33,12 @@ export interface ReportHints {
   claims?: ClaimHint[];
   cells?: CellSelector[];
   findings?: { metrics?: string[]; cells?: CellSelector[] };
+  /**
+   * Per metric, the smallest difference that sentences, captions and claims call a difference, as
+   * a fraction of the mean compared against (default 5%: `DEFAULT_PRACTICAL_DIFFERENCE` of compare.ts);
+   * smaller ones, even beyond noise, read as no practical difference.
+   */
+  practicalDifference?: Record<string, number>;
   charts?: ChartHint[];
 }
 
@@ -199,6 +206,20 @@ export const reportHintsSchema = object({
     metrics: list(metric()).min(1, { error: 'must list at least one metric' }).optional(),
     cells: list(cellSelector).optional(),
   }).optional(),
+  practicalDifference: z
+    .record(
+      metric(),
+      z
+        .number({ error: (iss: Iss) => `must be a number (got ${describe(iss.input)})` })
+        .min(0, { error: (iss: Iss) => `must be >= 0, a fraction of the mean compared against (got ${describe(iss.input)})` }),
+      {
+        error: (iss: Iss) =>
+          iss.code === 'invalid_key'
+            ? `must be one of ${METRIC_NAMES_TEXT} (got ${describe(iss.input)})`
+            : `must be an object of metric names and fractions (got ${describe(iss.input)})`,
+      },
+    )
+    .optional(),
   charts: list(chartHint).optional(),
 });
 

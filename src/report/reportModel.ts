@@ -101,6 +101,8 @@ function mergeHints(top: ReportHints, part: ReportHints | undefined, partName: s
     const fc = part?.findings ? findings.cells : forPart(findings.cells);
     merged.findings = { ...(findings.metrics ? { metrics: findings.metrics } : {}), ...(fc && fc.length > 0 ? { cells: fc } : {}) };
   }
+  const practical = { ...top.practicalDifference, ...part?.practicalDifference };
+  if (Object.keys(practical).length > 0) merged.practicalDifference = practical;
   const charts = part?.charts ?? top.charts?.map((c) => (c.cells ? { ...c, cells: forPart(c.cells) ?? [] } : c));
   if (charts !== undefined) merged.charts = charts;
   return merged;

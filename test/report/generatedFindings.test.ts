@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateAllClaims, evaluateClaim } from '../../src/report/claims.js';
 import { difference, verdict } from '../../src/report/compare.js';
-import { findingLine, generatedFinding, partFindingLine } from '../../src/report/findings.js';
+import { findingLine, generatedFinding, partFindingLine } from '../../src/report/headline.js';
 import { metricCaption } from '../../src/report/selectCharts.js';
 import { buildReportModel } from '../../src/report/reportModel.js';
 import type { ReportCell } from '../../src/report/types.js';
@@ -65,25 +65,25 @@ describe('findings computed from the data', () => {
     );
   });
 
-  it('a tie within noise says so, with the interval that includes 0', () => {
+  it('a tie within noise is no practical difference, with the interval that includes 0', () => {
     const cells = [cellOf('a', {}, { leafCalls: [100, 104, 98, 102] }), cellOf('b', {}, { leafCalls: [100, 102, 98, 101] })];
     expect(findingLine(model(cells, variants('a', 'b')))).toBe(
-      'Leaf calls: 100 ± 3 calls with b (lowest) against 101 ± 4 calls with a (highest); the difference is within noise (paired 95% interval of the difference [-0.8, 2.3] includes 0). Each interval here rests on 4 runs, fewer than 5: read it as rough.',
+      'Leaf calls: 100 ± 3 calls with b (lowest) against 101 ± 4 calls with a (highest); no practical difference: it is within noise (paired 95% interval of the difference [-0.8, 2.3] includes 0). Each interval here rests on 4 runs, fewer than 5: read it as rough.',
     );
   });
 
-  it('a crossing: where one variant goes from beyond noise below the other to beyond noise above it', () => {
+  // At Clients = 2, a is 1 call below b in every replication: beyond noise, but under 5% of b's 22
+  // calls, so no practical difference; the lines cross between 1 and 3.
+  it('a crossing: where one variant goes from a practical difference below the other to one above it', () => {
     const cells = [1, 2, 3].flatMap((x) => [
       cellOf('a', { 'workload.clients': x }, { leafCalls: [10 * x, 10 * x + 1, 10 * x + 2] }),
       cellOf('b', { 'workload.clients': x }, { leafCalls: [21, 22, 23] }),
     ]);
     const m = model(cells, variants('a', 'b'));
     const part = m.parts[0] as (typeof m.parts)[number];
-    expect(generatedFinding(part)).toBe(
-      'At Clients = 3, leaf calls: 22 ± 2 calls with b (lowest) against 31 ± 2 calls with a (highest); the difference is beyond noise (paired 95% interval of the difference [9, 9]). Lines cross (beyond noise on both sides): a has lower leaf calls than b up to Clients = 2 and higher from 3. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
-    );
+    expect(generatedFinding(part)).toBe('b has higher leaf calls than a at Clients = 1 and lower at 3: the difference changes sign at Clients = 3; no practical difference at 2. Each interval here rests on 3 runs, fewer than 5: read it as rough.');
     expect(metricCaption(part, 'leafCalls', 'workload.clients', '3 replications')).toBe(
-      'Each line is a variant, its band the 95% confidence interval of the mean over 3 replications. Lines cross (beyond noise on both sides): a has lower leaf calls than b up to Clients = 2 and higher from 3.',
+      'Each line is a variant, its band the 95% confidence interval of the mean over 3 replications. Lines cross (a practical difference on both sides): a has lower leaf calls than b up to Clients = 1 and higher from 3.',
     );
   });
 
@@ -143,7 +143,7 @@ describe('claims', () => {
 
   it('not shown: within noise, one replication, or no matching cells', () => {
     expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).status).toBe('not shown');
-    expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).reason).toBe('not beyond noise at 1 of 1 point compared');
+    expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).reason).toBe('no practical difference at 1 of 1 point compared');
     expect(evaluateClaim({ metric: 'leafCalls', variants: ['jitter', 'exponential'], relation: 'less' }, part())).toMatchObject({ status: 'not shown', reason: 'no cells of this run match it' });
     const single = model([cellOf('a', {}, { leafCalls: [1] }), cellOf('b', {}, { leafCalls: [3] })], variants('a', 'b')).parts[0] as ReturnType<typeof model>['parts'][number];
     expect(evaluateClaim({ metric: 'leafCalls', variants: ['a', 'b'], relation: 'less' }, single)).toMatchObject({ status: 'not shown', reason: 'one replication per cell: no interval to tell' });

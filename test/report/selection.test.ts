@@ -213,7 +213,7 @@ describe('findings', () => {
     it('a one-line finding: the hint, or the lowest and highest variant, or both ends of a sweep, or a single run\'s numbers', () => {
     expect(findingLine(buildReportModel(summary(sweepCells()), runInfo({ ...occSource, report: { finding: 'Jitter halves the work.' } })))).toBe('Jitter halves the work.');
     expect(findingLine(buildReportModel(summary(sweepCells()), runInfo(occSource)))).toBe(
-      'At Clients = 1000, writes: 2000 ± 200 calls with full-jitter (lowest) against 6000 ± 600 calls with none (highest); the difference is beyond noise (95% interval of the difference [3600, 4400]).',
+      'full-jitter cuts writes against none by 67% across all 4 values of Clients (from 6000 to 2000 calls at Clients = 1000).',
     );
     const tick = [0, 50].map((t) => cell({ params: { 'stack.0.policy.tickMs': t }, metrics: { leafCalls: 100 + t } }));
     expect(findingLine(buildReportModel(summary(tick), runInfo(null)))).toBe('Leaf calls rises from 100 calls at Timer tick at layer 0 = 0 ms to 150 calls at 50 ms (beyond noise).');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateText, findingsTable, generatedFinding } from '../../src/report/findings.js';
+import { estimateText, findingsTable } from '../../src/report/findings.js';
+import { generatedFinding } from '../../src/report/headline.js';
 import { buildReport } from '../../src/report/index.js';
 import { notApplicable } from '../../src/report/notApplicable.js';
 import { buildReportModel, metricMean } from '../../src/report/reportModel.js';
