@@ -1,3 +1,4 @@
+import { patchedRoot, resolveDescriptions } from '../experiment/index.js';
 import { variantColors, type VariantColors } from './colors.js';
 import { paramsInWords } from './metrics.js';
 import { notApplicable } from './notApplicable.js';
@@ -105,6 +106,16 @@ function mergeHints(top: ReportHints, part: ReportHints | undefined, partName: s
   return merged;
 }
 
+/** The parts' descriptions of the plan that ran (quick mode and `--set` applied, placeholders resolved), or null when they cannot be. */
+function partDescriptions(source: Obj, run: ReportRunInfo): string[] | null {
+  try {
+    const texts = resolveDescriptions(patchedRoot(source, { quick: run.quick, set: run.set }));
+    return texts.ok ? texts.parts : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Organise a summary for a report: parts in file order, variants in file order, axes and their
  * values, cells in sweep order, and one colour per variant for the whole report. `run.source`
@@ -115,6 +126,7 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
   const source = isObject(run.source) ? run.source : null;
   const { top, parts: partHints, errors } = hintsFromSource(source);
   const sourceParts = source && Array.isArray(source.parts) ? (source.parts as unknown[]) : null;
+  const partTexts = source ? partDescriptions(source, run) : null;
 
   const partNames: string[] = [];
   for (const c of summary.cells) if (!partNames.includes(c.part)) partNames.push(c.part);
@@ -150,7 +162,7 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
       for (let i = 0; i < pa.length; i++) if (pa[i] !== pb[i]) return (pa[i] as number) - (pb[i] as number);
       return 0;
     });
-    const description = idx >= 0 && sp && typeof sp.description === 'string' ? sp.description : '';
+    const description = idx >= 0 ? (partTexts?.[idx] ?? (sp && typeof sp.description === 'string' ? sp.description : '')) : '';
     return {
       name,
       description,

@@ -2,6 +2,7 @@ import {
   canonicalJson,
   cloneJson,
   MAIN_PART,
+  resolveDescriptions,
   resolveScenario,
   setPath,
   splitPath,
@@ -181,9 +182,12 @@ export function prepareTune(root: Record<string, unknown>, overrides: { candidat
   }
   const tune: TuneSection = parsed.data;
   const hasParts = Array.isArray(root.parts);
+  const texts = resolveDescriptions(root);
+  if (!texts.ok) errors.push(...texts.problems);
+  const rootText = texts.ok ? texts.description : ((root.description as string) ?? '');
   const parts: TunePart[] = hasParts
-    ? (root.parts as Array<Record<string, unknown>>).map((p) => ({ name: p.name as string, description: (p.description as string) ?? '', scenario: p.scenario as Record<string, unknown> }))
-    : [{ name: MAIN_PART, description: (root.description as string) ?? '', scenario: root.scenario as Record<string, unknown> }];
+    ? (root.parts as Array<Record<string, unknown>>).map((p, i) => ({ name: p.name as string, description: (texts.ok ? texts.parts[i] : undefined) ?? (p.description as string) ?? '', scenario: p.scenario as Record<string, unknown> }))
+    : [{ name: MAIN_PART, description: rootText, scenario: root.scenario as Record<string, unknown> }];
 
   for (const key of ['variants', 'sweep'] as const) {
     if (root[key] !== undefined) errors.push(`${key} cannot be combined with tune (the search makes its own candidates)`);
@@ -341,7 +345,7 @@ export function prepareTune(root: Record<string, unknown>, overrides: { candidat
     ok: true,
     problem: {
       name: root.name as string,
-      description: (root.description as string) ?? '',
+      description: rootText,
       seed: (root.seed as number) ?? 1,
       hasParts,
       parts,
