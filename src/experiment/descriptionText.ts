@@ -108,9 +108,27 @@ export function resolveDescription(text: string, scopes: readonly unknown[], loc
   return problems.length > 0 ? { ok: false, problems } : { ok: true, text: out };
 }
 
+/** The texts of a report's charts that may quote the plan: each chart's `title` and `caption`. */
+export const CHART_TEXT_FIELDS = ['title', 'caption'] as const;
+
+/** The problems of the placeholders in the chart titles and captions of one `report` object (at `location`). */
+function chartTextProblems(report: unknown, scopes: unknown[], location: PathSegment[]): string[] {
+  if (!isObject(report) || !Array.isArray(report.charts)) return [];
+  return report.charts.flatMap((chart: unknown, i) =>
+    isObject(chart)
+      ? CHART_TEXT_FIELDS.flatMap((field) => {
+          const text = chart[field];
+          if (typeof text !== 'string') return [];
+          const r = resolveDescription(text, scopes, [...location, 'charts', i, field]);
+          return r.ok ? [] : r.problems;
+        })
+      : [],
+  );
+}
+
 /**
  * The descriptions of a patched root (quick mode and `--set` applied): the file's and each part's,
- * placeholders resolved, or every problem found.
+ * placeholders resolved, or every problem found (those of the charts' titles and captions too).
  */
 export function resolveDescriptions(work: JsonObject): { ok: true; description: string; parts: string[] } | { ok: false; problems: string[] } {
   const problems: string[] = [];
@@ -122,6 +140,19 @@ export function resolveDescriptions(work: JsonObject): { ok: true; description: 
     return text;
   };
   const description = one(work.description, [work], ['description']);
-  const parts = Array.isArray(work.parts) ? work.parts.map((p: unknown, i) => (isObject(p) ? one(p.description, [p, work], ['parts', i, 'description']) : '')) : [];
+  problems.push(...chartTextProblems(work.report, [work], ['report']));
+  const parts = Array.isArray(work.parts)
+    ? work.parts.map((p: unknown, i) => {
+        if (!isObject(p)) return '';
+        problems.push(...chartTextProblems(p.report, [p, work], ['parts', i, 'report']));
+        return one(p.description, [p, work], ['parts', i, 'description']);
+      })
+    : [];
   return problems.length > 0 ? { ok: false, problems } : { ok: true, description, parts };
+}
+
+/** A text with its placeholders resolved in `scopes`, or the text as written when one cannot be (validation reports it). */
+export function resolvedOrAsWritten(text: string, scopes: readonly unknown[]): string {
+  const r = resolveDescription(text, scopes, []);
+  return r.ok ? r.text : text;
 }

@@ -1,4 +1,4 @@
-import { patchedRoot, resolveDescriptions } from '../experiment/index.js';
+import { patchedRoot, resolveDescriptions, resolvedOrAsWritten } from '../experiment/index.js';
 import { variantColors, type VariantColors } from './colors.js';
 import { paramsInWords } from './metrics.js';
 import { notApplicable } from './notApplicable.js';
@@ -106,14 +106,33 @@ function mergeHints(top: ReportHints, part: ReportHints | undefined, partName: s
   return merged;
 }
 
-/** The parts' descriptions of the plan that ran (quick mode and `--set` applied, placeholders resolved), or null when they cannot be. */
-function partDescriptions(source: Obj, run: ReportRunInfo): string[] | null {
+/** The file's root as the run saw it (quick mode and `--set` applied), or null when it cannot be patched. */
+function ranRoot(source: Obj, run: ReportRunInfo): Obj | null {
   try {
-    const texts = resolveDescriptions(patchedRoot(source, { quick: run.quick, set: run.set }));
-    return texts.ok ? texts.parts : null;
+    return patchedRoot(source, { quick: run.quick, set: run.set });
   } catch {
     return null;
   }
+}
+
+/** The parts' descriptions of the plan that ran (placeholders resolved), or null when they cannot be. */
+function partDescriptions(ran: Obj | null): string[] | null {
+  if (!ran) return null;
+  const texts = resolveDescriptions(ran);
+  return texts.ok ? texts.parts : null;
+}
+
+/** A part's hints with the placeholders of its charts' titles and captions resolved in the plan that ran (the part, then the root). */
+function withPlanTexts(hints: ReportHints, ran: Obj | null, partIndex: number): ReportHints {
+  if (!ran || !hints.charts) return hints;
+  const part = partIndex >= 0 && Array.isArray(ran.parts) ? ran.parts[partIndex] : ran;
+  const scopes = [part, ran];
+  const charts = hints.charts.map((c) => ({
+    ...c,
+    ...(c.title !== undefined ? { title: resolvedOrAsWritten(c.title, scopes) } : {}),
+    ...(c.caption !== undefined ? { caption: resolvedOrAsWritten(c.caption, scopes) } : {}),
+  }));
+  return { ...hints, charts };
 }
 
 /**
@@ -126,7 +145,8 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
   const source = isObject(run.source) ? run.source : null;
   const { top, parts: partHints, errors } = hintsFromSource(source);
   const sourceParts = source && Array.isArray(source.parts) ? (source.parts as unknown[]) : null;
-  const partTexts = source ? partDescriptions(source, run) : null;
+  const ran = source ? ranRoot(source, run) : null;
+  const partTexts = partDescriptions(ran);
 
   const partNames: string[] = [];
   for (const c of summary.cells) if (!partNames.includes(c.part)) partNames.push(c.part);
@@ -171,7 +191,7 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
       axisValues,
       cells: sorted,
       replications: Math.max(0, ...cells.map((c) => c.replications)),
-      hints: mergeHints(top, partHints.get(name), name),
+      hints: withPlanTexts(mergeHints(top, partHints.get(name), name), ran, idx),
       variantOverrides: sp && isObject(sp.variants) ? (sp.variants as Obj) : {},
     };
   });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { expandExperiment, parseExperimentText, patchedRoot, valueAtDottedPath } from '../../src/experiment/index.js';
+import { buildReportModel } from '../../src/report/reportModel.js';
 import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
 
 const scenario = {
@@ -101,4 +102,28 @@ describe('shipped descriptions quote the quick plan in quick mode', () => {
       }
     });
   }
+});
+
+describe('placeholders in chart titles and captions', () => {
+  const withCaption = (caption: string) => {
+    const body = experiment('', '') as { parts: Array<Record<string, unknown>> };
+    (body.parts[0] as Record<string, unknown>).report = { charts: [{ kind: 'series', title: 'Goodput, dip at {{scenario.leaf.capacity.0.atMs|s}} s', caption }] };
+    return body;
+  };
+
+  it('the report shows the numbers of the plan that ran', () => {
+    const source = withCaption('The dip lasts {{scenario.leaf.capacity.0.durationMs|s}} s of a {{scenario.workload.durationMs|s}} s run.');
+    const cell = { key: 'k', part: 'dip', variant: 'a', params: { 'workload.rate': 1350 }, state: 'ok', replications: 1, errors: [], metrics: {}, scenario: null, timeSeries: { typical: null, mean: null } };
+    const summary = { experiment: 'placeholders', description: '', seed: 1, version: '0.1.0', cells: [cell] } as unknown as Parameters<typeof buildReportModel>[0];
+    const chart = (quick: boolean) => buildReportModel(summary, { source, quick, set: [], date: null, runTimeMs: null, reportVersion: '0.1.0' }).parts[0]?.hints.charts?.[0];
+    expect([chart(false)?.title, chart(false)?.caption]).toEqual(['Goodput, dip at 60 s', 'The dip lasts 30 s of a 120 s run.']);
+    expect([chart(true)?.title, chart(true)?.caption]).toEqual(['Goodput, dip at 10 s', 'The dip lasts 30 s of a 40 s run.']);
+  });
+
+  it('a caption placeholder naming nothing is a validation error naming the caption', async () => {
+    const file = writeExperiment(tempDir(), 'c.json', withCaption('Ends at {{scenario.workload.endMs|s}} s.'));
+    const r = await cli(['validate', file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('parts.0.report.charts.0.caption: {{scenario.workload.endMs|s}} names nothing in the plan that runs');
+  });
 });
