@@ -107,11 +107,12 @@ export function writeReport(opts: WriteReportOptions): WrittenReport {
   const path = join(opts.dir, REPORT_FILE);
   const published = opts.publishedDir ?? opts.dir;
   writeFileAtomic(path, built.html);
-  const meta = { experiment: opts.summary.experiment, date: opts.date, runTimeMs: opts.runTimeMs, finding: built.finding, charts: built.charts.map((c) => c.id) };
+  const claims = built.claims.map((c) => ({ part: c.part, text: c.text, status: c.status, shown: c.shown, reason: c.reason }));
+  const meta = { experiment: opts.summary.experiment, date: opts.date, runTimeMs: opts.runTimeMs, finding: built.finding, claims, charts: built.charts.map((c) => c.id) };
   writeFileAtomic(join(opts.dir, REPORT_META_FILE), JSON.stringify(meta, null, 2) + '\n');
   return {
     path: join(published, REPORT_FILE),
-    entry: { name: opts.summary.experiment, description: opts.summary.description, finding: built.finding, href: `${basename(published).split('\\').join('/')}/${REPORT_FILE}`, date: opts.date },
+    entry: { name: opts.summary.experiment, description: opts.summary.description, finding: built.finding, claims, href: `${basename(published).split('\\').join('/')}/${REPORT_FILE}`, date: opts.date },
     warnings: built.warnings,
     charts: built.charts,
   };
@@ -197,7 +198,10 @@ function summaryFromResults(results: SimulationResults & { experiment?: string }
     if (parsed.ok) {
       description = parsed.experiment.description;
       const expanded = expandExperiment(parsed.experiment, { quick: run.quick ?? false, set: run.set ?? [] });
-      if (expanded.ok) scenario = expanded.plan.parts[0]?.cells[0]?.scenario ?? null;
+      if (expanded.ok) {
+        scenario = expanded.plan.parts[0]?.cells[0]?.scenario ?? null;
+        description = expanded.plan.description;
+      }
     }
   }
   const flat = flattenMetrics(results);

@@ -1,4 +1,5 @@
 import type { Scenario } from '../model/scenario.js';
+import { resolveDescriptions } from './descriptionText.js';
 import { canonicalJson } from './canonicalJson.js';
 import type { Experiment } from './Experiment.js';
 import { experimentStructureSchema, type ExperimentStructure } from './experimentSchema.js';
@@ -358,8 +359,12 @@ export function expandExperiment(experiment: Pick<Experiment, 'root'>, options: 
   const structure = parsed.data;
   const warnings = new Messages();
   const parts = partsOf(structure).map((input) => expandPart(input, patches, messages, warnings));
-  if (messages.list.length > 0) return { ok: false, errors: messages.list };
-  return { ok: true, plan: { name: structure.name, description: structure.description, seed: structure.seed, parts }, warnings: warnings.list };
+  const texts = resolveDescriptions(work);
+  if (!texts.ok) for (const p of texts.problems) messages.add(p);
+  if (messages.list.length > 0 || !texts.ok) return { ok: false, errors: messages.list };
+  if (structure.parts !== undefined) parts.forEach((part, i) => (part.description = texts.parts[i] ?? part.description));
+  else for (const part of parts) part.description = texts.description;
+  return { ok: true, plan: { name: structure.name, description: texts.description, seed: structure.seed, parts }, warnings: warnings.list };
 }
 
 /** The parts of a root with structural problems whose scenario, variants and sweep have none. */

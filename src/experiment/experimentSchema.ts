@@ -63,6 +63,14 @@ function sweepSchema() {
   );
 }
 
+/** A description: free text, whose `{{path}}` placeholders quote the plan that runs (descriptionText.ts). */
+function descriptionSchema() {
+  return doc(
+    f.string().default(''),
+    'What the experiment (or part) models and shows. {{path}} quotes the value at a dotted path of the plan that runs (looked up in the part, then the root, after quick mode and --set); {{path|s}} prints milliseconds in seconds.',
+  );
+}
+
 function quickSchema() {
   return doc(
     f.record(z.unknown(), 'an object (a patch deep-merged in quick mode)'),
@@ -80,7 +88,7 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
   const part = doc(
     f.object({
       name: slug(),
-      description: f.string().default(''),
+      description: descriptionSchema(),
       scenario,
       variants: variantsSchema().optional(),
       sweep: sweepSchema().optional(),
@@ -100,7 +108,7 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
         'Version of the file format (1).',
       ),
       name: doc(slug(), 'Name of the experiment: lowercase letters, digits, ".", "_", "-".'),
-      description: f.string().default(''),
+      description: descriptionSchema(),
       seed: doc(f.integer('an integer').default(1), 'Master seed: the same seed gives byte-identical results.'),
       scenario: doc(z.optional(scenario), 'The scenario (required unless parts are given).'),
       variants: variantsSchema().optional(),

@@ -2,6 +2,7 @@
  * Experiment files: their schema, validation with path-precise messages, overrides, and the
  * expansion of an experiment into cells (README.md, "Experiment files").
  */
+export { resolveDescription, resolveDescriptions, resolvedOrAsWritten, PLACEHOLDER_PATTERN, PLACEHOLDER_UNITS, valueAtDottedPath, type ResolvedText } from './descriptionText.js';
 export { canonicalJson } from './canonicalJson.js';
 export type { Experiment, ExperimentPartSummary } from './Experiment.js';
 export {

@@ -1,5 +1,6 @@
 import { MAX_SERIES_BINS } from '../metrics/BinnedSeries.js';
 import { formatDuration } from '../policy/formatDuration.js';
+import { evaluateAllClaims, type ClaimResult } from './claims.js';
 import { findingLine } from './headline.js';
 import { renderReportHtml, type ReportAssets } from './renderReport.js';
 import { buildReportModel } from './reportModel.js';
@@ -11,6 +12,8 @@ export interface BuiltReport {
   html: string;
   charts: ReportChart[];
   finding: string;
+  /** The experiment's claims, checked against this run's data (as the page shows them). */
+  claims: ClaimResult[];
   warnings: string[];
 }
 
@@ -24,8 +27,9 @@ export function buildReport(summary: ReportSummary, run: ReportRunInfo, assets: 
   const charts = buildCharts(model, (m) => warnings.push(m));
   const cut = seriesCutNote(summary);
   if (cut !== null) warnings.push(cut);
-  const html = renderReportHtml({ model, charts, assets, warnings });
-  return { html, charts, finding: findingLine(model), warnings: [...model.hintErrors.map((e) => `report hint ignored: ${e}`), ...warnings] };
+  const claims = evaluateAllClaims(model);
+  const html = renderReportHtml({ model, charts, assets, warnings, claims });
+  return { html, charts, finding: findingLine(model), claims, warnings: [...model.hintErrors.map((e) => `report hint ignored: ${e}`), ...warnings] };
 }
 
 /**

@@ -29,6 +29,20 @@ export interface ClaimResult {
   /** Why, in a few words (`beyond noise at 12 of 12 points`, `no cell matches`...). */
   reason: string;
   evidence: ClaimEvidence[];
+  /**
+   * The status as the report and the index print it: the status itself, except that a claim a
+   * quick run cannot show reads `not decided at quick size (n runs)`, n the fewest replications of
+   * the cells it compares ({@link QUICK_UNDECIDED}).
+   */
+  shown: string;
+}
+
+/** The words of a claim a quick run cannot show: the quick size is why, with its number of runs. */
+export const QUICK_UNDECIDED = 'not decided at quick size';
+
+/** `not decided at quick size (2 runs)`. */
+export function quickUndecidedText(runs: number): string {
+  return `${QUICK_UNDECIDED} (${runs} ${runs === 1 ? 'run' : 'runs'})`;
 }
 
 /** Why a claim is not shown when every cell it compares has a single replication. */
@@ -105,10 +119,14 @@ function pairStatus(claim: ClaimHint, d: Difference | null, scale: number, pract
  * second cell's mean). A difference beyond noise but under the threshold neither supports nor
  * contradicts `less` or `greater`.
  * The claim is supported when every pair supports it, contradicted when any pair contradicts it,
- * and otherwise not shown (within noise, one replication, or no matching cells).
+ * and otherwise not shown (within noise, one replication, or no matching cells). In a quick run
+ * (`quick`) a claim not shown reads `not decided at quick size (n runs)`.
  */
-export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
+export function evaluateClaim(claim: ClaimHint, part: ReportPart, quick = false): ClaimResult {
   const pairs = pairsOf(claim, part);
+  const cells = pairs.length > 0 ? pairs.flat() : part.cells;
+  const runs = cells.length > 0 ? Math.min(...cells.map((c) => c.replications)) : 0;
+  const shown = (status: ClaimStatus) => (quick && status === 'not shown' ? quickUndecidedText(runs) : status);
   const evidence: ClaimEvidence[] = pairs.map(([a, b]) => {
     const d = difference(a, b, claim.metric);
     return {
@@ -120,11 +138,11 @@ export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
     };
   });
   const text = claimText(claim);
-  if (evidence.length === 0) return { claim, part: part.name, text, status: 'not shown', reason: 'no cells of this run match it', evidence };
+  if (evidence.length === 0) return { claim, part: part.name, text, status: 'not shown', reason: 'no cells of this run match it', evidence, shown: shown('not shown') };
   const count = (s: ClaimStatus) => evidence.filter((e) => e.status === s).length;
   const n = evidence.length;
   const of = (k: number) => `${k} of ${n} ${n === 1 ? 'point' : 'points'} compared`;
-  if (count('contradicted') > 0) return { claim, part: part.name, text, status: 'contradicted', reason: `contradicted at ${of(count('contradicted'))}`, evidence };
+  if (count('contradicted') > 0) return { claim, part: part.name, text, status: 'contradicted', reason: `contradicted at ${of(count('contradicted'))}`, evidence, shown: shown('contradicted') };
   if (count('supported') === n) {
     const where = n === 1 ? 'at the one point compared' : `at all ${n} points compared`;
     const how =
@@ -135,7 +153,7 @@ export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
           : evidence.every((e) => e.difference?.ci95 && e.difference.ci95[0] <= 0 && e.difference.ci95[1] >= 0)
             ? `holds ${where}: the interval of the difference includes 0`
             : `holds ${where}: no practical difference (within noise, or under the practical threshold)`;
-    return { claim, part: part.name, text, status: 'supported', reason: how, evidence };
+    return { claim, part: part.name, text, status: 'supported', reason: how, evidence, shown: shown('supported') };
   }
   const noInterval = evidence.filter((e) => !e.difference?.ci95).length;
   return {
@@ -145,6 +163,7 @@ export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
     status: 'not shown',
     reason: noInterval === n ? ONE_REPLICATION : `no practical difference at ${of(n - count('supported'))}`,
     evidence,
+    shown: shown('not shown'),
   };
 }
 
@@ -155,16 +174,17 @@ export function evaluateClaim(claim: ClaimHint, part: ReportPart): ClaimResult {
  */
 export function evaluateAllClaims(model: ReportModel): ClaimResult[] {
   const out: ClaimResult[] = [];
+  const quick = model.run.quick;
   for (const claim of model.hints.claims ?? []) {
     const parts = claim.part !== undefined ? model.parts.filter((p) => p.name === claim.part) : model.parts;
-    const results = parts.map((p) => evaluateClaim(claim, p));
+    const results = parts.map((p) => evaluateClaim(claim, p, quick));
     const matched = results.filter((r) => r.evidence.length > 0);
     if (matched.length > 0) out.push(...matched);
     else if (results[0]) out.push(results[0]);
-    else out.push({ claim, part: claim.part ?? '', text: claimText(claim), status: 'not shown', reason: `there is no part ${JSON.stringify(claim.part)}`, evidence: [] });
+    else out.push({ claim, part: claim.part ?? '', text: claimText(claim), status: 'not shown', reason: `there is no part ${JSON.stringify(claim.part)}`, evidence: [], shown: 'not shown' });
   }
   for (const part of model.parts) {
-    for (const claim of part.hints.claims ?? []) out.push(evaluateClaim(claim, part));
+    for (const claim of part.hints.claims ?? []) out.push(evaluateClaim(claim, part, quick));
   }
   return out;
 }

@@ -31,6 +31,8 @@ export interface RenderReportInput {
   assets: ReportAssets;
   /** Problems to show at the top (ignored report hints, charts that could not be drawn...). */
   warnings?: readonly string[];
+  /** The claims as evaluated (evaluated from the model when absent). */
+  claims?: readonly ClaimResult[];
 }
 
 const STYLE = `
@@ -56,6 +58,7 @@ table.meta th { width: 11em; }
 .claim-ok { color: #1a7f37; font-weight: 600; white-space: nowrap; }
 .claim-bad { color: #cf222e; font-weight: 600; white-space: nowrap; }
 .claim-unknown { color: var(--muted); white-space: nowrap; }
+.index-claims { margin: 4px 0; padding-left: 18px; font-size: 13px; }
 .evidence { color: var(--muted); font-size: 12px; }
 .notice { border: 1px solid #e5c07b; background: #fff8e6; padding: 8px 12px; margin: 12px 0; }
 .notice ul { margin: 4px 0 0 18px; padding: 0; }
@@ -265,7 +268,7 @@ function claimsHtml(results: readonly ClaimResult[], multi: boolean): string {
         })
         .join('<br>');
       const more = r.evidence.length > 6 ? `<br>and ${r.evidence.length - 6} more points` : '';
-      return `<tr><td>${breakable(r.text)}</td>${multi ? `<td>${escapeHtml(r.part)}</td>` : ''}<td class="claim-${STATUS_CLASS[r.status]}">${escapeHtml(r.status)}</td><td>${escapeHtml(r.reason)}${ev ? `<br><span class="evidence">${ev}${more}</span>` : ''}</td></tr>`;
+      return `<tr><td>${breakable(r.text)}</td>${multi ? `<td>${escapeHtml(r.part)}</td>` : ''}<td class="claim-${STATUS_CLASS[r.status]}">${escapeHtml(r.shown)}</td><td>${escapeHtml(r.reason)}${ev ? `<br><span class="evidence">${ev}${more}</span>` : ''}</td></tr>`;
     })
     .join('');
   return `<section id="claims"><h2>Claims</h2><p class="hint">Each claim of the experiment file, checked against this run's own data: a difference counts when its 95% interval (paired where the cells share their random numbers) excludes 0 and it is at least the metric's practical threshold (${formatNumber(DEFAULT_PRACTICAL_DIFFERENCE * 100)}% of the second cell's mean unless the file's <code>report.practicalDifference</code> sets another).</p><div class="table-wrap"><table class="claims"><tr><th scope="col">Claim</th>${multi ? '<th scope="col">Part</th>' : ''}<th scope="col">This run</th><th scope="col">Why (difference and 95% interval)</th></tr>${rows}</table></div></section>`;
@@ -386,7 +389,7 @@ ${metaTable(model)}
 </header>
 ${notices}${truncatedNotice}
 <section id="findings"><h2>Findings</h2>${findings}</section>
-${claimsHtml(evaluateAllClaims(model), multi)}
+${claimsHtml(input.claims ?? evaluateAllClaims(model), multi)}
 ${parametersSection(model)}
 <section id="charts"><h2>Charts</h2>
 <p class="hint">Hover a mark for its exact values; click a legend entry to keep only that variant (shift-click for several; double-click the chart to show them all again).</p>
@@ -409,6 +412,15 @@ export interface IndexEntry {
   /** Relative link to the report. */
   href: string;
   date: string | null;
+  /** The report's claims, each with its status as the report prints it (`supported`, `not decided at quick size (2 runs)`...). */
+  claims?: ReadonlyArray<{ text: string; part: string; status: ClaimStatus; shown: string }>;
+}
+
+/** The claims of an index line: one item per claim, its status first. */
+function indexClaimsHtml(claims: IndexEntry['claims']): string {
+  if (!claims || claims.length === 0) return '';
+  const items = claims.map((c) => `<li><span class="claim-${STATUS_CLASS[c.status]}">${escapeHtml(c.shown)}</span>: ${escapeHtml(c.text)}</li>`).join('');
+  return `<ul class="index-claims" aria-label="Claims">${items}</ul>`;
 }
 
 /** reports/index.html: every experiment's report, linked, with its one-line finding. */
@@ -416,7 +428,7 @@ export function renderIndexHtml(entries: readonly IndexEntry[], version: string)
   const items = entries
     .map(
       (e) =>
-        `<tr><th scope="row"><a href="${escapeHtml(encodeURI(e.href))}">${escapeHtml(e.name)}</a></th><td>${escapeHtml(e.finding)}${e.description ? `<details><summary>Description</summary><p class="description">${escapeHtml(e.description)}</p></details>` : ''}</td><td>${e.date ? escapeHtml(formatDate(e.date)) : '–'}</td></tr>`,
+        `<tr><th scope="row"><a href="${escapeHtml(encodeURI(e.href))}">${escapeHtml(e.name)}</a></th><td>${escapeHtml(e.finding)}${indexClaimsHtml(e.claims)}${e.description ? `<details><summary>Description</summary><p class="description">${escapeHtml(e.description)}</p></details>` : ''}</td><td>${e.date ? escapeHtml(formatDate(e.date)) : '–'}</td></tr>`,
     )
     .join('\n');
   return `<!doctype html>

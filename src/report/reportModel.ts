@@ -1,3 +1,4 @@
+import { patchedRoot, resolveDescriptions, resolvedOrAsWritten } from '../experiment/index.js';
 import { variantColors, type VariantColors } from './colors.js';
 import { clipInterval } from '../metrics/metricStats.js';
 import { metricInfo, paramsInWords } from './metrics.js';
@@ -108,6 +109,35 @@ function mergeHints(top: ReportHints, part: ReportHints | undefined, partName: s
   return merged;
 }
 
+/** The file's root as the run saw it (quick mode and `--set` applied), or null when it cannot be patched. */
+function ranRoot(source: Obj, run: ReportRunInfo): Obj | null {
+  try {
+    return patchedRoot(source, { quick: run.quick, set: run.set });
+  } catch {
+    return null;
+  }
+}
+
+/** The parts' descriptions of the plan that ran (placeholders resolved), or null when they cannot be. */
+function partDescriptions(ran: Obj | null): string[] | null {
+  if (!ran) return null;
+  const texts = resolveDescriptions(ran);
+  return texts.ok ? texts.parts : null;
+}
+
+/** A part's hints with the placeholders of its charts' titles and captions resolved in the plan that ran (the part, then the root). */
+function withPlanTexts(hints: ReportHints, ran: Obj | null, partIndex: number): ReportHints {
+  if (!ran || !hints.charts) return hints;
+  const part = partIndex >= 0 && Array.isArray(ran.parts) ? ran.parts[partIndex] : ran;
+  const scopes = [part, ran];
+  const charts = hints.charts.map((c) => ({
+    ...c,
+    ...(c.title !== undefined ? { title: resolvedOrAsWritten(c.title, scopes) } : {}),
+    ...(c.caption !== undefined ? { caption: resolvedOrAsWritten(c.caption, scopes) } : {}),
+  }));
+  return { ...hints, charts };
+}
+
 /**
  * Organise a summary for a report: parts in file order, variants in file order, axes and their
  * values, cells in sweep order, and one colour per variant for the whole report. `run.source`
@@ -118,6 +148,8 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
   const source = isObject(run.source) ? run.source : null;
   const { top, parts: partHints, errors } = hintsFromSource(source);
   const sourceParts = source && Array.isArray(source.parts) ? (source.parts as unknown[]) : null;
+  const ran = source ? ranRoot(source, run) : null;
+  const partTexts = partDescriptions(ran);
 
   const partNames: string[] = [];
   for (const c of summary.cells) if (!partNames.includes(c.part)) partNames.push(c.part);
@@ -153,7 +185,7 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
       for (let i = 0; i < pa.length; i++) if (pa[i] !== pb[i]) return (pa[i] as number) - (pb[i] as number);
       return 0;
     });
-    const description = idx >= 0 && sp && typeof sp.description === 'string' ? sp.description : '';
+    const description = idx >= 0 ? (partTexts?.[idx] ?? (sp && typeof sp.description === 'string' ? sp.description : '')) : '';
     return {
       name,
       description,
@@ -162,7 +194,7 @@ export function buildReportModel(summary: ReportSummary, run: ReportRunInfo): Re
       axisValues,
       cells: sorted,
       replications: Math.max(0, ...cells.map((c) => c.replications)),
-      hints: mergeHints(top, partHints.get(name), name),
+      hints: withPlanTexts(mergeHints(top, partHints.get(name), name), ran, idx),
       variantOverrides: sp && isObject(sp.variants) ? (sp.variants as Obj) : {},
     };
   });

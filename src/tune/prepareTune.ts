@@ -1,4 +1,4 @@
-import { MAIN_PART, resolveScenario, splitPath, tuneSchema, type TuneObjective, type TuneSection } from '../experiment/index.js';
+import { MAIN_PART, resolveDescriptions, resolveScenario, splitPath, tuneSchema, type TuneObjective, type TuneSection } from '../experiment/index.js';
 import { WINDOW_METRICS } from '../metrics/MetricWindows.js';
 import { isPresetName, PRESET_NAMES } from '../policy/presets.js';
 import { isMetricName, METRIC_NAMES_TEXT, metricInfo, metricSubjects, type MetricRange } from '../report/metrics.js';
@@ -44,11 +44,18 @@ function targetLabel(metric: string, part: string | undefined, window: string | 
   return where.length > 0 ? `${metric} (${where.join(', ')})` : metric;
 }
 
-/** The parts of the tuned experiment as written: its `parts`, or its one scenario as the main part. */
-function tuneParts(root: Record<string, unknown>, hasParts: boolean): TunePart[] {
+/** The texts of the tuned experiment: its description and its parts' with their placeholders resolved (problems pushed to `errors`; the text as written then). */
+function tuneTexts(root: Record<string, unknown>, errors: string[]): { description: string; parts: Array<string | undefined> } {
+  const texts = resolveDescriptions(root);
+  if (!texts.ok) errors.push(...texts.problems);
+  return texts.ok ? { description: texts.description, parts: texts.parts } : { description: (root.description as string) ?? '', parts: [] };
+}
+
+/** The parts of the tuned experiment as written: its `parts`, or its one scenario as the main part, with their resolved descriptions. */
+function tuneParts(root: Record<string, unknown>, hasParts: boolean, texts: { description: string; parts: Array<string | undefined> }): TunePart[] {
   return hasParts
-    ? (root.parts as Array<Record<string, unknown>>).map((p) => ({ name: p.name as string, description: (p.description as string) ?? '', scenario: p.scenario as Record<string, unknown> }))
-    : [{ name: MAIN_PART, description: (root.description as string) ?? '', scenario: root.scenario as Record<string, unknown> }];
+    ? (root.parts as Array<Record<string, unknown>>).map((p, i) => ({ name: p.name as string, description: texts.parts[i] ?? (p.description as string) ?? '', scenario: p.scenario as Record<string, unknown> }))
+    : [{ name: MAIN_PART, description: texts.description, scenario: root.scenario as Record<string, unknown> }];
 }
 
 /** Variants and sweeps beside `tune`, at the root or in a part: the search makes its own candidates. */
@@ -244,8 +251,10 @@ export function prepareTune(root: Record<string, unknown>, overrides: { candidat
   }
   const tune: TuneSection = parsed.data;
   const hasParts = Array.isArray(root.parts);
-  const parts = tuneParts(root, hasParts);
-  const errors = combinedProblems(root, hasParts);
+  const errors: string[] = [];
+  const texts = tuneTexts(root, errors);
+  const parts = tuneParts(root, hasParts, texts);
+  errors.push(...combinedProblems(root, hasParts));
   const space = tuneSpace(tune, parts, hasParts, errors);
   const presets = tunePresets(tune, parts, hasParts, errors);
   const checkTarget = targetChecker(parts, hasParts, errors);
@@ -256,7 +265,7 @@ export function prepareTune(root: Record<string, unknown>, overrides: { candidat
     ok: true,
     problem: {
       name: root.name as string,
-      description: (root.description as string) ?? '',
+      description: texts.description,
       seed: (root.seed as number) ?? 1,
       hasParts,
       parts,

@@ -16,8 +16,8 @@ describe('microservice-cascade (quick size)', () => {
     if (rec.state !== 'ok') throw new Error('errored');
     const m = rec.metrics;
     expect(m['windows.after.recovered']).toBe(0);
-    // The dip starts at 30 s in quick mode: the database's bin first, its callers after.
-    expect(rec.results.cascade?.[0]).toEqual({ service: 'db', event: 'trouble', atMs: 30_000 });
+    // The dip starts at 20 s in quick mode: the database's bin first, its callers after.
+    expect(rec.results.cascade?.[0]).toEqual({ service: 'db', event: 'trouble', atMs: 20_000 });
     expect(m['cascade.users.troubleAtMs']).toBeGreaterThan(m['cascade.db.troubleAtMs'] as number);
     // The calls concentrate on the database's edges.
     expect(m['edges.users->db.amplification']).toBeGreaterThan(4 * (m['edges.frontend->users.amplification'] as number));
