@@ -1,4 +1,5 @@
 import { formatSetDuration } from '../policy/formatDuration.js';
+import { busiestEdgeOfCell, busiestEdgeOfPart, cellWorkloads } from './busiestEdge.js';
 import { evaluateAllClaims, ONE_REPLICATION, type ClaimResult } from './claims.js';
 import { difference, higherIsBetter, verdict, type Difference } from './compare.js';
 import { formatEstimate, formatNumber, formatRange, shownDurationUnit } from './format.js';
@@ -21,11 +22,16 @@ export interface FindingsTable {
   rows: Array<{ label: string; variant: string; state: 'ok' | 'errored'; values: Array<ReportMetricStats | null>; notApplicable: Array<string | null> }>;
 }
 
-/** The metrics of the findings table: work, amplification, time, goodput, failures, wasted work (those measured). */
+/**
+ * The metrics of the findings table: work, amplification (a graph's: at its leaf services, then the
+ * calls per operation on its busiest edge, {@link busiestEdgeOfPart}), time, goodput, failures,
+ * wasted work (those measured).
+ */
 export function findingsMetrics(part: ReportPart): string[] {
   if (part.hints.findings?.metrics) return part.hints.findings.metrics;
   const { work, time } = workAndTime(part);
-  const wanted = [work, 'amplification', time, 'goodputPerSec', 'operations.failed', 'server.wastedWorkMs'];
+  const busiest = busiestEdgeOfPart(part.cells);
+  const wanted = [work, 'amplification', ...(busiest !== null ? [`edges.${busiest}.amplification`] : []), time, 'goodputPerSec', 'operations.failed', 'server.wastedWorkMs'];
   const key = keyMetrics(part);
   const out: string[] = [];
   for (const m of [...wanted, ...key]) {
@@ -371,29 +377,13 @@ export function cascadeSentence(cell: ReportCell, label: string): string | null 
       parts.push(all ? `${listText(stuck.map((t) => t.s))} never recovered` : `${listText(stuck.map((t) => `${t.s} (in ${t.runs - t.recovered} of ${t.runs} runs)`))} did not recover`);
     } else parts.push('every one recovered');
   }
-  // With several workloads an operation of one costs what its own path costs: the edge is the one
-  // with the most calls per operation of some workload, and each workload's own numbers are given.
-  const workloads = ((cell.scenario as { graph?: { workloads?: Array<{ name: string }> } } | null)?.graph?.workloads ?? []).map((w) => w.name);
+  const workloads = cellWorkloads(cell);
   const several = workloads.length > 1;
-  const perOperation = (edge: string): number | null => {
-    if (!several) return metricMean(cell, `edges.${edge}.amplification`);
-    const own = workloads.map((w) => metricMean(cell, `edges.${edge}.workloads.${w}.amplification`)).filter((a): a is number => a !== null);
-    return own.length > 0 ? Math.max(...own) : null;
-  };
-  let top: { edge: string; a: number; retries: number | null } | null = null;
-  for (const k of Object.keys(cell.metrics)) {
-    const m = /^edges\.(.+)\.amplification$/.exec(k);
-    if (!m || (m[1] as string).includes('.workloads.')) continue;
-    const a = perOperation(m[1] as string);
-    if (a === null || (top !== null && a <= top.a)) continue;
-    const calls = metricMean(cell, `edges.${m[1]}.calls`);
-    const retries = metricMean(cell, `edges.${m[1]}.retries`);
-    top = { edge: m[1] as string, a, retries: calls && retries !== null ? retries / calls : null };
-  }
+  const top = busiestEdgeOfCell(cell);
   if (top !== null) {
-    const share = top.retries !== null ? `, ${Math.round(top.retries * 100)}% of them retries` : '';
-    const edge = top.edge.replace('->', ' -> ');
-    if (!several) parts.push(`the calls concentrate on ${edge} (${formatNumber(top.a)} per operation${share})`);
+    const share = top.retryShare !== null ? `, ${Math.round(top.retryShare * 100)}% of them retries` : '';
+    const edge = `${top.caller} -> ${top.callee}`;
+    if (!several) parts.push(`the calls concentrate on ${edge} (${formatNumber(top.perOperation)} per operation${share})`);
     else {
       const each = workloads.map((w) => {
         const a = metricMean(cell, `edges.${top.edge}.workloads.${w}.amplification`);
