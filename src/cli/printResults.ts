@@ -4,6 +4,7 @@ import { paramEntries } from '../report/format.js';
 import { notApplicable, notApplicableText } from '../report/notApplicable.js';
 import { buildReportModel, notApplicableIn } from '../report/reportModel.js';
 import type { ReportCell } from '../report/types.js';
+import { busiestEdge, busiestEdgeOfCell } from '../report/busiestEdge.js';
 import { flattenMetrics } from '../sweep/flattenMetrics.js';
 import type { SweepResult } from '../sweep/runSweep.js';
 import { fmt, table } from './format.js';
@@ -12,6 +13,9 @@ import { fmt, table } from './format.js';
 function duration(ms: number | null | undefined): string {
   return ms === null || ms === undefined || Number.isNaN(ms) ? '-' : formatDuration(ms);
 }
+
+/** What a service graph's leaf calls are, under the tables that show them. */
+const GRAPH_LEAF_CALLS = "A service graph's leaf calls are the calls arriving at its services that make no calls (its deepest tier); busiest edge: the one with the most calls per operation.";
 
 /** A readable summary of one run's results; figures that do not apply (no operation measured...) read `n/a (why)`. */
 export function formatSingleResults(r: SimulationResults): string {
@@ -23,6 +27,8 @@ export function formatSingleResults(r: SimulationResults): string {
     const why = notApplicable(metric, mean);
     return why !== null ? notApplicableText(why) : text();
   };
+  const workloads = (r.workloads ?? []).map((w) => w.workload);
+  const busiest = busiestEdge(Object.keys(flat), mean, workloads);
   lines.push(
     table([
       ['operations offered', fmt(o.offered)],
@@ -32,6 +38,7 @@ export function formatSingleResults(r: SimulationResults): string {
       ['leaf calls', fmt(r.leafCalls)],
       ...(r.writes !== undefined ? [['  writes', fmt(r.writes)], ['  reads', fmt(r.reads)]] : []),
       ['amplification (leaf calls / operation)', or('amplification', () => fmt(r.amplification, 4))],
+      ...(busiest !== null ? [['busiest edge (calls / operation)', or('amplification', () => `${busiest.caller} -> ${busiest.callee}: ${fmt(busiest.perOperation, 4)}`)]] : []),
       ['goodput (/s)', or('goodputPerSec', () => fmt(r.goodputPerSec))],
       ['completion time', or('completionTimeMs', () => duration(r.completionTimeMs))],
       ...(r.server.utilization !== null ? [['server utilization', fmt(r.server.utilization, 4)]] : []),
@@ -39,6 +46,7 @@ export function formatSingleResults(r: SimulationResults): string {
       ['max queue', fmt(r.server.maxQueue)],
     ]),
   );
+  if (r.edges !== undefined) lines.push(GRAPH_LEAF_CALLS);
   lines.push('');
   const reasons = Object.entries(r.giveUps).filter(([, n]) => n > 0);
   lines.push(table(reasons.map(([k, n]) => [k, fmt(n)]), ['ended by', 'operations']));
@@ -113,12 +121,29 @@ export function printRunSummary(run: SweepResult, source: unknown = null): strin
     const why = notApplicableIn(c, metric);
     return why !== null ? notApplicableText(why) : text(m(c, metric));
   };
+  // A service graph's cells: their leaf calls are at its leaf services, and the busiest edge is shown beside them.
+  const graph = cells.some((c) => busiestEdgeOfCell(c) !== null);
   const columns: SummaryColumn[] = [
     { header: 'reps', metric: null, show: (c) => (c.state === 'ok' ? String(c.replications) : 'ERRORED'), legend: 'replications', perOperation: false },
     { header: 'offered', metric: 'operations.offered', show: value('operations.offered', (v) => fmt(v)), legend: 'operations started after the warm-up (if any)', perOperation: true },
     { header: 'succeeded', metric: 'operations.succeeded', show: value('operations.succeeded', (v) => fmt(v)), legend: null, perOperation: true },
     { header: 'leaf calls', metric: 'leafCalls', show: value('leafCalls', (v) => fmt(v)), legend: null, perOperation: false },
     { header: 'amplif.', metric: 'amplification', show: value('amplification', (v) => fmt(v, 4)), legend: 'leaf calls per operation', perOperation: true },
+    ...(graph
+      ? [
+          {
+            header: 'busiest edge',
+            metric: 'amplification',
+            show: (c: ReportCell) => {
+              const why = notApplicableIn(c, 'amplification');
+              const b = busiestEdgeOfCell(c);
+              return why !== null ? notApplicableText(why) : b === null ? '-' : `${b.caller} -> ${b.callee}: ${fmt(b.perOperation, 4)}`;
+            },
+            legend: null,
+            perOperation: true,
+          },
+        ]
+      : []),
     { header: 'p99', metric: 'latencyMs.p99', show: value('latencyMs.p99', duration), legend: '99% of the successful operations took at most this long', perOperation: true },
     { header: 'completion', metric: 'completionTimeMs', show: value('completionTimeMs', duration), legend: 'when the last operation ended', perOperation: true },
   ];
@@ -135,6 +160,7 @@ export function printRunSummary(run: SweepResult, source: unknown = null): strin
   const lines = [table(rows, ['cell', ...shown.map((col) => col.header)]), ''];
   const legend = shown.filter((col) => col.legend !== null).map((col) => `${col.header}: ${col.legend}`);
   lines.push(`${legend.join('; ')}; the other figures are means over the replications.`);
+  if (graph && shown.some((col) => col.header === 'busiest edge')) lines.push(GRAPH_LEAF_CALLS);
   if (noneMeasured) {
     lines.push(`No operation was measured in any cell: ${noOperationsWhy(ok)}. Figures per operation (offered, succeeded, amplification, latency, completion time) do not apply and are left out.`);
   } else {

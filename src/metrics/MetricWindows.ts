@@ -25,6 +25,19 @@ export const RECOVERY_MAX_BINS = 1_000_000;
  */
 export const WINDOW_METRICS = ['amplification', 'successRate', 'goodputPerSec', 'recovered'] as const;
 
+/** A service graph's calls on one edge in a window (`windows.<name>.edges.<caller>-><callee>.*`). */
+export interface WindowEdgeResult {
+  /** The calling service, or the workload for an entry edge. */
+  caller: string;
+  callee: string;
+  /** Calls arriving at the callee from the caller in the window. */
+  calls: number;
+  /** Of them, those sent while any layer on the path from the entry was past its first attempt. */
+  retries: number;
+  /** Calls per operation offered in the window (0 without any). */
+  amplification: number;
+}
+
 /** What one window measured. */
 export interface MetricWindowResult {
   name: string;
@@ -34,7 +47,7 @@ export interface MetricWindowResult {
   offered: number;
   /** Of those, the ones that succeeded (whenever they ended). */
   succeeded: number;
-  /** Requests the leaf received in the window. */
+  /** Requests the leaf received in the window (a service graph: calls arriving at its leaf services). */
   leafCalls: number;
   /** Leaf calls in the window per operation offered in it (0 without any). */
   amplification: number;
@@ -56,6 +69,8 @@ export interface MetricWindowResult {
    * a window with `recoveryTime`.
    */
   recoveryMs?: number | null;
+  /** Service graphs only: the calls on each edge in the window, in the order of the run's `edges`. */
+  edges?: WindowEdgeResult[];
 }
 
 /**

@@ -12,3 +12,5 @@ export { BinnedSeries, MAX_SERIES_BINS } from './BinnedSeries.js';
 export { TimeWeightedSeries } from './TimeWeightedSeries.js';
 export { CASCADE_BIN_MS, cascadeTimeline, inTrouble, TROUBLE_ERROR_RATE, TROUBLE_RECOVERY_MS, TROUBLE_UTILISATION, utilisation } from './cascadeTimeline.js';
 export type { CascadeEvent, ServiceBins } from './cascadeTimeline.js';
+export { WindowTallies } from './WindowTallies.js';
+export type { WindowTally } from './WindowTallies.js';

@@ -42,8 +42,8 @@ export interface EdgeWorkloadCalls {
 
 /**
  * One of a graph's several workloads: its operations (`degraded` as in the totals), how they ended,
- * its calls at its entries (`leafCalls`, and per operation), its latency and its goodput (over its
- * own demand).
+ * the calls its operations made at the graph's leaf services (`leafCalls`, as the totals', and per
+ * operation), its latency and its goodput (over its own demand).
  */
 export interface WorkloadResult {
   workload: string;
@@ -173,7 +173,7 @@ export interface SimulationResults {
   cascade?: CascadeEvent[];
   /**
    * Graphs with several workloads only: each workload's own results. The totals (operations,
-   * latencies, `leafCalls`: calls at the entries) are those of all workloads; `attempts` lists every
+   * latencies, `leafCalls`) are those of all workloads; `attempts` lists every
    * workload's layers as `<workload>.<layer>`; `goodputPerSec` is the sum of the workloads'.
    */
   workloads?: WorkloadResult[];
@@ -182,7 +182,11 @@ export interface SimulationResults {
   /** Operations by the reason they ended (`success` included). */
   giveUps: Record<string, number>;
   attempts: LayerAttempts[];
-  /** Every request the leaf received (for the OCC resource: reads + writes). */
+  /**
+   * Every request the leaf received (for the OCC resource: reads + writes). A service graph's leaves
+   * are its services that make no calls: the calls (attempts, hedges and refusals included) arriving
+   * at them from every caller (src/model/graph/graphResults.ts, graphLeafCalls).
+   */
   leafCalls: number;
   /** OCC resource only: conditional writes (the AWS study's "calls") and reads. */
   writes?: number;

@@ -1,4 +1,5 @@
 import { formatSetDuration } from '../policy/formatDuration.js';
+import { busiestEdgeOfCell, busiestEdgeOfPart, cellWorkloads } from './busiestEdge.js';
 import { higherIsBetter, judge, noPracticalDifference, practicalDifference, type Difference } from './compare.js';
 import { outcomeCount, showEstimate } from './estimates.js';
 import { formatNumber, formatRange, shownDurationUnit } from './format.js';
@@ -7,7 +8,6 @@ import { notApplicableText } from './notApplicable.js';
 import { cellLabel, focusCells, hasMetric, metricMean, notApplicableIn, sameValue, selectCells, type ReportPart } from './reportModel.js';
 import { keyMetrics, workAndTime } from './selectCharts.js';
 import { allNumbers } from './specs/common.js';
-import { topEdge } from './topEdge.js';
 import type { ReportCell, ReportMetricStats } from './types.js';
 
 /**
@@ -22,11 +22,16 @@ export interface FindingsTable {
   rows: Array<{ label: string; variant: string; state: 'ok' | 'errored'; values: Array<ReportMetricStats | null>; notApplicable: Array<string | null> }>;
 }
 
-/** The metrics of the findings table: work, amplification, time, goodput, failures, wasted work (those measured). */
+/**
+ * The metrics of the findings table: work, amplification (a graph's: at its leaf services, then the
+ * calls per operation on its busiest edge, {@link busiestEdgeOfPart}), time, goodput, failures,
+ * wasted work (those measured).
+ */
 export function findingsMetrics(part: ReportPart): string[] {
   if (part.hints.findings?.metrics) return part.hints.findings.metrics;
   const { work, time } = workAndTime(part);
-  const wanted = [work, 'amplification', time, 'goodputPerSec', 'operations.failed', 'server.wastedWorkMs'];
+  const busiest = busiestEdgeOfPart(part.cells);
+  const wanted = [work, 'amplification', ...(busiest !== null ? [`edges.${busiest}.amplification`] : []), time, 'goodputPerSec', 'operations.failed', 'server.wastedWorkMs'];
   const key = keyMetrics(part);
   const out: string[] = [];
   for (const m of [...wanted, ...key]) {
@@ -283,14 +288,12 @@ export function cascadeSentence(cell: ReportCell, label: string): string | null 
       parts.push(all ? `${listText(stuck.map((t) => t.s))} ${were} still in trouble at the end` : `${listText(stuck.map((t) => `${t.s} (in ${t.runs - t.recovered} of ${t.runs} runs)`))} ${were} still in trouble at the end`);
     } else parts.push('every one got out of trouble');
   }
-  // With several workloads an operation of one costs what its own path costs: the edge is the one
-  // with the most calls per operation of some workload, and each workload's own numbers are given.
-  const workloads = ((cell.scenario as { graph?: { workloads?: Array<{ name: string }> } } | null)?.graph?.workloads ?? []).map((w) => w.name);
+  const workloads = cellWorkloads(cell);
   const several = workloads.length > 1;
-  const top = topEdge(cell);
+  const top = busiestEdgeOfCell(cell);
   if (top !== null) {
     const share = top.retryShare !== null ? `, ${Math.round(top.retryShare * 100)}% of them retries` : '';
-    const edge = top.edge.replace('->', ' -> ');
+    const edge = `${top.caller} -> ${top.callee}`;
     if (!several) parts.push(`the calls concentrate on ${edge} (${formatNumber(top.perOperation)} per operation${share})`);
     else {
       const each = top.workloads.map(({ workload: w, perOperation: a }) => (a === null || a === 0 ? `none per ${w} operation` : `${formatNumber(a)} per ${w} operation`));

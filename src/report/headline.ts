@@ -9,7 +9,7 @@ import { formatNumber, formatValue, shownDurationUnit } from './format.js';
 import { isDurationMetric, metricInfo, paramLabel, paramsInWords, unitIn } from './metrics.js';
 import { cellLabel, focusCells, metricMean, sameValue, type ReportModel, type ReportPart } from './reportModel.js';
 import { clusteringMetric, defaultX, isClusteringAxis, keyMetrics } from './selectCharts.js';
-import { edgePerOperation, topEdge } from './topEdge.js';
+import { busiestEdgeOfCell, edgePerOperation } from './busiestEdge.js';
 import type { ReportCell } from './types.js';
 
 /** At most this many sweep points are named in a list of a headline; the rest are counted (`and 3 more`). */
@@ -281,12 +281,12 @@ function collapseText(part: ReportPart): string {
 }
 
 /**
- * The busiest edge of a graph part's focus cells ({@link topEdge}): the edge with the most calls
+ * The busiest edge of a graph part's focus cells ({@link busiestEdgeOfCell}): the edge with the most calls
  * per operation in any of them, and its calls per operation in the cells with the most and the
  * fewest; empty for a part without edges.
  */
 function busiestEdgeText(focus: readonly ReportCell[]): string {
-  const tops = focus.map((c) => ({ c, top: topEdge(c) })).filter((x) => x.top !== null);
+  const tops = focus.map((c) => ({ c, top: busiestEdgeOfCell(c) })).filter((x) => x.top !== null);
   if (tops.length === 0) return '';
   const busiest = tops.reduce((m, x) => ((x.top?.perOperation ?? 0) > (m.top?.perOperation ?? 0) ? x : m));
   const edge = busiest.top?.edge as string;

@@ -127,6 +127,15 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => Titled; subjec
     info: (m) => counted(`Largest ${binText(m[1])} bin of retry arrivals`, 'calls'),
     subjects: (m) => [{ kind: 'binMs', name: m[1] as string }],
   },
+  // A service graph's edges in a window (before the window's own measures, whose name part would take them).
+  {
+    re: /^windows\.([^.]+)\.edges\.(.+?)->(.+)\.(calls|retries|amplification)$/,
+    info: (m) => edgeInfo(`${m[2]} -> ${m[3]}`, m[4] as string, ` in window ${m[1]}`),
+    subjects: (m) => [
+      { kind: 'window', name: m[1] as string },
+      { kind: 'edge', caller: m[2] as string, callee: m[3] as string },
+    ],
+  },
   {
     re: /^windows\.(.+)\.(amplification|successRate|goodputPerSec|recovered|recoveryMs)$/,
     info: (m) =>
@@ -186,7 +195,7 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => Titled; subjec
     re: /^workloads\.([^.]+)\.(.+)$/,
     info: (m) => {
       const inner = metricInfo((m[2] as string) === 'leafCalls' ? 'leafCalls' : (m[2] as string));
-      return { title: `${inner.title} of workload ${m[1]}`, unit: (m[2] as string) === 'amplification' ? 'entry calls per operation' : inner.unit };
+      return { title: `${inner.title} of workload ${m[1]}`, unit: inner.unit };
     },
     subjects: (m) => [{ kind: 'workload', name: m[1] as string }],
   },
@@ -232,6 +241,7 @@ export const METRIC_NAMES_TEXT = [
   'retryClustering.<binMs>ms.peakToMean',
   'retryClustering.<binMs>ms.maxBin',
   'windows.<name>.<amplification|successRate|goodputPerSec|recovered|recoveryMs>',
+  'windows.<name>.edges.<caller>-><callee>.<calls|retries|amplification>',
   'services.<service>.caches.<cache>.<lookups|hits|hitRatio|coalesced|fills|lateSuccesses>',
   'fleet.<cluster>.crashes',
   'fleet.<cluster>.served',

@@ -275,7 +275,9 @@ function metricCount(sc: Scenario): number {
   const named = g?.workloads?.length ?? 0;
   const graph = g === undefined ? 0 : 4 * edges * (1 + named) + SERVICE_METRICS * g.services.length + WORKLOAD_METRICS * named + CACHE_METRICS * cachesOf(sc);
   const layers = g?.workloads?.reduce((n, w) => n + w.stack.length, 0) ?? sc.stack.length;
-  return BASE_METRICS + 2 * layers + 5 * sc.metrics.clusteringBinMs.length + 4 * (sc.metrics.windows?.length ?? 0) + clusters + graph;
+  // Each window: 4 metrics (recoveryMs aside), and a graph's 3 per edge (calls, retries, amplification).
+  const windows = (sc.metrics.windows?.length ?? 0) * (4 + 3 * edges);
+  return BASE_METRICS + 2 * layers + 5 * sc.metrics.clusteringBinMs.length + windows + clusters + graph;
 }
 
 /** The estimated output of a plan, and what dominates it. */

@@ -54,6 +54,8 @@ const RETRY_CLUSTERING = new NameGroups<number>('retryClustering.', ['ms.peakToM
 const CLUSTER_FLEET = new NameGroups<string>('fleet.', ['.crashes', '.served']);
 /** A service graph's edges, named `edges.<caller>-><callee>.*` (names hold no "." or ">"). */
 const EDGES = new NameGroups<string>('edges.', ['.calls', '.retries', '.ownRetries', '.amplification']);
+/** A service graph's edges in a metric window, named `windows.<name>.edges.<caller>-><callee>.*` (window names hold no "."). */
+const WINDOW_EDGES = new NameGroups<string>('windows.', ['.calls', '.retries', '.amplification']);
 
 /** Store `v` under `k` when it is a finite number (a missing latency, null, is left out). */
 /** The metric present (1) only in the records of runs stopped at their memory ceiling (`truncated: "memory-cap"`). */
@@ -128,6 +130,12 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, `windows.${w.name}.goodputPerSec`, w.goodputPerSec);
     put(out, `windows.${w.name}.recovered`, w.recovered ? 1 : 0);
     put(out, `windows.${w.name}.recoveryMs`, w.recoveryMs);
+    for (const e of w.edges ?? []) {
+      const [calls, retries, amplification] = WINDOW_EDGES.get(`${w.name}.edges.${e.caller}->${e.callee}`) as [string, string, string];
+      put(out, calls, e.calls);
+      put(out, retries, e.retries);
+      put(out, amplification, e.amplification);
+    }
   }
   for (const e of r.edges ?? []) {
     const [calls, retries, ownRetries, amplification] = EDGES.get(`${e.caller}->${e.callee}`) as [string, string, string, string];

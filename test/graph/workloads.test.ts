@@ -82,11 +82,12 @@ describe('several workloads entering at different services', () => {
   it('reports operations per workload and in total, with every layer of every workload', () => {
     const r = run(twoWorkloads(webOps, batchOps));
     expect(r.operations).toMatchObject({ offered: webOps + batchOps, succeeded: 0, failed: webOps + batchOps, unfinished: 0, degraded: 0 });
+    // Leaf calls are the calls at db, the one service that makes no calls: web 12 (a -> db) + 36 (b -> db) per operation, batch 8.
     expect((r.workloads ?? []).map((w) => [w.workload, w.operations.offered, w.operations.failed, w.leafCalls, w.amplification])).toEqual([
-      ['web', webOps, webOps, 3 * webOps, 3],
-      ['batch', batchOps, batchOps, 2 * batchOps, 2],
+      ['web', webOps, webOps, 48 * webOps, 48],
+      ['batch', batchOps, batchOps, 8 * batchOps, 8],
     ]);
-    expect(r.leafCalls).toBe(3 * webOps + 2 * batchOps);
+    expect(r.leafCalls).toBe(48 * webOps + 8 * batchOps);
     expect(r.attempts.map((a) => [a.layer, a.first, a.retries])).toEqual([
       ['web.browser', webOps, 2 * webOps],
       ['batch.job', batchOps, batchOps],

@@ -21,8 +21,8 @@ import { makeWorkload, type Workload } from '../workloads/Workload.js';
 import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
 import { GraphCaches } from './GraphCaches.js';
-import { cascade, edgeResults, fleetSeries, gatherLayers } from './graphResults.js';
-import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
+import { cascade, edgeResults, fleetSeries, gatherLayers, graphLeafCalls, windowEdges } from './graphResults.js';
+import { endpointNamed, leafServices, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
 import { joinCode, workStep, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
 import { ServiceRuntime } from './ServiceRuntime.js';
@@ -264,6 +264,9 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       rt.connect(fleet);
     }
     for (const { ly, leaf, site } of siteStacks) ly.connectCallSite(leaf, site, leaf.bulkhead === null ? null : leaf);
+    // The edges' calls per metric window are counted only when there are windows.
+    const windows = sc.metrics.windows ?? [];
+    if (windows.length > 0) for (const c of this.callers) c.countInWindows(windows);
   }
 
   private claimStack(ly: Layers): void {
@@ -346,6 +349,8 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       results.workloads = perWorkload;
     }
     results.edges = edgeResults(this.callers, this.callerNames, results.operations.offered, perWorkload);
+    if (results.windows !== undefined) windowEdges(this.callers, this.callerNames, results.windows);
+    graphLeafCalls(results, leafServices(sc.graph as ServiceGraph));
     const bins = results.timeSeries.tMs.length;
     results.services = this.services.map((s) => {
       const into = (results.edges ?? []).filter((e) => e.callee === s.name);

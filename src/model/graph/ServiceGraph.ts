@@ -165,3 +165,12 @@ export function unreachableServices(graph: ServiceGraph): string[] {
   for (const entry of allEntries(graph)) visit(entry.service, entry.endpoint);
   return graph.services.filter((s) => !reached.has(s.name)).map((s) => s.name);
 }
+
+/**
+ * The graph's leaf services, in declaration order: those that make no calls (no endpoint has a call
+ * step), its deepest tier. A graph run's `leafCalls` are the calls arriving at them (README, "Service
+ * graphs").
+ */
+export function leafServices(graph: ServiceGraph): string[] {
+  return graph.services.filter((s) => s.endpoints.every((e) => callsOf(e).length === 0)).map((s) => s.name);
+}

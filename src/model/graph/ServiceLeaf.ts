@@ -8,6 +8,8 @@ import * as requestTableModule from '../RequestTable.js';
 import type { Bulkhead } from './Bulkhead.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
 import { tableGrew } from '../../engine/memoryMeter.js';
+import type { MetricWindowSpec } from '../../metrics/MetricWindows.js';
+import { WindowTallies } from '../../metrics/WindowTallies.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { Outcome } = outcomeModule;
 const { R_CANCELLED, R_HANG } = requestTableModule;
@@ -61,6 +63,8 @@ export class ServiceLeaf implements Leaf, SendGate {
   private readonly cumulative: number[];
   private readonly mixSeed: number;
   readonly edges: EdgeCounters[];
+  /** Per target: its edge's calls in each metric window (null without windows: {@link countInWindows}). */
+  windowTallies: WindowTallies[] | null = null;
   /**
    * The stack's requests are slots of its one callee's fleet table (every call site's are): the
    * fleet serves a plain endpoint's request as it is, and a handler runs in it (its work steps, its
@@ -112,6 +116,11 @@ export class ServiceLeaf implements Leaf, SendGate {
     this.mixSeed = deriveSeed(seed, 'entries');
     this.edges = targets.map(() => new EdgeCounters());
     this.direct = targets.length === 1 && (targets[0] as ServiceTarget).service.req === req;
+  }
+
+  /** Count this stack's edges' calls in the metric windows `specs` too (a scenario with `metrics.windows`). */
+  countInWindows(specs: readonly MetricWindowSpec[]): void {
+    this.windowTallies = this.targets.map(() => new WindowTallies(specs));
   }
 
   /** The request table of the calling stack. */
@@ -222,17 +231,19 @@ export class ServiceLeaf implements Leaf, SendGate {
 
   arrive(r: number, t: number): void {
     const i = this.targetOf[r] as number;
-    if (t >= 0) this.count(i, this.req.chain[r] as number, this.own[r] as number, this.req.opSeq[r] as number);
+    if (t >= 0) this.count(i, this.req.chain[r] as number, this.own[r] as number, this.req.opSeq[r] as number, t);
     const target = this.targets[i] as ServiceTarget;
     target.service.accept(this, r, target.endpoint, t);
   }
 
-  /** A call on the edge to target i (from t = 0 on): `chain` and `own` as the request's, for the operation keyed `key`. */
-  private count(i: number, chain: number, own: number, key: number): void {
+  /** A call on the edge to target i at t >= 0: `chain` and `own` as the request's, for the operation keyed `key`. */
+  private count(i: number, chain: number, own: number, key: number, t: number): void {
     const e = this.edges[i] as EdgeCounters;
     e.calls++;
     e.retries += chain;
     e.ownRetries += own;
+    const tallies = this.windowTallies;
+    if (tallies !== null) (tallies[i] as WindowTallies).add(t, chain);
     if (this.wCount > 0) {
       const w = this.byWorkload[i * this.wCount + this.workloadOfKey(key)] as EdgeCounters;
       w.calls++;
@@ -247,7 +258,7 @@ export class ServiceLeaf implements Leaf, SendGate {
    * request, then the callee answers at once or says what the slot {@link hold} gets must hold.
    */
   arriveAtOnce(frame: number, attempt: number, bad: boolean, t: number, ans: LeafAnswer, chain: number): boolean {
-    if (t >= 0) this.count(0, chain, this.ownRetry(frame, attempt), this.layers.fOpSeq[frame] as number);
+    if (t >= 0) this.count(0, chain, this.ownRetry(frame, attempt), this.layers.fOpSeq[frame] as number, t);
     const target = this.targets[0] as ServiceTarget;
     return target.service.acceptAtOnce(frame, bad, chain, t, ans);
   }

@@ -1,7 +1,8 @@
 import { CASCADE_BIN_MS, cascadeTimeline, MAX_SERIES_BINS, type CascadeEvent, type ServiceBins } from '../../metrics/index.js';
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import type { FleetSeriesInput, Measurements } from '../Measurements.js';
-import type { EdgeResult, EdgeWorkloadCalls, WorkloadResult } from '../results.js';
+import type { MetricWindowResult, WindowEdgeResult } from '../../metrics/MetricWindows.js';
+import type { EdgeResult, EdgeWorkloadCalls, SimulationResults, WorkloadResult } from '../results.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
 
@@ -90,4 +91,52 @@ export function edgeResults(
     }
   }
   return rows;
+}
+
+/**
+ * Each window's calls per edge (`windows.<name>.edges`), summed over the stacks of each (caller,
+ * callee) pair as {@link edgeResults} sums the totals, in the same order; amplification per
+ * operation offered in the window. The callers counted in the windows ({@link ServiceLeaf.countInWindows}).
+ */
+export function windowEdges(callers: readonly ServiceLeaf[], callerNames: readonly string[], windows: MetricWindowResult[]): void {
+  windows.forEach((w, k) => {
+    const out = new Map<string, WindowEdgeResult>();
+    callers.forEach((leaf, i) => {
+      const tallies = leaf.windowTallies;
+      if (tallies === null) throw new Error('internal: a graph with metric windows has a stack that did not count in them');
+      leaf.targets.forEach((tg, j) => {
+        const caller = callerNames[i] as string;
+        const key = `${caller}\u0000${tg.service.name}`;
+        const row = out.get(key) ?? { caller, callee: tg.service.name, calls: 0, retries: 0, amplification: 0 };
+        const t = (tallies[j] as NonNullable<ServiceLeaf['windowTallies']>[number]).tally(k);
+        row.calls += t.count;
+        row.retries += t.retries;
+        out.set(key, row);
+      });
+    });
+    const rows = [...out.values()];
+    for (const r of rows) r.amplification = w.offered > 0 ? r.calls / w.offered : 0;
+    w.edges = rows;
+  });
+}
+
+/**
+ * A graph's leaf calls (README, "Service graphs"): the calls arriving at its leaf services (`leaves`,
+ * those that make no calls: {@link leafServices}), summed over the edges into them, each an attempt
+ * as a leaf's request is; amplification: those per operation. Sets them in the totals, in each
+ * window (from its edges, {@link windowEdges}) and for each workload (from its share of the edges).
+ */
+export function graphLeafCalls(results: SimulationResults, leaves: readonly string[]): void {
+  const isLeaf = (e: { callee: string }) => leaves.includes(e.callee);
+  const edges = (results.edges ?? []).filter(isLeaf);
+  results.leafCalls = edges.reduce((n, e) => n + e.calls, 0);
+  results.amplification = results.operations.offered > 0 ? results.leafCalls / results.operations.offered : 0;
+  for (const w of results.windows ?? []) {
+    w.leafCalls = (w.edges ?? []).filter(isLeaf).reduce((n, e) => n + e.calls, 0);
+    w.amplification = w.offered > 0 ? w.leafCalls / w.offered : 0;
+  }
+  for (const w of results.workloads ?? []) {
+    w.leafCalls = edges.reduce((n, e) => n + (e.workloads?.[w.workload]?.calls ?? 0), 0);
+    w.amplification = w.operations.offered > 0 ? w.leafCalls / w.operations.offered : 0;
+  }
 }
