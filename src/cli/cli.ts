@@ -79,28 +79,8 @@ function parseShardArg(v: string): ShardSpec {
   }
 }
 
-/**
- * The retrystorm command line. Returns the exit code: 0 success, 1 a run failed, 2 bad input
- * (one clear message per problem, no stack trace).
- */
-export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
-  // Names read from files reach the terminal in many messages (results, errors, check, trace):
-  // their control characters are escaped here, once, for everything printed.
-  const io: CliIO = { ...terminal, stdout: (s) => terminal.stdout(terminalText(s)), stderr: (s) => terminal.stderr(terminalText(s)) };
-  const program = new Command();
-  let code = 0;
-  program
-    .name('retrystorm')
-    .description('Discrete-event simulator of retry storms and cascading failure')
-    .version(VERSION)
-    .exitOverride()
-    .showHelpAfterError(false)
-    .configureOutput({
-      writeOut: (s) => io.stdout(s),
-      writeErr: (s) => io.stderr(s),
-      outputError: (s, write) => write(s),
-    });
-
+/** `run`: an experiment file (or a directory of them) run, its results and report written. */
+function registerRun(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program
     .command('run')
     .description('run an experiment file (or every experiment file in a directory) and write its results')
@@ -130,9 +110,12 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
         if (e instanceof UsageError) throw e;
         /* loadExperimentFile reports the unreadable file */
       }
-      code = await runFiles(io, files, opts);
+      setCode(await runFiles(io, files, opts));
     });
+}
 
+/** `run-all`: every shipped experiment run (quick into reports/, or --full into reports/full/), each report replaced once complete, then the index. */
+function registerRunAll(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program
     .command('run-all')
     .description('run every shipped experiment (quick mode into reports/, or --full into reports/full/)')
@@ -149,7 +132,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
       const reportIndex: IndexEntry[] = [];
       const read = { allowImportsOutside: opts.allowImportsOutside };
       const { files, tunes } = runAllTunes.split(all, !opts.full, read);
-      code = await runFiles(io, files, {
+      let code = await runFiles(io, files, {
         quick: !opts.full,
         out,
         set: [],
@@ -170,10 +153,12 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
         const index = writeReportIndex(resolve(io.cwd, out), reportIndex);
         if (!opts.quiet) io.stdout(`\nreports: ${relative(io.cwd, index) || index}\n`);
       }
+      setCode(code);
     });
+}
 
-  registerTune(program, io, (c) => (code = c));
-
+/** `report`: a results directory's report rebuilt without running. */
+function registerReport(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program
     .command('report')
     .description('rebuild the HTML report of a results directory (or of every one inside it, plus an index) without re-running')
@@ -182,14 +167,17 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--shared-assets', 'load vega from ../assets/ (written once) instead of inlining it into every report', false)
     .action(async (dir: string, opts: { png: boolean; sharedAssets: boolean }) => {
       try {
-        code = await reportCommand(io, dir, opts);
+        setCode(await reportCommand(io, dir, opts));
       } catch (e) {
         if (!(e instanceof ReportInputError)) throw e;
         io.stderr(`error: ${e.message}\n`);
-        code = 2;
+        setCode(2);
       }
     });
+}
 
+/** `merge`: the shards of one sweep combined into one summary (the output locked, and replaced only once complete). */
+function registerMerge(program: Command, io: CliIO): void {
   program
     .command('merge')
     .description('combine the output directories of the shards of one sweep into one summary')
@@ -220,7 +208,10 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
         (lock as DirLock | null)?.release();
       }
     });
+}
 
+/** `validate`: an experiment file checked, its plan and estimates printed. */
+function registerValidate(program: Command, io: CliIO): void {
   program
     .command('validate')
     .description('check an experiment file and print its parts, cells, replications and an estimate of the work')
@@ -234,7 +225,10 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .action((file: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside: boolean; memoryLimit?: number }) => {
       validateCommand(io, resolve(io.cwd, file), opts);
     });
+}
 
+/** `trace`: one operation through a stack against a scripted leaf. */
+function registerTrace(program: Command, io: CliIO): void {
   program
     .command('trace')
     .description('one operation through a stack against a scripted leaf, printed as a timeline')
@@ -263,7 +257,10 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
       const out = traceCommand(file ? resolve(io.cwd, file) : undefined, flags);
       io.stdout(out + '\n');
     });
+}
 
+/** `check`: a retry stack linted without simulating. */
+function registerCheck(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program
     .command('check')
     .description('lint a retry stack without simulating: worst cases, load multiples, first waits and findings (exit 1 on an error-level finding)')
@@ -286,9 +283,12 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--grpc-impl <impl>', 'a gRPC service config on its own: go, java or js, whose retry delay to model (default: the 2024 formula of go and java)')
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action((stack: string, opts: CheckFlags) => {
-      code = checkCommand(io, resolve(io.cwd, stack), opts);
+      setCode(checkCommand(io, resolve(io.cwd, stack), opts));
     });
+}
 
+/** `export`: a layer's policy written in a configuration format. */
+function registerExport(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program
     .command('export')
     .description("write a layer's policy as an Envoy route, gRPC service config, Istio VirtualService, Linkerd annotations, Gateway API route, AWS config profile or resilience4j block")
@@ -304,9 +304,12 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--out <file>', 'write to a file instead of stdout (a regular file or a new one; never the input)')
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action((format: string, file: string | undefined, opts: ExportFlags) => {
-      code = exportCommand(io, format, file, opts);
+      setCode(exportCommand(io, format, file, opts));
     });
+}
 
+/** `presets`: the presets of real retry libraries. */
+function registerPresets(program: Command, io: CliIO): void {
   program
     .command('presets')
     .description('list the presets of real retry libraries with their parameters and sources')
@@ -316,7 +319,10 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
       if (opts.json) io.stdout(JSON.stringify(rows, null, 2) + '\n');
       else for (const r of rows) io.stdout(`${r.name}\n  ${r.parameters}\n  describes: ${r.version}\n  source: ${r.source}\n`);
     });
+}
 
+/** `schema`: the JSON Schema of experiment files. */
+function registerSchema(program: Command, io: CliIO): void {
   program
     .command('schema')
     .description('write the JSON Schema of experiment files (for editors)')
@@ -326,28 +332,74 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
       if (file) writeFileAtomic(resolve(io.cwd, file), text, { option: 'the schema file', shown: file });
       else io.stdout(text);
     });
+}
+
+/**
+ * The retrystorm command line. Returns the exit code: 0 success, 1 a run failed, 2 bad input
+ * (one clear message per problem, no stack trace).
+ */
+export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
+  // Names read from files reach the terminal in many messages (results, errors, check, trace):
+  // their control characters are escaped here, once, for everything printed.
+  const io: CliIO = { ...terminal, stdout: (s) => terminal.stdout(terminalText(s)), stderr: (s) => terminal.stderr(terminalText(s)) };
+  const program = new Command();
+  let code = 0;
+  program
+    .name('retrystorm')
+    .description('Discrete-event simulator of retry storms and cascading failure')
+    .version(VERSION)
+    .exitOverride()
+    .showHelpAfterError(false)
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      outputError: (s, write) => write(s),
+    });
+
+  const setCode = (c: number) => (code = c);
+  registerRun(program, io, setCode);
+  registerRunAll(program, io, setCode);
+  registerTune(program, io, setCode);
+  registerReport(program, io, setCode);
+  registerMerge(program, io);
+  registerValidate(program, io);
+  registerTrace(program, io);
+  registerCheck(program, io, setCode);
+  registerExport(program, io, setCode);
+  registerPresets(program, io);
+  registerSchema(program, io);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
-      return 2;
-    }
-    if (e instanceof UsageError || e instanceof ValidationError || e instanceof ScenarioError) {
-      for (const p of e.problems) io.stderr(`error: ${p}\n`);
-      return 2;
-    }
-    if (e instanceof MergeError || e instanceof ResumeError || e instanceof OutputError || e instanceof RunDirError) {
-      io.stderr(`error: ${e.message}\n`);
-      return 2;
-    }
-    if (isFsError(e)) {
-      // Node's message repeats the path (twice for a rename, one of them a temporary file's): say what failed, on the user's path.
-      io.stderr(`error: ${e.path !== undefined ? `${shownPath(e.path)}: ` : ''}${fsErrorWords(e)}${e.syscall !== undefined ? ` (${e.syscall})` : ''}\n`);
-      return 2;
-    }
-    throw e;
+    return exitCodeOf(e, io);
   }
+}
+
+/**
+ * The exit code of what a command threw, its message printed: 0 for help and version, 2 for bad
+ * input (one `error:` line per problem, no stack trace: usage, validation, scenario, merge, resume,
+ * output and results-directory errors, and a file the system refused, said on the user's path).
+ * Anything else is a defect and is thrown on.
+ */
+function exitCodeOf(e: unknown, io: CliIO): number {
+  if (e instanceof CommanderError) {
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+    return 2;
+  }
+  if (e instanceof UsageError || e instanceof ValidationError || e instanceof ScenarioError) {
+    for (const p of e.problems) io.stderr(`error: ${p}\n`);
+    return 2;
+  }
+  if (e instanceof MergeError || e instanceof ResumeError || e instanceof OutputError || e instanceof RunDirError) {
+    io.stderr(`error: ${e.message}\n`);
+    return 2;
+  }
+  if (isFsError(e)) {
+    // Node's message repeats the path (twice for a rename, one of them a temporary file's): say what failed, on the user's path.
+    io.stderr(`error: ${e.path !== undefined ? `${shownPath(e.path)}: ` : ''}${fsErrorWords(e)}${e.syscall !== undefined ? ` (${e.syscall})` : ''}\n`);
+    return 2;
+  }
+  throw e;
 }
