@@ -26,4 +26,4 @@ export { DEFAULT_EXPORT_NAME, EXPORT_FORMATS, exportNameOf, exportPolicy, policy
 export { loadStacks, type CheckLayer, type CheckStack, type LoadStackOptions } from './loadStack.js';
 export { experimentFileJsonSchema, hasStackImports, IMPORT_FORMATS, importSchema, resolveExperimentImports, type ImportFormat, type ImportReader, type ImportSpec, type ResolvedExperimentImports } from './layerImport.js';
 export { simulateStorm, stormScenario, type StormOptions, type StormReport, type StormRun } from './simulateStorm.js';
-export { attemptsFor, classOutcome, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';
+export { ANSWER_CLASSES, attemptsFor, classAnswer, classOutcome, failureClassesOf, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';

@@ -4,7 +4,7 @@ import {
   CheckInputError,
   checkExitCode,
   checkStack,
-  FAILURE_CLASSES,
+  ANSWER_CLASSES,
   GRPC_IMPLS,
   formatCheckReport,
   formatStormReport,
@@ -74,8 +74,8 @@ function parseFlags(flags: CheckFlags): { problems: string[]; load: LoadStackOpt
   }
   let failureClass: FailureClass = '503';
   if (flags.failureClass !== undefined) {
-    if ((FAILURE_CLASSES as readonly string[]).includes(flags.failureClass)) failureClass = flags.failureClass as FailureClass;
-    else problems.push(`--failure-class must be one of ${FAILURE_CLASSES.join(', ')} (got ${JSON.stringify(flags.failureClass)})`);
+    if ((ANSWER_CLASSES as readonly string[]).includes(flags.failureClass)) failureClass = flags.failureClass as FailureClass;
+    else problems.push(`--failure-class must be one of ${ANSWER_CLASSES.join(', ')} (got ${JSON.stringify(flags.failureClass)})`);
   }
   if (flags.method !== undefined) {
     const m = flags.method.toUpperCase();

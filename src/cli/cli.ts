@@ -9,7 +9,7 @@ import { ValidationError } from '../experiment/index.js';
 import { ScenarioError } from '../model/ScenarioError.js';
 import { describePresets } from '../policy/describePresets.js';
 import { BACKOFF_KINDS } from '../policy/backoff.js';
-import { RETRY_ON_CLASSES } from '../policy/classify.js';
+import { RETRY_ON_NAMES } from '../policy/classify.js';
 import { DEADLINE_MODES, IDEMPOTENCY_RULES, RETRY_AFTER_MODES } from '../policy/schema/policySchema.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
@@ -254,7 +254,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
     .option('--tick-ms <ms>', 'timer tick (wake-ups rounded up to it)')
     .option('--retry-after <mode>', RETRY_AFTER_MODES.join('|'))
     .option('--deadline-mode <mode>', DEADLINE_MODES.join('|'))
-    .option('--retry-on <classes>', `comma-separated retryable classes (${RETRY_ON_CLASSES.join(', ')})`)
+    .option('--retry-on <classes>', `comma-separated retryable classes or groups (${RETRY_ON_NAMES.join(', ')})`)
     .option('--idempotency <rule>', IDEMPOTENCY_RULES.join('|'))
     .option('--workload <name>', "a service graph's workload to follow (default: the first of scenario.workloads)")
     .option('--json', 'print {outcome, attempts, endMs, attemptTimeoutsMs, ceilingsMs, waitsMs, ...}', false)
