@@ -10,7 +10,7 @@ export { AMPLIFICATION_ERROR_AT, FINDING_CODES, findingsOf, hasBudget, layerRetr
 export { FIRST_WAITS, firstWaits, type WaitRange } from './firstWaits.js';
 export { describeBackoff, describeBudget, formatCheckReport, formatStormReport } from './formatReport.js';
 export { AWS_RETRY_MODES, AWS_SDKS, importAwsConfig, type AwsImportOptions, type AwsSdk } from './importAwsConfig.js';
-export type { ImportedLayer } from './ImportedLayer.js';
+export { LOST_NOTE_PREFIX, lostNote, lostNotes, type ImportedLayer } from './ImportedLayer.js';
 export { ENVOY_DEFAULTS, holdsEnvoyRetryPolicy, importEnvoyRoute, type EnvoyImportOptions } from './importEnvoyRoute.js';
 export { GRPC_IMPLS, GRPC_MAX_ATTEMPTS, importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl, type GrpcImportOptions } from './importGrpcServiceConfig.js';
 export { ENVOY_GATEWAY_DEFAULTS, importEnvoyGateway, type EnvoyGatewayImportOptions } from './importEnvoyGateway.js';

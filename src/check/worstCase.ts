@@ -41,8 +41,22 @@ const CLASS_ANSWERS = {
 /** How the leaf fails: one of {@link ANSWER_CLASSES}. */
 export type FailureClass = keyof typeof CLASS_ANSWERS;
 
-/** Every class a leaf can fail with, in report order. */
-export const ANSWER_CLASSES = Object.keys(CLASS_ANSWERS) as FailureClass[];
+/** Every class a leaf can fail with, in report order (written out: Object.keys puts numeric keys first). */
+export const ANSWER_CLASSES: readonly FailureClass[] = [
+  ...FAILURE_CLASSES,
+  '502',
+  '504',
+  'reset',
+  'connect-failure',
+  'refused-stream',
+  'cancelled',
+  'unavailable',
+  'resource-exhausted',
+  'deadline-exceeded',
+  'aborted',
+  'internal',
+  'unknown',
+];
 
 /** The answer (status) a leaf failing with `cls` gives: what a fault or a script writes. */
 export function classAnswer(cls: FailureClass): Exclude<AnswerStatus, 200> {
