@@ -64,7 +64,7 @@ export type ClassIdempotency = 'idempotent' | 'any';
 
 /** What each retryable class stands for and its idempotency rule (README, "Outcomes"). */
 export const RETRY_ON_CLASS_INFO: Record<RetryOnClass, { idempotency: ClassIdempotency; label: string }> = {
-  timeout: { idempotency: 'idempotent', label: 'no answer before the per-attempt timeout (also a lower layer\'s deadline-exceeded)' },
+  timeout: { idempotency: 'idempotent', label: 'no answer before the per-attempt timeout' },
   '500': { idempotency: 'idempotent', label: 'HTTP 500 server error' },
   '502': { idempotency: 'idempotent', label: 'HTTP 502 bad gateway' },
   '503': { idempotency: 'idempotent', label: 'HTTP 503 unavailable / overloaded' },
