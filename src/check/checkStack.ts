@@ -93,7 +93,8 @@ export function checkStack(stack: CheckStack, options: CheckOptions = {}): Check
       origin: l.origin,
       notes: l.notes,
       policy: l.policy,
-      retries: ANSWER_CLASSES.filter((c) => attemptsFor(l.policy, c, stack.method) > 1),
+      // A lower layer's deadline-exceeded is retried under timeout too; it is listed only when named.
+      retries: ANSWER_CLASSES.filter((c) => attemptsFor(l.policy, c, stack.method) > 1 && (c !== 'deadline-exceeded' || l.policy.retryOn.includes(c))),
       firstWaits: firstWaits(l.policy),
     })),
     worstCase: worst,
