@@ -21,3 +21,20 @@ export interface ImportedLayer {
   /** The fixes of findings in the format's own terms (the lines to write), or that the format cannot express them. */
   fixes?: FormatFixes;
 }
+
+/**
+ * How a note about something the file lists that the model cannot retry begins: a condition, a
+ * status or an exception with no class of the model, which the imported policy therefore lacks and
+ * an export cannot write back. `check --strict` and `export --strict` fail on such notes.
+ */
+export const LOST_NOTE_PREFIX = 'lost: ';
+
+/** A note that the imported policy lacks what `what` names, and why (see {@link LOST_NOTE_PREFIX}). */
+export function lostNote(what: string): string {
+  return `${LOST_NOTE_PREFIX}${what}`;
+}
+
+/** The notes of a layer that name something its policy lost on import. */
+export function lostNotes(notes: readonly string[]): string[] {
+  return notes.filter((n) => n.startsWith(LOST_NOTE_PREFIX));
+}

@@ -4,7 +4,7 @@ import { findingsOf, type Finding, type Severity } from './findings.js';
 import { firstWaits, type WaitRange } from './firstWaits.js';
 import { graphWorstCase, type GraphWorstCase } from './graphWorstCase.js';
 import type { CheckStack } from './loadStack.js';
-import { FAILURE_CLASSES, attemptsFor, worstCase, type FailureClass, type WorstCase } from './worstCase.js';
+import { ANSWER_CLASSES, FAILURE_CLASSES, attemptsFor, failureClassesOf, worstCase, type FailureClass, type WorstCase } from './worstCase.js';
 
 /** What to compute besides the worst cases. */
 export interface CheckOptions {
@@ -47,7 +47,7 @@ export interface CheckReport {
   /** null: no deadline. */
   deadlineMs: number | null;
   layers: LayerReport[];
-  /** One entry per failure class (FAILURE_CLASSES order). */
+  /** One entry per failure class the stack is reported on (failureClassesOf, ANSWER_CLASSES order). */
   worstCase: WorstCase[];
   /** At the requested failure rate, and at 100% failure. */
   expected: ExpectedReport[];
@@ -67,7 +67,7 @@ export function checkStack(stack: CheckStack, options: CheckOptions = {}): Check
   const cls = options.failureClass ?? '503';
   const p = options.failureRate ?? 0.1;
   const policies = stack.layers.map((l) => l.policy);
-  const worst = FAILURE_CLASSES.map((c) => worstCase(policies, c, stack.method, stack.deadlineMs));
+  const worst = failureClassesOf(policies).map((c) => worstCase(policies, c, stack.method, stack.deadlineMs));
   const rates = p === 1 ? [1] : [p, 1];
   const expected = rates.map(
     (rate): ExpectedReport => ({
@@ -93,7 +93,8 @@ export function checkStack(stack: CheckStack, options: CheckOptions = {}): Check
       origin: l.origin,
       notes: l.notes,
       policy: l.policy,
-      retries: FAILURE_CLASSES.filter((c) => attemptsFor(l.policy, c, stack.method) > 1),
+      // A lower layer's deadline-exceeded is retried under timeout too; it is listed only when named.
+      retries: ANSWER_CLASSES.filter((c) => attemptsFor(l.policy, c, stack.method) > 1 && (c !== 'deadline-exceeded' || l.policy.retryOn.includes(c))),
       firstWaits: firstWaits(l.policy),
     })),
     worstCase: worst,

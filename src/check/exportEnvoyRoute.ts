@@ -2,28 +2,22 @@ import { stringify } from 'yaml';
 import type { PolicySpec } from '../policy/types.js';
 import type { ExportedText } from './exportPolicy.js';
 import { protoDuration } from './FieldReader.js';
-import { statusOfClass } from './envoyRetryClasses.js';
+import { ENVOY_CONDITIONS, HTTP_STATUS_TERMS, sayClasses } from './retryVocabulary.js';
 import { ENVOY_DEFAULTS } from './importEnvoyRoute.js';
 
 /**
  * A policy as an Envoy route action with its `retry_policy` (YAML; route_components.proto): the
- * timeout class as `reset`, write conflicts as `retriable-4xx`, other classes as
- * `retriable_status_codes`; `num_retries` = maxAttempts - 1; the back-off's base and cap as
+ * classes in `retry_on` conditions (ENVOY_CONDITIONS: the widest that retry nothing more, so `5xx`
+ * for all it covers), the rest as `retriable_status_codes`; a class neither can say (a per-try
+ * timeout without the rest of gateway-error) is left out and the export warns; `num_retries` = maxAttempts - 1; the back-off's base and cap as
  * `retry_back_off`; retryAfter `replace` as `rate_limited_retry_back_off` on Retry-After. The
  * cluster's circuit breakers belong to the cluster, not the route: a hint says so.
  */
 export function exportEnvoyRoute(policy: PolicySpec, name: string): ExportedText {
   const hints: string[] = [];
-  const conditions: string[] = [];
-  const codes: number[] = [];
-  for (const c of policy.retryOn) {
-    if (c === 'timeout') conditions.push('reset');
-    else if (c === 'conflict') conditions.push('retriable-4xx');
-    else {
-      const s = statusOfClass(c);
-      if (s !== null) codes.push(s);
-    }
-  }
+  const said = sayClasses(policy.retryOn, ENVOY_CONDITIONS);
+  const conditions = said.terms;
+  const codes = sayClasses(said.unsaid, HTTP_STATUS_TERMS).terms.map(Number);
   if (codes.length > 0) conditions.push('retriable-status-codes');
   const rp: Record<string, unknown> = {};
   if (conditions.length > 0) rp.retry_on = conditions.join(',');

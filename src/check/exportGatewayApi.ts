@@ -1,13 +1,13 @@
 import { stringify } from 'yaml';
 import type { PolicySpec } from '../policy/types.js';
 import type { ExportedText } from './exportPolicy.js';
-import { statusOfClass } from './envoyRetryClasses.js';
+import { HTTP_STATUS_TERMS, sayClasses } from './retryVocabulary.js';
 import { formatGoDuration } from './MeshReader.js';
 
 /**
  * A policy as a Gateway API HTTPRoute rule to the backend `name` (YAML; gateway-api v1.3.0,
- * GEP-1731): `retry.attempts` = maxAttempts - 1, `retry.codes` (504 for the timeout class, 409 for
- * write conflicts), `retry.backoff` = the back-off base, `timeouts.request` / `backendRequest`; a
+ * GEP-1731): `retry.attempts` = maxAttempts - 1, `retry.codes` (the status classes as their codes,
+ * HTTP_STATUS_TERMS; other classes cannot be said and the export warns), `retry.backoff` = the back-off base, `timeouts.request` / `backendRequest`; a
  * `finagle` budget as an XBackendTrafficPolicy `retryConstraint` (GEP-3388) on the backend.
  */
 export function exportGatewayApi(policy: PolicySpec, name: string): ExportedText {
@@ -17,7 +17,7 @@ export function exportGatewayApi(policy: PolicySpec, name: string): ExportedText
   if (policy.perAttemptTimeoutMs !== undefined) timeouts.backendRequest = formatGoDuration(policy.perAttemptTimeoutMs);
   if (Object.keys(timeouts).length > 0) rule.timeouts = timeouts;
   if (policy.maxAttempts === 'unlimited' || policy.maxAttempts > 1) {
-    const codes = policy.retryOn.flatMap((c) => statusOfClass(c) ?? []);
+    const codes = sayClasses(policy.retryOn, HTTP_STATUS_TERMS).terms.map(Number);
     rule.retry = {
       attempts: policy.maxAttempts === 'unlimited' ? 2 ** 31 - 1 : policy.maxAttempts - 1,
       codes,

@@ -1,17 +1,10 @@
 import type { PolicySpec, RetryOnClass } from '../policy/types.js';
 import type { ExportedText } from './exportPolicy.js';
 import { protoDuration } from './FieldReader.js';
+import { GRPC_STATUS_TERMS, sayClasses } from './retryVocabulary.js';
 
-/** The gRPC status each class is written as (the inverse of the gRPC importer's mapping). */
-const STATUS_OF: Partial<Record<RetryOnClass, string>> = {
-  '503': 'UNAVAILABLE',
-  timeout: 'DEADLINE_EXCEEDED',
-  '429': 'RESOURCE_EXHAUSTED',
-  '500': 'INTERNAL',
-  conflict: 'ABORTED',
-  '404': 'NOT_FOUND',
-  '400': 'INVALID_ARGUMENT',
-};
+/** The gRPC statuses of a list of classes (GRPC_STATUS_TERMS, the importer's table too); other classes cannot be said. */
+const statusesOf = (classes: readonly RetryOnClass[]): string[] => sayClasses(classes, GRPC_STATUS_TERMS).terms;
 
 /**
  * A policy as a gRPC service config (JSON; grpc/proposal:A6-client-retries.md): one methodConfig
@@ -22,12 +15,12 @@ const STATUS_OF: Partial<Record<RetryOnClass, string>> = {
 export function exportGrpcServiceConfig(policy: PolicySpec, name: string): ExportedText {
   const config: Record<string, unknown> = { name: [{ service: name }] };
   if (policy.totalTimeoutMs !== undefined) config.timeout = protoDuration(policy.totalTimeoutMs);
-  const codes = policy.retryOn.flatMap((c) => STATUS_OF[c] ?? []);
+  const codes = statusesOf(policy.retryOn);
   if (policy.hedging !== undefined) {
     config.hedgingPolicy = {
       maxAttempts: policy.hedging.maxAttempts,
       hedgingDelay: protoDuration(policy.hedging.hedgingDelayMs),
-      nonFatalStatusCodes: policy.hedging.nonFatal.flatMap((c) => STATUS_OF[c] ?? []),
+      nonFatalStatusCodes: statusesOf(policy.hedging.nonFatal),
     };
   } else if (policy.maxAttempts === 'unlimited' || policy.maxAttempts > 1) {
     const b = policy.backoff;

@@ -1,26 +1,19 @@
 import { stringify } from 'yaml';
 import type { PolicySpec } from '../policy/types.js';
 import type { ExportedText } from './exportPolicy.js';
-import { statusOfClass } from './envoyRetryClasses.js';
+import { ENVOY_CONDITIONS, HTTP_STATUS_TERMS, sayClasses } from './retryVocabulary.js';
 import { formatGoDuration } from './MeshReader.js';
 
 /**
  * A policy as an Istio VirtualService with one http route to the host `name` (YAML;
  * istio/api:networking/v1alpha3/virtual_service.proto): `retries.attempts` = maxAttempts - 1,
- * `perTryTimeout`, `retryOn` (the timeout class as `reset`, write conflicts as `retriable-4xx`, other
- * classes as status codes), `backoff` = the back-off base, the route `timeout`; an
+ * `perTryTimeout`, `retryOn` (Envoy's conditions, ENVOY_CONDITIONS, the widest that retry nothing
+ * more, then status codes; what neither can say is left out and the export warns), `backoff` = the back-off base, the route `timeout`; an
  * `envoy-max-retries` budget as a DestinationRule's `connectionPool.http.maxRetries`.
  */
 export function exportIstio(policy: PolicySpec, name: string): ExportedText {
-  const parts: string[] = [];
-  for (const c of policy.retryOn) {
-    if (c === 'timeout') parts.push('reset');
-    else if (c === 'conflict') parts.push('retriable-4xx');
-    else {
-      const s = statusOfClass(c);
-      if (s !== null) parts.push(String(s));
-    }
-  }
+  const said = sayClasses(policy.retryOn, ENVOY_CONDITIONS);
+  const parts = [...said.terms, ...sayClasses(said.unsaid, HTTP_STATUS_TERMS).terms];
   const retries: Record<string, unknown> = { attempts: policy.maxAttempts === 'unlimited' ? 2 ** 31 - 1 : policy.maxAttempts - 1 };
   if (policy.perAttemptTimeoutMs !== undefined) retries.perTryTimeout = formatGoDuration(policy.perAttemptTimeoutMs);
   if (parts.length > 0) retries.retryOn = parts.join(',');

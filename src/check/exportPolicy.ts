@@ -1,3 +1,4 @@
+import { RETRY_ON_CLASS_INFO } from '../policy/classify.js';
 import type { PolicySpec, RetryOnClass } from '../policy/types.js';
 import { CheckInputError } from './CheckInputError.js';
 import { exportAwsConfig } from './exportAwsConfig.js';
@@ -94,9 +95,24 @@ export function policyDifferences(wanted: PolicySpec, back: PolicySpec, format: 
     const a = wanted[field];
     const b = back[field];
     if (canonicalValue(field, a) === canonicalValue(field, b)) continue;
-    out.push(`${field}: ${describe(field, a)} cannot be expressed in ${format}; it reads back as ${describe(field, b)}`);
+    if (field === 'retryOn') out.push(classDifference(wanted.retryOn, back.retryOn, format));
+    else out.push(`${field}: ${describe(field, a)} cannot be expressed in ${format}; it reads back as ${describe(field, b)}`);
   }
   return out;
+}
+
+/**
+ * The warning of a class set that reads back differently: each class the format cannot say (lost:
+ * the written configuration does not retry it) and each it retries besides, by name and meaning.
+ */
+function classDifference(wanted: readonly RetryOnClass[], back: readonly RetryOnClass[], format: string): string {
+  const lost = wanted.filter((c) => !back.includes(c));
+  const added = back.filter((c) => !wanted.includes(c));
+  const name = (cs: readonly RetryOnClass[]) => cs.map((c) => `${c} (${RETRY_ON_CLASS_INFO[c].label})`).join(', ');
+  const parts: string[] = [];
+  if (lost.length > 0) parts.push(`${format} cannot say ${lost.join(', ')}: the written configuration does not retry ${name(lost)}`);
+  if (added.length > 0) parts.push(`it also retries ${name(added)}`);
+  return `retryOn: ${parts.join('; ')}; it reads back as ${describe('retryOn', back)}`;
 }
 
 /** The resolved policy `check` reads back from an exported text. */

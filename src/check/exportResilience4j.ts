@@ -1,19 +1,10 @@
 import { stringify } from 'yaml';
 import { DEFAULT_RANDOMIZATION_FACTOR } from '../policy/backoff.js';
 import { presetPolicy } from '../policy/presets.js';
-import type { PolicySpec, RetryOnClass } from '../policy/types.js';
+import type { PolicySpec } from '../policy/types.js';
+import { RESILIENCE4J_EXCEPTIONS, sayClasses } from './retryVocabulary.js';
 import type { ExportedText } from './exportPolicy.js';
 
-/** The exception each class is written as (Spring's RestTemplate exceptions, java.util.concurrent's timeout). */
-const EXCEPTION_OF: Partial<Record<RetryOnClass, string>> = {
-  '500': 'org.springframework.web.client.HttpServerErrorException$InternalServerError',
-  '503': 'org.springframework.web.client.HttpServerErrorException$ServiceUnavailable',
-  timeout: 'java.util.concurrent.TimeoutException',
-  '429': 'org.springframework.web.client.HttpClientErrorException$TooManyRequests',
-  '404': 'org.springframework.web.client.HttpClientErrorException$NotFound',
-  '400': 'org.springframework.web.client.HttpClientErrorException$BadRequest',
-  conflict: 'org.springframework.web.client.HttpClientErrorException$Conflict',
-};
 
 const ms = (v: number) => `${v}ms`;
 
@@ -22,7 +13,8 @@ const ms = (v: number) => `${v}ms`;
  * (`resilience4j.retry.instances.<name>`): maxAttempts, waitDuration = the back-off base,
  * enableExponentialBackoff with its multiplier and exponentialMaxWaitDuration = the cap,
  * enableRandomizedWait with randomizedWaitFactor (IntervalFunction.java), and retryExceptions for
- * the retried classes (omitted when every failure is retried, resilience4j's default).
+ * the retried classes (RESILIENCE4J_EXCEPTIONS, the importer's table too: the widest exceptions that
+ * retry nothing more) (omitted when every failure is retried, resilience4j's default).
  */
 export function exportResilience4j(policy: PolicySpec, name: string): ExportedText {
   const b = policy.backoff;
@@ -39,7 +31,7 @@ export function exportResilience4j(policy: PolicySpec, name: string): ExportedTe
   }
   const every = presetPolicy('resilience4j').retryOn ?? [];
   const all = every.every((c) => policy.retryOn.includes(c)) && policy.retryOn.length === every.length;
-  if (!all) props.retryExceptions = policy.retryOn.flatMap((c) => EXCEPTION_OF[c] ?? []);
+  if (!all) props.retryExceptions = sayClasses(policy.retryOn, RESILIENCE4J_EXCEPTIONS).terms;
   const doc = { resilience4j: { retry: { instances: { [name]: props } } } };
   return { text: stringify(doc), extension: 'yml', hints: [] };
 }

@@ -1,10 +1,11 @@
 import { BACKOFF_TRAITS, backoffIsRandom, exponentialCeilingMs } from '../policy/backoff.js';
+import { RETRY_ON_CLASS_INFO } from '../policy/classify.js';
 import type { Method, PolicySpec, RetryOnClass } from '../policy/types.js';
 import { budgetCap } from './expectedMultiple.js';
 import { firstWaits } from './firstWaits.js';
 import type { CheckLayer, CheckStack } from './loadStack.js';
 import { fmtMs, fmtNum, fmtProduct, listAnd } from './text.js';
-import { attemptsFor, FAILURE_CLASSES, type WorstCase } from './worstCase.js';
+import { ANSWER_CLASSES, attemptsFor, type WorstCase } from './worstCase.js';
 
 /** How serious a finding is: `error` fails `retrystorm check` (exit code 1). */
 export type Severity = 'error' | 'warning' | 'info';
@@ -54,7 +55,7 @@ const LOCAL_CLASSES: readonly RetryOnClass[] = ['throttled', 'circuit-open', 'bu
 
 /** Whether a layer retries any failure class for `method`. */
 export function layerRetries(policy: PolicySpec, method: Method): boolean {
-  return policy.hedging === undefined && FAILURE_CLASSES.some((c) => attemptsFor(policy, c, method) > 1);
+  return policy.hedging === undefined && ANSWER_CLASSES.some((c) => attemptsFor(policy, c, method) > 1);
 }
 
 /** Whether a layer bounds retries across requests: a budget, a breaker or an admission control. */
@@ -258,13 +259,14 @@ export function findingsOf(stack: CheckStack, worst: readonly WorstCase[]): Find
       );
     }
     // RS010: replaying non-idempotent requests.
-    const unsafe = (['timeout', '500', '503'] as const).filter((c) => p.retryOn.includes(c));
+    // The classes whose idempotency rule needs an idempotent operation (the work may have run).
+    const unsafe = p.retryOn.filter((c) => RETRY_ON_CLASS_INFO[c].idempotency === 'idempotent');
     if (p.idempotency === 'always' && unsafe.length > 0) {
       add(
         'RS010',
         stack.method === 'POST' ? 'error' : 'warning',
         [k],
-        `${layer.name} replays requests whatever their method after ${listAnd(unsafe.map((c) => (c === 'timeout' ? 'a timeout' : `a ${c}`)))}: a ${stack.method === 'POST' ? 'POST (this operation)' : 'POST'} may already have taken effect when its attempt ${unsafe.includes('timeout') ? 'timed out' : 'failed'}, and the retry does it again.`,
+        `${layer.name} replays requests whatever their method after ${listAnd(unsafe.map((c) => (c === 'timeout' ? 'a timeout' : /^\d/.test(c) ? `a ${c}` : c)))}: a ${stack.method === 'POST' ? 'POST (this operation)' : 'POST'} may already have taken effect when its attempt ${unsafe.includes('timeout') ? 'timed out' : 'failed'}, and the retry does it again.`,
         'Replay non-idempotent requests only with an idempotency key the server deduplicates, or only on failures that surely did not reach the server; otherwise use idempotency "http".',
       );
     }

@@ -5,7 +5,7 @@ import type { PolicySpec } from '../policy/types.js';
 import type { CheckReport, LayerReport } from './checkStack.js';
 import { STORM_LIMITS, stormGoodputMeaning, type StormLimit, type StormReport } from './simulateStorm.js';
 import { fmtMs, fmtNum, fmtPct, fmtProduct, fmtX, table } from './text.js';
-import { FAILURE_CLASS_LABELS, FAILURE_CLASSES } from './worstCase.js';
+import { ANSWER_CLASSES, FAILURE_CLASS_LABELS } from './worstCase.js';
 
 const WIDTH = 100;
 
@@ -47,7 +47,7 @@ function layerRows(layers: LayerReport[]): string[][] {
     const time = [p.totalTimeoutMs !== undefined ? `total ${fmtMs(p.totalTimeoutMs)}` : '', p.maxElapsedMs !== undefined ? `elapsed ${fmtMs(p.maxElapsedMs)}` : '']
       .filter((s) => s !== '')
       .join(', ');
-    const retries = l.retries.length === 0 ? 'nothing' : l.retries.length === FAILURE_CLASSES.length ? 'every class' : l.retries.join(' ');
+    const retries = l.retries.length === 0 ? 'nothing' : l.retries.length === ANSWER_CLASSES.length ? 'every class' : l.retries.join(' ');
     return [
       l.name,
       attemptsOf(p),

@@ -5,9 +5,10 @@ import { describeValue, listItems } from '../policy/schema/describeValue.js';
 import { nearestName } from '../policy/schema/nearestName.js';
 import { MAX_NESTING } from '../experiment/parseJson.js';
 import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
-import type { ImportedLayer } from './ImportedLayer.js';
+import { lostNote, type ImportedLayer } from './ImportedLayer.js';
 import { chooseSite, describeSite, duplicateSiteNames, findSites, selectSites, type Site } from './envoyRouteSites.js';
 import { readDocument } from './readDocument.js';
+import { ENVOY_CONDITIONS, httpStatusClass } from './retryVocabulary.js';
 
 /** Which route to import from a configuration with several retry policies. */
 export interface EnvoyImportOptions {
@@ -31,32 +32,6 @@ export const ENVOY_DEFAULTS = {
   maxRetries: 3,
 } as const;
 
-/**
- * What each `retry_on` condition retries, as outcome classes of the model (router_filter.rst,
- * "x-envoy-retry-on" and "x-envoy-retry-grpc-on"). A per-try timeout is answered 504, so the
- * conditions that cover 504 (5xx, gateway-error) cover the timeout class; `reset` (no response at
- * all: disconnect, reset, read timeout) is an unknown outcome, the timeout class too. Conditions
- * with no counterpart map to nothing and get a note.
- */
-const RETRY_ON: Record<string, { classes: RetryOnClass[]; note?: string }> = {
-  '5xx': { classes: ['500', '503', 'timeout'] },
-  'gateway-error': { classes: ['503', 'timeout'], note: '502, 503 and 504 (a per-try timeout counts as 504); 500 is not retried.' },
-  reset: { classes: ['timeout'], note: 'no response at all (disconnect, reset, read timeout) is the timeout class here.' },
-  'reset-before-request': { classes: [], note: 'a reset before the request was sent is safe to retry and is not modelled.' },
-  'connect-failure': { classes: [], note: 'a failed connection never reached the server and is not modelled.' },
-  'envoy-ratelimited': { classes: ['429'] },
-  'retriable-4xx': { classes: ['conflict'], note: '409 is the write-conflict class here.' },
-  'refused-stream': { classes: [], note: 'REFUSED_STREAM (not processed, safe to retry) is not modelled.' },
-  'retriable-status-codes': { classes: [] },
-  'retriable-headers': { classes: [], note: 'retries decided by response headers are not modelled.' },
-  'http3-post-connect-failure': { classes: [], note: 'HTTP/3 connection failures are not modelled.' },
-  cancelled: { classes: [], note: 'gRPC CANCELLED is not modelled.' },
-  'deadline-exceeded': { classes: ['timeout'] },
-  internal: { classes: ['500'] },
-  'resource-exhausted': { classes: ['429'] },
-  unavailable: { classes: ['503'] },
-};
-
 const RETRY_POLICY_KEYS = [
   'retry_on',
   'num_retries',
@@ -72,18 +47,6 @@ const RETRY_POLICY_KEYS = [
   'retriable_headers',
   'retriable_request_headers',
 ];
-
-/** The class of an HTTP status listed in `retriable_status_codes` (null: not modelled). */
-function statusClass(code: number): RetryOnClass | null {
-  if (code === 400) return '400';
-  if (code === 404) return '404';
-  if (code === 409) return 'conflict';
-  if (code === 429) return '429';
-  if (code === 408 || code === 504) return 'timeout';
-  if (code === 502 || code === 503) return '503';
-  if (code >= 500 && code <= 599) return '500';
-  return null;
-}
 
 /**
  * Whether a document holds an Envoy `retry_policy` (or `retryPolicy`) at any depth up to
@@ -166,15 +129,16 @@ function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: str
   for (const raw of text.split(',')) {
     const cond = raw.trim();
     if (cond === '') continue;
-    const known = RETRY_ON[cond];
+    const known = ENVOY_CONDITIONS.find((t) => t.term === cond);
     if (known === undefined) {
-      const near = nearestName(cond, Object.keys(RETRY_ON));
-      r.fail([...path, 'retry_on'], `has an unknown condition ${r.quote(cond)}${near !== undefined ? ` (did you mean ${describeValue(near)}?)` : ` (known: ${Object.keys(RETRY_ON).join(', ')})`}`);
+      const names = ENVOY_CONDITIONS.map((t) => t.term);
+      const near = nearestName(cond, names);
+      r.fail([...path, 'retry_on'], `has an unknown condition ${r.quote(cond)}${near !== undefined ? ` (did you mean ${describeValue(near)}?)` : ` (known: ${names.join(', ')})`}`);
       continue;
     }
     add(known.classes);
     if (cond === 'retriable-status-codes') statusCodes = true;
-    if (known.note !== undefined) notes.push(`retry_on ${cond}: ${known.note}`);
+    if (known.note !== undefined) notes.push(lostNote(`retry_on ${cond}: ${known.note}`));
   }
   return { classes, statusCodes };
 }
@@ -189,9 +153,11 @@ function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: str
  * - `num_retries` (default 1) -> maxAttempts num_retries + 1;
  * - `per_try_timeout` -> perAttemptTimeoutMs; the route `timeout` (default 15 s, "0s" = none),
  *   which "includes all retries" -> totalTimeoutMs;
- * - `retry_on` -> retryOn (5xx -> 500, 503 and timeouts; gateway-error -> 503 and timeouts;
- *   reset -> timeouts; envoy-ratelimited -> 429; retriable-4xx -> 409 conflicts;
- *   retriable-status-codes -> `retriable_status_codes`);
+ * - `retry_on` -> retryOn, each condition as ENVOY_CONDITIONS (retryVocabulary.ts) says (5xx ->
+ *   500, 502, 503, 504, per-try timeouts, resets, connect failures and refused streams;
+ *   gateway-error -> the same but 500; reset -> resets, connect failures and refused streams;
+ *   retriable-4xx -> 409 conflicts; the gRPC conditions -> their gRPC classes;
+ *   retriable-status-codes -> `retriable_status_codes`, each status its own class);
  * - `retry_back_off` base_interval / max_interval (default 25 ms / 10 x base) -> backoff `envoy`
  *   (an integer uniform on [0, min(base x 2^(n-1), max)), Envoy's current
  *   JitteredExponentialBackOffStrategy);
@@ -297,8 +263,8 @@ function readSite(doc: EnvoyDocument, site: Site): ImportedLayer {
         return;
       }
       if (!statusCodes) return;
-      const cls = statusClass(n);
-      if (cls === null) notes.push(`retriable_status_codes: ${n} has no counterpart in the model and is left out.`);
+      const cls = httpStatusClass(n);
+      if (cls === null) notes.push(lostNote(`retriable_status_codes: ${n} is never answered by a leaf of the model and is left out.`));
       else if (!classes.includes(cls)) classes.push(cls);
     });
   } else if (statusCodes) {
@@ -433,10 +399,3 @@ function readCircuitBreakers(r: FieldReader, value: unknown, path: Segment[], no
   notes.push(`${r.name([...tp, 'max_retries'])}: at most ${maxRetries} retries in flight at once.`);
   return { kind: 'envoy-max-retries', maxRetries };
 }
-
-export {
-  /** What each Envoy `retry_on` condition retries, as outcome classes (shared by the importers of Envoy-based meshes). */
-  RETRY_ON as ENVOY_RETRY_ON,
-  /** The class of an HTTP status code (null: not modelled), as Envoy's `retriable_status_codes` are read. */
-  statusClass as httpStatusClass,
-};

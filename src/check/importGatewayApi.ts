@@ -1,8 +1,8 @@
 import type { RetryOnClass } from '../policy/types.js';
 import { isObject, type JsonObject, type Segment } from './FieldReader.js';
 import { envoyBackoff } from './envoyRetryClasses.js';
-import { httpStatusClass } from './importEnvoyRoute.js';
-import type { ImportedLayer } from './ImportedLayer.js';
+import { httpStatusClass } from './retryVocabulary.js';
+import { lostNote, type ImportedLayer } from './ImportedLayer.js';
 import { MeshReader } from './MeshReader.js';
 import { apiGroup, type Resource } from './readResources.js';
 import { describeRouteSite, openRoute, openRoutes, withRoute, type OpenedRoute, type RouteKind } from './routeSites.js';
@@ -110,7 +110,7 @@ function gatewayRule(opened: OpenedRoute): ImportedLayer {
         return;
       }
       const c = httpStatusClass(n);
-      if (c === null) notes.push(`retry.codes: ${n} has no counterpart in the model and is left out.`);
+      if (c === null) notes.push(lostNote(`retry.codes: ${n} is never answered by a leaf of the model and is left out.`));
       else if (!classes.includes(c)) classes.push(c);
     });
     if (codes.length === 0) notes.push('retry.codes is empty: no status is retried (implementations may still retry connection errors, which are not modelled).');

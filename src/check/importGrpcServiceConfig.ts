@@ -1,7 +1,8 @@
 import { GRPC_JITTER_2024, type BudgetInput, type PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
+import { GRPC_STATUS_TERMS } from './retryVocabulary.js';
 import { FieldReader, isObject, protoDuration, type JsonObject, type Segment } from './FieldReader.js';
-import type { ImportedLayer } from './ImportedLayer.js';
+import { lostNote, type ImportedLayer } from './ImportedLayer.js';
 import { readDocument } from './readDocument.js';
 
 /**
@@ -51,31 +52,12 @@ const STATUS_NAMES = [
 ] as const;
 
 /**
- * The outcome class each gRPC status stands for in the model (null: no class; the status is left
- * out with a note). UNAVAILABLE is the 503 class, DEADLINE_EXCEEDED the timeout class,
- * RESOURCE_EXHAUSTED the 429 class, ABORTED a write conflict, INTERNAL/UNKNOWN/DATA_LOSS the 500
- * class; the statuses that say the request itself is wrong are permanent errors (400, or 404 for
- * NOT_FOUND and UNIMPLEMENTED).
+ * The outcome class each gRPC status stands for in the model (GRPC_STATUS_TERMS, which the exporter
+ * reads too; null: no leaf of the model answers it, and the status is left out with a note).
  */
-const STATUS_CLASS: Record<(typeof STATUS_NAMES)[number], RetryOnClass | null> = {
-  OK: null,
-  CANCELLED: null,
-  UNKNOWN: '500',
-  INVALID_ARGUMENT: '400',
-  DEADLINE_EXCEEDED: 'timeout',
-  NOT_FOUND: '404',
-  ALREADY_EXISTS: '400',
-  PERMISSION_DENIED: '400',
-  RESOURCE_EXHAUSTED: '429',
-  FAILED_PRECONDITION: '400',
-  ABORTED: 'conflict',
-  OUT_OF_RANGE: '400',
-  UNIMPLEMENTED: '404',
-  INTERNAL: '500',
-  UNAVAILABLE: '503',
-  DATA_LOSS: '500',
-  UNAUTHENTICATED: '400',
-};
+const STATUS_CLASS: Record<(typeof STATUS_NAMES)[number], RetryOnClass | null> = Object.fromEntries(
+  STATUS_NAMES.map((n) => [n, GRPC_STATUS_TERMS.find((t) => t.term === n)?.classes[0] ?? null]),
+) as Record<(typeof STATUS_NAMES)[number], RetryOnClass | null>;
 
 type StatusName = (typeof STATUS_NAMES)[number];
 
@@ -139,7 +121,7 @@ function readStatusList(r: FieldReader, value: unknown, path: Segment[], notes: 
     const status = readStatus(r, item, [...path, i]);
     if (status === undefined) return;
     const cls = STATUS_CLASS[status];
-    if (cls === null) notes.push(`${path.join('.')}: ${status} has no counterpart in the model and is left out.`);
+    if (cls === null) notes.push(lostNote(`${path.join('.')}: ${status} is never answered by a leaf of the model and is left out.`));
     else if (!classes.includes(cls)) classes.push(cls);
   });
   return classes;
@@ -187,7 +169,9 @@ function selectConfig(r: FieldReader, configs: NamedConfig[], options: GrpcImpor
  * min(initialBackoff * multiplier^(n-1), maxBackoff), drawn as the implementation `options.impl`
  * does: x U(0.8, 1.2) by default (A6 as amended in August 2024, grpc/proposal#452; grpc-go,
  * grpc-java), random(0, interval) for grpc-js; retryableStatusCodes as classes:
- * UNAVAILABLE -> 503, DEADLINE_EXCEEDED -> timeout, RESOURCE_EXHAUSTED -> 429 ...;
+ * each status its own class (GRPC_STATUS_TERMS: UNAVAILABLE -> unavailable, DEADLINE_EXCEEDED ->
+ * deadline-exceeded, RESOURCE_EXHAUSTED -> resource-exhausted ...; INVALID_ARGUMENT and NOT_FOUND
+ * -> 400 and 404);
  * perAttemptRecvTimeout as the per-attempt timeout), the methodConfig's `timeout` as a total
  * timeout over all attempts (A6: "the deadline spans all attempts"), server pushback honoured,
  * and retryThrottling as a `grpc-throttle` budget. A hedgingPolicy becomes hedging. Field names

@@ -3,7 +3,7 @@ import { nearestName } from '../policy/schema/nearestName.js';
 import type { PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import { isObject, type JsonObject, type Segment } from './FieldReader.js';
-import type { ImportedLayer } from './ImportedLayer.js';
+import { lostNote, type ImportedLayer } from './ImportedLayer.js';
 import { MeshReader } from './MeshReader.js';
 import { annotationsOf, apiGroup, readResources, type Resource } from './readResources.js';
 
@@ -32,16 +32,20 @@ export const INGRESS_NGINX_DEFAULTS = {
   readTimeoutMs: 60_000,
 } as const;
 
-/** nginx `proxy_next_upstream` conditions (nginx.org/en/docs/http/ngx_http_proxy_module.html) and their classes. */
+/**
+ * nginx `proxy_next_upstream` conditions (nginx.org/en/docs/http/ngx_http_proxy_module.html) and their
+ * classes: `error` is "an error occurred while establishing a connection with the server, passing a
+ * request to it, or reading the response header" (connection failures and resets).
+ */
 const CONDITIONS: Record<string, { classes: RetryOnClass[]; note?: string }> = {
-  error: { classes: [], note: 'error (a connection or transfer error with the upstream) is not modelled.' },
+  error: { classes: ['connect-failure', 'reset'] },
   timeout: { classes: ['timeout'] },
-  invalid_header: { classes: [], note: 'invalid_header (an empty or invalid response) is not modelled.' },
+  invalid_header: { classes: [], note: 'invalid_header (an empty or invalid response) is not an outcome of the model.' },
   http_500: { classes: ['500'] },
-  http_502: { classes: ['503'] },
+  http_502: { classes: ['502'] },
   http_503: { classes: ['503'] },
-  http_504: { classes: ['timeout'] },
-  http_403: { classes: ['400'], note: 'http_403 is taken as the permanent-error class (400).' },
+  http_504: { classes: ['504'] },
+  http_403: { classes: [], note: 'http_403 is never answered by a leaf of the model.' },
   http_404: { classes: ['404'] },
   http_429: { classes: ['429'] },
   non_idempotent: { classes: [] },
@@ -137,7 +141,7 @@ export function importIngressNginx(text: string, source: string, options: Ingres
     const known = CONDITIONS[c];
     if (known === undefined) continue;
     known.classes.forEach((k) => classes.includes(k) || classes.push(k));
-    if (known.note !== undefined) notes.push(`proxy-next-upstream ${known.note}`);
+    if (known.note !== undefined) notes.push(lostNote(`proxy-next-upstream ${known.note}`));
   }
   if (conditions.includes('off')) {
     policy.maxAttempts = 1;

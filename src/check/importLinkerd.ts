@@ -3,7 +3,7 @@ import { nearestName } from '../policy/schema/nearestName.js';
 import type { PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
 import type { JsonObject, Segment } from './FieldReader.js';
-import { httpStatusClass } from './importEnvoyRoute.js';
+import { httpStatusClass, LINKERD_GRPC_TERMS, LINKERD_HTTP_TERMS } from './retryVocabulary.js';
 import { LINKERD_ANNOTATION_FIXES, SERVICE_PROFILE_FIXES } from './formatFixes.js';
 import type { ImportedLayer } from './ImportedLayer.js';
 import { formatGoDuration, MeshReader } from './MeshReader.js';
@@ -42,14 +42,8 @@ export const LINKERD_DEFAULTS = {
   routeTimeoutMs: 10_000,
 } as const;
 
-/** `retry.linkerd.io/grpc` conditions and the classes they retry (DEADLINE_EXCEEDED is a timeout, as in the gRPC importer). */
-const GRPC_CONDITIONS: Record<string, RetryOnClass[]> = {
-  cancelled: [],
-  'deadline-exceeded': ['timeout'],
-  internal: ['500'],
-  'resource-exhausted': ['429'],
-  unavailable: ['503'],
-};
+/** `retry.linkerd.io/grpc` conditions and the classes they retry (LINKERD_GRPC_TERMS, which the exporter reads too). */
+const GRPC_CONDITIONS: Record<string, readonly RetryOnClass[]> = Object.fromEntries(LINKERD_GRPC_TERMS.map((t) => [t.term, t.classes]));
 
 const ROUTE_KINDS = ['HTTPRoute', 'GRPCRoute'];
 
@@ -66,12 +60,12 @@ function classesOfRange(lo: number, hi: number): RetryOnClass[] {
 /** `retry.linkerd.io/http`: codes (`504`), ranges (`500-504`), `gateway-error` (502-504) and `5xx`. */
 function readHttpConditions(r: MeshReader, text: string, path: Segment[]): RetryOnClass[] {
   const out: RetryOnClass[] = [];
-  const add = (cs: RetryOnClass[]) => cs.forEach((c) => out.includes(c) || out.push(c));
+  const add = (cs: readonly RetryOnClass[]) => cs.forEach((c) => out.includes(c) || out.push(c));
   for (const raw of text.split(',')) {
     const part = raw.trim().toLowerCase();
     if (part === '') continue;
-    if (part === '5xx') add(classesOfRange(500, 599));
-    else if (part === 'gateway-error') add(classesOfRange(502, 504));
+    const word = LINKERD_HTTP_TERMS.find((t) => t.term === part);
+    if (word !== undefined) add(word.classes);
     else {
       const m = /^(\d{3})(?:-(\d{3}))?$/.exec(part);
       const lo = m === null ? NaN : Number(m[1]);
@@ -86,7 +80,7 @@ function readHttpConditions(r: MeshReader, text: string, path: Segment[]): Retry
   return out;
 }
 
-function readGrpcConditions(r: MeshReader, text: string, path: Segment[], notes: string[]): RetryOnClass[] {
+function readGrpcConditions(r: MeshReader, text: string, path: Segment[]): RetryOnClass[] {
   const out: RetryOnClass[] = [];
   for (const raw of text.split(',')) {
     const part = raw.trim().toLowerCase();
@@ -97,7 +91,6 @@ function readGrpcConditions(r: MeshReader, text: string, path: Segment[], notes:
       r.fail(path, `has an unknown gRPC status ${r.quote(raw.trim())}${near !== undefined ? ` (did you mean ${describeValue(near)}?)` : ` (known: ${Object.keys(GRPC_CONDITIONS).join(', ')})`}`);
       continue;
     }
-    if (part === 'cancelled') notes.push('retry.linkerd.io/grpc cancelled: gRPC CANCELLED is not modelled.');
     classes.forEach((c) => out.includes(c) || out.push(c));
   }
   return out;
@@ -164,7 +157,7 @@ function fromServiceProfile(profile: Resource, source: string, options: LinkerdI
     notes.push(`No route of ${profile.label} is retryable (isRetryable): Linkerd does not retry.`);
   } else {
     policy.maxAttempts = 'unlimited';
-    policy.retryOn = ['500', '503'];
+    policy.retryOn = [...(LINKERD_HTTP_TERMS.find((t) => t.term === '5xx')?.classes ?? [])];
     policy.budget = { kind: 'finagle', percentCanRetry: ratio ?? LINKERD_DEFAULTS.retryRatio, minRetriesPerSec: minRate ?? LINKERD_DEFAULTS.minRetriesPerSecond, ttlMs: ttlMs ?? LINKERD_DEFAULTS.ttlMs };
     notes.push('Retryable routes are retried until the route timeout or the retry budget stops them (no attempt limit), at once (no backoff).');
     notes.push(`retryBudget: retries stay within ${(policy.budget.percentCanRetry ?? 0) * 100}% of requests plus ${String(policy.budget.minRetriesPerSec)} per second over ${formatGoDuration(policy.budget.ttlMs ?? 0)} (the Finagle-style budget Linkerd's is modelled on)${budget === undefined ? "; the ServiceProfile sets none, so Linkerd's default applies" : ''}.`);
@@ -230,7 +223,7 @@ function fromAnnotations(resources: Resource[], source: string, options: Linkerd
   const classes: RetryOnClass[] = [];
   const add = (cs: RetryOnClass[]) => cs.forEach((c) => classes.includes(c) || classes.push(c));
   if (http !== undefined) add(readHttpConditions(r, http, ap(LINKERD_ANNOTATIONS.http)));
-  if (grpc !== undefined) add(readGrpcConditions(r, grpc, ap(LINKERD_ANNOTATIONS.grpc), notes));
+  if (grpc !== undefined) add(readGrpcConditions(r, grpc, ap(LINKERD_ANNOTATIONS.grpc)));
   const limitText = read(LINKERD_ANNOTATIONS.limit);
   const limit = limitText === undefined ? LINKERD_DEFAULTS.retryLimit : r.integer(limitText, ap(LINKERD_ANNOTATIONS.limit), 0, 'a non-negative integer (the number of retries)');
   const timeoutText = read(LINKERD_ANNOTATIONS.timeout);

@@ -2,8 +2,9 @@ import { describeName, describeValue, listItems, listNames } from '../policy/sch
 import { nearestName } from '../policy/schema/nearestName.js';
 import { presetPolicy, type PolicyInput } from '../policy/presets.js';
 import type { RetryOnClass } from '../policy/types.js';
+import { exceptionClasses } from './retryVocabulary.js';
 import type { Segment } from './FieldReader.js';
-import type { ImportedLayer } from './ImportedLayer.js';
+import { lostNote, type ImportedLayer } from './ImportedLayer.js';
 import { MeshReader } from './MeshReader.js';
 import { relaxed, Resilience4jBases, resilience4jBlocks, RESILIENCE4J_DEFAULT_CONFIG, RESILIENCE4J_MODULES, type Resilience4jBlock, type Resilience4jModule } from './resilience4jConfigs.js';
 import { isPropertiesText, readSpringConfig } from './springConfig.js';
@@ -51,29 +52,6 @@ const PROPERTIES = [
 
 /** Spring's relaxed binding: `max-attempts`, `max_attempts` and `maxAttempts` name one property. */
 const canonical = (key: string) => PROPERTIES.find((p) => p.toLowerCase() === relaxed(key));
-
-/**
- * Exception classes and the outcome classes they stand for, matched on the simple name (after the
- * last `.` or `$`); Spring's RestTemplate and WebClient exceptions name the HTTP status.
- */
-const EXCEPTIONS: Array<{ test: RegExp; classes: RetryOnClass[] }> = [
-  { test: /^InternalServerError$/, classes: ['500'] },
-  { test: /^(ServiceUnavailable|BadGateway)$/, classes: ['503'] },
-  { test: /^GatewayTimeout$/, classes: ['timeout'] },
-  { test: /^TooManyRequests$/, classes: ['429'] },
-  { test: /^NotFound$/, classes: ['404'] },
-  { test: /^BadRequest$/, classes: ['400'] },
-  { test: /^Conflict$/, classes: ['conflict'] },
-  { test: /^(HttpServerErrorException|ServerErrorException|WebClientResponseException)$/, classes: ['500', '503', 'timeout'] },
-  { test: /^HttpClientErrorException$/, classes: ['400', '404', '429', 'conflict'] },
-  { test: /Timeout/, classes: ['timeout'] },
-  { test: /^(IOException|ConnectException|SocketException|ResourceAccessException|WebClientRequestException|UncheckedIOException)$/, classes: ['timeout'] },
-];
-
-function exceptionClasses(name: string): RetryOnClass[] | undefined {
-  const simple = name.split(/[.$]/).pop() ?? name;
-  return EXCEPTIONS.find((e) => e.test.test(simple))?.classes;
-}
 
 /**
  * A Spring Boot duration in ms (Spring's DurationStyle): `500ms`, `2s`, `1m`, `1h`, `1d`, ISO-8601
@@ -234,7 +212,7 @@ export function importResilience4j(text: string, source: string, options: Resili
     const classes: RetryOnClass[] = [];
     for (const name of retryExceptions) {
       const cs = exceptionClasses(name);
-      if (cs === undefined) notes.push(`retryExceptions: ${name} does not say which failure it is; map it with retryOn in the layer's policy.`);
+      if (cs === undefined) notes.push(lostNote(`retryExceptions: ${name} does not say which failure it is; map it with retryOn in the layer's policy.`));
       else cs.forEach((c) => classes.includes(c) || classes.push(c));
     }
     if (classes.length > 0) policy.retryOn = classes;

@@ -10,7 +10,7 @@ export { AMPLIFICATION_ERROR_AT, FINDING_CODES, findingsOf, hasBudget, layerRetr
 export { FIRST_WAITS, firstWaits, type WaitRange } from './firstWaits.js';
 export { describeBackoff, describeBudget, formatCheckReport, formatStormReport } from './formatReport.js';
 export { AWS_RETRY_MODES, AWS_SDKS, importAwsConfig, type AwsImportOptions, type AwsSdk } from './importAwsConfig.js';
-export type { ImportedLayer } from './ImportedLayer.js';
+export { LOST_NOTE_PREFIX, lostNote, lostNotes, type ImportedLayer } from './ImportedLayer.js';
 export { ENVOY_DEFAULTS, holdsEnvoyRetryPolicy, importEnvoyRoute, type EnvoyImportOptions } from './importEnvoyRoute.js';
 export { GRPC_IMPLS, GRPC_MAX_ATTEMPTS, importGrpcServiceConfig, isGrpcServiceConfig, type GrpcImpl, type GrpcImportOptions } from './importGrpcServiceConfig.js';
 export { ENVOY_GATEWAY_DEFAULTS, importEnvoyGateway, type EnvoyGatewayImportOptions } from './importEnvoyGateway.js';
@@ -26,4 +26,4 @@ export { DEFAULT_EXPORT_NAME, EXPORT_FORMATS, exportNameOf, exportPolicy, policy
 export { loadStacks, type CheckLayer, type CheckStack, type LoadStackOptions } from './loadStack.js';
 export { experimentFileJsonSchema, hasStackImports, IMPORT_FORMATS, importSchema, resolveExperimentImports, type ImportFormat, type ImportReader, type ImportSpec, type ResolvedExperimentImports } from './layerImport.js';
 export { simulateStorm, stormScenario, type StormOptions, type StormReport, type StormRun } from './simulateStorm.js';
-export { attemptsFor, classOutcome, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';
+export { ANSWER_CLASSES, attemptsFor, classAnswer, classOutcome, failureClassesOf, FAILURE_CLASS_LABELS, FAILURE_CLASSES, worstCase, type FailureClass, type WorstCase } from './worstCase.js';

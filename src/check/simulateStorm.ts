@@ -7,7 +7,7 @@ import { expectedMultiple } from './expectedMultiple.js';
 import type { CheckStack } from './loadStack.js';
 import { goodputCap } from '../metrics/metricBounds.js';
 import { boundedMetricStats, type MetricStats } from '../metrics/metricStats.js';
-import { worstCase, type FailureClass } from './worstCase.js';
+import { ANSWER_CLASSES, classAnswer, worstCase, type FailureClass } from './worstCase.js';
 
 /** The standard storm of `check --simulate`. */
 export interface StormOptions {
@@ -76,7 +76,8 @@ export const STORM_DEFAULTS = { ratePerSec: 50, durationMs: 10_000, clients: 100
 const HANG_MS = 3_000_000;
 /** Default bound on the events of one storm run. */
 const STORM_MAX_EVENTS = 2_000_000;
-const SIMULABLE: readonly FailureClass[] = ['503', '500', '429', 'timeout', '400', '404'];
+/** The classes the storm can fail with: every answer class but the write conflict (the OCC leaf's). */
+const SIMULABLE: readonly FailureClass[] = ANSWER_CLASSES.filter((c) => c !== 'conflict');
 
 /** The success fraction of a run (succeeded over offered; 0 without operations). */
 function successFraction(r: SimulationResults): number {
@@ -96,7 +97,7 @@ export function stormGoodputMeaning(durationMs: number): string {
  * leaf never overloads: the storm measures the retry arithmetic and the budgets, not a collapse.
  */
 export function stormScenario(stack: CheckStack, failureClass: FailureClass, failureRate: number, options: StormOptions = {}): Record<string, unknown> {
-  const status = failureClass === 'timeout' ? 'timeout' : Number(failureClass);
+  const status = classAnswer(failureClass);
   return {
     workload: {
       kind: 'open',

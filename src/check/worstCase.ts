@@ -1,19 +1,77 @@
-import { isIdempotent, isRetryable, retryOnMask } from '../policy/classify.js';
+import { isIdempotent, isRetryable, RETRY_ON_CLASS_INFO, retryOnMask } from '../policy/classify.js';
 import { compilePolicy } from '../policy/decision.js';
-import { Outcome } from '../policy/outcome.js';
+import { ANSWER_OUTCOMES, Outcome, type AnswerStatus } from '../policy/outcome.js';
 import { Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
-import type { Method, PolicySpec } from '../policy/types.js';
+import type { Method, PolicySpec, RetryOnClass } from '../policy/types.js';
 
 /**
- * The failure classes `check` reports on: how the leaf fails every attempt. `timeout` is a leaf
- * that never answers (each attempt ends at its timeout); the others are answered at once.
+ * The failure classes `check` always reports on: how the leaf fails every attempt. `timeout` is a
+ * leaf that never answers (each attempt ends at its timeout); the others are answered at once. A
+ * stack whose policies name other {@link ANSWER_CLASSES} gets those too ({@link failureClassesOf}).
  */
 export const FAILURE_CLASSES = ['503', '500', '429', 'timeout', '400', '404', 'conflict'] as const;
-/** How the leaf fails (see FAILURE_CLASSES). */
-export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+/**
+ * Every class a leaf can fail with (the retryable classes but this model's local refusals), each
+ * with the answer it stands for (policy/outcome.ts, `ANSWER_STATUSES`): the {@link FAILURE_CLASSES}
+ * first, then 502, 504, connection-level failures and the gRPC statuses.
+ */
+const CLASS_ANSWERS = {
+  '503': 503,
+  '500': 500,
+  '429': 429,
+  timeout: 'timeout',
+  '400': 400,
+  '404': 404,
+  conflict: 409,
+  '502': 502,
+  '504': 504,
+  reset: 'reset',
+  'connect-failure': 'connect-failure',
+  'refused-stream': 'refused-stream',
+  cancelled: 'cancelled',
+  unavailable: 'unavailable',
+  'resource-exhausted': 'resource-exhausted',
+  'deadline-exceeded': 'deadline-exceeded',
+  aborted: 'aborted',
+  internal: 'internal',
+  unknown: 'unknown',
+} as const satisfies Partial<Record<RetryOnClass, AnswerStatus>>;
+
+/** How the leaf fails: one of {@link ANSWER_CLASSES}. */
+export type FailureClass = keyof typeof CLASS_ANSWERS;
+
+/** Every class a leaf can fail with, in report order (written out: Object.keys puts numeric keys first). */
+export const ANSWER_CLASSES: readonly FailureClass[] = [
+  ...FAILURE_CLASSES,
+  '502',
+  '504',
+  'reset',
+  'connect-failure',
+  'refused-stream',
+  'cancelled',
+  'unavailable',
+  'resource-exhausted',
+  'deadline-exceeded',
+  'aborted',
+  'internal',
+  'unknown',
+];
+
+/** The answer (status) a leaf failing with `cls` gives: what a fault or a script writes. */
+export function classAnswer(cls: FailureClass): Exclude<AnswerStatus, 200> {
+  return CLASS_ANSWERS[cls];
+}
+
+/** The classes `check` reports on for a stack: the {@link FAILURE_CLASSES} and any other answer class a policy retries or hedges on, in {@link ANSWER_CLASSES} order. */
+export function failureClassesOf(policies: readonly PolicySpec[]): FailureClass[] {
+  const named = new Set<string>(policies.flatMap((p) => [...p.retryOn, ...(p.hedging?.nonFatal ?? [])]));
+  return ANSWER_CLASSES.filter((c) => (FAILURE_CLASSES as readonly string[]).includes(c) || named.has(c));
+}
 
 /** One line on what each failure class stands for. */
 export const FAILURE_CLASS_LABELS: Record<FailureClass, string> = {
+  ...(Object.fromEntries(ANSWER_CLASSES.map((c) => [c, RETRY_ON_CLASS_INFO[c].label])) as Record<FailureClass, string>),
   '503': '503 unavailable / overloaded',
   '500': '500 server error',
   '429': '429 throttled',
@@ -25,22 +83,7 @@ export const FAILURE_CLASS_LABELS: Record<FailureClass, string> = {
 
 /** The attempt outcome a failing leaf gives for a class (timeouts are made by the callers' timers). */
 export function classOutcome(cls: FailureClass): number {
-  switch (cls) {
-    case '503':
-      return Outcome.S503;
-    case '500':
-      return Outcome.S500;
-    case '429':
-      return Outcome.S429;
-    case 'timeout':
-      return Outcome.TIMEOUT;
-    case '400':
-      return Outcome.S400;
-    case '404':
-      return Outcome.S404;
-    case 'conflict':
-      return Outcome.CONFLICT;
-  }
+  return ANSWER_OUTCOMES[CLASS_ANSWERS[cls]];
 }
 
 /**

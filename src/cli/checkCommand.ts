@@ -4,11 +4,13 @@ import {
   CheckInputError,
   checkExitCode,
   checkStack,
-  FAILURE_CLASSES,
+  ANSWER_CLASSES,
   GRPC_IMPLS,
   formatCheckReport,
   formatStormReport,
   loadStacks,
+  LOST_NOTE_PREFIX,
+  lostNotes,
   simulateStorm,
   type AwsSdk,
   type CheckReport,
@@ -49,6 +51,8 @@ export interface CheckFlags {
   grpcImpl?: string;
   /** Let imports leave the file's directory (`--allow-imports-outside`). */
   allowImportsOutside?: boolean;
+  /** Something a file lists that the model cannot retry (a `lost:` note) is an error: exit 1. */
+  strict?: boolean;
 }
 
 /** What `check --json` prints. */
@@ -74,8 +78,8 @@ function parseFlags(flags: CheckFlags): { problems: string[]; load: LoadStackOpt
   }
   let failureClass: FailureClass = '503';
   if (flags.failureClass !== undefined) {
-    if ((FAILURE_CLASSES as readonly string[]).includes(flags.failureClass)) failureClass = flags.failureClass as FailureClass;
-    else problems.push(`--failure-class must be one of ${FAILURE_CLASSES.join(', ')} (got ${JSON.stringify(flags.failureClass)})`);
+    if ((ANSWER_CLASSES as readonly string[]).includes(flags.failureClass)) failureClass = flags.failureClass as FailureClass;
+    else problems.push(`--failure-class must be one of ${ANSWER_CLASSES.join(', ')} (got ${JSON.stringify(flags.failureClass)})`);
   }
   if (flags.method !== undefined) {
     const m = flags.method.toUpperCase();
@@ -120,7 +124,8 @@ function parseFlags(flags: CheckFlags): { problems: string[]; load: LoadStackOpt
  * `retrystorm check <stack>`: reads the stack file (or experiment file, or a configuration on its
  * own) and the files it imports, checks every stack in it, prints the tables (or `--json`) and,
  * with `--simulate`, a short standard storm beside the closed form. Returns the exit code: 0, 1
- * when any error-level finding is present, 2 for input it cannot read (one `error:` line per
+ * when any error-level finding is present (or, with `--strict`, when a file lists a condition,
+ * status or exception the model cannot retry: an `error:` line each), 2 for input it cannot read (one `error:` line per
  * problem, naming the file and the field).
  */
 export function checkCommand(io: CheckIO, file: string, flags: CheckFlags): number {
@@ -144,7 +149,8 @@ export function checkCommand(io: CheckIO, file: string, flags: CheckFlags): numb
         : undefined;
       return { report, simulation };
     });
-    const exitCode = checkExitCode(results.map((r) => r.report));
+    const lost = flags.strict ? [...new Set(stacks.flatMap((s) => s.layers.flatMap((l) => lostNotes(l.notes))))] : [];
+    const exitCode = lost.length > 0 ? 1 : checkExitCode(results.map((r) => r.report));
     if (flags.json) {
       const json: CheckJson = {
         version: VERSION,
@@ -157,6 +163,7 @@ export function checkCommand(io: CheckIO, file: string, flags: CheckFlags): numb
       const blocks = results.map((r) => formatCheckReport(r.report) + (r.simulation !== undefined ? `\n\n${formatStormReport(r.simulation)}` : ''));
       io.stdout(blocks.join('\n\n' + '='.repeat(100) + '\n\n') + '\n');
     }
+    for (const l of lost) io.stderr(`error: ${l.slice(LOST_NOTE_PREFIX.length)} (--strict)\n`);
     return exitCode;
   } catch (e) {
     if (!(e instanceof CheckInputError)) throw e;

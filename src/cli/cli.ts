@@ -9,7 +9,7 @@ import { ValidationError } from '../experiment/index.js';
 import { ScenarioError } from '../model/ScenarioError.js';
 import { describePresets } from '../policy/describePresets.js';
 import { BACKOFF_KINDS } from '../policy/backoff.js';
-import { RETRY_ON_CLASSES } from '../policy/classify.js';
+import { RETRY_ON_NAMES } from '../policy/classify.js';
 import { DEADLINE_MODES, IDEMPOTENCY_RULES, RETRY_AFTER_MODES } from '../policy/schema/policySchema.js';
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
@@ -29,7 +29,7 @@ import { ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP } from './readInput.j
 import { fsErrorWords, isFsError, shownPath } from '../sweep/fileErrors.js';
 import { reportCommand, ReportInputError, writeReportIndex, writeSharedAssets } from './report.js';
 import type { IndexEntry } from '../report/index.js';
-import { experimentFileJsonSchema } from '../check/index.js';
+import { ANSWER_CLASSES, experimentFileJsonSchema } from '../check/index.js';
 import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
 import { exportCommand, type ExportFlags } from './exportCommand.js';
@@ -248,7 +248,7 @@ function registerTrace(program: Command, io: CliIO): void {
     .option('--tick-ms <ms>', 'timer tick (wake-ups rounded up to it)')
     .option('--retry-after <mode>', RETRY_AFTER_MODES.join('|'))
     .option('--deadline-mode <mode>', DEADLINE_MODES.join('|'))
-    .option('--retry-on <classes>', `comma-separated retryable classes (${RETRY_ON_CLASSES.join(', ')})`)
+    .option('--retry-on <classes>', `comma-separated retryable classes or groups (${RETRY_ON_NAMES.join(', ')})`)
     .option('--idempotency <rule>', IDEMPOTENCY_RULES.join('|'))
     .option('--workload <name>', "a service graph's workload to follow (default: the first of scenario.workloads)")
     .option('--json', 'print {outcome, attempts, endMs, attemptTimeoutsMs, ceilingsMs, waitsMs, ...}', false)
@@ -268,7 +268,7 @@ function registerCheck(program: Command, io: CliIO, setCode: (code: number) => v
     .option('--json', 'print the report as JSON', false)
     .option('--simulate', 'also run a short standard storm and print amplification and goodput beside the closed form', false)
     .option('--failure-rate <p>', 'leaf failure rate of the expected load multiple and of --simulate (default 0.1)')
-    .option('--failure-class <class>', '503|500|429|timeout|400|404|conflict (default 503)')
+    .option('--failure-class <class>', `how the leaf fails: ${ANSWER_CLASSES.join('|')} (default 503)`)
     .option('--method <method>', "the operation's method, overriding the file (default GET)")
     .option('--deadline-ms <ms>', "the operation's deadline, overriding the file")
     .option('--part <name>', 'only this part of an experiment file with parts')
@@ -281,6 +281,7 @@ function registerCheck(program: Command, io: CliIO, setCode: (code: number) => v
     .option('--instance <name>', 'a resilience4j configuration or an appsettings.json on its own: the retry instance or section')
     .option('--env <KEY=value>', 'an AWS config on its own: AWS_RETRY_MODE or AWS_MAX_ATTEMPTS over the profile (repeatable)', collect, [])
     .option('--grpc-impl <impl>', 'a gRPC service config on its own: go, java or js, whose retry delay to model (default: the 2024 formula of go and java)')
+    .option('--strict', 'a condition, status or exception the file lists that the model cannot retry is an error (exit 1)', false)
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action((stack: string, opts: CheckFlags) => {
       setCode(checkCommand(io, resolve(io.cwd, stack), opts));
@@ -300,7 +301,7 @@ function registerExport(program: Command, io: CliIO, setCode: (code: number) => 
     .option('--route <name>', 'a configuration of several routes: the route to export (a gRPC service config: pkg.Service/Method)')
     .option('--name <name>', 'the name of the route, service, profile or instance written (default: the layer name)')
     .option('--sdk <sdk>', 'aws-config: js or python (default js)')
-    .option('--strict', 'a field the format cannot express is an error (exit 1)', false)
+    .option('--strict', 'a field or class the format cannot express, or a class the imported file lists that the model lost, is an error (exit 1)', false)
     .option('--out <file>', 'write to a file instead of stdout (a regular file or a new one; never the input)')
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action((format: string, file: string | undefined, opts: ExportFlags) => {

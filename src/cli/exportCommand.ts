@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { CheckInputError, loadStacks, type CheckLayer } from '../check/index.js';
+import { CheckInputError, loadStacks, LOST_NOTE_PREFIX, lostNotes, type CheckLayer } from '../check/index.js';
 import { EXPORT_FORMATS, exportNameOf, exportPolicy, type ExportFormat } from '../check/exportPolicy.js';
 import { listNames } from '../policy/schema/describeValue.js';
 import { importReader, readInputText, type ReadOptions } from './readInput.js';
@@ -59,8 +59,8 @@ function chooseLayer(io: ExportIO, file: string | undefined, flags: ExportFlags,
 /**
  * `retrystorm export <format> [file]`: writes one layer's policy (from an experiment or stack file
  * and `--layer`, a configuration `check` reads, or `--preset`) as a configuration of `format`.
- * Every field the format cannot express is a `warning:` line on stderr; with `--strict` a warning
- * is an error and nothing is written (exit 1). Input problems: one `error:` line each, exit 2.
+ * Every field the format cannot express, and every class the imported file lists that the model
+ * lost (a `lost:` note), is a `warning:` line on stderr; with `--strict` a warning is an error and nothing is written (exit 1). Input problems: one `error:` line each, exit 2.
  */
 export function exportCommand(io: ExportIO, format: string, file: string | undefined, flags: ExportFlags): number {
   const problems: string[] = [];
@@ -75,13 +75,14 @@ export function exportCommand(io: ExportIO, format: string, file: string | undef
     const inputs: string[] = [];
     const layer = chooseLayer(io, file, flags, inputs);
     for (const w of layer.warnings ?? []) io.stderr(`warning: ${w}\n`);
+    const lost = lostNotes(layer.notes).map((n) => `${n.slice(LOST_NOTE_PREFIX.length)} The export cannot write it.`);
     const result = exportPolicy(layer.policy, format as ExportFormat, {
       name: flags.name ?? exportNameOf(layer.name),
       ...(flags.sdk !== undefined ? { sdk: flags.sdk as 'js' | 'python' } : {}),
     });
     const level = flags.strict ? 'error' : 'warning';
-    for (const w of result.warnings) io.stderr(`${level}: ${w}\n`);
-    if (flags.strict && result.warnings.length > 0) return 1;
+    for (const w of [...lost, ...result.warnings]) io.stderr(`${level}: ${w}\n`);
+    if (flags.strict && (result.warnings.length > 0 || lost.length > 0)) return 1;
     if (flags.out !== undefined) writeFileAtomic(resolve(io.cwd, flags.out), result.text, { option: '--out', shown: flags.out, inputs });
     else io.stdout(result.text);
     return 0;

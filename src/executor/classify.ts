@@ -8,7 +8,9 @@ import { parseRetryAfterMs } from './retryAfter.js';
  * `conflict` an optimistic-concurrency write conflict; `overloaded` the SRE book's "overloaded;
  * don't retry"; `deadline-exceeded` a layer below that gave up on its deadline; `throttled`,
  * `circuit-open` and `budget-exhausted` refusals a layer below made without any call; `bulkhead-full`
- * a service graph's bulkhead refusing a call.
+ * a service graph's bulkhead refusing a call; `502`/`504`, `reset`, `connect-failure`,
+ * `refused-stream` and the gRPC statuses (`cancelled`, `unavailable`, `resource-exhausted`,
+ * `aborted`, `internal`, `unknown`) as README's "Outcomes" lists them.
  */
 export type OutcomeName =
   | '200'
@@ -24,7 +26,18 @@ export type OutcomeName =
   | 'throttled'
   | 'circuit-open'
   | 'budget-exhausted'
-  | 'bulkhead-full';
+  | 'bulkhead-full'
+  | '502'
+  | '504'
+  | 'reset'
+  | 'connect-failure'
+  | 'refused-stream'
+  | 'cancelled'
+  | 'unavailable'
+  | 'resource-exhausted'
+  | 'aborted'
+  | 'internal'
+  | 'unknown';
 
 /** How an attempt settled: the value `fn` returned, or what it threw. */
 export type Settled<T> = { kind: 'value'; value: T } | { kind: 'error'; error: unknown };

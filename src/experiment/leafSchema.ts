@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { PoolLeaf, ScriptEntry, ServerLeaf } from '../model/scenario.js';
+import { ANSWER_STATUSES, FAULT_STATUSES } from '../policy/outcome.js';
 import { between } from '../policy/schema/between.js';
 import { fields as f } from '../policy/schema/fields.js';
 import { doc, titled } from '../policy/schema/schemaDocs.js';
@@ -18,7 +19,7 @@ const faultSchema = f
     fromMs: f.number('>= 0').default(0),
     toMs: doc(f.number('>= 0').optional(), 'Default: forever.'),
     probability: titled(f.number('between 0 and 1'), 'Fault probability', 'fraction'),
-    status: f.literals([400, 404, 429, 500, 503, 'timeout']).default(503),
+    status: f.literals(FAULT_STATUSES).default(503),
     retryAfterMs: f.number('>= 0').optional(),
     latencyMs: distSchema.optional(),
   })
@@ -228,7 +229,7 @@ const scriptItem = f.union(
     }),
     f
       .object({
-        status: f.literals([200, 400, 404, 429, 500, 503, 'timeout', 'hang']),
+        status: f.literals([...ANSWER_STATUSES, 'hang']),
         durationMs: f.range(0, MAX_SCRIPT_MS).default(0),
         retryAfterMs: f.range(0, MAX_SCRIPT_MS).optional(),
       })

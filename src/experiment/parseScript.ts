@@ -1,9 +1,10 @@
-import type { ScriptEntry } from '../model/scenario.js';
+import type { ScriptEntry, Status } from '../model/scenario.js';
+import { ANSWER_STATUSES } from '../policy/outcome.js';
 import { formatCount } from '../policy/groupThousands.js';
 import { ValidationError } from './ValidationError.js';
 
-/** Statuses a script entry can answer, as written in the trace flag syntax. */
-export const SCRIPT_STATUSES = ['200', '400', '404', '429', '500', '503', 'timeout', 'hang'] as const;
+/** Statuses a script entry can answer, as written in the trace flag syntax (policy/outcome.ts, `ANSWER_STATUSES`, and `hang`). */
+export const SCRIPT_STATUSES: readonly string[] = [...ANSWER_STATUSES.map(String), 'hang'];
 
 /** Largest repeat count of one entry (`503:250*7`), so a typo cannot allocate millions of entries. */
 export const MAX_SCRIPT_REPEAT = 100_000;
@@ -50,7 +51,7 @@ function readEntry(raw: string): ScriptEntry[] | string {
     body = raw.slice(0, star).trim();
   }
   const [statusText = '', ...rest] = body.split(':').map((part) => part.trim());
-  if (!(SCRIPT_STATUSES as readonly string[]).includes(statusText)) {
+  if (!SCRIPT_STATUSES.includes(statusText)) {
     return `status must be one of ${SCRIPT_STATUSES.join(', ')} (got ${JSON.stringify(statusText)})`;
   }
   let durationMs: number | undefined;
@@ -72,7 +73,7 @@ function readEntry(raw: string): ScriptEntry[] | string {
     if (durationMs !== undefined || retryAfterMs !== undefined) return `"hang" takes no duration or ra= (it never answers)`;
     return Array.from({ length: count }, (): ScriptEntry => ({ status: 'hang', durationMs: 0 }));
   }
-  const status = statusText === 'timeout' ? 'timeout' : (Number(statusText) as 200 | 400 | 404 | 429 | 500 | 503);
+  const status = ANSWER_STATUSES.find((s) => String(s) === statusText) as Status;
   const entry: ScriptEntry = { status, durationMs: durationMs ?? 0 };
   if (retryAfterMs !== undefined) entry.retryAfterMs = retryAfterMs;
   return Array.from({ length: count }, () => ({ ...entry }));

@@ -6,6 +6,7 @@ import type { MetricWindowSpec } from '../metrics/MetricWindows.js';
  */
 
 import type { DistSpec } from '../engine/distributions.js';
+import type { AnswerStatus } from '../policy/outcome.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import type { ServiceGraph } from './graph/ServiceGraph.js';
 import type { Intervention } from './interventions.js';
@@ -81,8 +82,8 @@ export interface Layer {
   policy: Policy;
 }
 
-/** A status a server or script can answer. */
-export type Status = 200 | 400 | 404 | 429 | 500 | 503 | 'timeout';
+/** A status a server, a fault or a script can answer (policy/outcome.ts, `ANSWER_STATUSES`). */
+export type Status = AnswerStatus;
 
 /** Injected faults over [fromMs, toMs): the leaf answers `status` to a fraction of requests on arrival. */
 export interface Fault {

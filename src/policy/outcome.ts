@@ -27,6 +27,28 @@ export const Outcome = {
    * `maxWaitDuration`: BulkheadFullException). Occurs only in graphs with bulkheads.
    */
   LOCAL_BULKHEAD_FULL: 13,
+  /** HTTP 502 Bad Gateway: a proxy got no valid answer from its upstream (the request may have run). */
+  S502: 14,
+  /** HTTP 504 Gateway Timeout: a proxy's upstream did not answer in time (the request may have run). */
+  S504: 15,
+  /** The connection or stream was reset after the request was sent (Envoy `reset`): an unknown outcome. */
+  RESET: 16,
+  /** The connection could not be made (Envoy `connect-failure`): the request never reached the server. */
+  CONNECT_FAILURE: 17,
+  /** HTTP/2 REFUSED_STREAM (Envoy `refused-stream`): the server refused the stream before processing it. */
+  REFUSED_STREAM: 18,
+  /** gRPC CANCELLED (code 1): the call was cancelled, usually by the caller; the work may have run. */
+  CANCELLED: 19,
+  /** gRPC UNAVAILABLE (code 14): a transient failure, gRPC's 503; the work may have run. */
+  UNAVAILABLE: 20,
+  /** gRPC RESOURCE_EXHAUSTED (code 8): a quota or rate limit refused the call, gRPC's 429. */
+  RESOURCE_EXHAUSTED: 21,
+  /** gRPC ABORTED (code 10): a concurrency conflict (a transaction abort), gRPC's write conflict. */
+  ABORTED: 22,
+  /** gRPC INTERNAL (code 13): an internal error, gRPC's 500. */
+  INTERNAL: 23,
+  /** gRPC UNKNOWN (code 2): an error with no better status; the work may have run. */
+  UNKNOWN: 24,
 } as const;
 export type OutcomeCode = (typeof Outcome)[keyof typeof Outcome];
 
@@ -46,7 +68,77 @@ export const OUTCOME_NAMES: readonly string[] = [
   'circuit-open',
   'budget-exhausted',
   'bulkhead-full',
+  '502',
+  '504',
+  'reset',
+  'connect-failure',
+  'refused-stream',
+  'cancelled',
+  'unavailable',
+  'resource-exhausted',
+  'aborted',
+  'internal',
+  'unknown',
 ];
+
+/**
+ * What a leaf, an injected fault or a `trace --script` entry can answer, and the outcome of each:
+ * HTTP statuses (RFC 9110), `timeout` (no answer before the caller's timer), the connection-level
+ * failures an Envoy proxy tells apart (`reset`, `connect-failure`, `refused-stream`) and the gRPC
+ * statuses retry policies name (grpc/grpc:doc/statuscodes.md, lowercase with `-`). 409 is the write
+ * conflict; `deadline-exceeded` is a lower layer's DEADLINE_EXCEEDED.
+ */
+export const ANSWER_OUTCOMES = {
+  200: Outcome.SUCCESS,
+  400: Outcome.S400,
+  404: Outcome.S404,
+  409: Outcome.CONFLICT,
+  429: Outcome.S429,
+  500: Outcome.S500,
+  502: Outcome.S502,
+  503: Outcome.S503,
+  504: Outcome.S504,
+  timeout: Outcome.TIMEOUT,
+  reset: Outcome.RESET,
+  'connect-failure': Outcome.CONNECT_FAILURE,
+  'refused-stream': Outcome.REFUSED_STREAM,
+  cancelled: Outcome.CANCELLED,
+  unavailable: Outcome.UNAVAILABLE,
+  'resource-exhausted': Outcome.RESOURCE_EXHAUSTED,
+  'deadline-exceeded': Outcome.DEADLINE_EXCEEDED,
+  aborted: Outcome.ABORTED,
+  internal: Outcome.INTERNAL,
+  unknown: Outcome.UNKNOWN,
+} as const satisfies Record<string, OutcomeCode>;
+
+/** The failures of {@link ANSWER_OUTCOMES} as written (HTTP statuses as numbers), in a stable order: what an injected fault can answer. */
+export const FAULT_STATUSES = [
+  400,
+  404,
+  409,
+  429,
+  500,
+  502,
+  503,
+  504,
+  'timeout',
+  'reset',
+  'connect-failure',
+  'refused-stream',
+  'cancelled',
+  'unavailable',
+  'resource-exhausted',
+  'deadline-exceeded',
+  'aborted',
+  'internal',
+  'unknown',
+] as const satisfies ReadonlyArray<keyof typeof ANSWER_OUTCOMES>;
+
+/** Every answer of {@link ANSWER_OUTCOMES}: success (200) and the {@link FAULT_STATUSES}. */
+export const ANSWER_STATUSES = [200, ...FAULT_STATUSES] as const;
+
+/** A status a server, a fault or a script can answer (one of {@link ANSWER_STATUSES}). */
+export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
 
 /**
  * Why an operation (or one layer's call) ended. Exactly these; the order in which the retry

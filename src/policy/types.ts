@@ -57,7 +57,12 @@ export interface BackoffSpec {
   throttledBaseMs?: number;
 }
 
-/** Outcome classes a policy can list as retryable. */
+/**
+ * Outcome classes a policy can list as retryable (README, "Outcomes"; each class's outcomes and
+ * idempotency rule are `RETRY_ON_CLASS_INFO` in classify.ts): the per-attempt `timeout`, HTTP
+ * statuses, `conflict` (409), connection-level failures, the gRPC statuses retry policies name, and
+ * this model's local refusals.
+ */
 export type RetryOnClass =
   | 'timeout'
   | '500'
@@ -69,7 +74,19 @@ export type RetryOnClass =
   | 'throttled'
   | 'circuit-open'
   | 'budget-exhausted'
-  | 'bulkhead-full';
+  | 'bulkhead-full'
+  | '502'
+  | '504'
+  | 'reset'
+  | 'connect-failure'
+  | 'refused-stream'
+  | 'cancelled'
+  | 'unavailable'
+  | 'resource-exhausted'
+  | 'deadline-exceeded'
+  | 'aborted'
+  | 'internal'
+  | 'unknown';
 
 export type DeadlineMode = 'propagate' | 'fresh' | 'none';
 

@@ -65,7 +65,8 @@ describe('retrystorm check', () => {
   });
 
   it('--simulate runs the standard storm and prints amplification and goodput beside the closed form', () => {
-    const r = run(workdir(), 'grpc-service-config.json', { simulate: true, replications: '2', failureRate: '0.05' });
+    // The service config retries UNAVAILABLE (and RESOURCE_EXHAUSTED): its leaf fails with UNAVAILABLE.
+    const r = run(workdir(), 'grpc-service-config.json', { simulate: true, replications: '2', failureRate: '0.05', failureClass: 'unavailable' });
     expect(r.code).toBe(0);
     expect(r.out).toContain('Standard storm (2 runs per rate, seeds 1..2): 50 operations/s for 10 s from 100 clients');
     expect(r.out).toMatch(/^100% +\S+ \[\S+, \S+\] +4x +4x +1x +0\/s \[0\/s, 0\/s\] +0% \[0%, 0%\]$/m);
@@ -111,12 +112,12 @@ describe('retrystorm check', () => {
     expect(r.out).toBe('');
     expect(r.err.split('\n')[0]).toBe('error: envoy-route-bad.yaml: retry_policy.num_retries must be a non-negative integer (got "three")');
     expect(run(dir, 'nowhere.yaml').err).toBe('error: nowhere.yaml: cannot read (no such file)\n');
-    const flags = run(dir, 'three-layers.yaml', { failureRate: '2', failureClass: '502', method: 'PATCH', sdk: 'go', grpcImpl: 'cpp' });
+    const flags = run(dir, 'three-layers.yaml', { failureRate: '2', failureClass: '5xx', method: 'PATCH', sdk: 'go', grpcImpl: 'cpp' });
     expect(flags.code).toBe(2);
     expect(flags.err).toBe(
       [
         'error: --failure-rate must be between 0 and 1 (got "2")',
-        'error: --failure-class must be one of 503, 500, 429, timeout, 400, 404, conflict (got "502")',
+        'error: --failure-class must be one of 503, 500, 429, timeout, 400, 404, conflict, 502, 504, reset, connect-failure, refused-stream, cancelled, unavailable, resource-exhausted, deadline-exceeded, aborted, internal, unknown (got "5xx")',
         'error: --method must be one of GET, HEAD, PUT, DELETE, POST (got "PATCH")',
         'error: --sdk must be one of js, python (got "go")',
         'error: --grpc-impl must be one of go, java, js (got "cpp")',

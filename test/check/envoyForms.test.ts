@@ -20,7 +20,7 @@ describe('Envoy files in the forms Envoy accepts', () => {
       maxAttempts: 4,
       perAttemptTimeoutMs: 400,
       totalTimeoutMs: 2000,
-      retryOn: ['500', '503', 'timeout'],
+      retryOn: ['500', '502', '503', '504', 'timeout', 'reset', 'connect-failure', 'refused-stream'],
       backoff: { kind: 'envoy', baseMs: 20, capMs: 300 },
       retryAfter: 'ignore',
       idempotency: 'always',
@@ -42,7 +42,7 @@ describe('Envoy files in the forms Envoy accepts', () => {
   it('a file that is a list of routes', () => {
     const layer = layerOf(fixture('envoy-routes-list.yaml'), 'envoy-routes-list.yaml');
     expect(layer.origin).toBe('envoy-routes-list.yaml: route "orders" 0.route.retry_policy');
-    expect(layer.policy).toMatchObject({ maxAttempts: 3, totalTimeoutMs: 15_000, retryOn: ['503', 'timeout'], backoff: { kind: 'envoy', baseMs: 25, capMs: 250 }, budget: DEFAULT_BREAKER });
+    expect(layer.policy).toMatchObject({ maxAttempts: 3, totalTimeoutMs: 15_000, retryOn: ['502', '503', '504', 'timeout', 'reset', 'connect-failure', 'refused-stream'], backoff: { kind: 'envoy', baseMs: 25, capMs: 250 }, budget: DEFAULT_BREAKER });
   });
 
   it('a full bootstrap: the circuit breakers of the route\'s own cluster, DEFAULT priority, never another cluster\'s', () => {
@@ -50,7 +50,7 @@ describe('Envoy files in the forms Envoy accepts', () => {
     expect(layer.origin).toBe(
       'envoy-bootstrap.yaml: route "pay" static_resources.listeners.0.filter_chains.0.filters.0.typed_config.route_config.virtual_hosts.0.routes.0.route.retry_policy',
     );
-    expect(layer.policy).toMatchObject({ maxAttempts: 4, perAttemptTimeoutMs: 1000, totalTimeoutMs: 5000, retryOn: ['500', '503', 'timeout'] });
+    expect(layer.policy).toMatchObject({ maxAttempts: 4, perAttemptTimeoutMs: 1000, totalTimeoutMs: 5000, retryOn: ['500', '502', '503', '504', 'timeout', 'reset', 'connect-failure', 'refused-stream'] });
     expect(layer.policy.budget).toEqual([{ kind: 'envoy-retry-budget', budgetPercent: 10, minRetryConcurrency: 2 }]);
     expect(layer.notes).toContain(
       'static_resources.clusters.1.circuit_breakers.thresholds.1.retry_budget: concurrent retries <= 10% of active requests, at least 2 (it replaces max_retries).',

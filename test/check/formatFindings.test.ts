@@ -49,7 +49,7 @@ describe('a Linkerd ServiceProfile, in its own terms', () => {
       [
         'RS010',
         'error',
-        'linkerd replays requests whatever their method after a 500 and a 503: a POST (this operation) may already have taken effect when its attempt failed, and the retry does it again.',
+        'linkerd replays requests whatever their method after a 500, a 502, a 503 and a 504: a POST (this operation) may already have taken effect when its attempt failed, and the retry does it again.',
         'Set "isRetryable: true" only on routes whose condition matches idempotent requests (e.g. "condition: { method: GET, pathRegex: ... }"), and remove it from the others.',
       ],
       ['RS003', 'warning', 'linkerd retries at once, with no wait: a dependency that just failed gets the retries in the same instant, with no time to recover.', SP_NO_BACKOFF],
@@ -72,7 +72,7 @@ describe('a Linkerd ServiceProfile, in its own terms', () => {
 });
 
 describe("an Istio route on Istio's default retry policy", () => {
-  it('since Istio 1.24 the default retries no HTTP status, so nothing the model knows is retried and only the missing time limit is found', () => {
+  it('since Istio 1.24 the default retries no HTTP status, only connection failures and refused streams: the missing time limit and the missing budget are found', () => {
     const text = 'apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: { name: ratings }\nspec:\n  hosts: [ratings]\n  http:\n    - route: [{ destination: { host: ratings } }]\n';
     expect(findingsOfFile(text, 'vs.yaml')).toEqual([
       {
@@ -81,6 +81,14 @@ describe("an Istio route on Istio's default retry policy", () => {
         layer: 'stack',
         risk: "Nothing bounds an operation's time: no deadline, and istio has no per-attempt timeout, so an attempt against a server that never answers waits forever.",
         fix: 'Give the route a timeout and each attempt one: "timeout: 10s" and "retries: { perTryTimeout: 2s }".',
+      },
+      // The default retries connection failures and refused streams (connect-failure, refused-stream), with no budget.
+      {
+        code: 'RS012',
+        severity: 'warning',
+        layer: 'stack',
+        risk: 'No layer has a retry budget: while the dependency fails, the stack keeps sending several times the load on it, for as long as the failure lasts.',
+        fix: 'Limit the retries in flight with a DestinationRule: "trafficPolicy: { connectionPool: { http: { maxRetries: 3 } } }".',
       },
     ]);
   });

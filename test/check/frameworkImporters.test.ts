@@ -3,6 +3,7 @@ import { importAwsEnv, importIngressNginx, importPolly, importResilience4j, load
 import { springDurationMs } from '../../src/check/importResilience4j.js';
 import { timeSpanMs } from '../../src/check/importPolly.js';
 import { fixture, loadProblems, stackOf } from './helpers.js';
+import { RETRY_ON_CLASSES } from '../../src/policy/classify.js';
 
 const mesh = (name: string) => fixture(`mesh/${name}`);
 const NO_BACKOFF = { kind: 'none', baseMs: 0, capMs: 0 };
@@ -15,18 +16,19 @@ describe('ingress-nginx proxy-next-upstream', () => {
       retryAfter: 'ignore',
       backoff: NO_BACKOFF,
       perAttemptTimeoutMs: 60_000,
-      retryOn: ['timeout', '503', '429'],
+      retryOn: ['connect-failure', 'reset', 'timeout', '502', '503', '429'],
       maxAttempts: 4,
       maxElapsedMs: 5000,
     });
     expect(layer.origin).toBe('ingress.yaml: Ingress "shop" (document 1) over ConfigMap "ingress-nginx-controller" (document 2) proxy-next-upstream');
-    expect(layer.notes).toContain('proxy-next-upstream error (a connection or transfer error with the upstream) is not modelled.');
+    // error is connection failures and resets, classes of their own: nothing is lost.
+    expect(layer.notes.filter((n) => n.startsWith('lost: '))).toEqual([]);
   });
 
   it("defaults: error timeout, 3 tries, no time limit; non_idempotent replays POST; off disables", () => {
     const ingress = (annotations: Record<string, string>) => JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'i', annotations } });
     const plain = importIngressNginx(ingress({}), 'i.json');
-    expect([plain.policy.maxAttempts, plain.policy.retryOn, plain.policy.maxElapsedMs, plain.policy.idempotency]).toEqual([3, ['timeout'], undefined, 'http']);
+    expect([plain.policy.maxAttempts, plain.policy.retryOn, plain.policy.maxElapsedMs, plain.policy.idempotency]).toEqual([3, ['connect-failure', 'reset', 'timeout'], undefined, 'http']);
     const unsafe = importIngressNginx(ingress({ 'nginx.ingress.kubernetes.io/proxy-next-upstream': 'http_500 non_idempotent', 'nginx.ingress.kubernetes.io/proxy-next-upstream-tries': '0' }), 'i.json');
     expect([unsafe.policy.maxAttempts, unsafe.policy.retryOn, unsafe.policy.idempotency]).toEqual(['unlimited', ['500'], 'always']);
     const off = importIngressNginx(ingress({ 'nginx.ingress.kubernetes.io/proxy-next-upstream': 'off' }), 'i.json');
@@ -50,11 +52,11 @@ describe('resilience4j (Spring Boot)', () => {
       maxAttempts: 5,
       backoff: { kind: 'randomized', baseMs: 200, capMs: 5000, multiplier: 2, exponentOffset: 0, randomizationFactor: 0.3 },
       retryAfter: 'ignore',
-      retryOn: ['503', 'timeout'],
+      retryOn: ['502', '503', '504', 'timeout'],
       idempotency: 'always',
     });
     expect(layer.origin).toBe('application.yml: resilience4j.retry.instances.inventory (base configs.default)');
-    expect(layer.notes).toContain("retryExceptions: com.example.InventoryBusyException does not say which failure it is; map it with retryOn in the layer's policy.");
+    expect(layer.notes).toContain("lost: retryExceptions: com.example.InventoryBusyException does not say which failure it is; map it with retryOn in the layer's policy.");
   });
 
   it('baseConfig, an ISO-8601 waitDuration, and a fixed wait', () => {
@@ -68,7 +70,7 @@ describe('resilience4j (Spring Boot)', () => {
       maxAttempts: 4,
       backoff: { kind: 'exponential', baseMs: 750, capMs: 'none', multiplier: 1.5, exponentOffset: 0 },
       retryAfter: 'ignore',
-      retryOn: ['timeout', '429'],
+      retryOn: ['connect-failure', 'reset', 'timeout', '429'],
       idempotency: 'always',
     });
   });
@@ -76,7 +78,7 @@ describe('resilience4j (Spring Boot)', () => {
   it("an empty instance gets resilience4j's defaults: 3 attempts, 500 ms fixed, every failure", () => {
     const layer = importResilience4j('resilience4j.retry.instances.a.failAfterMaxAttempts=true\n', 'a.properties');
     expect([layer.policy.maxAttempts, layer.policy.backoff]).toEqual([3, { kind: 'constant', baseMs: 500, capMs: 'none' }]);
-    expect(layer.policy.retryOn).toEqual(['timeout', '500', '503', '429', '400', '404', 'conflict', 'throttled', 'circuit-open', 'budget-exhausted', 'bulkhead-full']);
+    expect(layer.policy.retryOn).toEqual([...RETRY_ON_CLASSES]);
   });
 
   it('Spring durations', () => {

@@ -14,14 +14,15 @@ describe('Istio VirtualService', () => {
       totalTimeoutMs: 3000,
       maxAttempts: 5,
       perAttemptTimeoutMs: 500,
-      retryOn: ['503', 'timeout', '429', 'conflict'],
+      retryOn: ['502', '503', '504', 'timeout', 'reset', 'connect-failure', 'refused-stream', '429', 'conflict'],
       backoff: ENVOY_BACKOFF(50),
       budget: { kind: 'envoy-max-retries', maxRetries: 10 },
     });
     expect(layer.origin).toBe('vs.yaml: VirtualService "reviews" (document 1) spec.http.0 ("reviews-v2") (5 attempts, timeout 3s)');
     expect(layer.notes).toContain('retryRemoteLocalities: retries may go to other localities; the model has one leaf, so a retry meets the same failure.');
     expect(layer.notes).toContain('retryIgnorePreviousHosts false: retries may go back to the host that failed.');
-    expect(layer.notes).toContain('retry on connect-failure: a failed connection never reached the server and is not modelled.');
+    // connect-failure is a class of its own now: nothing of the conditions is lost.
+    expect(layer.notes.filter((n) => n.startsWith('lost: '))).toEqual([]);
     expect(layer.defaultName).toBe('istio');
   });
 
@@ -31,7 +32,7 @@ describe('Istio VirtualService', () => {
       idempotency: 'always',
       retryAfter: 'ignore',
       maxAttempts: 3,
-      retryOn: [],
+      retryOn: ['connect-failure', 'refused-stream'],
       backoff: ENVOY_BACKOFF(25),
       budget: { kind: 'envoy-max-retries', maxRetries: 10 },
     });
@@ -45,7 +46,7 @@ describe('Istio VirtualService', () => {
     const vs = (retries: object) => JSON.stringify({ apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', metadata: { name: 'a' }, spec: { http: [{ route: [{ destination: { host: 'a' } }], retries }] } });
     const kept = importIstio(vs({ attempts: 1, perTryTimeout: '2s' }), 'vs.json');
     expect(kept.policy.maxAttempts).toBe(2);
-    expect(kept.policy.retryOn).toEqual([]);
+    expect(kept.policy.retryOn).toEqual(['connect-failure', 'refused-stream']);
     expect(kept.notes).toContain(
       'retries.retryOn is not set: Istio keeps its default conditions (connect-failure, refused-stream, unavailable, cancelled, retriable-status-codes) with no status code since 1.24 (503 before); unavailable and cancelled match gRPC statuses only.',
     );
@@ -85,7 +86,7 @@ describe('Linkerd', () => {
       retryAfter: 'ignore',
       backoff: { kind: 'none', baseMs: 0, capMs: 0 },
       maxAttempts: 'unlimited',
-      retryOn: ['500', '503'],
+      retryOn: ['500', '502', '503', '504'],
       budget: { kind: 'finagle', percentCanRetry: 0.1, minRetriesPerSec: 5, ttlMs: 20_000 },
       totalTimeoutMs: 2000,
     });
@@ -126,7 +127,7 @@ describe('Linkerd', () => {
       retryAfter: 'ignore',
       backoff: { kind: 'none', baseMs: 0, capMs: 0 },
       perAttemptTimeoutMs: 300,
-      retryOn: ['503', 'timeout', '429'],
+      retryOn: ['502', '503', '504', '429', 'timeout'],
       maxAttempts: 3,
       totalTimeoutMs: 2000,
     });
@@ -137,11 +138,11 @@ describe('Linkerd', () => {
     const svc = (annotations: Record<string, string>) => JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', annotations } });
     const http = importLinkerd(svc({ 'retry.linkerd.io/http': '5xx' }), 's.json');
     expect(http.policy.maxAttempts).toBe(2);
-    expect(http.policy.retryOn).toEqual(['500', '503', 'timeout']);
+    expect(http.policy.retryOn).toEqual(['500', '502', '503', '504']);
     expect(http.notes).toContain("retry.linkerd.io/limit is not set: Linkerd's default is 1 retry.");
     const grpc = importLinkerd(svc({ 'retry.linkerd.io/grpc': 'unavailable,deadline-exceeded,internal,resource-exhausted,cancelled', 'retry.linkerd.io/limit': '4' }), 's.json');
     expect(grpc.policy.maxAttempts).toBe(5);
-    expect(grpc.policy.retryOn).toEqual(['503', 'timeout', '500', '429']);
+    expect(grpc.policy.retryOn).toEqual(['unavailable', 'deadline-exceeded', 'internal', 'resource-exhausted', 'cancelled']);
   });
 
   it('malformed annotations give one message per problem', () => {
@@ -164,12 +165,12 @@ describe('Gateway API HTTPRoute retry and XBackendTrafficPolicy', () => {
       totalTimeoutMs: 10_000,
       perAttemptTimeoutMs: 2000,
       maxAttempts: 4,
-      retryOn: ['500', '503', 'timeout', '429'],
+      retryOn: ['500', '502', '503', '504', '429'],
       backoff: ENVOY_BACKOFF(100),
       budget: { kind: 'finagle', percentCanRetry: 0.25, ttlMs: 5000, minRetriesPerSec: 3 },
     });
     expect(layer.origin).toBe('route.yaml: HTTPRoute "store" (document 1) spec.rules.0 ("read") retry');
-    expect(layer.notes).toContain('retry.codes: 418 has no counterpart in the model and is left out.');
+    expect(layer.notes).toContain('lost: retry.codes: 418 is never answered by a leaf of the model and is left out.');
   });
 
   it('defaults: 2 retries, the budget 20% over 10 s with 10 per second; a rule without retry does not retry', () => {
@@ -199,7 +200,7 @@ describe('Envoy Gateway BackendTrafficPolicy', () => {
       idempotency: 'always',
       retryAfter: 'ignore',
       maxAttempts: 4,
-      retryOn: ['503', 'timeout', '500', '429'],
+      retryOn: ['502', '503', '504', 'timeout', 'reset', 'connect-failure', 'refused-stream', '500', '429'],
       perAttemptTimeoutMs: 800,
       backoff: ENVOY_BACKOFF(100, 2000),
       totalTimeoutMs: 5000,
@@ -214,7 +215,7 @@ describe('Envoy Gateway BackendTrafficPolicy', () => {
       idempotency: 'always',
       retryAfter: 'ignore',
       maxAttempts: 3,
-      retryOn: ['503'],
+      retryOn: ['connect-failure', 'refused-stream', 'unavailable', 'cancelled', '503'],
       backoff: ENVOY_BACKOFF(25),
       budget: { kind: 'envoy-max-retries', maxRetries: 1024 },
     });

@@ -11,7 +11,7 @@ import { fixture, loadProblems } from './helpers.js';
 const spring = (name: string) => fixture(`spring/${name}`);
 const DEMO = 'resilience4j-spring-boot2-demo-application.yml';
 /** What the demo's and the layouts' configs.default retry: HttpServerErrorException, TimeoutException and IOException as the importer maps them. */
-const SERVER_ERRORS_AND_TIMEOUTS = ['500', '503', 'timeout'];
+const SERVER_ERRORS_AND_TIMEOUTS = ['500', '502', '503', '504', 'timeout', 'connect-failure', 'reset'];
 
 describe("resilience4j's Spring Boot 2 demo application.yml (flat dotted keys)", () => {
   it('check reads it, and each instance gets its policy through baseConfig', () => {
@@ -96,7 +96,7 @@ describe('what Spring reads besides', () => {
       '',
     ].join('\n');
     const layer = importResilience4j(text, 'application.properties');
-    expect([layer.policy.maxAttempts, layer.policy.backoff, layer.policy.retryOn]).toEqual([4, { kind: 'constant', baseMs: 2000, capMs: 'none' }, ['timeout', '429']]);
+    expect([layer.policy.maxAttempts, layer.policy.backoff, layer.policy.retryOn]).toEqual([4, { kind: 'constant', baseMs: 2000, capMs: 'none' }, ['connect-failure', 'reset', 'timeout', '429']]);
   });
 
   it('an instance written with nothing of its own inherits configs.default', () => {
@@ -175,7 +175,7 @@ describe('baseConfig errors and list indexes', () => {
       'app.yml: resilience4j.retry.instances.a.retryExceptions[1000] has a list index above 999 (the highest a list here may have) (got [1000])',
     ]);
     const top = `resilience4j.retry.instances.a.retryExceptions[${MAX_SPRING_LIST_INDEX}]=java.io.IOException\n`;
-    expect(importResilience4j(top, 'app.properties').policy.retryOn).toEqual(['timeout']);
+    expect(importResilience4j(top, 'app.properties').policy.retryOn).toEqual(['connect-failure', 'reset', 'timeout']);
   });
 });
 

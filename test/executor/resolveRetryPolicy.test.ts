@@ -119,7 +119,7 @@ describe('one validator of a policy: experiment files and retry() read it with t
       'policy.maxAttempts must be a positive integer or "unlimited" (got 0)',
       'policy.backoff.kind must be one of none, constant, exponential, full-jitter, equal-jitter, decorrelated-jitter, linear, aws-sdk-js, envoy, polly-decorrelated-v2, randomized, node-retry, random-exponential (got "fibonacci")',
       'policy.tickMs must be >= 0 (got -1)',
-      'policy.retryOn.1 must be one of timeout, 500, 503, 429, 400, 404, conflict, throttled, circuit-open, budget-exhausted, bulkhead-full (got "teapot")',
+      'policy.retryOn.1 must be one of timeout, 500, 503, 429, 400, 404, conflict, throttled, circuit-open, budget-exhausted, bulkhead-full, 502, 504, reset, connect-failure, refused-stream, cancelled, unavailable, resource-exhausted, deadline-exceeded, aborted, internal, unknown, 5xx, gateway-error, retriable-4xx (got "teapot")',
       'policy.budget.ttlMs must be between 1000 and 60000 (got 10)',
       'policy.retries is not a known field',
     ];

@@ -37,7 +37,7 @@ describe('parseScript', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).problems).toEqual([
       'script entry 1 "503:250*0": repeat count must be an integer from 1 to 100000 (got "0")',
-      'script entry 2 "foo": status must be one of 200, 400, 404, 429, 500, 503, timeout, hang (got "foo")',
+      'script entry 2 "foo": status must be one of 200, 400, 404, 409, 429, 500, 502, 503, 504, timeout, reset, connect-failure, refused-stream, cancelled, unavailable, resource-exhausted, deadline-exceeded, aborted, internal, unknown, hang (got "foo")',
       'script entry 3 "hang:3": "hang" takes no duration or ra= (it never answers)',
       'script entry 4 "503:abc": durationMs must be a number of ms from 0 to 1,000,000,000,000 (got "abc")',
       'script entry 5 "": is empty',

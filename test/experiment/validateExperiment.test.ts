@@ -79,7 +79,7 @@ describe('validateExperiment', () => {
     [
       'a fault status given as a string',
       file((s) => ((s.leaf as Json).faults = [{ probability: 0.5, status: '503' }])),
-      ['scenario.leaf.faults.0.status must be one of 400, 404, 429, 500, 503, "timeout" (got "503")'],
+      ['scenario.leaf.faults.0.status must be one of 400, 404, 409, 429, 500, 502, 503, 504, "timeout", "reset", "connect-failure", "refused-stream", "cancelled", "unavailable", "resource-exhausted", "deadline-exceeded", "aborted", "internal", "unknown" (got "503")'],
     ],
     [
       'an unknown workload kind',
@@ -146,7 +146,7 @@ describe('validateExperiment', () => {
       'an unknown retryable class',
       file((s) => ((s.stack as Json[])[0] = { policy: { retryOn: ['timeout', 502] } })),
       [
-        'scenario.stack.0.policy.retryOn.1 must be one of timeout, 500, 503, 429, 400, 404, conflict, throttled, circuit-open, budget-exhausted, bulkhead-full (got 502)',
+        'scenario.stack.0.policy.retryOn.1 must be one of timeout, 500, 503, 429, 400, 404, conflict, throttled, circuit-open, budget-exhausted, bulkhead-full, 502, 504, reset, connect-failure, refused-stream, cancelled, unavailable, resource-exhausted, deadline-exceeded, aborted, internal, unknown, 5xx, gateway-error, retriable-4xx (got 502)',
       ],
     ],
     [

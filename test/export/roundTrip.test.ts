@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { importAwsConfig, importGrpcServiceConfig, loadStacks } from '../../src/check/index.js';
 import { envoyBackoff } from '../../src/check/envoyRetryClasses.js';
 import { exportPolicy, readBack, type ExportFormat } from '../../src/check/exportPolicy.js';
+import { ENVOY_CONDITIONS, GRPC_STATUS_TERMS, HTTP_STATUS_TERMS, LINKERD_HTTP_TERMS, RESILIENCE4J_EXCEPTIONS, type RetryTerm } from '../../src/check/retryVocabulary.js';
 import type { PolicyInput } from '../../src/policy/presets.js';
 import type { PolicySpec, RetryOnClass } from '../../src/policy/types.js';
 
@@ -11,8 +12,11 @@ function resolve(policy: PolicyInput): PolicySpec {
   return loadStacks(JSON.stringify({ layers: [{ policy }] }), 'p.json')[0]!.layers[0]!.policy;
 }
 
-const HTTP_CLASSES: RetryOnClass[] = ['timeout', '500', '503', '429', '400', '404', 'conflict'];
-const classes = (minLength = 0) => fc.subarray(HTTP_CLASSES, { minLength });
+/** The classes a format can say: any union of its words' classes (retryVocabulary.ts, the table its importer and exporter read). */
+const sayable = (terms: readonly RetryTerm[], minLength = 0) =>
+  fc.subarray(terms.filter((t) => t.classes.length > 0 && t.note === undefined), { minLength }).map((ts) => [...new Set(ts.flatMap((t) => t.classes))] as RetryOnClass[]);
+const ENVOY_WORDS = [...ENVOY_CONDITIONS, ...HTTP_STATUS_TERMS];
+const classes = (minLength = 0) => sayable(HTTP_STATUS_TERMS, minLength);
 const ms = (min: number, max: number) => fc.integer({ min, max });
 const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as PolicyInput;
@@ -24,7 +28,7 @@ const EXPRESSIBLE: Record<ExportFormat, fc.Arbitrary<PolicyInput>> = {
     maxAttempts: ms(1, 10),
     perAttemptTimeoutMs: optional(ms(1, 10_000)),
     totalTimeoutMs: optional(ms(1, 60_000)),
-    retryOn: classes(),
+    retryOn: sayable(ENVOY_WORDS),
     backoff: envoyBackoffOf,
     retryAfter: fc.constantFrom('ignore' as const, 'replace' as const),
   }).map((p) => defined({ ...p, idempotency: 'always', budget: { kind: 'envoy-max-retries', maxRetries: 3 } })),
@@ -33,7 +37,7 @@ const EXPRESSIBLE: Record<ExportFormat, fc.Arbitrary<PolicyInput>> = {
     initialMs: ms(1, 5000),
     extraMs: ms(0, 30_000),
     multiplier: fc.integer({ min: 100, max: 400 }).map((x) => x / 100),
-    retryOn: fc.subarray(['timeout', '500', '503', '429', '400', '404', 'conflict'] as RetryOnClass[], { minLength: 1 }),
+    retryOn: sayable(GRPC_STATUS_TERMS, 1),
     perAttemptTimeoutMs: optional(ms(1, 10_000)),
     totalTimeoutMs: optional(ms(1, 60_000)),
     throttle: optional(fc.record({ maxTokens: ms(1, 1000), tokenRatio: fc.integer({ min: 1, max: 1000 }).map((x) => x / 1000) })),
@@ -47,7 +51,7 @@ const EXPRESSIBLE: Record<ExportFormat, fc.Arbitrary<PolicyInput>> = {
     maxAttempts: ms(1, 10),
     perAttemptTimeoutMs: optional(ms(1, 10_000)),
     totalTimeoutMs: optional(ms(1, 60_000)),
-    retryOn: classes(1),
+    retryOn: sayable(ENVOY_WORDS, 1),
     backoff: ms(1, 2000).map((b) => envoyBackoff(b)),
     maxRetries: optional(ms(0, 1000)),
   }).map(({ maxRetries, ...p }) => defined({ ...p, idempotency: 'always', retryAfter: 'ignore', ...(maxRetries !== undefined ? { budget: { kind: 'envoy-max-retries', maxRetries } } : {}) })),
@@ -55,7 +59,7 @@ const EXPRESSIBLE: Record<ExportFormat, fc.Arbitrary<PolicyInput>> = {
     maxAttempts: ms(1, 10),
     perAttemptTimeoutMs: optional(ms(1, 10_000)),
     totalTimeoutMs: optional(ms(1, 60_000)),
-    retryOn: classes(),
+    retryOn: sayable(LINKERD_HTTP_TERMS),
   }).map((p) => defined({ ...p, retryOn: p.perAttemptTimeoutMs !== undefined && !p.retryOn.includes('timeout') ? [...p.retryOn, 'timeout'] : p.retryOn, backoff: { kind: 'none', baseMs: 0, capMs: 0 }, idempotency: 'always', retryAfter: 'ignore' })),
   'gateway-api': fc.record({
     maxAttempts: ms(2, 10),
@@ -75,7 +79,7 @@ const EXPRESSIBLE: Record<ExportFormat, fc.Arbitrary<PolicyInput>> = {
     multiplier: fc.constantFrom(1.5, 2, 3),
     cap: optional(ms(0, 60_000)),
     factor: fc.integer({ min: 0, max: 99 }).map((x) => x / 100),
-    retryOn: fc.option(classes(1), { nil: undefined }),
+    retryOn: fc.option(sayable(RESILIENCE4J_EXCEPTIONS, 1), { nil: undefined }),
   }).map(({ maxAttempts, base, kind, multiplier, cap, factor, retryOn }) => {
     const capMs = cap === undefined ? ('none' as const) : base + cap;
     const backoff =
@@ -114,6 +118,8 @@ describe('what a format cannot express is a warning', () => {
     expect(exportPolicy(policy, 'istio', { name: 'svc' }).warnings).toEqual([
       'deadlineMode: fresh cannot be expressed in istio; it reads back as propagate',
       'backoff: full-jitter 100 ms..2 s cannot be expressed in istio; it reads back as envoy U[0, min(100 ms x 2^(r-1), 1 s)) whole ms',
+      // A per-try timeout is retried only under 5xx or gateway-error, which would retry 502, 504 and resets too.
+      'retryOn: istio cannot say timeout: the written configuration does not retry timeout (no answer before the per-attempt timeout); it reads back as conflict 429 500 503',
       'idempotency: http cannot be expressed in istio; it reads back as always',
       'retryAfter: honor cannot be expressed in istio; it reads back as ignore',
       'budget: grpc-throttle 10/0.1 cannot be expressed in istio; it reads back as none',

@@ -7,7 +7,7 @@ describe('what the backend accepted (SRE adaptive throttling) and what is thrott
     const accepted = Object.entries(Outcome)
       .filter(([, code]) => acceptedByBackend(code))
       .map(([name]) => name);
-    expect(accepted).toEqual(['SUCCESS', 'S400', 'S404', 'S500', 'CONFLICT']);
+    expect(accepted).toEqual(['SUCCESS', 'S400', 'S404', 'S500', 'CONFLICT', 'ABORTED', 'INTERNAL', 'UNKNOWN']);
   });
 
   it('treats only 429 as a throttling error', () => {

@@ -5,9 +5,10 @@ const { Outcome } = outcomeModule;
 
 /**
  * What a failed handler answers its caller, by the outcome of the call that decided it (README,
- * "Service graphs"): a downstream timeout or 504 (a deadline exceeded below) -> timeout; 503 and 429
- * -> 503; 500, 400 and 404 (and a write conflict) -> 500; local refusals (throttled, circuit-open,
- * budget-exhausted, bulkhead-full) -> 503; "overloaded; don't retry" is passed on. A record over every outcome's
+ * "Service graphs"): a downstream timeout or 504 (a deadline exceeded below) -> timeout; 503, 502,
+ * 429, resets, connection failures, refused streams, UNAVAILABLE and RESOURCE_EXHAUSTED -> 503; 500,
+ * 400 and 404 (and a write conflict), CANCELLED, ABORTED, INTERNAL and UNKNOWN -> 500; local
+ * refusals (throttled, circuit-open, budget-exhausted, bulkhead-full) -> 503; "overloaded; don't retry" is passed on. A record over every outcome's
  * name: an outcome added to {@link Outcome} without its entry here does not compile.
  */
 const UPWARD_BY_NAME: Record<keyof typeof Outcome, OutcomeCode> = {
@@ -25,6 +26,17 @@ const UPWARD_BY_NAME: Record<keyof typeof Outcome, OutcomeCode> = {
   LOCAL_CIRCUIT_OPEN: Outcome.S503,
   LOCAL_BUDGET_EXHAUSTED: Outcome.S503,
   LOCAL_BULKHEAD_FULL: Outcome.S503,
+  S502: Outcome.S503,
+  S504: Outcome.TIMEOUT,
+  RESET: Outcome.S503,
+  CONNECT_FAILURE: Outcome.S503,
+  REFUSED_STREAM: Outcome.S503,
+  CANCELLED: Outcome.S500,
+  UNAVAILABLE: Outcome.S503,
+  RESOURCE_EXHAUSTED: Outcome.S503,
+  ABORTED: Outcome.S500,
+  INTERNAL: Outcome.S500,
+  UNKNOWN: Outcome.S500,
 };
 
 /** {@link UPWARD_BY_NAME} indexed by outcome code, for the run's hot path. */

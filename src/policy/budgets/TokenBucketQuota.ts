@@ -71,6 +71,8 @@ export class TokenBucketQuota implements RetryBudget {
         return this.spec.timeoutCost;
       case Outcome.S500:
       case Outcome.S503:
+      case Outcome.S502:
+      case Outcome.S504:
         return this.spec.serverErrorCost;
       case Outcome.S429:
         return this.spec.throttlingCost;

@@ -21,7 +21,7 @@ import { SRE_RATIO_DEFAULTS } from '../budgets/SreRatioBudget.js';
 import { TOKEN_BUCKET_DEFAULTS } from '../budgets/TokenBucketQuota.js';
 import { isPresetName, PRESET_NAMES, presetPolicy, type PresetName } from '../presets.js';
 import { BACKOFF_KINDS } from '../backoff.js';
-import { DEFAULT_RETRY_ON, RETRY_ON_CLASSES } from '../classify.js';
+import { DEFAULT_RETRY_ON, expandRetryOn, RETRY_ON_CLASSES, RETRY_ON_NAMES } from '../classify.js';
 import type { PolicySpec, RetryAfterMode } from '../types.js';
 import { between } from './between.js';
 import { describeValue } from './describeValue.js';
@@ -251,7 +251,7 @@ const hedgingSchema = doc(
     maxAttempts: doc(f.integer('an integer >= 2', 2), 'Copies in total, the original included (gRPC clamps it to 5).'),
     hedgingDelayMs: f.number('> 0'),
     nonFatal: doc(
-      f.array(f.oneOf(RETRY_ON_CLASSES), 'outcome classes').default(() => [...DEFAULT_HEDGE_NON_FATAL]),
+      f.array(f.oneOf(RETRY_ON_NAMES), 'outcome classes').transform(expandRetryOn).default(() => [...DEFAULT_HEDGE_NON_FATAL]),
       'Failures that send the next hedge at once instead of ending the call (gRPC A6 nonFatalStatusCodes).',
     ),
   }),
@@ -310,7 +310,7 @@ const policyFields = f.object({
   deadlineMode: f.oneOf(DEADLINE_MODES).default('propagate'),
   backoff: backoffSchema.prefault({}),
   tickMs: titled(doc(f.number('>= 0').default(0), 'Wake-ups are rounded up to multiples of this; 0 = no rounding.'), 'Timer tick'),
-  retryOn: f.array(f.oneOf(RETRY_ON_CLASSES), 'outcome classes').default(() => [...DEFAULT_RETRY_ON]),
+  retryOn: f.array(f.oneOf(RETRY_ON_NAMES), 'outcome classes').transform(expandRetryOn).default(() => [...DEFAULT_RETRY_ON]),
   idempotency: f.oneOf(IDEMPOTENCY_RULES).default('http'),
   retryAfter: titled(doc(
     f.oneOf(RETRY_AFTER_MODES).default('honor'),

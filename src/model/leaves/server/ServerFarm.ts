@@ -37,9 +37,13 @@ export interface FarmOptions {
   limitsChange?: boolean;
 }
 
-/** Failures that count against a backend for outlier detection (Envoy consecutive_5xx: 5xx, resets, timeouts). */
+/**
+ * Failures that count against a backend for outlier detection (Envoy consecutive_5xx: 5xx, resets,
+ * timeouts): 500, 503, overloaded, timeouts, and 502, 504, resets, connection failures and refused
+ * streams (the codes S502 to REFUSED_STREAM, which follow each other).
+ */
 function isBackendFailure(outcome: number): boolean {
-  return outcome === Outcome.S500 || outcome === Outcome.S503 || outcome === Outcome.OVERLOADED || outcome === Outcome.TIMEOUT;
+  return outcome === Outcome.S500 || outcome === Outcome.S503 || outcome === Outcome.OVERLOADED || outcome === Outcome.TIMEOUT || (outcome >= Outcome.S502 && outcome <= Outcome.REFUSED_STREAM);
 }
 
 /**
