@@ -1,7 +1,7 @@
 import { isIdempotent, isRetryable, RETRY_ON_CLASS_INFO, retryOnMask } from '../policy/classify.js';
 import { compilePolicy } from '../policy/decision.js';
 import { ANSWER_OUTCOMES, Outcome, type AnswerStatus } from '../policy/outcome.js';
-import { Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
+import { EndedAttempt, Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
 import type { Method, PolicySpec, RetryOnClass } from '../policy/types.js';
 
 /**
@@ -247,7 +247,8 @@ class Walker {
       const a = this.attempt(k, t, attemptEnd, acc);
       if (a.endMs === Infinity) return done(Infinity, a.outcome);
       last = a.outcome;
-      const next = loop.afterAttempt(attempts, a.outcome, NaN, idempotent, a.endMs, deadline, t0, backoffBase, prevSleep, null, null, this.draw, step);
+      const ended = Object.assign(new EndedAttempt(), { attemptsMade: attempts, outcome: a.outcome, idempotent, nowMs: a.endMs, deadlineAtMs: deadline, callStartMs: t0, backoffBase, prevSleepMs: prevSleep });
+      const next = loop.afterAttempt(ended, this.draw, step);
       if (next === Next.RETRY) {
         t = step.wakeAtMs;
         backoffBase = step.backoffBase;
@@ -257,7 +258,7 @@ class Walker {
       if (!this.longest || !step.planned || !p.randomBackoff) return done(a.endMs, step.outcome);
       // The longest wait does not fit; a shorter draw may, and then the call lasts to its limit.
       const short = this.stepShort;
-      const shortNext = loop.afterAttempt(attempts, a.outcome, NaN, idempotent, a.endMs, deadline, t0, backoffBase, prevSleep, null, null, SHORTEST, short);
+      const shortNext = loop.afterAttempt(ended, SHORTEST, short);
       if (shortNext !== Next.RETRY) return done(a.endMs, short.outcome);
       const elapsedLimit = t0 + p.maxElapsedMs;
       if (elapsedLimit < deadline) {

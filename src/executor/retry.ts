@@ -1,6 +1,6 @@
 import { isIdempotent } from '../policy/classify.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome } from '../policy/outcome.js';
-import { Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
+import { EndedAttempt, Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { classifySettled, isResponseLike, outcomeCode, outcomeName, type Classification, type OutcomeName, type Settled } from './classify.js';
 import { RetryAbortedError, RetryGiveUpError, type GiveUpReason } from './errors.js';
@@ -216,6 +216,7 @@ export async function retry<T>(
   const admission = state?.admission ?? null;
   const loop = new RetryLoop(p);
   const step = new RetryStep();
+  const ended = new EndedAttempt();
 
   const t0 = clock.now();
   const deadlineAt = loop.deadlineAtMs(deadlineMs !== undefined ? t0 + deadlineMs : Infinity, t0);
@@ -295,7 +296,18 @@ export async function retry<T>(
       ...(end.kind === 'settled' ? { settled: end.settled } : {}),
     });
     // The retry decision: the budgets are told, then steps 1-9.
-    const next = loop.afterAttempt(n, outcome, ra, idem, t, deadlineAt, t0, backoffBase, prevSleep, budgets, admission, random, step);
+    ended.attemptsMade = n;
+    ended.outcome = outcome;
+    ended.retryAfterMs = ra;
+    ended.idempotent = idem;
+    ended.nowMs = t;
+    ended.deadlineAtMs = deadlineAt;
+    ended.callStartMs = t0;
+    ended.backoffBase = backoffBase;
+    ended.prevSleepMs = prevSleep;
+    ended.chain = budgets;
+    ended.admission = admission;
+    const next = loop.afterAttempt(ended, random, step);
     const wait: WaitInfo | undefined = step.planned
       ? { retry: n, ceilingMs: step.ceilingMs, backoffMs: step.backoffMs, waitMs: step.waitMs, wakeAtMs: step.wakeAtMs }
       : undefined;

@@ -115,41 +115,34 @@ export class RetryLoop {
   }
 
   /**
-   * Attempt number `attemptsMade` ended at `nowMs` with `outcome` and the server's hint
-   * `retryAfterMs` (NaN: none): steps 0-9 of the class comment. END with the reason (`success`
-   * included) and the outcome returned upward, or RETRY at `wakeAtMs`, with the backoff state to
-   * carry to the next decision (`nextPrevSleepMs`, `backoffBase`). When a wait was planned (steps
-   * 6-8 ran), `planned` is true and the plan's fields describe it, also when it did not fit.
-   * `callStartMs` is when the call arrived at this layer (for `maxElapsedMs`); `backoffBase` and
-   * `prevSleepMs` are the state the previous decision left (0 and the backoff's initial state for
-   * the first). `draw` is called once, at step 6, only when the backoff is random.
+   * The attempt described by `a` ended: steps 0-9 of the class comment. Attempt number
+   * `a.attemptsMade` ended at `a.nowMs` with `a.outcome` and the server's hint `a.retryAfterMs`
+   * (NaN: none). END with the reason (`success` included) and the outcome returned upward, or RETRY
+   * at `wakeAtMs`, with the backoff state to carry to the next decision (`nextPrevSleepMs`,
+   * `backoffBase`). When a wait was planned (steps 6-8 ran), `planned` is true and the plan's fields
+   * describe it, also when it did not fit. `draw` is called once, at step 6, only when the backoff
+   * is random.
    */
-  afterAttempt(
-    attemptsMade: number,
-    outcome: number,
-    retryAfterMs: number,
-    idempotent: boolean,
-    nowMs: number,
-    deadlineAtMs: number,
-    callStartMs: number,
-    backoffBase: number,
-    prevSleepMs: number,
-    chain: BudgetChain | null,
-    admission: AdmissionControl | null,
-    draw: UniformDraw,
-    out: RetryStep,
-  ): NextCode {
+  afterAttempt(a: EndedAttempt, draw: UniformDraw, out: RetryStep): NextCode {
+    const attemptsMade = a.attemptsMade;
+    const outcome = a.outcome;
+    const retryAfterMs = a.retryAfterMs;
+    const nowMs = a.nowMs;
+    const deadlineAtMs = a.deadlineAtMs;
+    const backoffBase = a.backoffBase;
+    const chain = a.chain;
+    const admission = a.admission;
     const p = this.policy;
     out.planned = false;
-    if (chain !== null || admission !== null) tellGuards(p, attemptsMade, outcome, retryAfterMs, idempotent, nowMs, chain, admission);
-    let g: number = judgeOutcome(p, attemptsMade, outcome, idempotent, nowMs, deadlineAtMs, retryAfterMs);
+    if (chain !== null || admission !== null) tellGuards(p, attemptsMade, outcome, retryAfterMs, a.idempotent, nowMs, chain, admission);
+    let g: number = judgeOutcome(p, attemptsMade, outcome, a.idempotent, nowMs, deadlineAtMs, retryAfterMs);
     if (g === CONTINUE && chain !== null) g = chain.refuse(nowMs, outcome);
     if (g !== CONTINUE) return end(out, g as GiveUpCode, outcome);
     const u = p.randomBackoff ? draw.uniform() : 0;
     const ctx = this.ctx;
     ctx.outcome = outcome;
-    ctx.callStartMs = callStartMs;
-    planRetry(p, attemptsMade - backoffBase, prevSleepMs, retryAfterMs, nowMs, deadlineAtMs, u, out, ctx);
+    ctx.callStartMs = a.callStartMs;
+    planRetry(p, attemptsMade - backoffBase, a.prevSleepMs, retryAfterMs, nowMs, deadlineAtMs, u, out, ctx);
     out.planned = true;
     if (out.giveUp !== CONTINUE) return end(out, out.giveUp, outcome);
     if (chain !== null) chain.onRetryScheduled(nowMs, outcome);
@@ -313,6 +306,33 @@ function end(out: RetryStep, reason: GiveUpCode, outcome: number): NextCode {
  */
 export interface UniformDraw {
   uniform(): number;
+}
+
+/**
+ * What the caller of {@link RetryLoop.afterAttempt} knows when an attempt ends, written in place
+ * before each decision into one object per caller (nothing is allocated per attempt).
+ */
+export class EndedAttempt {
+  /** Attempts made so far, the one that ended included. */
+  attemptsMade = 0;
+  /** The attempt's outcome code. */
+  outcome: number = Outcome.SUCCESS;
+  /** The answer's Retry-After in ms (NaN: none). */
+  retryAfterMs = NaN;
+  /** The request may be sent again after an unknown outcome (the layer's idempotency rule for its method). */
+  idempotent = false;
+  /** When the attempt ended. */
+  nowMs = 0;
+  /** The absolute time the call must end by (Infinity: none). */
+  deadlineAtMs = Infinity;
+  /** When the call arrived at this layer (for `maxElapsedMs`). */
+  callStartMs = 0;
+  /** The state the previous decision left: attempts before the last backoff reset (0 for the first), and the backoff's previous sleep. */
+  backoffBase = 0;
+  prevSleepMs = 0;
+  /** The budgets and the admission control of the caller's layer instance (null: none). */
+  chain: BudgetChain | null = null;
+  admission: AdmissionControl | null = null;
 }
 
 /** What the caller of a {@link RetryLoop} does next ({@link RetryStep.next}). */

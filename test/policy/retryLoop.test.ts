@@ -5,7 +5,7 @@ import type { RetryBudget } from '../../src/policy/budgets/RetryBudget.js';
 import { DEFAULT_RETRY_ON } from '../../src/policy/classify.js';
 import { compilePolicy } from '../../src/policy/decision.js';
 import { GIVE_UP_NAMES, Outcome } from '../../src/policy/outcome.js';
-import { Next, RetryLoop, RetryStep, type UniformDraw } from '../../src/policy/retryLoop.js';
+import { EndedAttempt, Next, RetryLoop, RetryStep, type UniformDraw } from '../../src/policy/retryLoop.js';
 import type { PolicySpec } from '../../src/policy/types.js';
 
 const policy = (over: Partial<PolicySpec> = {}): PolicySpec => ({
@@ -115,21 +115,20 @@ describe('RetryLoop: after an attempt, in the order of the retry decision', () =
     opts: { ra?: number; idempotent?: boolean; chain?: BudgetChain | null; draw?: UniformDraw; base?: number; prev?: number } = {},
   ): { next: number; step: RetryStep } => {
     const step = new RetryStep();
-    const next = loop.afterAttempt(
-      attempts,
+    const ended = Object.assign(new EndedAttempt(), {
+      attemptsMade: attempts,
       outcome,
-      opts.ra ?? NaN,
-      opts.idempotent ?? true,
-      t,
-      deadline,
-      0,
-      opts.base ?? 0,
-      opts.prev ?? 0,
-      opts.chain ?? null,
-      null,
-      opts.draw ?? draws().draw,
-      step,
-    );
+      retryAfterMs: opts.ra ?? NaN,
+      idempotent: opts.idempotent ?? true,
+      nowMs: t,
+      deadlineAtMs: deadline,
+      callStartMs: 0,
+      backoffBase: opts.base ?? 0,
+      prevSleepMs: opts.prev ?? 0,
+      chain: opts.chain ?? null,
+      admission: null,
+    });
+    const next = loop.afterAttempt(ended, opts.draw ?? draws().draw, step);
     return { next, step };
   };
 

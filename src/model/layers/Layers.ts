@@ -6,7 +6,7 @@ import { GIVE_UP_NAMES } from '../../policy/outcome.js';
 import * as outcomeModule from '../../policy/outcome.js';
 import type { AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import type { BudgetChain } from '../../policy/budgets/BudgetChain.js';
-import { RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../../policy/retryLoop.js';
+import { EndedAttempt, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../../policy/retryLoop.js';
 import * as retryLoopModule from '../../policy/retryLoop.js';
 import * as eventKindsModule from '../eventKinds.js';
 import type { Folds } from '../folds.js';
@@ -69,6 +69,8 @@ export class Layers extends StackTop implements UniformDraw {
   /** Per layer: the retry loop of its policy, and the step its answers are written into. */
   readonly loops: RetryLoop[];
   readonly step = new RetryStep();
+  /** What the retry loop is told when an attempt ends (filled in place before each decision). */
+  private readonly attemptEnd = new EndedAttempt();
   /** Per layer and method: 1 where its policy deems the method idempotent, at idempotent[layer * METHOD_COUNT + methodCode] (policy/classify.ts, idempotencyInto). */
   readonly idempotent: Uint8Array;
   private readonly jitter: ClientRandom[];
@@ -290,21 +292,19 @@ export class Layers extends StackTop implements UniformDraw {
     const step = this.step;
     this.drawLayer = k;
     this.drawClient = this.fClient[f] as number;
-    const next = (this.loops[k] as RetryLoop).afterAttempt(
-      this.fAttempts[f] as number,
-      outcome,
-      retryAfterMs,
-      this.idempotent[k * IDEMPOTENT_ROW + (this.fMethod[f] as number)] === 1,
-      t,
-      this.fDeadline[f] as number,
-      this.fStart[f] as number,
-      this.fBackoffBase[f] as number,
-      this.fPrevSleep[f] as number,
-      chain,
-      admission,
-      this,
-      step,
-    );
+    const a = this.attemptEnd;
+    a.attemptsMade = this.fAttempts[f] as number;
+    a.outcome = outcome;
+    a.retryAfterMs = retryAfterMs;
+    a.idempotent = this.idempotent[k * IDEMPOTENT_ROW + (this.fMethod[f] as number)] === 1;
+    a.nowMs = t;
+    a.deadlineAtMs = this.fDeadline[f] as number;
+    a.callStartMs = this.fStart[f] as number;
+    a.backoffBase = this.fBackoffBase[f] as number;
+    a.prevSleepMs = this.fPrevSleep[f] as number;
+    a.chain = chain;
+    a.admission = admission;
+    const next = (this.loops[k] as RetryLoop).afterAttempt(a, this, step);
     if (this.trace && step.planned) this.traceWaitOf(f, k, t);
     return next;
   }
