@@ -278,6 +278,29 @@ export interface ReportIO {
   cwd: string;
 }
 
+/** The answer a `tune` writes in its output directory (beside its report and rounds). */
+export const TUNE_FILE = 'tune.json';
+
+/** Whether a directory holds a finished search (`tune.json`) and no run's results. */
+function isTuneDir(dir: string): boolean {
+  return existsSync(join(dir, TUNE_FILE)) && !isResultDir(dir);
+}
+
+/**
+ * The index entry of a search's directory, read from its tune.json (untrusted: each field must be
+ * a string, else the directory is refused with the field named); its report is kept as `tune` wrote it.
+ */
+function tuneIndexEntry(dir: string): IndexEntry {
+  const answer = readJsonFile(join(dir, TUNE_FILE)) as Record<string, unknown> | null;
+  const field = (name: string, required: boolean): string => {
+    const v = answer?.[name];
+    if (typeof v === 'string') return v;
+    if (!required && v === undefined) return '';
+    throw new ReportInputError(`${shownPath(join(dir, TUNE_FILE))}: ${name} must be a string`);
+  };
+  return { name: field('experiment', true), description: field('description', false), finding: field('headline', true), href: `${basename(dir)}/${REPORT_FILE}`, date: statSync(join(dir, TUNE_FILE)).mtime.toISOString() };
+}
+
 /**
  * `retrystorm report DIR`: rebuild the report of an experiment directory, or of every experiment
  * directory inside DIR plus DIR/index.html, from the saved results, without running anything.
@@ -305,7 +328,7 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
     .filter((n) => !n.startsWith('.'))
     .sort()
     .map((n) => join(dir, n))
-    .filter((p) => isDirectory(p) && isResultDir(p));
+    .filter((p) => isDirectory(p) && (isResultDir(p) || isTuneDir(p)));
   if (subdirs.length === 0) throw new ReportInputError(`${shownPath(dirArg)}: holds no experiment results (summary.json or results.json), nor directories that do`);
   const lock = lockDir(dir, show(dir), 'report');
   try {
@@ -318,6 +341,12 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
       let subLock: DirLock | null = null;
       try {
         subLock = lockDir(sub, show(sub), 'report');
+        if (isTuneDir(sub)) {
+          // A search's report is written by tune from its rounds; only its index entry is read here.
+          entries.push(tuneIndexEntry(sub));
+          io.stdout(`search's report kept: ${show(join(sub, REPORT_FILE))}\n`);
+          continue;
+        }
         r = await rebuildReport(sub, opts);
       } catch (e) {
         if (!(e instanceof Error)) throw e;

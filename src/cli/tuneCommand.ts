@@ -18,7 +18,7 @@ import { loadExperimentSource, planFromFile } from './loadPlan.js';
 import { recommendedConfiguration } from './tuneConfiguration.js';
 import { table } from './format.js';
 import { ProgressReporter } from './progress.js';
-import { readBundles, ASSETS_DIR, REPORT_FILE } from './report.js';
+import { readBundles, ASSETS_DIR, REPORT_FILE, TUNE_FILE } from './report.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { lockDir } from './dirLock.js';
 import { commitOutput, planOutput, type OutputPlan } from './outputDir.js';
@@ -50,7 +50,7 @@ export interface TuneShared {
 }
 
 /** A search's answer: a directory that has it holds a finished search. */
-export const TUNE_FILE = 'tune.json';
+export { TUNE_FILE };
 
 /** The directory of the rounds' experiment files and sweeps inside a search's output directory. */
 export const ROUNDS_DIR = 'rounds';

@@ -60,6 +60,8 @@ export interface LayerConfiguration {
 /** What `retrystorm tune` answers (tune.json). */
 export interface TuneAnswer {
   experiment: string;
+  /** The experiment's description (as the plan that ran resolved it). */
+  description: string;
   seed: number;
   status: 'recommended' | 'no-feasible-candidate';
   stopReason: StopReason | null;
@@ -204,6 +206,7 @@ export function tuneAnswer(problem: TuneProblem, outcome: TuneOutcome): TuneAnsw
 
   return {
     experiment: problem.name,
+    description: problem.description,
     seed: problem.seed,
     status: leader ? 'recommended' : 'no-feasible-candidate',
     stopReason: outcome.stopReason,
