@@ -134,7 +134,7 @@ const GRPC_FIXES: FormatFixes = {
   RS001: 'Stop retrying where a layer above retries: "retryPolicy": { "maxAttempts": 1, ... } or no retryPolicy.',
   RS006: 'Give the method a deadline over all attempts: "timeout": "10s" in its methodConfig.',
   RS009: 'Retry only transient statuses: "retryableStatusCodes": ["UNAVAILABLE"].',
-  RS010: 'Retry only statuses that mean the call was not processed: "retryableStatusCodes": ["UNAVAILABLE"], and no retryPolicy on methods that are not idempotent.',
+  RS010: 'Give a "retryPolicy" only to the methodConfig entries of idempotent methods: any retryable status, UNAVAILABLE included, can come after the server began the work, so a method that is not idempotent needs an idempotency key the server deduplicates, or no "retryPolicy".',
   RS011: `gRPC reads its own pushback (grpc-retry-pushback-ms), not Retry-After, so ${CANNOT}.`,
   RS012: 'Throttle retries across calls: "retryThrottling": { "maxTokens": 10, "tokenRatio": 0.1 }.',
   RS014: 'Throttle retries across calls: "retryThrottling": { "maxTokens": 10, "tokenRatio": 0.1 }.',

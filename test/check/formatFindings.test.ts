@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CheckInputError, checkStack, FINDING_CODES, formatCheckReport, loadStacks, type CheckStack, type FindingCode } from '../../src/check/index.js';
 import { FORMAT_FIXES, LINKERD_ANNOTATION_FIXES, SERVICE_PROFILE_FIXES, type FormatFixes } from '../../src/check/formatFixes.js';
 import { fixture, FIXTURES, fixtureReader, stackOf } from './helpers.js';
+import { RETRY_ON_CLASS_INFO } from '../../src/policy/classify.js';
 
 /** The findings of a file checked on its own, as `retrystorm check <file>` reads it. */
 function findingsOfFile(text: string, source: string, method: 'GET' | 'POST' = 'GET') {
@@ -225,5 +226,18 @@ describe('every finding reads as a whole sentence', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe('a fix never suggests what its own finding flags', () => {
+  it("the gRPC RS010 fix suggests no retryable status that RS010 counts as a replay risk", () => {
+    const fix = FORMAT_FIXES['grpc-service-config']?.RS010 ?? '';
+    expect(fix).not.toBe('');
+    const listed = [...fix.matchAll(/"retryableStatusCodes": \[([^\]]*)\]/g)].flatMap((m) => (m[1] as string).split(',').map((s) => s.trim().replace(/"/g, '')));
+    const risky = listed.filter((status) => {
+      const cls = status.toLowerCase().replace(/_/g, '-') as keyof typeof RETRY_ON_CLASS_INFO;
+      return RETRY_ON_CLASS_INFO[cls]?.idempotency === 'idempotent';
+    });
+    expect(risky).toEqual([]);
   });
 });
