@@ -396,6 +396,17 @@ describe('what a failed handler answers upward', () => {
       'circuit-open': '503',
       'budget-exhausted': '503',
       'bulkhead-full': '503',
+      '502': '503',
+      '504': 'timeout',
+      reset: '503',
+      'connect-failure': '503',
+      'refused-stream': '503',
+      cancelled: '500',
+      unavailable: '503',
+      'resource-exhausted': '503',
+      aborted: '500',
+      internal: '500',
+      unknown: '500',
     });
   });
 });

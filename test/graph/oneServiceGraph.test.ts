@@ -66,6 +66,10 @@ function asOneServiceGraph(root: Json): Json {
   }
   for (const key of ['variants', 'sweep'] as const) if (out[key] === undefined) delete out[key];
   for (const part of parts) if (part.variants === undefined) delete part.variants;
+  // The descriptions' placeholders name the leaf where the graph form keeps it: the service's fleet.
+  const moved = (text: unknown) => (typeof text === 'string' ? text.replace(/scenario\.leaf\./g, 'scenario.services.backend.fleet.') : text);
+  out.description = moved(out.description);
+  if (out.parts) for (const part of out.parts as Json[]) part.description = moved(part.description);
   return out;
 }
 

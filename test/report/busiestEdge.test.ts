@@ -46,8 +46,8 @@ function graphCell(variant: string, perOp: number): ReportCell {
 describe('the busiest edge of a graph cell (the most calls per operation)', () => {
   it('is the edge with the most calls per operation, overall or in a window, with the share of retries', () => {
     const c = graphCell('retries', 6);
-    expect(busiestEdgeOfCell(c)).toEqual({ edge: 'api->db', caller: 'api', callee: 'db', perOperation: 6, retryShare: 0.5 });
-    expect(busiestEdgeOfCell(c, 'outage')).toEqual({ edge: 'api->cache', caller: 'api', callee: 'cache', perOperation: 9, retryShare: 0.9 });
+    expect(busiestEdgeOfCell(c)).toEqual({ edge: 'api->db', caller: 'api', callee: 'db', perOperation: 6, retryShare: 0.5, workloads: [] });
+    expect(busiestEdgeOfCell(c, 'outage')).toEqual({ edge: 'api->cache', caller: 'api', callee: 'cache', perOperation: 9, retryShare: 0.9, workloads: [] });
     expect(busiestEdgeOfCell(cell({ metrics: { amplification: 3 } }))).toBeNull();
     // Among equals, the first met.
     expect(busiestEdge(['edges.a->b.amplification', 'edges.b->c.amplification'], () => 2)?.edge).toBe('a->b');

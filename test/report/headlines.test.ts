@@ -56,7 +56,7 @@ describe('the practical threshold: one rule for sentences, captions and claims',
   it('the headline and the caption say "no practical difference" where they said "beyond noise"', () => {
     const m = model(close, { variants: { a: {}, b: {} } });
     expect(findingLine(m)).toBe(
-      'Goodput: 1004 ± 2 operations/s with b (highest) against 1000 ± 2 operations/s with a (lowest); no practical difference: it is beyond noise but under 5% of the mean compared against (paired 95% interval of the difference [-4, -4]).',
+      'Goodput: 1004 ± 2 operations/s with b (highest) against 1000 ± 2 operations/s with a (lowest); no practical difference: it is beyond noise but under 5% of the mean compared against (paired 95% interval of the difference [-4, -4]). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
@@ -67,7 +67,7 @@ describe('the practical threshold: one rule for sentences, captions and claims',
     ]);
     const m = model(cells, { variants: { a: {}, b: {} } });
     expect(generatedFinding(firstPart(m))).toBe(
-      'No practical difference between a and b in amplification and goodput at any of the 3 values of Clients (within noise, or under 5% of the mean compared against).',
+      'No practical difference between a and b in amplification and goodput at any of the 3 values of Clients (within noise, or under 5% of the mean compared against). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
     expect(metricCaption(firstPart(m), 'goodputPerSec', 'workload.clients', '3 replications')).toBe(
       'Each line is a variant, its band the 95% confidence interval of the mean over 3 replications. At Clients = 40, goodput: 1004 ± 2 operations/s with b (highest) against 1000 ± 2 operations/s with a (lowest); no practical difference: it is beyond noise but under 5% of the mean compared against (paired 95% interval of the difference [-4, -4]).',
@@ -81,7 +81,7 @@ describe('the practical threshold: one rule for sentences, captions and claims',
     const strict = model(close, { variants: { a: {}, b: {} }, report: { practicalDifference: { goodputPerSec: 0.001 } } });
     expect(evaluateClaim(less, firstPart(strict))).toMatchObject({ status: 'supported', reason: 'holds beyond noise at the one point compared' });
     expect(findingLine(strict)).toBe(
-      'Goodput: 1004 ± 2 operations/s with b (highest) against 1000 ± 2 operations/s with a (lowest); the difference is beyond noise (paired 95% interval of the difference [-4, -4]).',
+      'Goodput: 1004 ± 2 operations/s with b (highest) against 1000 ± 2 operations/s with a (lowest); the difference is beyond noise (paired 95% interval of the difference [-4, -4]). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
     // `similar` without a tolerance holds where there is no practical difference.
     expect(evaluateClaim({ ...less, relation: 'similar' }, firstPart(plain))).toMatchObject({
@@ -111,7 +111,7 @@ describe('headlines across a sweep', () => {
       cellOf('sdk-budget', { [KIND]: k }, { amplification: [4.78, 4.79, 4.8] }),
     ]);
     expect(findingLine(model(cells, backoffSweep()))).toBe(
-      'sdk-budget cuts amplification from 12.3 with none to 4.79 leaf calls per operation across all 5 values of Backoff kind at layer 1.',
+      'sdk-budget cuts amplification from 12.3 with none to 4.79 leaf calls per operation across all 5 values of Backoff kind at layer 1. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
@@ -121,7 +121,7 @@ describe('headlines across a sweep', () => {
       cellOf('jitter', { 'workload.clients': x }, { amplification: [x / 2, x / 2 + 0.1, x / 2 + 0.2] }),
     ]);
     expect(findingLine(model(cells, { variants: { none: {}, jitter: {} } }))).toBe(
-      'jitter cuts amplification against none by 50% across all 3 values of Clients (from 40.1 to 20.1 leaf calls per operation at Clients = 40).',
+      'jitter cuts amplification against none by 50% across all 3 values of Clients (from 40.1 to 20.1 leaf calls per operation at Clients = 40). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
@@ -136,7 +136,7 @@ describe('headlines across a sweep', () => {
       cellOf('b', { 'workload.clients': 40 }, { amplification: [5, 6, 7] }),
     ];
     expect(findingLine(model(cells, { variants: { a: {}, b: {} } }))).toBe(
-      'b has higher amplification than a at Clients = 10 and lower at 40: the difference changes sign at Clients = 40; no practical difference at 20.',
+      'b has higher amplification than a at Clients = 10 and lower at 40: the difference changes sign at Clients = 40; no practical difference at 20. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
@@ -146,7 +146,7 @@ describe('headlines across a sweep', () => {
       cellOf('sdk-budget', { [KIND]: k }, { amplification: i < 2 ? [12.2, 12.3, 12.4] : [4.78, 4.79, 4.8] }),
     ]);
     expect(findingLine(model(cells, backoffSweep()))).toBe(
-      'sdk-budget cuts amplification from 12.3 with none to 4.79 leaf calls per operation at 3 of 5 values of Backoff kind at layer 1 (Backoff kind at layer 1 = exponential, full-jitter and decorrelated-jitter); no practical difference at none and constant.',
+      'sdk-budget cuts amplification from 12.3 with none to 4.79 leaf calls per operation at 3 of 5 values of Backoff kind at layer 1 (Backoff kind at layer 1 = exponential, full-jitter and decorrelated-jitter); no practical difference at none and constant. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 });
@@ -161,7 +161,7 @@ describe('collapse comes first', () => {
       cellOf('sdk-budget', { [KIND]: k }, { amplification: [4.78, 4.79, 4.8], ...collapsed }, openScenario(true)),
     ]);
     expect(findingLine(model(cells, backoffSweep()))).toBe(
-      'Both variants collapsed at all 5 values of Backoff kind at layer 1: success 34%, goodput 459/s against a demand of 1350/s from 60 s to 4 min (window after); no run recovered. sdk-budget cuts amplification from 12.3 with none to 4.79 leaf calls per operation across all 5 values of Backoff kind at layer 1.',
+      'Both variants collapsed at all 5 values of Backoff kind at layer 1: success 34%, goodput 459/s against a demand of 1350/s from 60 s to 4 min (window after); no run recovered. sdk-budget cuts amplification from 12.3 with none to 4.79 leaf calls per operation across all 5 values of Backoff kind at layer 1. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
@@ -178,7 +178,7 @@ describe('collapse comes first', () => {
     expect(cellHealth(cells[1] as ReportCell)).toMatchObject({ state: 'unrecovered', recovered: { runs: 2, of: 3 } });
     expect(cellHealth(cells[2] as ReportCell).state).toBe('healthy');
     expect(findingLine(m)).toBe(
-      'retries collapsed: success 34%, goodput 459/s against a demand of 1350/s from 60 s to 4 min (window after); no run recovered. budget did not recover in every run: success 76%, goodput 1030/s against a demand of 1350/s from 60 s to 4 min (window after); 2 of 3 runs recovered. Amplification: 1 leaf calls per operation with no-retries (lowest) against 3 leaf calls per operation with retries (highest); the difference is beyond noise (paired 95% interval of the difference [2, 2]).',
+      'retries collapsed: success 34%, goodput 459/s against a demand of 1350/s from 60 s to 4 min (window after); no run recovered. budget did not recover in every run: success 76%, goodput 1030/s against a demand of 1350/s from 60 s to 4 min (window after); 2 of 3 runs recovered. Amplification: 1 leaf calls per operation with no-retries (lowest) against 3 leaf calls per operation with retries (highest); the difference is beyond noise (paired 95% interval of the difference [2, 2]). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
@@ -191,7 +191,7 @@ describe('collapse comes first', () => {
       cellOf('no-retries', {}, { amplification: [1, 1, 1], ...fine }, openScenario(true)),
     ];
     expect(generatedFinding(firstPart(model(cells, { variants: { 'every-tier': {}, 'one-tier': {}, 'no-retries': {} } })))).toBe(
-      'every-tier (success 0.1%, goodput 0/s) and one-tier (success 34%, goodput 459/s) collapsed from 60 s to 4 min (window after), against a demand of 1350/s; no run recovered. Amplification: 1 leaf calls per operation with every variant.',
+      'every-tier (success 0.1%, goodput 0/s) and one-tier (success 34%, goodput 459/s) collapsed from 60 s to 4 min (window after), against a demand of 1350/s; no run recovered. Amplification: 1 leaf calls per operation with every variant. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
@@ -199,7 +199,7 @@ describe('collapse comes first', () => {
     const failing = { amplification: [3, 3, 3], successRate: [0.2, 0.2, 0.2], goodputPerSec: [270, 270, 270] };
     expect(COLLAPSE_SUCCESS_RATE).toBe(0.5);
     expect(findingLine(model([cellOf('default', {}, failing)], {}))).toBe(
-      'The runs collapsed: success 20%, goodput 270/s against a demand of 1350/s over the run. Amplification 3 leaf calls per operation, goodput 270 operations/s.',
+      'The runs collapsed: success 20%, goodput 270/s against a demand of 1350/s over the run. Amplification 3 leaf calls per operation, goodput 270 operations/s. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
     const closed = scenario({ workload: { kind: 'closed', clients: 10 } });
     expect(cellHealth(cellOf('default', {}, failing, closed)).state).toBe('healthy');
@@ -240,7 +240,7 @@ describe('the headline of a service graph', () => {
   it('names its busiest edge, with its calls per operation in the variants with the most and the fewest', () => {
     const cells = [cellOf('every-tier', {}, edges(9.96, 7968), graph()), cellOf('no-retries', {}, edges(1.08, 0), graph())];
     expect(findingLine(model(cells, { variants: { 'every-tier': {}, 'no-retries': {} } }))).toBe(
-      'Amplification: 1 leaf calls per operation with every variant. The busiest edge is users -> db: 9.96 calls per operation with every-tier (80% of them retries), against 1.08 with no-retries.',
+      'Amplification: 1 leaf calls per operation with every variant. The busiest edge is users -> db: 9.96 calls per operation with every-tier (80% of them retries), against 1.08 with no-retries. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 });
