@@ -4,7 +4,7 @@ import { evaluateAllClaims, type ClaimResult } from './claims.js';
 import { findingLine } from './headline.js';
 import { renderReportHtml, type ReportAssets } from './renderReport.js';
 import { buildReportModel } from './reportModel.js';
-import { buildCharts } from './selectCharts.js';
+import { buildCharts } from './buildCharts.js';
 import type { ReportChart, ReportRunInfo, ReportSummary } from './types.js';
 
 /** A built report: the page, its charts (for PNG export), its one-line finding, and any problems. */

@@ -21,9 +21,8 @@ export {
 } from './renderReport.js';
 export { hintsFromSource, parseReportHints, reportHintsSchema, type CellSelector, type ChartHint, type ReportHints } from './reportHints.js';
 export { buildReportModel, cellLabel, cellMatches, focusCells, selectCells, type ReportModel, type ReportPart } from './reportModel.js';
+export { buildChart, buildCharts } from './buildCharts.js';
 export {
-  buildChart,
-  buildCharts,
   chooseCharts,
   clusteringMetric,
   defaultX,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildReportModel } from '../../src/report/reportModel.js';
-import { buildChart } from '../../src/report/selectCharts.js';
+import { buildChart } from '../../src/report/buildCharts.js';
 import { logAxis, logTicks, MAX_LOG_TICKS, numericScale, PLOT_PADDING_PX, valueAxis } from '../../src/report/specs/common.js';
 import { captionMismatches, drawsDashes, encodedChannels, encodingWords } from '../../src/report/specs/encodings.js';
 import { fittedDomain } from '../../src/report/specs/labels.js';
