@@ -1,4 +1,4 @@
-import { isIdempotent, isRetryable, RETRY_ON_CLASS_INFO, retryOnMask } from '../policy/classify.js';
+import { isIdempotent, isRetryable, RETRY_ON_CLASS_INFO, retryOnMask, WIDER_CLASSES } from '../policy/classify.js';
 import { compilePolicy } from '../policy/decision.js';
 import { ANSWER_OUTCOMES, Outcome, type AnswerStatus } from '../policy/outcome.js';
 import { EndedAttempt, Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
@@ -42,21 +42,7 @@ const CLASS_ANSWERS = {
 export type FailureClass = keyof typeof CLASS_ANSWERS;
 
 /** Every class a leaf can fail with, in report order (written out: Object.keys puts numeric keys first). */
-export const ANSWER_CLASSES: readonly FailureClass[] = [
-  ...FAILURE_CLASSES,
-  '502',
-  '504',
-  'reset',
-  'connect-failure',
-  'refused-stream',
-  'cancelled',
-  'unavailable',
-  'resource-exhausted',
-  'deadline-exceeded',
-  'aborted',
-  'internal',
-  'unknown',
-];
+export const ANSWER_CLASSES: readonly FailureClass[] = [...FAILURE_CLASSES, ...WIDER_CLASSES];
 
 /** The answer (status) a leaf failing with `cls` gives: what a fault or a script writes. */
 export function classAnswer(cls: FailureClass): Exclude<AnswerStatus, 200> {

@@ -28,6 +28,26 @@ export const RetryOnBit: Record<RetryOnClass, number> = {
   unknown: 1 << 22,
 };
 
+/**
+ * The classes beyond the first HTTP statuses and local refusals, in report order: gateway statuses,
+ * connection-level failures and the gRPC statuses (README, "Outcomes"). Written once: the retryable
+ * classes list them, and `check` reports on each as a way a leaf can fail.
+ */
+export const WIDER_CLASSES = [
+  '502',
+  '504',
+  'reset',
+  'connect-failure',
+  'refused-stream',
+  'cancelled',
+  'unavailable',
+  'resource-exhausted',
+  'deadline-exceeded',
+  'aborted',
+  'internal',
+  'unknown',
+] as const satisfies readonly RetryOnClass[];
+
 /** The retryable classes, in a stable order (for messages and schemas; not Object.keys, which puts numeric keys first). */
 export const RETRY_ON_CLASSES = [
   'timeout',
@@ -41,18 +61,7 @@ export const RETRY_ON_CLASSES = [
   'circuit-open',
   'budget-exhausted',
   'bulkhead-full',
-  '502',
-  '504',
-  'reset',
-  'connect-failure',
-  'refused-stream',
-  'cancelled',
-  'unavailable',
-  'resource-exhausted',
-  'deadline-exceeded',
-  'aborted',
-  'internal',
-  'unknown',
+  ...WIDER_CLASSES,
 ] as const satisfies readonly RetryOnClass[];
 
 /**
