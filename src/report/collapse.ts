@@ -75,10 +75,24 @@ export function constantRatePerSec(rate: unknown, fromMs: number, toMs: number):
   return null;
 }
 
-/** The demand of a cell's open-loop workload over a span, when its rate is one number there. */
+/** A workload as a resolved scenario writes it (the fields the demand reads). */
+type WorkloadRate = { kind?: unknown; rate?: unknown } | undefined;
+
+/**
+ * The demand of a cell over a span: its open-loop workload's rate, or the sum of a graph's
+ * workloads' rates (their goodput is counted together), when each is an open loop whose rate is one
+ * number there; else null.
+ */
 function demandOver(cell: ReportCell, fromMs: number, toMs: number): number | null {
-  const workload = (cell.scenario as { workload?: { kind?: unknown; rate?: unknown } } | null)?.workload;
-  return workload?.kind === 'open' ? constantRatePerSec(workload.rate, fromMs, toMs) : null;
+  const sc = cell.scenario as { workload?: WorkloadRate; graph?: { workloads?: Array<{ workload?: WorkloadRate }> } } | null;
+  const workloads = sc?.graph?.workloads?.map((w) => w.workload) ?? [sc?.workload];
+  let sum = 0;
+  for (const w of workloads) {
+    const rate = w?.kind === 'open' ? constantRatePerSec(w.rate, fromMs, toMs) : null;
+    if (rate === null) return null;
+    sum += rate;
+  }
+  return workloads.length > 0 ? sum : null;
 }
 
 /**

@@ -207,6 +207,16 @@ describe('collapse comes first', () => {
 });
 
 describe('the demand a collapse is told against', () => {
+  it("of a graph with several workloads is the sum of their rates, whose goodput is counted together", () => {
+    const failing = { successRate: [0.34, 0.34, 0.34], goodputPerSec: [272, 272, 272] };
+    const open = (ratePerSec: number) => ({ kind: 'open', rate: ratePerSec, clients: 100, durationMs: 60_000 });
+    const withWorkloads = (workloads: unknown[]) => ({ ...(openScenario() as object), workload: open(400), graph: { workloads } }) as never;
+    const two = withWorkloads([{ name: 'web', workload: open(400) }, { name: 'batch', workload: open(400) }]);
+    expect(cellHealth(cellOf('noisy', {}, failing, two))).toMatchObject({ state: 'collapsed', demandPerSec: 800 });
+    const oneClosed = withWorkloads([{ name: 'web', workload: open(400) }, { name: 'batch', workload: { kind: 'closed', clients: 10 } }]);
+    expect(cellHealth(cellOf('noisy', {}, failing, oneClosed)).demandPerSec).toBeNull();
+  });
+
   it("is the open loop's rate where it is one number over the span, and unknown where it changes", () => {
     expect(constantRatePerSec(500, 0, 60_000)).toBe(500);
     expect(constantRatePerSec({ kind: 'steady', ratePerSec: 40 }, 90_000, 300_000)).toBe(40);
