@@ -2,6 +2,7 @@ import { scenarioSchema } from '../experiment/index.js';
 import { formatDuration, formatSetDuration, type DurationUnit } from '../policy/formatDuration.js';
 import { docsAlong, type SchemaDoc } from '../policy/schema/schemaDocs.js';
 import { paramEntries } from './format.js';
+import { isFraction } from './specs/common.js';
 import { MEMORY_CEILING_METRIC } from '../sweep/flattenMetrics.js';
 import { metricRange, type MetricRange } from '../metrics/metricBounds.js';
 
@@ -415,7 +416,8 @@ export function paramsInWords(params: Record<string, unknown>): string {
       const numeric = /^-?[0-9.e+]+$/.test(e.value);
       if (numeric && unit === 'ms') return `${label} = ${formatSetDuration(Number(e.value))}`;
       const shown = unit && numeric && !label.toLowerCase().includes(unit.toLowerCase());
-      return `${label} = ${e.value}${shown ? ` ${unit}` : ''}`;
+      if (!shown || isFraction(unit)) return `${label} = ${e.value}`;
+      return unit === 'x' ? `${label} = ${e.value}x` : `${label} = ${e.value} ${unit}`;
     })
     .join(', ');
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scenarioSchema } from '../../src/experiment/index.js';
 import { docsAlong, titled } from '../../src/policy/schema/schemaDocs.js';
-import { paramLabel, paramTitle, paramUnit } from '../../src/report/metrics.js';
+import { paramLabel, paramsInWords, paramTitle, paramUnit } from '../../src/report/metrics.js';
 
 /** A dotted path with a segment that is a name (`workload.clients`, `stack.0.policy`), not a number such as `p99.9`. */
 const RAW_PATH = /\b[a-z][A-Za-z0-9]*(\.[0-9]+)*\.[A-Za-z][A-Za-z0-9]*/;
@@ -59,6 +59,13 @@ describe('axis titles of swept fields come from the schema documentation', () =>
       'network.hopMs.mean': 'Network hop mean (ms)',
       'warmupMs': 'Warm-up (ms)',
     });
+  });
+
+  it('put a value in words with its unit, but no unit word after a share or a multiplier', () => {
+    expect(paramsInWords({ 'leaf.faults.0.probability': 1 })).toBe('Fault probability = 1');
+    expect(paramsInWords({ 'stack.1.policy.backoff.multiplier': 2 })).toBe('Backoff multiplier at layer 1 = 2x');
+    expect(paramsInWords({ 'leaf.queueLimit': 50 })).toBe('Queue limit = 50 requests');
+    expect(paramsInWords({ 'stack.0.policy.tickMs': 15.6 })).toBe('Timer tick at layer 0 = 15.6 ms');
   });
 
   it('reads the title and unit a field documents, not a table of the report', () => {
