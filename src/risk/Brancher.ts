@@ -23,13 +23,20 @@ export function addEffort(into: Effort, more: Effort): void {
 }
 
 /**
- * A snapshot an estimator keeps: its number in the repetition (the `snapshot` of
- * {@link branchSeed}) and how many branches it has given so far.
+ * A point of a trajectory an estimator may branch from: its number in the repetition (the
+ * `snapshot` of {@link branchSeed}), how many branches it has given so far, and its snapshot when
+ * held (an estimator that replays drops it, and takes it again when needed).
  */
 export interface KeptSnapshot<S> {
   readonly id: number;
-  readonly state: S;
+  state: S | undefined;
   branches: number;
+}
+
+/** Where a trajectory begins: the initial state (`state` null) or a snapshot, and the seed of its streams. */
+export interface Origin<S> {
+  readonly state: S | null;
+  readonly seed: number;
 }
 
 const STOP_REASONS: ReadonlySet<string> = new Set(['collapse', 'level', 'absorbed', 'horizon']);
@@ -50,23 +57,52 @@ export class Brancher<S> {
     private readonly repetition: number,
   ) {}
 
-  /** The `index`-th trajectory of the repetition from the initial state. */
-  start(index: number): Continuation<S> {
-    this.effort.runs++;
-    return this.system.start(startSeed(this.seed, this.repetition, index));
+  /** Where the `index`-th trajectory of the repetition from the initial state begins. */
+  startOrigin(index: number): Origin<S> {
+    return { state: null, seed: startSeed(this.seed, this.repetition, index) };
   }
 
-  /** The snapshot of `c` now, numbered. */
-  keep(c: Continuation<S>): KeptSnapshot<S> {
-    this.effort.snapshots++;
-    return { id: this.nextSnapshot++, state: c.snapshot(), branches: 0 };
+  /** Where the next branch of `k` begins: `k` with fresh streams from (its number, the branch's). */
+  branchOrigin(k: KeptSnapshot<S>): Origin<S> {
+    if (k.state === undefined) throw new Error(`internal: snapshot ${k.id} was branched from without its state`);
+    return { state: k.state, seed: branchSeed(this.seed, this.repetition, k.id, k.branches++) };
+  }
+
+  /**
+   * A trajectory from `o`: run again from the same origin, it is the same trajectory (the
+   * system is deterministic), which is how a snapshot not kept is taken again.
+   */
+  run(o: Origin<S>): Continuation<S> {
+    this.effort.runs++;
+    return o.state === null ? this.system.start(o.seed) : this.system.restore(o.state, { kind: 'fresh', seed: o.seed });
+  }
+
+  /** The `index`-th trajectory of the repetition from the initial state. */
+  start(index: number): Continuation<S> {
+    return this.run(this.startOrigin(index));
   }
 
   /** The next branch of `k`, with fresh streams. */
   branch(k: KeptSnapshot<S>): Continuation<S> {
-    this.effort.runs++;
-    const seed = branchSeed(this.seed, this.repetition, k.id, k.branches++);
-    return this.system.restore(k.state, { kind: 'fresh', seed });
+    return this.run(this.branchOrigin(k));
+  }
+
+  /** The next number of a branch point at `c` now, with its snapshot if `take`. */
+  mark(c: Continuation<S>, take: boolean): KeptSnapshot<S> {
+    const k: KeptSnapshot<S> = { id: this.nextSnapshot++, state: undefined, branches: 0 };
+    if (take) this.retake(k, c);
+    return k;
+  }
+
+  /** `k`'s snapshot taken (again) from `c`, which stands where `k` was marked. */
+  retake(k: KeptSnapshot<S>, c: Continuation<S>): void {
+    this.effort.snapshots++;
+    k.state = c.snapshot();
+  }
+
+  /** The snapshot of `c` now, numbered. */
+  keep(c: Continuation<S>): KeptSnapshot<S> {
+    return this.mark(c, true);
   }
 
   /** `c.advance(untilImportance)`, counted and checked. */

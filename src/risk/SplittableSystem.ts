@@ -48,7 +48,9 @@ export interface Continuation<S> {
    * Runs on until the collapse condition holds, the importance is at least `untilImportance`
    * (`Infinity`: never), the trajectory is absorbed, or the horizon; see {@link StopReason}. The
    * conditions are checked before the first event too: a level already reached returns at once,
-   * with 0 steps.
+   * with 0 steps. Where it stops changes nothing: advancing in pieces (to one level, then the next)
+   * runs the same trajectory as advancing in one go, which is what lets a branch point be reached
+   * again by running a trajectory anew from its origin.
    */
   advance(untilImportance: number): Advanced;
 }

@@ -1,11 +1,12 @@
 import { stream } from '../engine/random.js';
-import { addEffort, Brancher, noEffort, type KeptSnapshot } from './Brancher.js';
+import { addEffort, Brancher, noEffort, type KeptSnapshot, type Origin } from './Brancher.js';
 import { pooledPyramid, summarize, type LevelTally, type Repetition, type RiskEstimate } from './riskEstimate.js';
 import {
   commonOptions,
   DEFAULT_IMPORTANCE_STEP,
   DEFAULT_KILL_COUNT,
   DEFAULT_MAX_ITERATIONS,
+  DEFAULT_SNAPSHOT_KEEPING,
   integerAtLeast,
   type EstimateOptions,
 } from './riskOptions.js';
@@ -25,16 +26,35 @@ export interface AdaptiveSplittingOptions extends EstimateOptions {
   importanceStep?: number;
   /** Iterations of one repetition at most ({@link DEFAULT_MAX_ITERATIONS}); past it the estimate is refused. */
   maxIterations?: number;
+  /**
+   * `keep` (the default): a snapshot at every rise of a particle's score, kept while the particle
+   * may be branched there (memory: up to one snapshot per particle and grid step above the level).
+   * `replay`: only the snapshot each particle began from is kept; a branch point is reached again by
+   * running the particle anew from its origin with the same streams (the system is deterministic),
+   * trading events for memory. Both give the same estimate.
+   */
+  snapshots?: SnapshotKeeping;
 }
 
-/** A point of a trajectory where its score rose: the new score and the snapshot there (null: the collapse). */
+/** How {@link adaptiveSplitting} keeps the snapshots of its branch points. */
+export type SnapshotKeeping = 'keep' | 'replay';
+
+/**
+ * A point of a trajectory where its score rose: the new score, and the branch point there (none at
+ * Infinity, the collapse).
+ */
 interface Mark<S> {
   level: number;
-  snap: KeptSnapshot<S> | null;
+  snap?: KeptSnapshot<S>;
 }
 
-/** A particle: the marks of its trajectory above the current level, and its score (Infinity: it collapsed). */
+/**
+ * A particle: where its trajectory began and its score there, the marks of the trajectory above the
+ * current level, and its score (Infinity: it collapsed).
+ */
 interface Particle<S> {
+  origin: Origin<S>;
+  from: number;
   marks: Mark<S>[];
   score: number;
 }
@@ -54,35 +74,63 @@ function settings(o: AdaptiveSplittingOptions) {
   const step = o.importanceStep ?? DEFAULT_IMPORTANCE_STEP;
   if (!(step > 0 && Number.isFinite(step))) throw new RangeError(`importanceStep must be a finite number > 0 (got ${step})`);
   const maxIterations = integerAtLeast('maxIterations', o.maxIterations ?? DEFAULT_MAX_ITERATIONS, 1);
-  return { ...common, killCount, step, maxIterations };
+  const snapshots = o.snapshots ?? DEFAULT_SNAPSHOT_KEEPING;
+  if (snapshots !== 'keep' && snapshots !== 'replay') throw new RangeError(`snapshots must be keep or replay (got ${JSON.stringify(snapshots)})`);
+  return { ...common, killCount, step, maxIterations, keep: snapshots === 'keep' };
 }
 
 type Settings = ReturnType<typeof settings>;
 
-/** Runs `c` to its end from score `from`, marking each rise of the score by `step`; returns the score. */
-function runOn<S>(b: Brancher<S>, c: Continuation<S>, marks: Mark<S>[], from: number, step: number): number {
+/**
+ * The particle run from `origin` (begun as `c`), where its score is `from`, to its end; `at` is the
+ * branch point it was started from (none for a start from the initial state).
+ */
+function runParticle<S>(b: Brancher<S>, origin: Origin<S>, from: number, o: Settings, at?: KeptSnapshot<S>, c: Continuation<S> = b.run(origin)): Particle<S> {
+  const marks: Mark<S>[] = at === undefined ? [] : [{ level: from, snap: at }];
   let level = from;
   for (;;) {
-    const r = b.advance(c, level + step);
+    const r = b.advance(c, level + o.step);
     if (r.reason === 'level') {
       level = r.importance;
-      marks.push({ level, snap: b.keep(c) });
+      marks.push({ level, snap: b.mark(c, o.keep) });
     } else if (r.reason === 'collapse') {
-      marks.push({ level: Infinity, snap: null });
-      return Infinity;
+      marks.push({ level: Infinity });
+      return { origin, from, marks, score: Infinity };
     } else {
-      return level;
+      return { origin, from, marks, score: level };
     }
   }
 }
 
+/**
+ * The branch point at mark `m` of `p`, with its snapshot: kept, or taken again by running `p` anew
+ * from its origin to `m` (the same trajectory: the system is deterministic).
+ */
+function snapshotAt<S>(b: Brancher<S>, p: Particle<S>, m: Mark<S>, step: number): KeptSnapshot<S> {
+  const k = m.snap as KeptSnapshot<S>;
+  if (k.state !== undefined) return k;
+  if (m.level === p.from && p.origin.state !== null) {
+    k.state = p.origin.state;
+    return k;
+  }
+  const c = b.run(p.origin);
+  let level = p.from;
+  while (level < m.level) {
+    const r = b.advance(c, level + step);
+    if (r.reason !== 'level') throw new Error(`a trajectory run again from its origin ended (${r.reason}) below ${m.level}, where it had gone on: the system is not deterministic`);
+    level = r.importance;
+  }
+  if (level !== m.level) throw new Error(`a trajectory run again from its origin rose to ${level} where it had risen to ${m.level}: the system is not deterministic`);
+  b.retake(k, c);
+  return k;
+}
+
 /** A new particle: `p`'s trajectory up to the first point its score passed `z`, continued with fresh streams. */
-function branchAbove<S>(b: Brancher<S>, p: Particle<S>, z: number, step: number): Particle<S> {
+function branchAbove<S>(b: Brancher<S>, p: Particle<S>, z: number, o: Settings): Particle<S> {
   const m = p.marks.find((x) => x.level > z) as Mark<S>;
-  if (m.snap === null) return { marks: [m], score: Infinity };
-  const marks = [m];
-  const score = runOn(b, b.branch(m.snap), marks, m.level, step);
-  return { marks, score };
+  if (m.level === Infinity) return { ...p, marks: [m], score: Infinity };
+  const at = snapshotAt(b, p, m, o.step);
+  return runParticle(b, b.branchOrigin(at), m.level, o, at);
 }
 
 /** Scores in `sorted` (ascending) above `x`; at x = Infinity, the collapsed ones. */
@@ -114,11 +162,11 @@ function repetitionStages<S>(b: Brancher<S>, u: () => number, o: Settings): Stag
   const n = o.particles;
   let particles: Particle<S>[] = [];
   for (let i = 0; i < n; i++) {
-    const c = b.start(i);
+    const origin = b.startOrigin(i);
+    const c = b.run(origin);
     const from = c.importance();
     if (!Number.isFinite(from)) throw new Error(`the importance at the start must be a finite number (got ${from})`);
-    const marks: Mark<S>[] = [];
-    particles.push({ marks, score: runOn(b, c, marks, from, o.step) });
+    particles.push(runParticle(b, origin, from, o, undefined, c));
   }
   const stages: Stage[] = [];
   let weight = 1;
@@ -134,8 +182,12 @@ function repetitionStages<S>(b: Brancher<S>, u: () => number, o: Settings): Stag
       break;
     }
     weight *= survivors.length / n;
-    particles = particles.map((p) => (p.score > z ? p : branchAbove(b, survivors[Math.floor(u() * survivors.length)] as Particle<S>, z, o.step)));
-    for (const p of particles) p.marks = p.marks.filter((m) => m.level > z);
+    particles = particles.map((p) => (p.score > z ? p : branchAbove(b, survivors[Math.floor(u() * survivors.length)] as Particle<S>, z, o)));
+    for (const p of particles) {
+      p.marks = p.marks.filter((m) => m.level > z);
+      // Replaying, a snapshot taken again serves this iteration's branches only (an origin keeps its own).
+      if (!o.keep) for (const m of p.marks) if (m.snap) m.snap.state = undefined;
+    }
   }
   stages.push({ level: Infinity, weight, scores: Float64Array.from(particles, (p) => p.score).sort() });
   return stages;

@@ -4,7 +4,7 @@
  * process or console.
  */
 export { adaptiveSplitting } from './adaptiveSplitting.js';
-export type { AdaptiveSplittingOptions } from './adaptiveSplitting.js';
+export type { AdaptiveSplittingOptions, SnapshotKeeping } from './adaptiveSplitting.js';
 export { fixedLevelSplitting } from './fixedLevelSplitting.js';
 export type { FixedLevelSplittingOptions } from './fixedLevelSplitting.js';
 export { plainMonteCarlo } from './monteCarlo.js';
@@ -18,6 +18,7 @@ export {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_PARTICLES,
   DEFAULT_REPETITIONS,
+  DEFAULT_SNAPSHOT_KEEPING,
   MIN_PARTICLES,
   MIN_REPETITIONS,
 } from './riskOptions.js';

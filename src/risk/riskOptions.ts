@@ -10,6 +10,8 @@ export const MIN_PARTICLES = 2;
 export const DEFAULT_KILL_COUNT = 1;
 /** The importance grid of adaptive splitting when not given: 1, for counts (requests, queue lengths). */
 export const DEFAULT_IMPORTANCE_STEP = 1;
+/** How adaptive splitting keeps its branch points when not given: every snapshot, while it may be needed. */
+export const DEFAULT_SNAPSHOT_KEEPING = 'keep';
 /** Iterations of one repetition of adaptive splitting at most, when not given. */
 export const DEFAULT_MAX_ITERATIONS = 100_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveSplitting } from '../../src/risk/adaptiveSplitting.js';
+import { adaptiveSplitting, type AdaptiveSplittingOptions } from '../../src/risk/adaptiveSplitting.js';
 import { fixedLevelSplitting } from '../../src/risk/fixedLevelSplitting.js';
 import { plainMonteCarlo } from '../../src/risk/monteCarlo.js';
 import { monteCarloRunsFor } from '../../src/risk/riskEstimate.js';
@@ -107,9 +107,10 @@ describe('bad settings and a system that breaks the contract are named', () => {
     [{ killCount: 10, particles: 10 }, 'killCount must be below particles (got 10 >= 10)'],
     [{ killCount: 0 }, 'killCount must be an integer >= 1 (got 0)'],
     [{ importanceStep: 0 }, 'importanceStep must be a finite number > 0 (got 0)'],
+    [{ snapshots: 'all' }, 'snapshots must be keep or replay (got "all")'],
     [{ maxIterations: 2 }, 'adaptive splitting needed more than maxIterations = 2 iterations in one repetition'],
   ])('adaptive splitting with %j: %s', (bad, message) => {
-    expect(() => adaptiveSplitting(system(), { seed: 1, ...bad })).toThrow(message);
+    expect(() => adaptiveSplitting(system(), { seed: 1, ...bad } as AdaptiveSplittingOptions)).toThrow(message);
   });
 
   it.each([

@@ -74,6 +74,19 @@ describe('adaptive multilevel splitting (Brehier et al. 2016, ties kept) on the 
     expect(run(2).probability).not.toBe(run(1).probability);
   });
 
+  it('replaying branch points instead of keeping their snapshots gives the same estimate, for more runs and fewer snapshots', () => {
+    const run = (snapshots: 'keep' | 'replay') => adaptiveSplitting(chainSystem(mm1(1, 2, 15)), { seed: 8, repetitions: 3, particles: 40, snapshots });
+    const kept = run('keep');
+    const replayed = run('replay');
+    expect({ ...replayed, effort: null, repetitions: replayed.repetitions.map((r) => ({ ...r, effort: null })) }).toEqual({
+      ...kept,
+      effort: null,
+      repetitions: kept.repetitions.map((r) => ({ ...r, effort: null })),
+    });
+    expect(replayed.effort.runs).toBeGreaterThan(kept.effort.runs);
+    expect(replayed.effort.snapshots).toBeLessThan(kept.effort.snapshots);
+  });
+
   it('with k = 10 it discards at least 10 particles an iteration and still covers the exact value', () => {
     const e = adaptiveSplitting(chainSystem(mm1(1, 2, 20)), { seed: 3, repetitions: 10, particles: 100, killCount: 10 });
     expectCovers(e, gamblersRuin(1, 2, 20), 0.3);
