@@ -7,6 +7,8 @@ export { adaptiveSplitting } from './adaptiveSplitting.js';
 export type { AdaptiveSplittingOptions, SnapshotKeeping } from './adaptiveSplitting.js';
 export { fixedLevelSplitting } from './fixedLevelSplitting.js';
 export type { FixedLevelSplittingOptions } from './fixedLevelSplitting.js';
+export { DEFAULT_CHECK_TRIES, systemProblems } from './checkSystem.js';
+export type { SystemCheckOptions } from './checkSystem.js';
 export { plainMonteCarlo } from './monteCarlo.js';
 export type { MonteCarloEstimate, MonteCarloOptions } from './monteCarlo.js';
 export { monteCarloRunsFor } from './riskEstimate.js';
