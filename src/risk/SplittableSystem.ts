@@ -13,7 +13,9 @@ import { deriveSeed } from '../engine/random.js';
 export type BranchStreams = { kind: 'original' } | { kind: 'fresh'; seed: number };
 
 /**
- * Why {@link Continuation.advance} returned, checked after every event in this order:
+ * Why {@link Continuation.advance} returned, checked after every event (or at points of the
+ * system's choosing, such as the end of each metric bin, the same however it is advanced) in this
+ * order:
  * - `collapse`: the collapse condition holds (the rare event: the trajectory is a success);
  * - `level`: the importance reached the level asked for (importance >= `untilImportance`);
  * - `absorbed`: the trajectory can no longer matter (it fell back below where it started, e.g. an
