@@ -80,6 +80,7 @@ const ALLOWED: Record<string, string[]> = {
   check: ['check', 'experiment', 'model', 'policy', 'engine', 'metrics', 'simulate', 'version'],
   executor: ['executor', 'policy'],
   tune: ['tune', 'sweep', 'report', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version'],
+  risk: ['risk', 'engine', 'metrics'],
 };
 
 /** Besides src/cli, the only modules that read or write files: the sweep's result files. */
@@ -126,6 +127,19 @@ describe('architecture (README.md, "Layout")', () => {
       const c = code(f);
       expect({ file: f, random: /Math\.random\(/.test(c), clock: /Date\.now\(|performance\.now\(|new Date\(/.test(c) }).toEqual({
         file: f,
+        random: false,
+        clock: false,
+      });
+    }
+  });
+
+  it('the rare-event estimators (src/risk) take only the random streams from src/engine, and never read time or Math.random', () => {
+    for (const f of files('src/risk')) {
+      const c = code(f);
+      const engine = importedModules(c).filter((m) => m.startsWith('../engine/') && m !== '../engine/random.js');
+      expect({ file: f, engine, random: /Math\.random\(/.test(c), clock: /Date\.now\(|performance\.now\(|new Date\(/.test(c) }).toEqual({
+        file: f,
+        engine: [],
         random: false,
         clock: false,
       });
