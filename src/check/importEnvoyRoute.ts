@@ -117,7 +117,7 @@ function findClusters(value: unknown, path: Segment[], out: ClusterSite[], depth
   for (const [key, v] of Object.entries(value)) findClusters(v, [...path, key], out, depth + 1);
 }
 
-function readRetryOn(r: FieldReader, rp: JsonObject, path: Segment[], notes: string[]): { classes: RetryOnClass[]; statusCodes: boolean } {
+function readRetryOn(r: FieldReader, rp: JsonObject, path: readonly Segment[], notes: string[]): { classes: RetryOnClass[]; statusCodes: boolean } {
   const classes: RetryOnClass[] = [];
   const add = (cs: readonly RetryOnClass[]) => cs.forEach((c) => classes.includes(c) || classes.push(c));
   const text = r.string(rp.retry_on, [...path, 'retry_on'], 'a comma-separated string of retry conditions');
@@ -221,15 +221,35 @@ export function importEnvoyRoutes(text: string, source: string, options: EnvoyIm
   });
 }
 
+/** One route entry's retry_policy, read into a policy with notes on what the model does differently. */
 function readSite(doc: EnvoyDocument, site: Site): ImportedLayer {
   const { source, root, r } = doc;
-  const state = { camel: doc.camel };
   const notes: string[] = [];
   const path: Segment[] = [...site.path, 'retry_policy'];
   const rp = r.object(site.holder.retry_policy, path) ?? {};
   r.knownKeys(rp, path, RETRY_POLICY_KEYS);
 
   const policy: PolicyInput = { idempotency: 'always', retryAfter: 'ignore' };
+  readAttempts(r, rp, path, policy, notes);
+  readRouteTimeout(r, site, policy, notes);
+  policy.retryOn = readRetryClasses(r, rp, path, notes);
+  policy.backoff = readBackOff(r, rp, path);
+  readRateLimitedBackOff(r, rp, path, policy, notes);
+  readHostSelection(r, rp, path, notes);
+
+  const clusters: ClusterSite[] = [];
+  findClusters(root, [], clusters);
+  const budget = clusterBudget(r, site, clusters, notes);
+  if (budget !== undefined) policy.budget = budget;
+  notes.push('Envoy retries any method, POST included, on the listed conditions (idempotency "always").');
+  if (doc.camel) notes.push('Field names in protobuf JSON\'s lowerCamelCase (retryPolicy, numRetries ...) are read as their proto names, as Envoy accepts both.');
+  r.throwIfAny();
+  const name = site.name === undefined ? '' : ` route ${describeValue(site.name)}`;
+  return { policy, origin: `${source}:${name} ${r.name(path)}`, notes, defaultName: 'envoy' };
+}
+
+/** `num_retries` (Envoy's default when absent), `per_try_timeout` and `per_try_idle_timeout`. */
+function readAttempts(r: FieldReader, rp: JsonObject, path: readonly Segment[], policy: PolicyInput, notes: string[]): void {
   const numRetries = rp.num_retries === undefined ? ENVOY_DEFAULTS.numRetries : r.integer(rp.num_retries, [...path, 'num_retries'], 0, 'a non-negative integer');
   if (numRetries !== undefined) policy.maxAttempts = numRetries + 1;
   if (rp.num_retries === undefined) notes.push(`num_retries is not set: Envoy's default is ${ENVOY_DEFAULTS.numRetries} retry.`);
@@ -240,18 +260,24 @@ function readSite(doc: EnvoyDocument, site: Site): ImportedLayer {
     r.duration(rp.per_try_idle_timeout, [...path, 'per_try_idle_timeout'], true);
     notes.push('per_try_idle_timeout (a timeout on silence within a response) is not modelled.');
   }
+}
 
+/** The route's `timeout`, the time of all attempts together (a virtual host's routes: Envoy's default). */
+function readRouteTimeout(r: FieldReader, site: Site, policy: PolicyInput, notes: string[]): void {
   if (site.virtualHost) {
     policy.totalTimeoutMs = ENVOY_DEFAULTS.routeTimeoutMs;
     notes.push(`A virtual host's retry_policy applies to its routes; their route timeout is taken as Envoy's default ${ENVOY_DEFAULTS.routeTimeoutMs / 1000} s.`);
-  } else {
-    const timeoutPath = [...site.path, 'timeout'];
-    const routeTimeout = site.holder.timeout === undefined ? ENVOY_DEFAULTS.routeTimeoutMs : r.duration(site.holder.timeout, timeoutPath, true);
-    if (routeTimeout !== undefined && routeTimeout > 0) policy.totalTimeoutMs = routeTimeout;
-    if (routeTimeout === 0) notes.push('The route timeout is 0s (disabled): nothing bounds the time of all attempts together.');
-    if (site.holder.timeout === undefined) notes.push(`The route sets no timeout: Envoy's default ${ENVOY_DEFAULTS.routeTimeoutMs / 1000} s covers all attempts.`);
+    return;
   }
+  const timeoutPath = [...site.path, 'timeout'];
+  const routeTimeout = site.holder.timeout === undefined ? ENVOY_DEFAULTS.routeTimeoutMs : r.duration(site.holder.timeout, timeoutPath, true);
+  if (routeTimeout !== undefined && routeTimeout > 0) policy.totalTimeoutMs = routeTimeout;
+  if (routeTimeout === 0) notes.push('The route timeout is 0s (disabled): nothing bounds the time of all attempts together.');
+  if (site.holder.timeout === undefined) notes.push(`The route sets no timeout: Envoy's default ${ENVOY_DEFAULTS.routeTimeoutMs / 1000} s covers all attempts.`);
+}
 
+/** The outcome classes retried: `retry_on`'s conditions and, when it lists retriable-status-codes, `retriable_status_codes`. */
+function readRetryClasses(r: FieldReader, rp: JsonObject, path: readonly Segment[], notes: string[]): RetryOnClass[] {
   const { classes, statusCodes } = readRetryOn(r, rp, path, notes);
   const codes = r.array(rp.retriable_status_codes, [...path, 'retriable_status_codes'], 'a list of HTTP status codes');
   if (codes !== undefined) {
@@ -270,8 +296,11 @@ function readSite(doc: EnvoyDocument, site: Site): ImportedLayer {
   } else if (statusCodes) {
     notes.push('retry_on lists retriable-status-codes but retriable_status_codes is empty.');
   }
-  policy.retryOn = classes;
+  return classes;
+}
 
+/** `retry_back_off` (Envoy's defaults when absent): base and max interval, doubling. */
+function readBackOff(r: FieldReader, rp: JsonObject, path: readonly Segment[]): NonNullable<PolicyInput['backoff']> {
   const backOff = r.object(rp.retry_back_off, [...path, 'retry_back_off']);
   let baseMs: number = ENVOY_DEFAULTS.baseIntervalMs;
   let capMs: number = ENVOY_DEFAULTS.baseIntervalMs * ENVOY_DEFAULTS.maxIntervalFactor;
@@ -289,35 +318,41 @@ function readSite(doc: EnvoyDocument, site: Site): ImportedLayer {
       }
     }
   }
-  policy.backoff = { kind: 'envoy', baseMs, capMs, multiplier: 2, exponentOffset: 0 };
+  return { kind: 'envoy', baseMs, capMs, multiplier: 2, exponentOffset: 0 };
+}
 
+/** `rate_limited_retry_back_off`: the server's reset header replaces the back-off (what differs is noted). */
+function readRateLimitedBackOff(r: FieldReader, rp: JsonObject, path: readonly Segment[], policy: PolicyInput, notes: string[]): void {
   const rateLimited = r.object(rp.rate_limited_retry_back_off, [...path, 'rate_limited_retry_back_off']);
-  if (rateLimited !== undefined) {
-    const rl = [...path, 'rate_limited_retry_back_off'];
-    r.knownKeys(rateLimited, rl, ['reset_headers', 'max_interval']);
-    const headers = r.array(rateLimited.reset_headers, [...rl, 'reset_headers'], 'a list of reset headers');
-    if (headers === undefined || headers.length === 0) r.fail([...rl, 'reset_headers'], 'must list at least one header (Envoy requires it)');
-    const names: string[] = [];
-    (headers ?? []).forEach((h, i) => {
-      const header = r.object(h, [...rl, 'reset_headers', i], 'an object with "name" and "format"');
-      if (header === undefined) return;
-      r.knownKeys(header, [...rl, 'reset_headers', i], ['name', 'format']);
-      const name = r.string(header.name, [...rl, 'reset_headers', i, 'name']);
-      if (header.name === undefined) r.fail([...rl, 'reset_headers', i, 'name'], 'is required');
-      if (header.format !== undefined && header.format !== 'SECONDS' && header.format !== 'UNIX_TIMESTAMP') {
-        r.fail([...rl, 'reset_headers', i, 'format'], `must be SECONDS or UNIX_TIMESTAMP (got ${r.quote(header.format)})`);
-      }
-      if (name !== undefined) names.push(name);
-    });
-    const maxInterval = r.duration(rateLimited.max_interval, [...rl, 'max_interval']) ?? ENVOY_DEFAULTS.rateLimitedMaxIntervalMs;
-    policy.retryAfter = 'replace';
-    notes.push(
-      `rate_limited_retry_back_off: after a rate-limited answer Envoy waits the server's ${names.join(' or ') || 'reset header'} i plus a jitter, random(i, 1.5 x i) (JitteredLowerBoundBackOffStrategy), discarding values above ${protoDuration(maxInterval)}; the model waits i exactly (retryAfter "replace"), keeps values above ${protoDuration(maxInterval)}, and otherwise the regular back-off.`,
-    );
-  } else {
+  if (rateLimited === undefined) {
     notes.push('Without rate_limited_retry_back_off Envoy does not read Retry-After.');
+    return;
   }
+  const rl = [...path, 'rate_limited_retry_back_off'];
+  r.knownKeys(rateLimited, rl, ['reset_headers', 'max_interval']);
+  const headers = r.array(rateLimited.reset_headers, [...rl, 'reset_headers'], 'a list of reset headers');
+  if (headers === undefined || headers.length === 0) r.fail([...rl, 'reset_headers'], 'must list at least one header (Envoy requires it)');
+  const names: string[] = [];
+  (headers ?? []).forEach((h, i) => {
+    const header = r.object(h, [...rl, 'reset_headers', i], 'an object with "name" and "format"');
+    if (header === undefined) return;
+    r.knownKeys(header, [...rl, 'reset_headers', i], ['name', 'format']);
+    const name = r.string(header.name, [...rl, 'reset_headers', i, 'name']);
+    if (header.name === undefined) r.fail([...rl, 'reset_headers', i, 'name'], 'is required');
+    if (header.format !== undefined && header.format !== 'SECONDS' && header.format !== 'UNIX_TIMESTAMP') {
+      r.fail([...rl, 'reset_headers', i, 'format'], `must be SECONDS or UNIX_TIMESTAMP (got ${r.quote(header.format)})`);
+    }
+    if (name !== undefined) names.push(name);
+  });
+  const maxInterval = r.duration(rateLimited.max_interval, [...rl, 'max_interval']) ?? ENVOY_DEFAULTS.rateLimitedMaxIntervalMs;
+  policy.retryAfter = 'replace';
+  notes.push(
+    `rate_limited_retry_back_off: after a rate-limited answer Envoy waits the server's ${names.join(' or ') || 'reset header'} i plus a jitter, random(i, 1.5 x i) (JitteredLowerBoundBackOffStrategy), discarding values above ${protoDuration(maxInterval)}; the model waits i exactly (retryAfter "replace"), keeps values above ${protoDuration(maxInterval)}, and otherwise the regular back-off.`,
+  );
+}
 
+/** Which hosts retries go to (`retry_host_predicate`, `retry_priority`): noted, not modelled. */
+function readHostSelection(r: FieldReader, rp: JsonObject, path: readonly Segment[], notes: string[]): void {
   if (rp.retry_host_predicate !== undefined) {
     const predicates = r.array(rp.retry_host_predicate, [...path, 'retry_host_predicate'], 'a list of predicates') ?? [];
     const names = predicates.map((p) => (isObject(p) && typeof p.name === 'string' ? p.name : '?'));
@@ -329,16 +364,6 @@ function readSite(doc: EnvoyDocument, site: Site): ImportedLayer {
   if (rp.host_selection_retry_max_attempts !== undefined) {
     r.integer(rp.host_selection_retry_max_attempts, [...path, 'host_selection_retry_max_attempts'], 1, 'a positive integer');
   }
-
-  const clusters: ClusterSite[] = [];
-  findClusters(root, [], clusters);
-  const budget = clusterBudget(r, site, clusters, notes);
-  if (budget !== undefined) policy.budget = budget;
-  notes.push('Envoy retries any method, POST included, on the listed conditions (idempotency "always").');
-  if (state.camel) notes.push('Field names in protobuf JSON\'s lowerCamelCase (retryPolicy, numRetries ...) are read as their proto names, as Envoy accepts both.');
-  r.throwIfAny();
-  const name = site.name === undefined ? '' : ` route ${describeValue(site.name)}`;
-  return { policy, origin: `${source}:${name} ${r.name(path)}`, notes, defaultName: 'envoy' };
 }
 
 /**

@@ -76,16 +76,60 @@ function settingsOf(resource: Resource, prefix: string): JsonObject {
  */
 export function importIngressNginx(text: string, source: string, options: IngressNginxImportOptions = {}): ImportedLayer {
   const resources = readResources(text, source);
+  const { ingress, map } = chooseResources(resources, source, options.route);
+  const notes: string[] = [];
+  const layers = settingLayers(source, map, ingress);
+  /** The value of a key: the last layer (the Ingress) that sets it wins. */
+  const setting = (key: string): Setting | undefined => {
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const l = layers[i];
+      if (l !== undefined && l.settings[key] !== undefined) return { value: l.settings[key], path: l.path(key), r: l.r, from: l.resource.label };
+    }
+    return undefined;
+  };
+  const policy: PolicyInput = { idempotency: 'http', retryAfter: 'ignore', backoff: { kind: 'none', baseMs: 0, capMs: 0 }, perAttemptTimeoutMs: INGRESS_NGINX_DEFAULTS.readTimeoutMs };
+  const conditions = readConditions(setting('proxy-next-upstream'), notes);
+  const triesSetting = setting('proxy-next-upstream-tries');
+  const tries = triesSetting === undefined ? INGRESS_NGINX_DEFAULTS.tries : triesSetting.r.integer(triesSetting.value, triesSetting.path, 0, 'a non-negative integer (tries, the first included; 0 = unlimited)');
+  if (triesSetting === undefined) notes.push(`proxy-next-upstream-tries is not set: ingress-nginx's default is ${INGRESS_NGINX_DEFAULTS.tries} tries.`);
+  const timeoutSetting = setting('proxy-next-upstream-timeout');
+  const timeoutS = timeoutSetting === undefined ? INGRESS_NGINX_DEFAULTS.timeoutS : timeoutSetting.r.number(timeoutSetting.value, timeoutSetting.path, (n) => n >= 0, 'a number of seconds >= 0 (0 = no limit)');
+  for (const l of layers) l.r.throwIfAny();
+  applyConditions(policy, conditions, tries, notes);
+  if (timeoutS !== undefined && timeoutS > 0) policy.maxElapsedMs = timeoutS * 1000;
+  notes.push(`Each try ends at the proxy-read-timeout default, ${INGRESS_NGINX_DEFAULTS.readTimeoutMs / 1000} s; nginx tries the next server at once (no backoff), and the model has one leaf, so the next try meets the same failure.`);
+  const origin = [ingress?.label, map?.label].filter((x) => x !== undefined).join(' over ');
+  return { policy, origin: `${source}: ${origin} proxy-next-upstream`, notes, defaultName: 'ingress-nginx' };
+}
+
+/** A resource's settings, as a layer of the configuration (the ConfigMap under the Ingress). */
+interface SettingLayer {
+  resource: Resource;
+  settings: JsonObject;
+  path: (k: string) => Segment[];
+  r: MeshReader;
+}
+
+/** A key's value, where it is written, and the reader of its resource. */
+interface Setting {
+  value: unknown;
+  path: Segment[];
+  r: MeshReader;
+  from: string;
+}
+
+/** The Ingress (the one named, the only one, or the only one with retry settings) and the ConfigMap with proxy-next-upstream settings; at least one of them. */
+function chooseResources(resources: readonly Resource[], source: string, route: string | undefined): { ingress: Resource | undefined; map: Resource | undefined } {
   const ingresses = resources.filter((d) => d.kind === 'Ingress' && (apiGroup(d.apiVersion) === 'networking.k8s.io' || apiGroup(d.apiVersion) === 'extensions'));
   const maps = resources.filter((d) => d.kind === 'ConfigMap' && NGINX_KEYS.some((k) => k in settingsOf(d, '')));
   const r0 = new MeshReader(source);
   let ingress: Resource | undefined;
-  if (options.route !== undefined) {
-    ingress = ingresses.find((d) => d.name === options.route);
+  if (route !== undefined) {
+    ingress = ingresses.find((d) => d.name === route);
     if (ingress === undefined) {
       const names = ingresses.map((d) => d.name);
-      const near = nearestName(options.route, names);
-      r0.failFile(`has no Ingress named ${JSON.stringify(options.route)} (named: ${listNames(names) || 'none'}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
+      const near = nearestName(route, names);
+      r0.failFile(`has no Ingress named ${JSON.stringify(route)} (named: ${listNames(names) || 'none'}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
   } else if (ingresses.length > 1) {
     const withRetries = ingresses.filter((d) => Object.keys(settingsOf(d, NGINX_ANNOTATION_PREFIX)).some((k) => (NGINX_KEYS as readonly string[]).includes(k)));
@@ -95,9 +139,12 @@ export function importIngressNginx(text: string, source: string, options: Ingres
   if (ingress === undefined && maps.length === 0 && r0.problems.length === 0) r0.failFile('has no Ingress and no ConfigMap with proxy-next-upstream settings');
   if (maps.length > 1) r0.failFile(`has ${maps.length} ConfigMaps with proxy-next-upstream settings; give one (${maps.map((d) => d.label).join(', ')})`);
   r0.throwIfAny();
-  const map = maps[0];
-  const notes: string[] = [];
-  const layers: Array<{ resource: Resource; settings: JsonObject; path: (k: string) => Segment[]; r: MeshReader }> = [];
+  return { ingress, map: maps[0] };
+}
+
+/** The ConfigMap's data, then the Ingress's annotations (an unknown proxy-next-upstream annotation refused). */
+function settingLayers(source: string, map: Resource | undefined, ingress: Resource | undefined): SettingLayer[] {
+  const layers: SettingLayer[] = [];
   if (map !== undefined) layers.push({ resource: map, settings: settingsOf(map, ''), path: (k) => ['data', k], r: new MeshReader(source, map.label) });
   if (ingress !== undefined) {
     const ing = ingress;
@@ -108,34 +155,28 @@ export function importIngressNginx(text: string, source: string, options: Ingres
       layers[layers.length - 1]?.r.fail(['metadata', 'annotations', `${NGINX_ANNOTATION_PREFIX}${k}`], `is not a known annotation${near !== undefined ? ` (did you mean "${NGINX_ANNOTATION_PREFIX}${near}"?)` : ''}`);
     }
   }
-  /** The value of a key: the last layer (the Ingress) that sets it wins. */
-  const setting = (key: string) => {
-    for (let i = layers.length - 1; i >= 0; i--) {
-      const l = layers[i];
-      if (l !== undefined && l.settings[key] !== undefined) return { value: l.settings[key], path: l.path(key), r: l.r, from: l.resource.label };
-    }
-    return undefined;
-  };
-  const policy: PolicyInput = { idempotency: 'http', retryAfter: 'ignore', backoff: { kind: 'none', baseMs: 0, capMs: 0 }, perAttemptTimeoutMs: INGRESS_NGINX_DEFAULTS.readTimeoutMs };
-  const next = setting('proxy-next-upstream');
-  let conditions: string[] = [...INGRESS_NGINX_DEFAULTS.nextUpstream];
-  if (next !== undefined) {
-    const text = next.r.string(next.value, next.path, 'a space-separated list of conditions');
-    if (text !== undefined) {
-      conditions = text.split(/[\s,]+/).filter((c) => c !== '');
-      for (const c of conditions) {
-        if (CONDITIONS[c] !== undefined) continue;
-        const near = nearestName(c, Object.keys(CONDITIONS));
-        next.r.fail(next.path, `has an unknown condition ${next.r.quote(c)}${near !== undefined ? ` (did you mean ${describeValue(near)}?)` : ''}`);
-      }
-    }
-  } else notes.push(`proxy-next-upstream is not set: ingress-nginx's default "${INGRESS_NGINX_DEFAULTS.nextUpstream.join(' ')}".`);
-  const triesSetting = setting('proxy-next-upstream-tries');
-  const tries = triesSetting === undefined ? INGRESS_NGINX_DEFAULTS.tries : triesSetting.r.integer(triesSetting.value, triesSetting.path, 0, 'a non-negative integer (tries, the first included; 0 = unlimited)');
-  if (triesSetting === undefined) notes.push(`proxy-next-upstream-tries is not set: ingress-nginx's default is ${INGRESS_NGINX_DEFAULTS.tries} tries.`);
-  const timeoutSetting = setting('proxy-next-upstream-timeout');
-  const timeoutS = timeoutSetting === undefined ? INGRESS_NGINX_DEFAULTS.timeoutS : timeoutSetting.r.number(timeoutSetting.value, timeoutSetting.path, (n) => n >= 0, 'a number of seconds >= 0 (0 = no limit)');
-  for (const l of layers) l.r.throwIfAny();
+  return layers;
+}
+
+/** The conditions of `proxy-next-upstream` (ingress-nginx's default when it is not set; an unknown one refused). */
+function readConditions(next: Setting | undefined, notes: string[]): string[] {
+  if (next === undefined) {
+    notes.push(`proxy-next-upstream is not set: ingress-nginx's default "${INGRESS_NGINX_DEFAULTS.nextUpstream.join(' ')}".`);
+    return [...INGRESS_NGINX_DEFAULTS.nextUpstream];
+  }
+  const text = next.r.string(next.value, next.path, 'a space-separated list of conditions');
+  if (text === undefined) return [...INGRESS_NGINX_DEFAULTS.nextUpstream];
+  const conditions = text.split(/[\s,]+/).filter((c) => c !== '');
+  for (const c of conditions) {
+    if (CONDITIONS[c] !== undefined) continue;
+    const near = nearestName(c, Object.keys(CONDITIONS));
+    next.r.fail(next.path, `has an unknown condition ${next.r.quote(c)}${near !== undefined ? ` (did you mean ${describeValue(near)}?)` : ''}`);
+  }
+  return conditions;
+}
+
+/** The outcome classes, attempts and idempotency the conditions and tries give. */
+function applyConditions(policy: PolicyInput, conditions: readonly string[], tries: number | undefined, notes: string[]): void {
   const classes: RetryOnClass[] = [];
   for (const c of conditions) {
     const known = CONDITIONS[c];
@@ -155,8 +196,4 @@ export function importIngressNginx(text: string, source: string, options: Ingres
     policy.idempotency = 'always';
     notes.push('non_idempotent: POST, LOCK and PATCH requests are passed on too (idempotency "always").');
   } else notes.push('Without non_idempotent, nginx does not pass POST, LOCK or PATCH requests to the next server (idempotency "http").');
-  if (timeoutS !== undefined && timeoutS > 0) policy.maxElapsedMs = timeoutS * 1000;
-  notes.push(`Each try ends at the proxy-read-timeout default, ${INGRESS_NGINX_DEFAULTS.readTimeoutMs / 1000} s; nginx tries the next server at once (no backoff), and the model has one leaf, so the next try meets the same failure.`);
-  const origin = [ingress?.label, map?.label].filter((x) => x !== undefined).join(' over ');
-  return { policy, origin: `${source}: ${origin} proxy-next-upstream`, notes, defaultName: 'ingress-nginx' };
 }

@@ -111,55 +111,82 @@ export function importPolly(text: string, source: string, options: PollyImportOp
   const r = new MeshReader(source);
   const sections: Section[] = [];
   findSections(root, [], sections);
-  const name = (s: Section) => s.path.join(':') || '(root)';
+  const chosen = chooseSection(sections, options.instance, r);
+  const notes: string[] = [];
+  const policy: PolicyInput = presetPolicy('dotnet-http-resilience');
+  const { retry, rp } = chosen.pipeline ? readPipeline(chosen, r, policy, notes) : { retry: chosen.value, rp: chosen.path };
+  const o = readRetryOptions(retry, rp, r);
+  r.throwIfAny();
+  policy.maxAttempts = (o.retries ?? POLLY_DEFAULTS.maxRetryAttempts) + 1;
+  policy.backoff = pollyBackoff(o.type, o.jitter, o.delayMs, o.maxDelayMs ?? 'none', notes);
+  policy.retryAfter = o.retryAfter === false ? 'ignore' : 'replace';
+  if (!o.written.maxRetryAttempts) notes.push(`MaxRetryAttempts is not set: the default is ${POLLY_DEFAULTS.maxRetryAttempts} retries.`);
+  if (!o.written.backoffType || !o.written.useJitter) notes.push(`BackoffType and UseJitter default to ${POLLY_DEFAULTS.backoffType} with jitter (HttpRetryStrategyOptions; Polly's own RetryStrategyOptions default to Constant without jitter).`);
+  notes.push('The HTTP retry strategy handles 5xx, 408, 429 and timeouts for every method unless DisableForUnsafeHttpMethods is called (idempotency "always").');
+  return { policy, origin: `${source}: ${sectionName(chosen)}${chosen.pipeline ? ' (standard resilience pipeline)' : ''}`, notes, defaultName: 'polly' };
+}
+
+/** A section's `:`-separated path, as .NET configuration writes it. */
+function sectionName(s: Section): string {
+  return s.path.join(':') || '(root)';
+}
+
+/** The section to import: the one named (by path or last key, case-insensitively), or the only one. */
+function chooseSection(sections: readonly Section[], instance: string | undefined, r: MeshReader): Section {
   let chosen: Section | undefined;
   if (sections.length === 0) r.failFile('has no Polly retry options (a section with Retry, AttemptTimeout or TotalRequestTimeout, or with MaxRetryAttempts, BackoffType or UseJitter)');
-  else if (options.instance !== undefined) {
-    const want = options.instance.replace(/\./g, ':').toLowerCase();
-    chosen = sections.find((s) => name(s).toLowerCase() === want) ?? sections.find((s) => (s.path[s.path.length - 1] ?? '').toLowerCase() === want);
+  else if (instance !== undefined) {
+    const want = instance.replace(/\./g, ':').toLowerCase();
+    chosen = sections.find((s) => sectionName(s).toLowerCase() === want) ?? sections.find((s) => (s.path[s.path.length - 1] ?? '').toLowerCase() === want);
     if (chosen === undefined) {
-      const names = sections.map(name);
-      const near = nearestName(options.instance, names);
-      r.failFile(`has no Polly section ${JSON.stringify(options.instance)} (sections: ${listNames(names)}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
+      const names = sections.map(sectionName);
+      const near = nearestName(instance, names);
+      r.failFile(`has no Polly section ${JSON.stringify(instance)} (sections: ${listNames(names)}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
   } else if (sections.length === 1) chosen = sections[0];
-  else r.failFile(`has ${sections.length} Polly sections; choose one by path: ${sections.map(name).join(', ')}`);
+  else r.failFile(`has ${sections.length} Polly sections; choose one by path: ${sections.map(sectionName).join(', ')}`);
   r.throwIfAny();
   if (chosen === undefined) throw new Error('unreachable');
-  const notes: string[] = [];
+  return chosen;
+}
+
+/** A TimeSpan field of `obj` in ms (undefined: absent, or refused). */
+function timeSpan(r: MeshReader, obj: JsonObject, key: string, path: Segment[]): number | undefined {
+  const f = field(obj, key);
+  if (f === undefined) return undefined;
+  const ms = timeSpanMs(f.value);
+  if (ms === undefined) return r.fail([...path, f.key], `must be a TimeSpan like "00:00:02" or "00:00:00.500" (got ${r.quote(f.value)})`);
+  return ms;
+}
+
+/** A standard resilience pipeline: its timeouts into the policy, its other strategies noted; returns its Retry options and their path. */
+function readPipeline(chosen: Section, r: MeshReader, policy: PolicyInput, notes: string[]): { retry: JsonObject; rp: Segment[] } {
   const base: Segment[] = chosen.path;
-  const policy: PolicyInput = presetPolicy('dotnet-http-resilience');
-  let retry: JsonObject = chosen.value;
-  let rp: Segment[] = base;
-  const span = (obj: JsonObject, key: string, path: Segment[]): number | undefined => {
-    const f = field(obj, key);
-    if (f === undefined) return undefined;
-    const ms = timeSpanMs(f.value);
-    if (ms === undefined) return r.fail([...path, f.key], `must be a TimeSpan like "00:00:02" or "00:00:00.500" (got ${r.quote(f.value)})`);
-    return ms;
+  r.knownKeys(Object.fromEntries(Object.keys(chosen.value).map((k) => [PIPELINE_KEYS.find((p) => p.toLowerCase() === k.toLowerCase()) ?? k, 1])), base, PIPELINE_KEYS);
+  const rf = field(chosen.value, 'Retry');
+  const retry = (rf === undefined ? undefined : r.object(rf.value, [...base, rf.key])) ?? {};
+  const rp = [...base, rf?.key ?? 'Retry'];
+  const timeout = (key: string, fallback: number, set: (ms: number) => void) => {
+    const f = field(chosen.value, key);
+    const o = f === undefined ? undefined : r.object(f.value, [...base, f.key]);
+    const ms = o === undefined ? undefined : timeSpan(r, o, 'Timeout', [...base, f?.key ?? key]);
+    set(ms ?? fallback);
+    if (f === undefined) notes.push(`${key} is not set: the standard pipeline's default is ${fallback / 1000} s.`);
   };
-  if (chosen.pipeline) {
-    r.knownKeys(Object.fromEntries(Object.keys(chosen.value).map((k) => [PIPELINE_KEYS.find((p) => p.toLowerCase() === k.toLowerCase()) ?? k, 1])), base, PIPELINE_KEYS);
-    const rf = field(chosen.value, 'Retry');
-    retry = (rf === undefined ? undefined : r.object(rf.value, [...base, rf.key])) ?? {};
-    rp = [...base, rf?.key ?? 'Retry'];
-    const timeout = (key: string, fallback: number, set: (ms: number) => void) => {
-      const f = field(chosen.value, key);
-      const o = f === undefined ? undefined : r.object(f.value, [...base, f.key]);
-      const ms = o === undefined ? undefined : span(o, 'Timeout', [...base, f?.key ?? key]);
-      set(ms ?? fallback);
-      if (f === undefined) notes.push(`${key} is not set: the standard pipeline's default is ${fallback / 1000} s.`);
-    };
-    timeout('AttemptTimeout', POLLY_DEFAULTS.attemptTimeoutMs, (ms) => (policy.perAttemptTimeoutMs = ms));
-    timeout('TotalRequestTimeout', POLLY_DEFAULTS.totalRequestTimeoutMs, (ms) => (policy.totalTimeoutMs = ms));
-    if (field(chosen.value, 'CircuitBreaker') !== undefined) notes.push('CircuitBreaker (a breaker on the failure ratio of all calls) is not modelled.');
-    if (field(chosen.value, 'RateLimiter') !== undefined) notes.push('RateLimiter (a concurrency limiter in front) is not modelled.');
-  }
+  timeout('AttemptTimeout', POLLY_DEFAULTS.attemptTimeoutMs, (ms) => (policy.perAttemptTimeoutMs = ms));
+  timeout('TotalRequestTimeout', POLLY_DEFAULTS.totalRequestTimeoutMs, (ms) => (policy.totalTimeoutMs = ms));
+  if (field(chosen.value, 'CircuitBreaker') !== undefined) notes.push('CircuitBreaker (a breaker on the failure ratio of all calls) is not modelled.');
+  if (field(chosen.value, 'RateLimiter') !== undefined) notes.push('RateLimiter (a concurrency limiter in front) is not modelled.');
+  return { retry, rp };
+}
+
+/** The retry options as read (undefined where a value was refused; the problems in the reader), with Polly's defaults. */
+function readRetryOptions(retry: JsonObject, rp: Segment[], r: MeshReader) {
   r.knownKeys(Object.fromEntries(Object.keys(retry).map((k) => [RETRY_KEYS.find((p) => p.toLowerCase() === k.toLowerCase()) ?? k, 1])), rp, RETRY_KEYS);
   const attemptsField = field(retry, 'MaxRetryAttempts');
   const retries = attemptsField === undefined ? POLLY_DEFAULTS.maxRetryAttempts : r.integer(attemptsField.value, [...rp, attemptsField.key], 0, 'a non-negative integer (retries)');
-  const delayMs = span(retry, 'Delay', rp) ?? POLLY_DEFAULTS.delayMs;
-  const maxDelayMs = span(retry, 'MaxDelay', rp);
+  const delayMs = timeSpan(r, retry, 'Delay', rp) ?? POLLY_DEFAULTS.delayMs;
+  const maxDelayMs = timeSpan(r, retry, 'MaxDelay', rp);
   const typeField = field(retry, 'BackoffType');
   let type: string = POLLY_DEFAULTS.backoffType;
   if (typeField !== undefined) {
@@ -171,24 +198,22 @@ export function importPolly(text: string, source: string, options: PollyImportOp
   const jitter = (jitterField === undefined ? undefined : r.boolean(jitterField.value, [...rp, jitterField.key])) ?? POLLY_DEFAULTS.useJitter;
   const raField = field(retry, 'ShouldRetryAfterHeader');
   const retryAfter = raField === undefined ? true : r.boolean(raField.value, [...rp, raField.key]);
-  r.throwIfAny();
-  policy.maxAttempts = (retries ?? POLLY_DEFAULTS.maxRetryAttempts) + 1;
-  const cap = maxDelayMs ?? 'none';
+  const written = { maxRetryAttempts: attemptsField !== undefined, backoffType: typeField !== undefined, useJitter: jitterField !== undefined };
+  return { retries, delayMs, maxDelayMs, type, jitter, retryAfter, written };
+}
+
+/** The backoff of a BackoffType with or without jitter (a Linear one with jitter noted: taken without). */
+function pollyBackoff(type: string, jitter: boolean, delayMs: number, cap: number | 'none', notes: string[]): NonNullable<PolicyInput['backoff']> {
   if (type === 'Exponential') {
-    policy.backoff = jitter
+    return jitter
       ? { kind: 'polly-decorrelated-v2', baseMs: delayMs, capMs: cap, multiplier: 2, exponentOffset: 0 }
       : { kind: 'exponential', baseMs: delayMs, capMs: cap, multiplier: 2, exponentOffset: 0 };
-  } else if (type === 'Constant') {
-    policy.backoff = jitter
+  }
+  if (type === 'Constant') {
+    return jitter
       ? { kind: 'randomized', baseMs: delayMs, capMs: cap, multiplier: 1, exponentOffset: 0, randomizationFactor: POLLY_DEFAULTS.constantJitterFactor }
       : { kind: 'constant', baseMs: delayMs, capMs: cap };
-  } else {
-    policy.backoff = { kind: 'linear', baseMs: delayMs, capMs: cap };
-    if (jitter) notes.push('UseJitter with a Linear delay (+-25% around each delay) cannot be expressed: the delays are taken without jitter.');
   }
-  policy.retryAfter = retryAfter === false ? 'ignore' : 'replace';
-  if (attemptsField === undefined) notes.push(`MaxRetryAttempts is not set: the default is ${POLLY_DEFAULTS.maxRetryAttempts} retries.`);
-  if (typeField === undefined || jitterField === undefined) notes.push(`BackoffType and UseJitter default to ${POLLY_DEFAULTS.backoffType} with jitter (HttpRetryStrategyOptions; Polly's own RetryStrategyOptions default to Constant without jitter).`);
-  notes.push('The HTTP retry strategy handles 5xx, 408, 429 and timeouts for every method unless DisableForUnsafeHttpMethods is called (idempotency "always").');
-  return { policy, origin: `${source}: ${name(chosen)}${chosen.pipeline ? ' (standard resilience pipeline)' : ''}`, notes, defaultName: 'polly' };
+  if (jitter) notes.push('UseJitter with a Linear delay (+-25% around each delay) cannot be expressed: the delays are taken without jitter.');
+  return { kind: 'linear', baseMs: delayMs, capMs: cap };
 }

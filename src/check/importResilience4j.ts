@@ -6,7 +6,7 @@ import { exceptionClasses } from './retryVocabulary.js';
 import type { Segment } from './FieldReader.js';
 import { lostNote, type ImportedLayer } from './ImportedLayer.js';
 import { MeshReader } from './MeshReader.js';
-import { relaxed, Resilience4jBases, resilience4jBlocks, RESILIENCE4J_DEFAULT_CONFIG, RESILIENCE4J_MODULES, type Resilience4jBlock, type Resilience4jModule } from './resilience4jConfigs.js';
+import { relaxed, Resilience4jBases, resilience4jBlocks, RESILIENCE4J_DEFAULT_CONFIG, RESILIENCE4J_MODULES, type Resilience4jBlock, type Resilience4jModule, type Resilience4jProperty } from './resilience4jConfigs.js';
 import { isPropertiesText, readSpringConfig } from './springConfig.js';
 
 /** Which retry instance of a Spring Boot configuration to import. */
@@ -125,6 +125,32 @@ export function importResilience4j(text: string, source: string, options: Resili
   const r = new MeshReader(source);
   const all = resilience4jBlocks(config.values);
   const blocks = all.filter((b) => b.module === 'retry');
+  checkRetryProperties(blocks, r);
+  // Every block's bases are checked, as resilience4j does when the application starts: a missing base config or a cycle anywhere stops it.
+  const bases = new Resilience4jBases(all, r);
+  bases.checkAll();
+  const chosen = chooseRetryBlock(blocks, options.instance, r);
+  const notes: string[] = [...config.notes];
+  const own = bases.resolve(chosen);
+  if (own.bases.length > 0 && ![...chosen.props.keys()].some((k) => relaxed(k) === 'baseconfig')) {
+    notes.push(`The ${chosen.kind === 'instances' ? 'instance' : 'config'} names no baseConfig: it inherits configs.${RESILIENCE4J_DEFAULT_CONFIG}.`);
+  }
+  const props = new Map([...own.props].map(([k, v]) => [canonical(k) ?? k, v]));
+  const attemptTimeoutMs = readOtherModules(all, chosen, bases, r, notes);
+  const settings = readRetrySettings(props, r);
+  r.throwIfAny();
+
+  const policy = retryPolicy(settings, notes);
+  if (!settings.written.maxAttempts) notes.push(`maxAttempts is not set: resilience4j's default is ${RESILIENCE4J_DEFAULTS.maxAttempts} attempts.`);
+  if (!settings.written.waitDuration) notes.push(`waitDuration is not set: resilience4j's default is ${RESILIENCE4J_DEFAULTS.waitDurationMs} ms.`);
+  notes.push('resilience4j retries whatever the wrapped call throws, whatever the method (idempotency "always"), and does not read Retry-After.');
+  if (attemptTimeoutMs !== undefined) policy.perAttemptTimeoutMs = attemptTimeoutMs;
+  const baseText = own.bases.length > 0 ? ` (base ${listItems(own.bases.map((b) => `configs.${describeName(b)}`))})` : '';
+  return { policy, origin: `${source}: ${blockName(chosen)}${baseText}`, notes, defaultName: 'resilience4j' };
+}
+
+/** Every property of the retry blocks must be a known one (the nearest named). */
+function checkRetryProperties(blocks: readonly Resilience4jBlock[], r: MeshReader): void {
   for (const block of blocks) {
     for (const [written, prop] of block.props) {
       if (canonical(written) !== undefined) continue;
@@ -132,19 +158,20 @@ export function importResilience4j(text: string, source: string, options: Resili
       r.fail([prop.key], `is not a known retry property${near !== undefined ? ` (did you mean "${near}"?)` : ''}`);
     }
   }
-  // Every block's bases are checked, as resilience4j does when the application starts: a missing base config or a cycle anywhere stops it.
-  const bases = new Resilience4jBases(all, r);
-  bases.checkAll();
+}
+
+/** The retry block to import: the one named, else the only instance, else the only config; the problems so far thrown when there is none. */
+function chooseRetryBlock(blocks: readonly Resilience4jBlock[], wanted: string | undefined, r: MeshReader): Resilience4jBlock {
   const instances = blocks.filter((b) => b.kind === 'instances');
   const configs = blocks.filter((b) => b.kind === 'configs');
   let chosen: Resilience4jBlock | undefined;
   if (blocks.length === 0) r.failFile('has no resilience4j.retry.instances or resilience4j.retry.configs');
-  else if (options.instance !== undefined) {
-    chosen = instances.find((b) => b.name === options.instance) ?? configs.find((b) => b.name === options.instance);
+  else if (wanted !== undefined) {
+    chosen = instances.find((b) => b.name === wanted) ?? configs.find((b) => b.name === wanted);
     if (chosen === undefined) {
       const names = [...instances, ...configs].map((b) => b.name);
-      const near = nearestName(options.instance, names);
-      r.failFile(`has no retry instance or config named ${JSON.stringify(options.instance)} (named: ${listNames(names)}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
+      const near = nearestName(wanted, names);
+      r.failFile(`has no retry instance or config named ${JSON.stringify(wanted)} (named: ${listNames(names)}${near !== undefined ? `; did you mean ${describeValue(near)}?` : ''})`);
     }
   } else if (instances.length === 1) chosen = instances[0];
   else if (instances.length === 0 && configs.length === 1) chosen = configs[0];
@@ -153,12 +180,11 @@ export function importResilience4j(text: string, source: string, options: Resili
     r.throwIfAny();
     throw new Error('unreachable');
   }
-  const notes: string[] = [...config.notes];
-  const own = bases.resolve(chosen);
-  if (own.bases.length > 0 && ![...chosen.props.keys()].some((k) => relaxed(k) === 'baseconfig')) {
-    notes.push(`The ${chosen.kind === 'instances' ? 'instance' : 'config'} names no baseConfig: it inherits configs.${RESILIENCE4J_DEFAULT_CONFIG}.`);
-  }
-  const props = new Map([...own.props].map(([k, v]) => [canonical(k) ?? k, v]));
+  return chosen;
+}
+
+/** The other modules' blocks of the chosen name, each noted; returns the TimeLimiter's per-attempt timeout (undefined: none). */
+function readOtherModules(all: readonly Resilience4jBlock[], chosen: Resilience4jBlock, bases: Resilience4jBases, r: MeshReader, notes: string[]): number | undefined {
   let attemptTimeoutMs: number | undefined;
   for (const other of all.filter((b) => b.module !== 'retry' && b.kind === chosen.kind && b.name === chosen.name)) {
     const of = bases.resolve(other);
@@ -170,6 +196,26 @@ export function importResilience4j(text: string, source: string, options: Resili
     }
     notes.push(`${blockName(other)}${baseText} ${OTHER_MODULES[other.module as Exclude<Resilience4jModule, 'retry'>]}.`);
   }
+  return attemptTimeoutMs;
+}
+
+/** A retry configuration's settings as read (undefined where a value was refused; the problems in the reader). */
+interface RetrySettings {
+  maxAttempts: number | undefined;
+  waitMs: number;
+  exponential: boolean;
+  randomized: boolean;
+  multiplier: number | undefined;
+  capMs: number | undefined;
+  factor: number | undefined;
+  retryExceptions: string[];
+  ignoreExceptions: string[];
+  /** Which settings with a default the file writes. */
+  written: { maxAttempts: boolean; waitDuration: boolean };
+}
+
+/** The retry properties (by their canonical names), checked, with resilience4j's defaults. */
+function readRetrySettings(props: ReadonlyMap<string, Resilience4jProperty>, r: MeshReader): RetrySettings {
   const at = (p: string): Segment[] => [props.get(p)?.key ?? p];
   const get = (p: string) => props.get(p)?.value;
   const duration = (p: string): number | undefined => {
@@ -198,19 +244,24 @@ export function importResilience4j(text: string, source: string, options: Resili
   };
   const retryExceptions = list('retryExceptions');
   const ignoreExceptions = list('ignoreExceptions');
-  r.throwIfAny();
+  const written = { maxAttempts: get('maxAttempts') !== undefined, waitDuration: get('waitDuration') !== undefined };
+  return { maxAttempts, waitMs, exponential, randomized, multiplier, capMs, factor, retryExceptions, ignoreExceptions, written };
+}
 
+/** The policy of the settings (IntervalFunction.java's waits; retryOn from the exceptions' names where they tell the failure). */
+function retryPolicy(settings: RetrySettings, notes: string[]): PolicyInput {
+  const { waitMs, exponential, randomized, capMs } = settings;
   const policy: PolicyInput = presetPolicy('resilience4j');
-  policy.maxAttempts = maxAttempts ?? RESILIENCE4J_DEFAULTS.maxAttempts;
-  const m = exponential ? (multiplier ?? RESILIENCE4J_DEFAULTS.multiplier) : 1;
+  policy.maxAttempts = settings.maxAttempts ?? RESILIENCE4J_DEFAULTS.maxAttempts;
+  const m = exponential ? (settings.multiplier ?? RESILIENCE4J_DEFAULTS.multiplier) : 1;
   const cap = exponential && capMs !== undefined ? capMs : 'none';
-  if (randomized) policy.backoff = { kind: 'randomized', baseMs: waitMs, capMs: cap, multiplier: m, exponentOffset: 0, randomizationFactor: factor ?? RESILIENCE4J_DEFAULTS.randomizedWaitFactor };
+  if (randomized) policy.backoff = { kind: 'randomized', baseMs: waitMs, capMs: cap, multiplier: m, exponentOffset: 0, randomizationFactor: settings.factor ?? RESILIENCE4J_DEFAULTS.randomizedWaitFactor };
   else if (exponential) policy.backoff = { kind: 'exponential', baseMs: waitMs, capMs: cap, multiplier: m, exponentOffset: 0 };
   else policy.backoff = { kind: 'constant', baseMs: waitMs, capMs: 'none' };
   if (!exponential && capMs !== undefined) notes.push('exponentialMaxWaitDuration applies only with enableExponentialBackoff; it is ignored here.');
-  if (retryExceptions.length > 0) {
+  if (settings.retryExceptions.length > 0) {
     const classes: RetryOnClass[] = [];
-    for (const name of retryExceptions) {
+    for (const name of settings.retryExceptions) {
       const cs = exceptionClasses(name);
       if (cs === undefined) notes.push(lostNote(`retryExceptions: ${name} does not say which failure it is; map it with retryOn in the layer's policy.`));
       else cs.forEach((c) => classes.includes(c) || classes.push(c));
@@ -218,15 +269,10 @@ export function importResilience4j(text: string, source: string, options: Resili
     if (classes.length > 0) policy.retryOn = classes;
     else notes.push('No retryExceptions entry names a failure the model knows: every failure is kept retryable.');
   }
-  for (const name of ignoreExceptions) {
+  for (const name of settings.ignoreExceptions) {
     const cs = exceptionClasses(name);
     if (cs === undefined) notes.push(`ignoreExceptions: ${name} does not say which failure it is and is not applied.`);
     else policy.retryOn = (policy.retryOn ?? []).filter((c) => !cs.includes(c));
   }
-  if (get('maxAttempts') === undefined) notes.push(`maxAttempts is not set: resilience4j's default is ${RESILIENCE4J_DEFAULTS.maxAttempts} attempts.`);
-  if (get('waitDuration') === undefined) notes.push(`waitDuration is not set: resilience4j's default is ${RESILIENCE4J_DEFAULTS.waitDurationMs} ms.`);
-  notes.push('resilience4j retries whatever the wrapped call throws, whatever the method (idempotency "always"), and does not read Retry-After.');
-  if (attemptTimeoutMs !== undefined) policy.perAttemptTimeoutMs = attemptTimeoutMs;
-  const baseText = own.bases.length > 0 ? ` (base ${listItems(own.bases.map((b) => `configs.${describeName(b)}`))})` : '';
-  return { policy, origin: `${source}: ${blockName(chosen)}${baseText}`, notes, defaultName: 'resilience4j' };
+  return policy;
 }

@@ -1,43 +1,11 @@
-import { Outcome, OUTCOME_NAMES } from '../policy/outcome.js';
+import { Outcome, OUTCOME_NAMES, type OutcomeName as PolicyOutcomeName } from '../policy/outcome.js';
 import { parseRetryAfterMs } from './retryAfter.js';
 
 /**
- * The outcome of one attempt, in the words `retrystorm trace` prints (src/policy/outcome.ts):
- * `200` is a success; `timeout` an unknown outcome (the work may have happened); `400`/`404`
- * permanent client errors; `429` a refusal before any processing; `500`/`503` server errors;
- * `conflict` an optimistic-concurrency write conflict; `overloaded` the SRE book's "overloaded;
- * don't retry"; `deadline-exceeded` a layer below that gave up on its deadline; `throttled`,
- * `circuit-open` and `budget-exhausted` refusals a layer below made without any call; `bulkhead-full`
- * a service graph's bulkhead refusing a call; `502`/`504`, `reset`, `connect-failure`,
- * `refused-stream` and the gRPC statuses (`cancelled`, `unavailable`, `resource-exhausted`,
- * `aborted`, `internal`, `unknown`) as README's "Outcomes" lists them.
+ * The outcome of one attempt, in the words `retrystorm trace` prints: one of the names of
+ * src/policy/outcome.ts (`OUTCOME_NAMES`, where each is explained).
  */
-export type OutcomeName =
-  | '200'
-  | 'timeout'
-  | '400'
-  | '404'
-  | '429'
-  | '500'
-  | '503'
-  | 'conflict'
-  | 'overloaded'
-  | 'deadline-exceeded'
-  | 'throttled'
-  | 'circuit-open'
-  | 'budget-exhausted'
-  | 'bulkhead-full'
-  | '502'
-  | '504'
-  | 'reset'
-  | 'connect-failure'
-  | 'refused-stream'
-  | 'cancelled'
-  | 'unavailable'
-  | 'resource-exhausted'
-  | 'aborted'
-  | 'internal'
-  | 'unknown';
+export type OutcomeName = PolicyOutcomeName;
 
 /** How an attempt settled: the value `fn` returned, or what it threw. */
 export type Settled<T> = { kind: 'value'; value: T } | { kind: 'error'; error: unknown };

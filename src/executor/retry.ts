@@ -1,6 +1,6 @@
 import { isIdempotent } from '../policy/classify.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome } from '../policy/outcome.js';
-import { EndedAttempt, Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
+import { EndedAttempt, Next, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../policy/retryLoop.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { classifySettled, isResponseLike, outcomeCode, outcomeName, type Classification, type OutcomeName, type Settled } from './classify.js';
 import { RetryAbortedError, RetryGiveUpError, type GiveUpReason } from './errors.js';
@@ -196,130 +196,194 @@ export async function retry<T>(
   policy: RetryPolicyInput | PolicySpec | ResolvedRetryPolicy,
   options: RetryOptions<T> = {},
 ): Promise<T> {
-  const rp = resolveRetryPolicy(policy);
-  const p = rp.compiled;
-  if (p.spec.hedging !== undefined) {
-    throw new RetryPolicyError(['policy.hedging is not supported by retry(): hedged requests can be simulated, not executed (use maxAttempts instead)']);
-  }
-  const state = checkState(rp, options.state);
-  const { deadlineMs, signal } = options;
-  if (deadlineMs !== undefined && !(typeof deadlineMs === 'number' && deadlineMs >= 0)) {
-    throw new TypeError(`options.deadlineMs must be a number >= 0 (got ${String(deadlineMs)})`);
-  }
-  const clock = options.clock ?? performance;
-  const sleep = options.sleep ?? realSleep;
-  const random: UniformDraw = { uniform: options.random ?? Math.random };
-  const classify = options.classify ?? (classifySettled as (s: Settled<T>, attempt: number) => Classification);
-  const dispose = options.dispose ?? disposeDefault;
-  const idem = options.idempotent ?? isIdempotent(policyMethod(options.method), p.spec.idempotency);
-  const budgets = state?.budgets ?? null;
-  const admission = state?.admission ?? null;
-  const loop = new RetryLoop(p);
-  const step = new RetryStep();
-  const ended = new EndedAttempt();
+  return new RetryCall(fn, resolveRetryPolicy(policy), options).run();
+}
 
-  const t0 = clock.now();
-  const deadlineAt = loop.deadlineAtMs(deadlineMs !== undefined ? t0 + deadlineMs : Infinity, t0);
-  let attempts = 0;
-  let backoffBase = 0;
-  let prevSleep = p.compiledBackoff.initialPrevSleepMs;
-  let lastOutcome: number = Outcome.DEADLINE_EXCEEDED;
-  let last: Settled<T> | undefined;
-  let t = t0;
+/** The two numbers of an ended attempt that its retry decision reads. */
+interface EndedOutcome {
+  outcome: number;
+  /** The server's hint in ms; NaN when it gave none. */
+  retryAfterMs: number;
+}
 
-  const aborted = (): RetryAbortedError => new RetryAbortedError(attempts, outcomeName(lastOutcome), signal?.reason);
-  const giveUp = (code: number, outcome: number, atMs: number, wait?: WaitInfo): RetryGiveUpError<T> => {
-    const reason = GIVE_UP_NAMES[code] as Exclude<GiveUpReason, 'aborted'>;
-    const name = outcomeName(outcome);
-    options.onGiveUp?.({ reason, attempts, outcome: name, atMs, elapsedMs: atMs - t0, ...(wait ? { wait } : {}) });
-    return new RetryGiveUpError<T>(reason, attempts, name, last, atMs - t0);
-  };
-  const abortedNow = (): never => {
-    if (last?.kind === 'value') dispose(last.value);
-    const atMs = clock.now();
-    options.onGiveUp?.({ reason: 'aborted', attempts, outcome: outcomeName(lastOutcome), atMs, elapsedMs: atMs - t0 });
-    throw aborted();
-  };
-  /** Wait until `target` on the clock (abortably); returns when the wait ended (never before `target`). */
-  const waitUntil = async (target: number): Promise<number> => {
-    try {
-      await abortableSleep(sleep, Math.max(0, target - clock.now()), signal);
-    } catch (e) {
-      if (e === ABORTED) abortedNow();
-      throw e;
+/** One call of {@link retry}: its options resolved, and the state carried from one attempt to the next. */
+class RetryCall<T> {
+  private readonly loop: RetryLoop;
+  private readonly step = new RetryStep();
+  private readonly ended = new EndedAttempt();
+  private readonly signal: AbortSignal | undefined;
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
+  private readonly random: UniformDraw;
+  private readonly classify: (settled: Settled<T>, attempt: number) => Classification;
+  private readonly dispose: (value: T) => void;
+  private readonly idempotent: boolean;
+  private readonly budgets: RetryState['budgets'] | null;
+  private readonly admission: RetryState['admission'] | null;
+  private readonly t0: number;
+  private readonly deadlineAt: number;
+  private attempts = 0;
+  private backoffBase = 0;
+  private prevSleep: number;
+  private lastOutcome: number = Outcome.DEADLINE_EXCEEDED;
+  private last: Settled<T> | undefined;
+  private t: number;
+
+  /** Checks the policy and the options (in this order) and starts the call's clock. */
+  constructor(
+    private readonly fn: Attempt<T>,
+    rp: ResolvedRetryPolicy,
+    private readonly options: RetryOptions<T>,
+  ) {
+    const p = rp.compiled;
+    if (p.spec.hedging !== undefined) {
+      throw new RetryPolicyError(['policy.hedging is not supported by retry(): hedged requests can be simulated, not executed (use maxAttempts instead)']);
     }
-    return Math.max(clock.now(), target);
-  };
+    const state = checkState(rp, options.state);
+    const { deadlineMs } = options;
+    if (deadlineMs !== undefined && !(typeof deadlineMs === 'number' && deadlineMs >= 0)) {
+      throw new TypeError(`options.deadlineMs must be a number >= 0 (got ${String(deadlineMs)})`);
+    }
+    this.signal = options.signal;
+    this.clock = options.clock ?? performance;
+    this.sleep = options.sleep ?? realSleep;
+    this.random = { uniform: options.random ?? Math.random };
+    this.classify = options.classify ?? (classifySettled as (s: Settled<T>, attempt: number) => Classification);
+    this.dispose = options.dispose ?? disposeDefault;
+    this.idempotent = options.idempotent ?? isIdempotent(policyMethod(options.method), p.spec.idempotency);
+    this.budgets = state?.budgets ?? null;
+    this.admission = state?.admission ?? null;
+    this.loop = new RetryLoop(p);
+    this.prevSleep = p.compiledBackoff.initialPrevSleepMs;
+    this.t0 = this.clock.now();
+    this.t = this.t0;
+    this.deadlineAt = this.loop.deadlineAtMs(deadlineMs !== undefined ? this.t0 + deadlineMs : Infinity, this.t0);
+  }
 
-  if (signal?.aborted) abortedNow();
-  for (;;) {
-    // Before an attempt: the deadline and the admission control.
-    const before = loop.beforeAttempt(attempts, lastOutcome, t, deadlineAt, admission, random, step);
-    if (before === Next.END) throw giveUp(step.reason, step.outcome, t);
-    if (before === Next.SEND_LATER) t = await waitUntil(step.wakeAtMs);
-    // Send it.
-    if (signal?.aborted) abortedNow();
-    const n = ++attempts;
-    if (last?.kind === 'value') dispose(last.value);
-    last = undefined;
-    const timeout = loop.startAttempt(n, t, deadlineAt, budgets);
-    const info: AttemptInfo = { attempt: n, isRetry: n > 1, atMs: t, timeoutMs: timeout };
-    options.onAttempt?.(info);
-    const end = await runAttempt(fn, n, t, timeout, clock, sleep, signal, dispose);
+  /** Attempts until the retry decision ends the call: the value of a success, or a give-up thrown. */
+  async run(): Promise<T> {
+    if (this.signal?.aborted) this.abortedNow();
+    for (;;) {
+      await this.admit();
+      const info = this.send();
+      const end = await runAttempt(this.fn, info.attempt, info.atMs, info.timeoutMs, this.clock, this.sleep, this.signal, this.dispose);
+      const ended = this.attemptEnded(info, end);
+      const next = this.decide(info.attempt, ended);
+      const wait: WaitInfo | undefined = this.step.planned
+        ? { retry: info.attempt, ceilingMs: this.step.ceilingMs, backoffMs: this.step.backoffMs, waitMs: this.step.waitMs, wakeAtMs: this.step.wakeAtMs }
+        : undefined;
+      if (next === Next.END) {
+        if (this.step.reason === GiveUp.SUCCESS) return this.last?.kind === 'value' ? this.last.value : (undefined as T);
+        throw this.giveUp(this.step.reason, this.step.outcome, this.t, wait);
+      }
+      await this.waitToRetry(wait as WaitInfo, ended);
+    }
+  }
+
+  /** Before an attempt: the deadline and the admission control (a give-up thrown, or a wait). */
+  private async admit(): Promise<void> {
+    const { loop, step } = this;
+    const before = loop.beforeAttempt(this.attempts, this.lastOutcome, this.t, this.deadlineAt, this.admission, this.random, step);
+    if (before === Next.END) throw this.giveUp(step.reason, step.outcome, this.t);
+    if (before === Next.SEND_LATER) this.t = await this.waitUntil(step.wakeAtMs);
+  }
+
+  /** Sends the next attempt: the previous value disposed of, the budgets told, `onAttempt` called. */
+  private send(): AttemptInfo {
+    if (this.signal?.aborted) this.abortedNow();
+    const n = ++this.attempts;
+    if (this.last?.kind === 'value') this.dispose(this.last.value);
+    this.last = undefined;
+    const timeout = this.loop.startAttempt(n, this.t, this.deadlineAt, this.budgets);
+    const info: AttemptInfo = { attempt: n, isRetry: n > 1, atMs: this.t, timeoutMs: timeout };
+    this.options.onAttempt?.(info);
+    return info;
+  }
+
+  /** The attempt ended: its outcome classified (a timeout unless it settled) and `onAttemptEnd` called. */
+  private attemptEnded(info: AttemptInfo, end: AttemptEnd<T>): EndedOutcome {
     if (end.kind === 'aborted') {
       // The withdrawn attempt ends for the budgets too (as the simulator's cancellation does).
-      loop.withdrawAttempt(n, end.atMs, budgets);
-      abortedNow();
+      this.loop.withdrawAttempt(info.attempt, end.atMs, this.budgets);
+      this.abortedNow();
     }
-    // The attempt ended.
-    t = end.atMs;
+    this.t = end.atMs;
     let outcome: number = Outcome.TIMEOUT;
     let ra = NaN;
     if (end.kind === 'settled') {
-      last = end.settled;
+      this.last = end.settled;
       try {
-        const c = classify(end.settled, n);
+        const c = this.classify(end.settled, info.attempt);
         outcome = outcomeCode(c.outcome);
         if (typeof c.retryAfterMs === 'number') ra = c.retryAfterMs;
       } catch (e) {
         // A classifier that throws ends the call with its error; the attempt still ends for the budgets.
-        loop.withdrawAttempt(n, t, budgets);
+        this.loop.withdrawAttempt(info.attempt, this.t, this.budgets);
         throw e;
       }
     }
-    lastOutcome = outcome;
-    options.onAttemptEnd?.({
+    this.lastOutcome = outcome;
+    this.options.onAttemptEnd?.({
       ...info,
-      endMs: t,
+      endMs: this.t,
       outcome: outcomeName(outcome),
       ...(ra === ra ? { retryAfterMs: ra } : {}),
       ...(end.kind === 'settled' ? { settled: end.settled } : {}),
     });
-    // The retry decision: the budgets are told, then steps 1-9.
+    return { outcome, retryAfterMs: ra };
+  }
+
+  /** The retry decision after attempt `n`: the budgets are told, then steps 1-9 (the answer in `step`). */
+  private decide(n: number, { outcome, retryAfterMs }: EndedOutcome): NextCode {
+    const ended = this.ended;
     ended.attemptsMade = n;
     ended.outcome = outcome;
-    ended.retryAfterMs = ra;
-    ended.idempotent = idem;
-    ended.nowMs = t;
-    ended.deadlineAtMs = deadlineAt;
-    ended.callStartMs = t0;
-    ended.backoffBase = backoffBase;
-    ended.prevSleepMs = prevSleep;
-    ended.chain = budgets;
-    ended.admission = admission;
-    const next = loop.afterAttempt(ended, random, step);
-    const wait: WaitInfo | undefined = step.planned
-      ? { retry: n, ceilingMs: step.ceilingMs, backoffMs: step.backoffMs, waitMs: step.waitMs, wakeAtMs: step.wakeAtMs }
-      : undefined;
-    if (next === Next.END) {
-      if (step.reason === GiveUp.SUCCESS) return last?.kind === 'value' ? last.value : (undefined as T);
-      throw giveUp(step.reason, step.outcome, t, wait);
+    ended.retryAfterMs = retryAfterMs;
+    ended.idempotent = this.idempotent;
+    ended.nowMs = this.t;
+    ended.deadlineAtMs = this.deadlineAt;
+    ended.callStartMs = this.t0;
+    ended.backoffBase = this.backoffBase;
+    ended.prevSleepMs = this.prevSleep;
+    ended.chain = this.budgets;
+    ended.admission = this.admission;
+    return this.loop.afterAttempt(ended, this.random, this.step);
+  }
+
+  /** A retry is scheduled: the backoff state carried, `onRetry` called, then the wait to its wake-up. */
+  private async waitToRetry(wait: WaitInfo, { outcome, retryAfterMs: ra }: EndedOutcome): Promise<void> {
+    this.backoffBase = this.step.backoffBase;
+    this.prevSleep = this.step.nextPrevSleepMs;
+    this.options.onRetry?.({ ...wait, atMs: this.t, outcome: outcomeName(outcome), ...(ra === ra ? { retryAfterMs: ra } : {}) });
+    if (this.signal?.aborted) this.abortedNow();
+    this.t = await this.waitUntil(this.step.wakeAtMs);
+  }
+
+  /** The error of a give-up, after `onGiveUp` is told. */
+  private giveUp(code: number, outcome: number, atMs: number, wait?: WaitInfo): RetryGiveUpError<T> {
+    const reason = GIVE_UP_NAMES[code] as Exclude<GiveUpReason, 'aborted'>;
+    const name = outcomeName(outcome);
+    this.options.onGiveUp?.({ reason, attempts: this.attempts, outcome: name, atMs, elapsedMs: atMs - this.t0, ...(wait ? { wait } : {}) });
+    return new RetryGiveUpError<T>(reason, this.attempts, name, this.last, atMs - this.t0);
+  }
+
+  /** The caller aborted: the unread value disposed of, `onGiveUp` told, a {@link RetryAbortedError} thrown. */
+  private abortedNow(): never {
+    if (this.last?.kind === 'value') this.dispose(this.last.value);
+    const atMs = this.clock.now();
+    this.options.onGiveUp?.({ reason: 'aborted', attempts: this.attempts, outcome: outcomeName(this.lastOutcome), atMs, elapsedMs: atMs - this.t0 });
+    throw new RetryAbortedError(this.attempts, outcomeName(this.lastOutcome), this.signal?.reason);
+  }
+
+  /** Waits until `target` on the clock (abortably); returns when the wait ended (never before `target`). */
+  private async waitUntil(target: number): Promise<number> {
+    try {
+      await abortableSleep(this.sleep, Math.max(0, target - this.clock.now()), this.signal);
+    } catch (e) {
+      if (e === ABORTED) this.abortedNow();
+      throw e;
     }
-    backoffBase = step.backoffBase;
-    prevSleep = step.nextPrevSleepMs;
-    options.onRetry?.({ ...(wait as WaitInfo), atMs: t, outcome: outcomeName(outcome), ...(ra === ra ? { retryAfterMs: ra } : {}) });
-    if (signal?.aborted) abortedNow();
-    t = await waitUntil(step.wakeAtMs);
+    return Math.max(this.clock.now(), target);
   }
 }
 

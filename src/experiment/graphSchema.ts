@@ -174,30 +174,39 @@ function hint(word: string, names: readonly string[], listed: string): string {
  * scenario.
  */
 export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
-  const report = (path: PathSegment[], message: string, input: unknown, related: PathSegment[][] = []): void =>
-    between(ctx, path, message, input, related);
-  const services = graph.services;
-  const serviceNames = Object.keys(services);
-  const validServices = serviceNames.filter((name) => NAME.test(name) && name !== WORKLOAD_CALLER);
-  for (const name of serviceNames) {
-    if (!NAME.test(name)) report(['services', name], 'is not a valid service name (a letter, then letters, digits, "_" and "-")', name);
-    else if (name === WORKLOAD_CALLER) report(['services', name], `is a reserved name (entry edges are named ${WORKLOAD_CALLER} -> <service>)`, name);
-    const s = services[name] as ParsedService;
-    const endpointNames = Object.keys(s.endpoints);
-    if (endpointNames.length === 0) report(['services', name, 'endpoints'], 'must have at least 1 endpoint (got 0)', s.endpoints);
-    for (const e of endpointNames) {
-      if (!NAME.test(e)) report(['services', name, 'endpoints', e], 'is not a valid endpoint name (a letter, then letters, digits, "_" and "-")', e);
-    }
-    if (s.execution === 'threaded' && s.maxInFlight !== undefined) {
-      report(['services', name, 'maxInFlight'], 'applies to async services only (this one is threaded: its workers bound what it holds)', s.maxInFlight, [['services', name, 'execution']]);
-    }
-  }
+  const check = graphCheck(graph.services, (path, message, input, related = []) => between(ctx, path, message, input, related));
+  serviceIssues(check);
+  const edges = callEdges(check);
+  reportCycles(edges, check.report);
+  cacheIssues(graph.services, check.report);
+  entryIssues(graph, check);
+  bulkheadIssues(graph, edges, check);
+}
 
+/** How a graph check reports a problem at a path (related paths: the fields it involves). */
+type GraphReport = (path: PathSegment[], message: string, input: unknown, related?: PathSegment[][]) => void;
+
+/** The edges of the (service, endpoint) graph from each node, with the path of the call that makes each. */
+type CallEdges = Map<string, Array<{ to: string; path: PathSegment[] }>>;
+
+/** What the steps of {@link graphIssues} share: the services, the report, and the resolution of a reference. */
+interface GraphCheck {
+  services: Record<string, ParsedService>;
+  report: GraphReport;
+  /** Whether a name is a (valid) service of the graph. */
+  isService(name: string): boolean;
+  /** Reports a name that is no service, with the nearest one. */
+  unknownService(path: PathSegment[], name: string): void;
+  /** The endpoint a reference resolves to, or undefined after reporting why it does not. */
+  resolve(path: PathSegment[], service: string, endpoint: string | undefined): string | undefined;
+}
+
+/** The shared part of the graph's checks, reporting through `report`. */
+function graphCheck(services: Record<string, ParsedService>, report: GraphReport): GraphCheck {
+  const validServices = Object.keys(services).filter((name) => NAME.test(name) && name !== WORKLOAD_CALLER);
   const isService = (name: string): boolean => Object.hasOwn(services, name) && NAME.test(name) && name !== WORKLOAD_CALLER;
   const unknownService = (path: PathSegment[], name: string): void =>
     report(path, `must name a service (got ${describeValue(name)}; ${hint(name, validServices, 'the services are')})`, name);
-
-  /** The endpoint a reference resolves to, or undefined after reporting why it does not. */
   const resolve = (path: PathSegment[], service: string, endpoint: string | undefined): string | undefined => {
     if (!isService(service)) {
       unknownService([...path, 'service'], service);
@@ -215,10 +224,30 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
     }
     return endpoint;
   };
+  return { services, report, isService, unknownService, resolve };
+}
 
-  // Edges of the (service, endpoint) graph, with the path of the call that makes each.
-  const edges = new Map<string, Array<{ to: string; path: PathSegment[] }>>();
-  for (const name of serviceNames) {
+/** The names of services and endpoints, each service's endpoints, and `maxInFlight` on threaded services. */
+function serviceIssues({ services, report }: GraphCheck): void {
+  for (const name of Object.keys(services)) {
+    if (!NAME.test(name)) report(['services', name], 'is not a valid service name (a letter, then letters, digits, "_" and "-")', name);
+    else if (name === WORKLOAD_CALLER) report(['services', name], `is a reserved name (entry edges are named ${WORKLOAD_CALLER} -> <service>)`, name);
+    const s = services[name] as ParsedService;
+    const endpointNames = Object.keys(s.endpoints);
+    if (endpointNames.length === 0) report(['services', name, 'endpoints'], 'must have at least 1 endpoint (got 0)', s.endpoints);
+    for (const e of endpointNames) {
+      if (!NAME.test(e)) report(['services', name, 'endpoints', e], 'is not a valid endpoint name (a letter, then letters, digits, "_" and "-")', e);
+    }
+    if (s.execution === 'threaded' && s.maxInFlight !== undefined) {
+      report(['services', name, 'maxInFlight'], 'applies to async services only (this one is threaded: its workers bound what it holds)', s.maxInFlight, [['services', name, 'execution']]);
+    }
+  }
+}
+
+/** The graph's call edges, checking each handler's fleet, call steps (quorum, optional calls) and call targets on the way. */
+function callEdges({ services, report, resolve }: GraphCheck): CallEdges {
+  const edges: CallEdges = new Map();
+  for (const name of Object.keys(services)) {
     const s = services[name] as ParsedService;
     for (const [e, ep] of Object.entries(s.endpoints)) {
       const out: Array<{ to: string; path: PathSegment[] }> = [];
@@ -246,9 +275,11 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
       });
     }
   }
-  reportCycles(edges, report);
-  cacheIssues(services, report);
+  return edges;
+}
 
+/** The workload's entry, or each named workload's name and entry. */
+function entryIssues(graph: ParsedGraph, { services, report, resolve }: GraphCheck): void {
   const checkEntry = (at: PathSegment[], entry: ParsedEntry | ParsedEntry[] | undefined): void => {
     const entries = entry === undefined ? [] : Array.isArray(entry) ? entry : [entry];
     entries.forEach((en, i) => resolve(Array.isArray(entry) ? [...at, i] : at, en.service, en.endpoint));
@@ -259,7 +290,10 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
     else if (Object.hasOwn(services, name)) report(['workloads', name], `is also the name of a service (entry edges are named <workload> -> <service>)`, name, [['services', name]]);
     checkEntry(['workloads', name, 'entry'], w.entry);
   }
+}
 
+/** Each bulkhead: its services known, one per caller and callee, on an edge that exists. */
+function bulkheadIssues(graph: ParsedGraph, edges: CallEdges, { services, report, isService, unknownService }: GraphCheck): void {
   const seen = new Map<string, number>();
   (graph.bulkheads ?? []).forEach((b, i) => {
     const at: PathSegment[] = ['bulkheads', i];

@@ -128,65 +128,98 @@ export function resolveInterventions(
     const keys = Object.keys(iv.set);
     if (keys.length === 0) problems.push({ path: at('set'), text: 'must set at least one path' });
     const next = cloneJson(current);
-    const targets: Array<{ key: string; segments: PathSegment[]; target: SetTarget }> = [];
-    for (const key of keys) {
-      let segments: PathSegment[];
-      try {
-        segments = scenarioRelative(splitPath(key));
-      } catch (e) {
-        problems.push({ path: at('set', key), text: `is not a valid path (${e instanceof Error ? e.message : String(e)})` });
-        continue;
-      }
-      const target = targetOf(segments);
-      if (target === undefined) {
-        problems.push({ path: at('set', key), text: `is not a setting an intervention can change (${SUPPORTED})` });
-        continue;
-      }
-      // Warming is an action, not a field of the cache: its value is checked here, the scenario left as it is.
-      if (target.kind === 'warm') {
-        const n = iv.set[key];
-        if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
-          problems.push({ path: at('set', key), text: `must be a positive integer, the number of most popular keys to fill (got ${describeValue(n)})` });
-          continue;
-        }
-        targets.push({ key, segments, target });
-        continue;
-      }
-      try {
-        setPath(next, segments, iv.set[key]);
-      } catch (e) {
-        problems.push({ path: at('set', key), text: e instanceof Error ? e.message : String(e) });
-        continue;
-      }
-      targets.push({ key, segments, target });
-    }
+    const targets = setTargets(iv.set, next, at, problems);
     if (problems.length > before) continue;
     const parsed = parse(next);
     if (!parsed.ok) {
       for (const p of parsed.problems) problems.push(blame(p, targets, at));
       continue;
     }
-    const changes: InterventionChange[] = [];
-    const seen = new Set<string>();
-    for (const { key, target } of targets) {
-      // Paths into the same layer, fleet or service make one change; a refusal names the path of the field it concerns.
-      const id = JSON.stringify(target);
-      if (seen.has(id)) continue;
-      seen.add(id);
-      const same = targets.filter((t) => JSON.stringify(t.target) === id);
-      const refuse = (text: string, field?: string) => {
-        const named = field === undefined ? undefined : same.find((t) => t.segments.includes(field));
-        problems.push({ path: at('set', (named ?? { key }).key), text });
-      };
-      const change = changeOf(target, parsed.scenario, scenario, refuse, iv.set[key]);
-      if (change !== undefined) changes.push(change);
-    }
+    const changes = interventionChanges(targets, parsed.scenario, scenario, iv.set, at, problems);
     if (problems.length > before) continue;
     out.push({ atMs: iv.atMs, paths: keys, changes });
     current = next;
     scenario = parsed.scenario;
   }
   return { interventions: problems.length > 0 ? undefined : out, problems };
+}
+
+/** A path an intervention sets: as written, its segments from the scenario, and what it changes. */
+interface SetEntry {
+  key: string;
+  segments: PathSegment[];
+  target: SetTarget;
+}
+
+/**
+ * The paths of an intervention's `set`, each applied to `next` (a cache's warming only checked); a
+ * path that is not valid, not one an intervention can change, or whose value cannot be set is a
+ * problem at `at('set', path)` and left out.
+ */
+function setTargets(set: Record<string, unknown>, next: Record<string, unknown>, at: (...rest: PathSegment[]) => PathSegment[], problems: Problem[]): SetEntry[] {
+  const targets: SetEntry[] = [];
+  for (const key of Object.keys(set)) {
+    let segments: PathSegment[];
+    try {
+      segments = scenarioRelative(splitPath(key));
+    } catch (e) {
+      problems.push({ path: at('set', key), text: `is not a valid path (${e instanceof Error ? e.message : String(e)})` });
+      continue;
+    }
+    const target = targetOf(segments);
+    if (target === undefined) {
+      problems.push({ path: at('set', key), text: `is not a setting an intervention can change (${SUPPORTED})` });
+      continue;
+    }
+    // Warming is an action, not a field of the cache: its value is checked here, the scenario left as it is.
+    if (target.kind === 'warm') {
+      const n = set[key];
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
+        problems.push({ path: at('set', key), text: `must be a positive integer, the number of most popular keys to fill (got ${describeValue(n)})` });
+        continue;
+      }
+      targets.push({ key, segments, target });
+      continue;
+    }
+    try {
+      setPath(next, segments, set[key]);
+    } catch (e) {
+      problems.push({ path: at('set', key), text: e instanceof Error ? e.message : String(e) });
+      continue;
+    }
+    targets.push({ key, segments, target });
+  }
+  return targets;
+}
+
+/**
+ * An intervention's changes, read from the scenario it leaves (`after`) against the one before it:
+ * paths into the same layer, fleet or service make one change; a refusal is a problem at the path
+ * of the field it concerns.
+ */
+function interventionChanges(
+  targets: readonly SetEntry[],
+  after: Scenario,
+  before: Scenario,
+  set: Record<string, unknown>,
+  at: (...rest: PathSegment[]) => PathSegment[],
+  problems: Problem[],
+): InterventionChange[] {
+  const changes: InterventionChange[] = [];
+  const seen = new Set<string>();
+  for (const { key, target } of targets) {
+    const id = JSON.stringify(target);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const same = targets.filter((t) => JSON.stringify(t.target) === id);
+    const refuse = (text: string, field?: string) => {
+      const named = field === undefined ? undefined : same.find((t) => t.segments.includes(field));
+      problems.push({ path: at('set', (named ?? { key }).key), text });
+    };
+    const change = changeOf(target, after, before, refuse, set[key]);
+    if (change !== undefined) changes.push(change);
+  }
+  return changes;
 }
 
 /** A problem of the scenario as an intervention left it: at the path of the `set` entry it lies under (or that lies under it). */

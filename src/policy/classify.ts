@@ -1,5 +1,5 @@
-import { Outcome, OUTCOME_NAMES } from './outcome.js';
-import type { IdempotencyRule, Method, RetryOnClass } from './types.js';
+import { Outcome, OUTCOME_NAMES, type OutcomeName } from './outcome.js';
+import type { IdempotencyRule, Method } from './types.js';
 
 /** Bit of each retryable class in a policy's `retryOn` mask. */
 export const RetryOnBit: Record<RetryOnClass, number> = {
@@ -46,9 +46,12 @@ export const WIDER_CLASSES = [
   'aborted',
   'internal',
   'unknown',
-] as const satisfies readonly RetryOnClass[];
+] as const satisfies readonly OutcomeName[];
 
-/** The retryable classes, in a stable order (for messages and schemas; not Object.keys, which puts numeric keys first). */
+/**
+ * The retryable classes, in a stable order (for messages and schemas; not Object.keys, which puts
+ * numeric keys first): the one list of them, each an outcome name ({@link OUTCOME_NAMES}).
+ */
 export const RETRY_ON_CLASSES = [
   'timeout',
   '500',
@@ -62,7 +65,27 @@ export const RETRY_ON_CLASSES = [
   'budget-exhausted',
   'bulkhead-full',
   ...WIDER_CLASSES,
-] as const satisfies readonly RetryOnClass[];
+] as const satisfies readonly OutcomeName[];
+
+/**
+ * Outcome classes a policy can list as retryable (README, "Outcomes"; each class's outcomes and
+ * idempotency rule are {@link RETRY_ON_CLASS_INFO}): the per-attempt `timeout`, HTTP statuses,
+ * `conflict` (409), connection-level failures, the gRPC statuses retry policies name, and this
+ * model's local refusals.
+ */
+export type RetryOnClass = (typeof RETRY_ON_CLASSES)[number];
+
+/** The outcomes no policy can list as retryable: a success, and a server's "overloaded; don't retry" (never retried). */
+export const NEVER_RETRIED = ['200', 'overloaded'] as const satisfies readonly OutcomeName[];
+
+/** The outcome names that are neither a retryable class nor one of {@link NEVER_RETRIED} (none). */
+type Unplaced = Exclude<OutcomeName, RetryOnClass | (typeof NEVER_RETRIED)[number]>;
+
+/**
+ * Every outcome name is a retryable class or one of {@link NEVER_RETRIED}: a new outcome that is
+ * neither does not compile here (its name is this constant's type), so it is placed on purpose.
+ */
+export const EVERY_OUTCOME_PLACED: [Unplaced] extends [never] ? true : Unplaced = true;
 
 /**
  * When a class may be retried: `idempotent` only for an operation that may be replayed (the request

@@ -52,8 +52,18 @@ export const Outcome = {
 } as const;
 export type OutcomeCode = (typeof Outcome)[keyof typeof Outcome];
 
-/** Printable name of each outcome code, indexed by code. */
-export const OUTCOME_NAMES: readonly string[] = [
+/**
+ * The name of each outcome code, indexed by code: the one list of outcome names, in the words
+ * `retrystorm trace` prints and `retry()`'s classifiers answer. `200` is a success; `timeout` an
+ * unknown outcome (the work may have happened); `400`/`404` permanent client errors; `429` a refusal
+ * before any processing; `500`/`503` server errors; `conflict` an optimistic-concurrency write
+ * conflict; `overloaded` the SRE book's "overloaded; don't retry"; `deadline-exceeded` a layer below
+ * that gave up on its deadline; `throttled`, `circuit-open` and `budget-exhausted` refusals a layer
+ * below made without any call; `bulkhead-full` a service graph's bulkhead refusing a call;
+ * `502`/`504`, `reset`, `connect-failure`, `refused-stream` and the gRPC statuses (`cancelled`,
+ * `unavailable`, `resource-exhausted`, `aborted`, `internal`, `unknown`) as README's "Outcomes" lists them.
+ */
+export const OUTCOME_NAMES = [
   '200',
   'timeout',
   '400',
@@ -79,10 +89,45 @@ export const OUTCOME_NAMES: readonly string[] = [
   'aborted',
   'internal',
   'unknown',
-];
+] as const satisfies { readonly [C in OutcomeCode]: string };
+
+/** An outcome's name (one of {@link OUTCOME_NAMES}). */
+export type OutcomeName = (typeof OUTCOME_NAMES)[number];
 
 /**
- * What a leaf, an injected fault or a `trace --script` entry can answer, and the outcome of each:
+ * The failures a leaf, an injected fault or a `trace --script` entry can answer, as written (HTTP
+ * statuses as numbers), in a stable order: the one list of them ({@link ANSWER_OUTCOMES} gives each its outcome).
+ */
+export const FAULT_STATUSES = [
+  400,
+  404,
+  409,
+  429,
+  500,
+  502,
+  503,
+  504,
+  'timeout',
+  'reset',
+  'connect-failure',
+  'refused-stream',
+  'cancelled',
+  'unavailable',
+  'resource-exhausted',
+  'deadline-exceeded',
+  'aborted',
+  'internal',
+  'unknown',
+] as const satisfies ReadonlyArray<number | OutcomeName>;
+
+/** Every answer: success (200) and the {@link FAULT_STATUSES}. */
+export const ANSWER_STATUSES = [200, ...FAULT_STATUSES] as const;
+
+/** A status a server, a fault or a script can answer (one of {@link ANSWER_STATUSES}). */
+export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
+
+/**
+ * The outcome of each answer a leaf, an injected fault or a `trace --script` entry can give ({@link ANSWER_STATUSES}):
  * HTTP statuses (RFC 9110), `timeout` (no answer before the caller's timer), the connection-level
  * failures an Envoy proxy tells apart (`reset`, `connect-failure`, `refused-stream`) and the gRPC
  * statuses retry policies name (grpc/grpc:doc/statuscodes.md, lowercase with `-`). 409 is the write
@@ -109,36 +154,7 @@ export const ANSWER_OUTCOMES = {
   aborted: Outcome.ABORTED,
   internal: Outcome.INTERNAL,
   unknown: Outcome.UNKNOWN,
-} as const satisfies Record<string, OutcomeCode>;
-
-/** The failures of {@link ANSWER_OUTCOMES} as written (HTTP statuses as numbers), in a stable order: what an injected fault can answer. */
-export const FAULT_STATUSES = [
-  400,
-  404,
-  409,
-  429,
-  500,
-  502,
-  503,
-  504,
-  'timeout',
-  'reset',
-  'connect-failure',
-  'refused-stream',
-  'cancelled',
-  'unavailable',
-  'resource-exhausted',
-  'deadline-exceeded',
-  'aborted',
-  'internal',
-  'unknown',
-] as const satisfies ReadonlyArray<keyof typeof ANSWER_OUTCOMES>;
-
-/** Every answer of {@link ANSWER_OUTCOMES}: success (200) and the {@link FAULT_STATUSES}. */
-export const ANSWER_STATUSES = [200, ...FAULT_STATUSES] as const;
-
-/** A status a server, a fault or a script can answer (one of {@link ANSWER_STATUSES}). */
-export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
+} as const satisfies Record<AnswerStatus, OutcomeCode>;
 
 /**
  * Why an operation (or one layer's call) ended. Exactly these; the order in which the retry

@@ -2,9 +2,11 @@
 
 import type { AdmissionSpec } from './budgets/AdmissionControl.js';
 import type { BudgetSpec } from './budgets/RetryBudget.js';
+import type { RetryOnClass } from './classify.js';
 
 export type { AdmissionSpec } from './budgets/AdmissionControl.js';
 export type { BudgetSpec } from './budgets/RetryBudget.js';
+export type { RetryOnClass } from './classify.js';
 
 /** Request method; idempotency by HTTP semantics (RFC 9110 section 9.2.2): POST is not idempotent. */
 export type Method = 'GET' | 'HEAD' | 'PUT' | 'DELETE' | 'POST';
@@ -57,36 +59,6 @@ export interface BackoffSpec {
   throttledBaseMs?: number;
 }
 
-/**
- * Outcome classes a policy can list as retryable (README, "Outcomes"; each class's outcomes and
- * idempotency rule are `RETRY_ON_CLASS_INFO` in classify.ts): the per-attempt `timeout`, HTTP
- * statuses, `conflict` (409), connection-level failures, the gRPC statuses retry policies name, and
- * this model's local refusals.
- */
-export type RetryOnClass =
-  | 'timeout'
-  | '500'
-  | '503'
-  | '429'
-  | '400'
-  | '404'
-  | 'conflict'
-  | 'throttled'
-  | 'circuit-open'
-  | 'budget-exhausted'
-  | 'bulkhead-full'
-  | '502'
-  | '504'
-  | 'reset'
-  | 'connect-failure'
-  | 'refused-stream'
-  | 'cancelled'
-  | 'unavailable'
-  | 'resource-exhausted'
-  | 'deadline-exceeded'
-  | 'aborted'
-  | 'internal'
-  | 'unknown';
 
 export type DeadlineMode = 'propagate' | 'fresh' | 'none';
 

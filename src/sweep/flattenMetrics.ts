@@ -57,10 +57,10 @@ const EDGES = new NameGroups<string>('edges.', ['.calls', '.retries', '.ownRetri
 /** A service graph's edges in a metric window, named `windows.<name>.edges.<caller>-><callee>.*` (window names hold no "."). */
 const WINDOW_EDGES = new NameGroups<string>('windows.', ['.calls', '.retries', '.amplification']);
 
-/** Store `v` under `k` when it is a finite number (a missing latency, null, is left out). */
 /** The metric present (1) only in the records of runs stopped at their memory ceiling (`truncated: "memory-cap"`). */
 export const MEMORY_CEILING_METRIC = 'truncatedAtMemoryCeiling';
 
+/** Store `v` under `k` when it is a finite number (a missing latency, null, is left out). */
 function put(out: Record<string, number>, k: string, v: unknown): void {
   if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
 }
@@ -78,6 +78,34 @@ function putAll(out: Record<string, number>, names: PrefixedNames, record: objec
  */
 export function flattenMetrics(r: SimulationResults): Record<string, number> {
   const out: Record<string, number> = {};
+  putStackMetrics(out, r);
+  if (r.backends) putFleet(out, r.backends, r.timeSeries.fleet?.downBackends ?? []);
+  for (const c of r.retryClustering ?? []) {
+    const [peakToMean, maxBin] = RETRY_CLUSTERING.get(c.binMs) as [string, string];
+    put(out, peakToMean, c.peakToMean);
+    put(out, maxBin, c.maxBin);
+  }
+  putWindows(out, r.windows ?? []);
+  putEdges(out, r.edges ?? []);
+  putWorkloads(out, r.workloads ?? []);
+  for (const s of r.services ?? []) {
+    for (const [k, v] of Object.entries(s)) if (k !== 'service') put(out, `services.${s.service}.${k}`, v);
+    for (const [name, c] of Object.entries(s.caches ?? {})) {
+      for (const [k, v] of Object.entries(c)) put(out, `services.${s.service}.caches.${name}.${k}`, v);
+    }
+  }
+  // The cascade timeline: when each service first got in trouble, crashed, recovered (absent: it did not).
+  for (const e of r.cascade ?? []) put(out, `cascade.${e.service}.${e.event}AtMs`, e.atMs);
+  put(out, 'simulatedMs', r.simulatedMs);
+  put(out, 'successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
+  put(out, 'truncated', r.truncated === null ? 0 : 1);
+  // Only in a run its memory ceiling stopped (so every other run's record is as before): the report names that bound.
+  if (r.truncated === 'memory-cap') put(out, MEMORY_CEILING_METRIC, 1);
+  return out;
+}
+
+/** What every run has: operations, give-ups, attempts per layer, leaf calls, latencies, the server, clustering. */
+function putStackMetrics(out: Record<string, number>, r: SimulationResults): void {
   putAll(out, OPERATIONS, r.operations);
   putAll(out, GIVE_UPS, r.giveUps);
   for (const l of r.attempts) {
@@ -100,31 +128,31 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, dispersionIndex, c.dispersionIndex);
     put(out, maxBin, c.maxBin);
   }
-  if (r.backends) {
-    const byCluster = new Map<string, { crashes: number; ejections: number; served: number }>();
-    for (const b of r.backends) {
-      const c = byCluster.get(b.cluster) ?? { crashes: 0, ejections: 0, served: 0 };
-      c.crashes += b.crashes;
-      c.ejections += b.ejections;
-      c.served += b.served;
-      byCluster.set(b.cluster, c);
-    }
-    put(out, 'fleet.crashes', r.backends.reduce((n, b) => n + b.crashes, 0));
-    put(out, 'fleet.ejections', r.backends.reduce((n, b) => n + b.ejections, 0));
-    for (const [name, c] of byCluster) {
-      const [crashes, served] = CLUSTER_FLEET.get(name) as [string, string];
-      put(out, crashes, c.crashes);
-      put(out, served, c.served);
-    }
-    const down = r.timeSeries.fleet?.downBackends ?? [];
-    put(out, 'fleet.maxDown', down.length > 0 ? Math.max(...down) : 0);
+}
+
+/** A pool's backends: crashes and ejections in all, crashes and served per cluster, the most down at once. */
+function putFleet(out: Record<string, number>, backends: NonNullable<SimulationResults['backends']>, down: readonly number[]): void {
+  const byCluster = new Map<string, { crashes: number; ejections: number; served: number }>();
+  for (const b of backends) {
+    const c = byCluster.get(b.cluster) ?? { crashes: 0, ejections: 0, served: 0 };
+    c.crashes += b.crashes;
+    c.ejections += b.ejections;
+    c.served += b.served;
+    byCluster.set(b.cluster, c);
   }
-  for (const c of r.retryClustering ?? []) {
-    const [peakToMean, maxBin] = RETRY_CLUSTERING.get(c.binMs) as [string, string];
-    put(out, peakToMean, c.peakToMean);
-    put(out, maxBin, c.maxBin);
+  put(out, 'fleet.crashes', backends.reduce((n, b) => n + b.crashes, 0));
+  put(out, 'fleet.ejections', backends.reduce((n, b) => n + b.ejections, 0));
+  for (const [name, c] of byCluster) {
+    const [crashes, served] = CLUSTER_FLEET.get(name) as [string, string];
+    put(out, crashes, c.crashes);
+    put(out, served, c.served);
   }
-  for (const w of r.windows ?? []) {
+  put(out, 'fleet.maxDown', down.length > 0 ? Math.max(...down) : 0);
+}
+
+/** Each metric window's figures, and its edges' calls. */
+function putWindows(out: Record<string, number>, windows: NonNullable<SimulationResults['windows']>): void {
+  for (const w of windows) {
     put(out, `windows.${w.name}.amplification`, w.amplification);
     put(out, `windows.${w.name}.successRate`, w.successRate);
     put(out, `windows.${w.name}.goodputPerSec`, w.goodputPerSec);
@@ -137,7 +165,11 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
       put(out, amplification, e.amplification);
     }
   }
-  for (const e of r.edges ?? []) {
+}
+
+/** A graph's edges: calls, retries, amplification, a full bulkhead, and each workload's share. */
+function putEdges(out: Record<string, number>, edges: NonNullable<SimulationResults['edges']>): void {
+  for (const e of edges) {
     const [calls, retries, ownRetries, amplification] = EDGES.get(`${e.caller}->${e.callee}`) as [string, string, string, string];
     put(out, calls, e.calls);
     put(out, retries, e.retries);
@@ -152,7 +184,11 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
       put(out, `${at}.amplification`, c.amplification);
     }
   }
-  for (const w of r.workloads ?? []) {
+}
+
+/** Each named workload's operations, give-ups, leaf calls, latencies, goodput and success rate. */
+function putWorkloads(out: Record<string, number>, workloads: NonNullable<SimulationResults['workloads']>): void {
+  for (const w of workloads) {
     const at = `workloads.${w.workload}`;
     for (const [k, v] of Object.entries(w.operations)) put(out, `${at}.operations.${k}`, v);
     for (const [k, v] of Object.entries(w.giveUps)) put(out, `${at}.giveUps.${k}`, v);
@@ -162,18 +198,4 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
     put(out, `${at}.goodputPerSec`, w.goodputPerSec);
     put(out, `${at}.successRate`, w.operations.offered > 0 ? w.operations.succeeded / w.operations.offered : undefined);
   }
-  for (const s of r.services ?? []) {
-    for (const [k, v] of Object.entries(s)) if (k !== 'service') put(out, `services.${s.service}.${k}`, v);
-    for (const [name, c] of Object.entries(s.caches ?? {})) {
-      for (const [k, v] of Object.entries(c)) put(out, `services.${s.service}.caches.${name}.${k}`, v);
-    }
-  }
-  // The cascade timeline: when each service first got in trouble, crashed, recovered (absent: it did not).
-  for (const e of r.cascade ?? []) put(out, `cascade.${e.service}.${e.event}AtMs`, e.atMs);
-  put(out, 'simulatedMs', r.simulatedMs);
-  put(out, 'successRate', r.operations.offered > 0 ? r.operations.succeeded / r.operations.offered : undefined);
-  put(out, 'truncated', r.truncated === null ? 0 : 1);
-  // Only in a run its memory ceiling stopped (so every other run's record is as before): the report names that bound.
-  if (r.truncated === 'memory-cap') put(out, MEMORY_CEILING_METRIC, 1);
-  return out;
 }

@@ -43,97 +43,140 @@ export interface JsonChunkOptions {
  * shorter; nothing is emitted for a value JSON leaves out, such as `undefined`).
  */
 export function writeJsonChunks(value: unknown, emit: (chunk: string) => void, opts: JsonChunkOptions = {}): void {
-  const indent = opts.indent ?? 0;
-  const small = opts.smallValues ?? SMALL_VALUES;
-  const keep = opts.infiniteAsNull === true;
-  const stringify = (v: unknown): string => (keep ? JSON.stringify(v, null, indent) : JSON.stringify(v, replacer, indent)) as string;
-  const pads: string[] = [''];
-  const pad = (depth: number): string => {
-    while (pads.length <= depth) pads.push(' '.repeat(indent * pads.length));
-    return pads[depth] as string;
-  };
-  let out = '';
-  const put = (s: string) => {
-    out += s;
-    if (out.length >= CHUNK_CHARS) {
-      emit(out);
-      out = '';
+  const writer = new JsonChunkWriter(emit, opts);
+  const top = writer.prepare(value, '');
+  if (omitted(top)) return;
+  writer.write(top, 0);
+  writer.flush();
+}
+
+/** What is left of `budget` after the values of v (a string weighs 1 per 16 characters more; counting stops at 0). */
+function valuesLeft(v: unknown, budget: number): number {
+  if (typeof v === 'string') return budget - 1 - (v.length >> 4);
+  if (v === null || typeof v !== 'object') return budget - 1;
+  let left = budget - 1;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length && left > 0; i++) left = valuesLeft(v[i], left);
+  } else {
+    for (const k in v) {
+      if (left <= 0) break;
+      if (Object.prototype.hasOwnProperty.call(v, k)) left = valuesLeft((v as Record<string, unknown>)[k], left);
     }
-  };
-  /** What is left of `budget` after the values of v (a string weighs 1 per 16 characters more; counting stops at 0). */
-  const isSmall = (v: unknown, budget: number): number => {
-    if (typeof v === 'string') return budget - 1 - (v.length >> 4);
-    if (v === null || typeof v !== 'object') return budget - 1;
-    let left = budget - 1;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length && left > 0; i++) left = isSmall(v[i], left);
-    } else {
-      for (const k in v) {
-        if (left <= 0) break;
-        if (Object.prototype.hasOwnProperty.call(v, k)) left = isSmall((v as Record<string, unknown>)[k], left);
-      }
-    }
-    return left;
-  };
-  const prepare = (v: unknown, key: string): unknown => {
+  }
+  return left;
+}
+
+/** A value JSON leaves out of an object (and writes as null in an array). */
+function omitted(v: unknown): boolean {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
+/** The text of one {@link writeJsonChunks} call, gathered into pieces of about {@link CHUNK_CHARS}. */
+class JsonChunkWriter {
+  private readonly indent: number;
+  private readonly small: number;
+  /** Infinite numbers kept (as null) rather than left out. */
+  private readonly keep: boolean;
+  private readonly pads: string[] = [''];
+  private out = '';
+
+  constructor(
+    private readonly emit: (chunk: string) => void,
+    opts: JsonChunkOptions,
+  ) {
+    this.indent = opts.indent ?? 0;
+    this.small = opts.smallValues ?? SMALL_VALUES;
+    this.keep = opts.infiniteAsNull === true;
+  }
+
+  /** A value as JSON sees it: `toJSON` applied, and (unless kept) an infinite number left out. */
+  prepare(v: unknown, key: string): unknown {
     if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
       v = (v as { toJSON: (k: string) => unknown }).toJSON(key);
     }
-    return keep ? v : saved(v);
-  };
-  const omitted = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
-  const nl = (depth: number) => (indent > 0 ? '\n' + pad(depth) : '');
-  /** Write v (already prepared, not omitted) at nesting depth `depth`. */
-  const write = (v: unknown, depth: number): void => {
-    if (typeof v === 'number') return put(Number.isFinite(v) ? String(v) : 'null');
-    if (v === null || typeof v !== 'object' || isSmall(v, small) > 0) {
-      const text = stringify(v);
-      put(indent > 0 && depth > 0 ? text.replace(/\n/g, '\n' + pad(depth)) : text);
+    return this.keep ? v : saved(v);
+  }
+
+  /** Writes v (already prepared, not omitted) at nesting depth `depth`: a small subtree in one piece, a large one walked. */
+  write(v: unknown, depth: number): void {
+    if (typeof v === 'number') return this.put(Number.isFinite(v) ? String(v) : 'null');
+    if (v === null || typeof v !== 'object' || valuesLeft(v, this.small) > 0) {
+      const text = this.keep ? JSON.stringify(v, null, this.indent) : (JSON.stringify(v, replacer, this.indent) as string);
+      this.put(this.indent > 0 && depth > 0 ? text.replace(/\n/g, '\n' + this.pad(depth)) : text);
       return;
     }
-    if (Array.isArray(v)) {
-      if (v.length === 0) return put('[]');
-      const first = '[' + nl(depth + 1);
-      const next = ',' + nl(depth + 1);
-      if (v.every((e) => typeof e === 'number')) {
-        // A series: slices joined natively (a finite number's text is its String; others are null).
-        for (let i = 0; i < v.length; i += SLICE) {
-          const slice = (v as number[]).slice(i, i + SLICE);
-          put((i > 0 ? next : first) + (slice.every(Number.isFinite) ? slice : slice.map((e) => (Number.isFinite(e) ? e : 'null'))).join(next));
-        }
-        put(nl(depth) + ']');
-        return;
-      }
-      for (let i = 0; i < v.length; i++) {
-        const e: unknown = v[i];
-        // Numbers (the long series) take the short way: toJSON and the replacer leave finite ones alone.
-        if (typeof e === 'number') {
-          put((i > 0 ? next : first) + (Number.isFinite(e) ? String(e) : 'null'));
-          continue;
-        }
-        const x = prepare(e, String(i));
-        put(i > 0 ? next : first);
-        if (omitted(x)) put('null');
-        else write(x, depth + 1);
-      }
-      put(nl(depth) + ']');
-      return;
+    if (!Array.isArray(v)) return this.writeObject(v as Record<string, unknown>, depth);
+    if (v.length === 0) return this.put('[]');
+    if (v.every((e) => typeof e === 'number')) return this.writeSeries(v as number[], depth);
+    this.writeArray(v, depth);
+  }
+
+  /** Emits what is left. */
+  flush(): void {
+    if (this.out.length > 0) this.emit(this.out);
+  }
+
+  /** A series: slices joined natively (a finite number's text is its String; others are null). */
+  private writeSeries(v: readonly number[], depth: number): void {
+    const first = '[' + this.nl(depth + 1);
+    const next = ',' + this.nl(depth + 1);
+    for (let i = 0; i < v.length; i += SLICE) {
+      const slice = v.slice(i, i + SLICE);
+      this.put((i > 0 ? next : first) + (slice.every(Number.isFinite) ? slice : slice.map((e) => (Number.isFinite(e) ? e : 'null'))).join(next));
     }
+    this.put(this.nl(depth) + ']');
+  }
+
+  /** A non-empty array, element by element (an omitted one as null). */
+  private writeArray(v: readonly unknown[], depth: number): void {
+    const first = '[' + this.nl(depth + 1);
+    const next = ',' + this.nl(depth + 1);
+    for (let i = 0; i < v.length; i++) {
+      const e: unknown = v[i];
+      // Numbers (the long series) take the short way: toJSON and the replacer leave finite ones alone.
+      if (typeof e === 'number') {
+        this.put((i > 0 ? next : first) + (Number.isFinite(e) ? String(e) : 'null'));
+        continue;
+      }
+      const x = this.prepare(e, String(i));
+      this.put(i > 0 ? next : first);
+      if (omitted(x)) this.put('null');
+      else this.write(x, depth + 1);
+    }
+    this.put(this.nl(depth) + ']');
+  }
+
+  /** An object, key by key (omitted values left out). */
+  private writeObject(v: Record<string, unknown>, depth: number): void {
     let first = true;
-    put('{');
+    this.put('{');
     for (const k of Object.keys(v)) {
-      const x = prepare((v as Record<string, unknown>)[k], k);
+      const x = this.prepare(v[k], k);
       if (omitted(x)) continue;
-      put((first ? '' : ',') + nl(depth + 1) + JSON.stringify(k) + (indent > 0 ? ': ' : ':'));
+      this.put((first ? '' : ',') + this.nl(depth + 1) + JSON.stringify(k) + (this.indent > 0 ? ': ' : ':'));
       first = false;
-      write(x, depth + 1);
+      this.write(x, depth + 1);
     }
-    put(first ? '}' : nl(depth) + '}');
-  };
-  const top = prepare(value, '');
-  if (omitted(top)) return;
-  write(top, 0);
-  if (out.length > 0) emit(out);
+    this.put(first ? '}' : this.nl(depth) + '}');
+  }
+
+  private put(s: string): void {
+    this.out += s;
+    if (this.out.length >= CHUNK_CHARS) {
+      this.emit(this.out);
+      this.out = '';
+    }
+  }
+
+  private pad(depth: number): string {
+    while (this.pads.length <= depth) this.pads.push(' '.repeat(this.indent * this.pads.length));
+    return this.pads[depth] as string;
+  }
+
+  /** A new line at `depth` (nothing without indentation). */
+  private nl(depth: number): string {
+    return this.indent > 0 ? '\n' + this.pad(depth) : '';
+  }
 }
 
 /**

@@ -137,60 +137,11 @@ export function tuneAnswer(problem: TuneProblem, outcome: TuneOutcome): TuneAnsw
   // Candidates added by the refinement but never run (the run budget stopped the search first) are left out.
   const cs = outcome.candidates.filter((c) => c.replications > 0);
   const order = new Map(cs.map((c, i) => [c.id, i]));
-  const group = (c: Candidate): number => {
-    if (c.alive) return c.feasibility === 'feasible' ? 0 : 1;
-    if (c.dropped?.reason.startsWith('errored')) return 4;
-    return c.feasibility === 'infeasible' ? 3 : 2;
-  };
-  const groups = [0, 1, 2, 3, 4].map((g) => cs.filter((c) => group(c) === g));
-  const ranked = [
-    ...bestFirst(problem.objectives, groups[0] as Candidate[], order),
-    ...bestFirst(problem.objectives, groups[1] as Candidate[], order),
-    // Dropped: those that lasted longer first, then by mean.
-    ...[...new Set((groups[2] as Candidate[]).map((c) => c.replications))]
-      .sort((a, b) => b - a)
-      .flatMap((n) => bestFirst(problem.objectives, (groups[2] as Candidate[]).filter((c) => c.replications === n), order)),
-    ...[...(groups[3] as Candidate[])].sort((a, b) => violation(a, problem.constraints) - violation(b, problem.constraints) || (order.get(a.id) as number) - (order.get(b.id) as number)),
-    ...(groups[4] as Candidate[]),
-  ];
-  const ranking: CandidateRow[] = ranked.map((c, i) => ({
-    rank: i + 1,
-    id: c.id,
-    label: c.label,
-    origin: c.origin,
-    values: c.point ? Object.fromEntries(problem.space.map((s, d) => [s.path, c.point?.[d]])) : null,
-    preset: c.preset,
-    replications: c.replications,
-    status: c.alive ? 'survivor' : 'dropped',
-    reason: c.dropped?.reason ?? null,
-    droppedInRound: c.dropped?.round ?? null,
-    feasibility: c.feasibility,
-    objectives: problem.objectives.map((_, k) => objectiveStats(c, k)),
-    constraints: problem.constraints.map((k, j) => {
-      const s = constraintStats(c, j);
-      return { ...s, met: met(c, k, s) };
-    }),
-  }));
-
+  const ranking: CandidateRow[] = rankCandidates(problem, cs, order).map((c, i) => candidateRow(problem, c, i + 1));
   const byId = new Map(cs.map((c) => [c.id, c]));
   const survivors = cs.filter((c) => c.alive);
-  let recommendation: Recommendation | null = null;
   const leader = outcome.recommended === null ? null : (byId.get(outcome.recommended) as Candidate);
-  if (leader) {
-    const others = survivors.filter((c) => c !== leader);
-    const o = problem.objectives[0] as TuneProblem['objectives'][number];
-    const same = problem.objectives.length === 1 ? others.filter((c) => indistinguishable(o, 0, c, leader)).map((c) => c.id) : [];
-    recommendation = {
-      id: leader.id,
-      label: leader.label,
-      overrides: leader.overrides,
-      setFlags: setFlags(problem, leader.overrides),
-      objectives: problem.objectives.map((_, k) => objectiveStats(leader, k)),
-      constraints: problem.constraints.map((_, j) => constraintStats(leader, j)),
-      indistinguishableFrom: same,
-      notSeparatedFrom: problem.objectives.length === 1 ? others.filter((c) => !same.includes(c.id)).map((c) => c.id) : [],
-    };
-  }
+  const recommendation = leader ? recommend(problem, leader, survivors) : null;
   const feasibleSurvivors = survivors.filter((c) => c.feasibility === 'feasible');
   const ranks = problem.objectives.length > 1 ? paretoRanks(problem.objectives, feasibleSurvivors) : null;
   const front = ranks ? bestFirst(problem.objectives, feasibleSurvivors.filter((c) => ranks.get(c.id) === 0), order).map((c) => c.id) : [];
@@ -222,6 +173,68 @@ export function tuneAnswer(problem: TuneProblem, outcome: TuneOutcome): TuneAnsw
     front,
     closest,
     presets,
+  };
+}
+
+/**
+ * The candidates best first: the feasible survivors, the undecided survivors, the dropped (those that
+ * lasted longer first), the infeasible (least violation first), the errored; ties in `order`.
+ */
+function rankCandidates(problem: TuneProblem, cs: readonly Candidate[], order: ReadonlyMap<string, number>): Candidate[] {
+  const group = (c: Candidate): number => {
+    if (c.alive) return c.feasibility === 'feasible' ? 0 : 1;
+    if (c.dropped?.reason.startsWith('errored')) return 4;
+    return c.feasibility === 'infeasible' ? 3 : 2;
+  };
+  const groups = [0, 1, 2, 3, 4].map((g) => cs.filter((c) => group(c) === g));
+  return [
+    ...bestFirst(problem.objectives, groups[0] as Candidate[], order),
+    ...bestFirst(problem.objectives, groups[1] as Candidate[], order),
+    // Dropped: those that lasted longer first, then by mean.
+    ...[...new Set((groups[2] as Candidate[]).map((c) => c.replications))]
+      .sort((a, b) => b - a)
+      .flatMap((n) => bestFirst(problem.objectives, (groups[2] as Candidate[]).filter((c) => c.replications === n), order)),
+    ...[...(groups[3] as Candidate[])].sort((a, b) => violation(a, problem.constraints) - violation(b, problem.constraints) || (order.get(a.id) as number) - (order.get(b.id) as number)),
+    ...(groups[4] as Candidate[]),
+  ];
+}
+
+/** A candidate's row of the ranked table. */
+function candidateRow(problem: TuneProblem, c: Candidate, rank: number): CandidateRow {
+  return {
+    rank,
+    id: c.id,
+    label: c.label,
+    origin: c.origin,
+    values: c.point ? Object.fromEntries(problem.space.map((s, d) => [s.path, c.point?.[d]])) : null,
+    preset: c.preset,
+    replications: c.replications,
+    status: c.alive ? 'survivor' : 'dropped',
+    reason: c.dropped?.reason ?? null,
+    droppedInRound: c.dropped?.round ?? null,
+    feasibility: c.feasibility,
+    objectives: problem.objectives.map((_, k) => objectiveStats(c, k)),
+    constraints: problem.constraints.map((k, j) => {
+      const s = constraintStats(c, j);
+      return { ...s, met: met(c, k, s) };
+    }),
+  };
+}
+
+/** The recommendation of the leader, with (one objective) the survivors it cannot be told from. */
+function recommend(problem: TuneProblem, leader: Candidate, survivors: readonly Candidate[]): Recommendation {
+  const others = survivors.filter((c) => c !== leader);
+  const o = problem.objectives[0] as TuneProblem['objectives'][number];
+  const same = problem.objectives.length === 1 ? others.filter((c) => indistinguishable(o, 0, c, leader)).map((c) => c.id) : [];
+  return {
+    id: leader.id,
+    label: leader.label,
+    overrides: leader.overrides,
+    setFlags: setFlags(problem, leader.overrides),
+    objectives: problem.objectives.map((_, k) => objectiveStats(leader, k)),
+    constraints: problem.constraints.map((_, j) => constraintStats(leader, j)),
+    indistinguishableFrom: same,
+    notSeparatedFrom: problem.objectives.length === 1 ? others.filter((c) => !same.includes(c.id)).map((c) => c.id) : [],
   };
 }
 

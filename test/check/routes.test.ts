@@ -10,7 +10,8 @@ import { FIXTURES, loadProblems } from './helpers.js';
 /** Envoy Gateway's translator output with three routes (see fixtures/README.md). */
 const EG_ROUTES = 'envoy-gateway-retry.routes.yaml';
 
-const ISTIO_TWO = `apiVersion: networking.istio.io/v1
+/** An Istio VirtualService with two routes: `api` (3 attempts) and a second one named `second` with `attempts` retries. */
+const istio = (second: string, attempts: number) => `apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata: { name: shop }
 spec:
@@ -19,24 +20,13 @@ spec:
     - name: api
       route: [{ destination: { host: shop } }]
       retries: { attempts: 2, retryOn: 5xx }
-    - name: static
+    - name: ${second}
       route: [{ destination: { host: shop } }]
-      retries: { attempts: 4, retryOn: 5xx }
+      retries: { attempts: ${attempts}, retryOn: 5xx }
 `;
-
-const ISTIO_DUPLICATE = `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: { name: shop }
-spec:
-  hosts: [shop]
-  http:
-    - name: api
-      route: [{ destination: { host: shop } }]
-      retries: { attempts: 2, retryOn: 5xx }
-    - name: api
-      route: [{ destination: { host: shop } }]
-      retries: { attempts: 6, retryOn: 5xx }
-`;
+const ISTIO_TWO = istio('static', 4);
+/** Two routes of one name. */
+const ISTIO_DUPLICATE = istio('api', 6);
 
 const GATEWAY_API = `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute

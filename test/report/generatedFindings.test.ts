@@ -3,52 +3,31 @@ import { evaluateAllClaims, evaluateClaim } from '../../src/report/claims.js';
 import { difference, verdict } from '../../src/report/compare.js';
 import { findingLine, generatedFinding, partFindingLine } from '../../src/report/headline.js';
 import { metricCaption } from '../../src/report/selectCharts.js';
-import { buildReportModel } from '../../src/report/reportModel.js';
 import type { ReportCell } from '../../src/report/types.js';
-import { metricStats } from '../../src/sweep/aggregate.js';
-import { runInfo, scenario, summary } from './helpers.js';
-
-/** A cell whose metrics are computed, as a sweep computes them, from per-replication values. */
-function cellOf(variant: string, params: Record<string, unknown>, values: Record<string, number[]>): ReportCell {
-  const n = Math.max(...Object.values(values).map((v) => v.length));
-  return {
-    key: JSON.stringify({ params, part: 'main', variant }),
-    part: 'main',
-    variant,
-    params,
-    state: 'ok',
-    replications: n,
-    errors: [],
-    metrics: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, metricStats(v)])),
-    scenario: scenario({ workload: { kind: 'burst', clients: 10 } }),
-    timeSeries: { typical: null, mean: null },
-    samples: { replications: Array.from({ length: n }, (_, i) => i), values },
-  };
-}
+import { reportModelOf, sampledCell } from './helpers.js';
 
 const variants = (...names: string[]) => ({ variants: Object.fromEntries(names.map((n) => [n, {}])) });
-const model = (cells: ReportCell[], source: unknown) => buildReportModel(summary(cells), runInfo(source));
 
 describe('paired differences', () => {
   it('pairs replications of one sweep point by index, so a shared random offset cancels out', () => {
     // Each replication moves both variants alike; b is always 2 above a.
-    const a = cellOf('a', {}, { leafCalls: [10, 20, 30, 40] });
-    const b = cellOf('b', {}, { leafCalls: [12, 22, 32, 42] });
+    const a = sampledCell('a', {}, { leafCalls: [10, 20, 30, 40] });
+    const b = sampledCell('b', {}, { leafCalls: [12, 22, 32, 42] });
     const d = difference(a, b, 'leafCalls');
     expect(d).toEqual({ mean: -2, ci95: [-2, -2], n: 4, paired: true });
     expect(verdict(d, 22)).toBe('lower');
   });
 
   it('compares cells of different sweep points as independent means', () => {
-    const a = cellOf('a', { x: 1 }, { leafCalls: [10, 20, 30, 40] });
-    const b = cellOf('a', { x: 2 }, { leafCalls: [12, 22, 32, 42] });
+    const a = sampledCell('a', { x: 1 }, { leafCalls: [10, 20, 30, 40] });
+    const b = sampledCell('a', { x: 2 }, { leafCalls: [12, 22, 32, 42] });
     const d = difference(a, b, 'leafCalls');
     expect(d?.paired).toBe(false);
     expect(verdict(d, 27)).toBe('noise');
   });
 
   it('has no interval with one replication', () => {
-    const d = difference(cellOf('a', {}, { leafCalls: [1] }), cellOf('b', {}, { leafCalls: [3] }), 'leafCalls');
+    const d = difference(sampledCell('a', {}, { leafCalls: [1] }), sampledCell('b', {}, { leafCalls: [3] }), 'leafCalls');
     expect(d).toEqual({ mean: -2, ci95: null, n: 1, paired: true });
     expect(verdict(d)).toBe('unknown');
   });
@@ -57,17 +36,17 @@ describe('paired differences', () => {
 describe('findings computed from the data', () => {
   it('a clear winner: the best and the worst variant with their intervals, and the difference beyond noise', () => {
     const cells = [
-      cellOf('none', {}, { leafCalls: [240, 250, 260], completionTimeMs: [5, 5, 5] }),
-      cellOf('jitter', {}, { leafCalls: [100, 101, 102], completionTimeMs: [5, 5, 5] }),
+      sampledCell('none', {}, { leafCalls: [240, 250, 260], completionTimeMs: [5, 5, 5] }),
+      sampledCell('jitter', {}, { leafCalls: [100, 101, 102], completionTimeMs: [5, 5, 5] }),
     ];
-    expect(findingLine(model(cells, variants('none', 'jitter')))).toBe(
+    expect(findingLine(reportModelOf(cells, variants('none', 'jitter')))).toBe(
       'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
   it('a tie within noise is no practical difference, with the interval that includes 0', () => {
-    const cells = [cellOf('a', {}, { leafCalls: [100, 104, 98, 102] }), cellOf('b', {}, { leafCalls: [100, 102, 98, 101] })];
-    expect(findingLine(model(cells, variants('a', 'b')))).toBe(
+    const cells = [sampledCell('a', {}, { leafCalls: [100, 104, 98, 102] }), sampledCell('b', {}, { leafCalls: [100, 102, 98, 101] })];
+    expect(findingLine(reportModelOf(cells, variants('a', 'b')))).toBe(
       'Leaf calls: 100 ± 3 calls with b (lowest) against 101 ± 4 calls with a (highest); no practical difference: it is within noise (paired 95% interval of the difference [-0.8, 2.3] includes 0). Each interval here rests on 4 runs, fewer than 5: read it as rough.',
     );
   });
@@ -76,10 +55,10 @@ describe('findings computed from the data', () => {
   // calls, so no practical difference; the lines cross between 1 and 3.
   it('a crossing: where one variant goes from a practical difference below the other to one above it', () => {
     const cells = [1, 2, 3].flatMap((x) => [
-      cellOf('a', { 'workload.clients': x }, { leafCalls: [10 * x, 10 * x + 1, 10 * x + 2] }),
-      cellOf('b', { 'workload.clients': x }, { leafCalls: [21, 22, 23] }),
+      sampledCell('a', { 'workload.clients': x }, { leafCalls: [10 * x, 10 * x + 1, 10 * x + 2] }),
+      sampledCell('b', { 'workload.clients': x }, { leafCalls: [21, 22, 23] }),
     ]);
-    const m = model(cells, variants('a', 'b'));
+    const m = reportModelOf(cells, variants('a', 'b'));
     const part = m.parts[0] as (typeof m.parts)[number];
     expect(generatedFinding(part)).toBe('b has higher leaf calls than a at Clients = 1 and lower at 3: the difference changes sign at Clients = 3; no practical difference at 2. Each interval here rests on 3 runs, fewer than 5: read it as rough.');
     expect(metricCaption(part, 'leafCalls', 'workload.clients', '3 replications')).toBe(
@@ -88,8 +67,8 @@ describe('findings computed from the data', () => {
   });
 
   it('one variant over a numeric axis: how the metric changes from end to end, and one line in the caption', () => {
-    const cells = [10, 20, 40].map((x) => cellOf('default', { 'workload.clients': x }, { leafCalls: [x * 10, x * 10 + 2, x * 10 + 4] }));
-    const m = model(cells, {});
+    const cells = [10, 20, 40].map((x) => sampledCell('default', { 'workload.clients': x }, { leafCalls: [x * 10, x * 10 + 2, x * 10 + 4] }));
+    const m = reportModelOf(cells, {});
     const part = m.parts[0] as (typeof m.parts)[number];
     expect(generatedFinding(part)).toBe('Leaf calls rises from 102 ± 5 calls at Clients = 10 to 402 ± 5 calls at 40 (beyond noise). Each interval here rests on 3 runs, fewer than 5: read it as rough.');
     expect(metricCaption(part, 'leafCalls', 'workload.clients', '3 replications')).toBe(
@@ -98,8 +77,8 @@ describe('findings computed from the data', () => {
   });
 
   it('a categorical axis with one variant gets points, not lines', () => {
-    const cells = ['none', 'full-jitter'].map((k, i) => cellOf('default', { 'stack.1.policy.backoff.kind': k }, { leafCalls: [10 + i, 11 + i] }));
-    const m = model(cells, { sweep: { grid: { 'stack.1.policy.backoff.kind': ['none', 'full-jitter'] } } });
+    const cells = ['none', 'full-jitter'].map((k, i) => sampledCell('default', { 'stack.1.policy.backoff.kind': k }, { leafCalls: [10 + i, 11 + i] }));
+    const m = reportModelOf(cells, { sweep: { grid: { 'stack.1.policy.backoff.kind': ['none', 'full-jitter'] } } });
     const part = m.parts[0] as (typeof m.parts)[number];
     expect(metricCaption(part, 'leafCalls', 'stack.1.policy.backoff.kind', '2 replications')).toBe(
       'Each point is the mean at one value of Backoff kind at layer 1 over 2 replications, its bar the 95% confidence interval.',
@@ -108,16 +87,16 @@ describe('findings computed from the data', () => {
 
   it('a categorical axis with one variant: the headline names the best and worst value, not one arbitrary cell', () => {
     const kinds = ['none', 'exponential', 'decorrelated-jitter'];
-    const cells = kinds.map((k, i) => cellOf('default', { 'stack.1.policy.backoff.kind': k }, { leafCalls: [100 + 50 * i, 102 + 50 * i, 104 + 50 * i] }));
-    const m = model(cells, { sweep: { grid: { 'stack.1.policy.backoff.kind': kinds } } });
+    const cells = kinds.map((k, i) => sampledCell('default', { 'stack.1.policy.backoff.kind': k }, { leafCalls: [100 + 50 * i, 102 + 50 * i, 104 + 50 * i] }));
+    const m = reportModelOf(cells, { sweep: { grid: { 'stack.1.policy.backoff.kind': kinds } } });
     expect(findingLine(m)).toBe(
       'Leaf calls: 102 ± 5 calls with Backoff kind at layer 1 = none (lowest) against 202 ± 5 calls with Backoff kind at layer 1 = decorrelated-jitter (highest); the difference is beyond noise (95% interval of the difference [93, 107]). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
 
   it('one replication: no interval, and the text says nothing can be called within or beyond noise', () => {
-    const cells = [cellOf('a', {}, { leafCalls: [10] }), cellOf('b', {}, { leafCalls: [30] })];
-    expect(findingLine(model(cells, variants('a', 'b')))).toBe(
+    const cells = [sampledCell('a', {}, { leafCalls: [10] }), sampledCell('b', {}, { leafCalls: [30] })];
+    expect(findingLine(reportModelOf(cells, variants('a', 'b')))).toBe(
       'Leaf calls: 10 calls with a (lowest) against 30 calls with b (highest). With one replication per cell there is no interval, so nothing here can be called within or beyond noise.',
     );
   });
@@ -125,10 +104,10 @@ describe('findings computed from the data', () => {
 
 describe('claims', () => {
   const cells = [
-    cellOf('jitter', {}, { leafCalls: [100, 101, 102], completionTimeMs: [50, 52, 48] }),
-    cellOf('none', {}, { leafCalls: [240, 250, 260], completionTimeMs: [49, 51, 50] }),
+    sampledCell('jitter', {}, { leafCalls: [100, 101, 102], completionTimeMs: [50, 52, 48] }),
+    sampledCell('none', {}, { leafCalls: [240, 250, 260], completionTimeMs: [49, 51, 50] }),
   ];
-  const part = () => model(cells, variants('jitter', 'none')).parts[0] as ReturnType<typeof model>['parts'][number];
+  const part = () => reportModelOf(cells, variants('jitter', 'none')).parts[0] as ReturnType<typeof reportModelOf>['parts'][number];
 
   it('supported: the paired interval lies on the claimed side of 0', () => {
     const r = evaluateClaim({ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'less' }, part());
@@ -145,7 +124,7 @@ describe('claims', () => {
     expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).status).toBe('not shown');
     expect(evaluateClaim({ metric: 'completionTimeMs', variants: ['jitter', 'none'], relation: 'less' }, part()).reason).toBe('no practical difference at 1 of 1 point compared');
     expect(evaluateClaim({ metric: 'leafCalls', variants: ['jitter', 'exponential'], relation: 'less' }, part())).toMatchObject({ status: 'not shown', reason: 'no cells of this run match it' });
-    const single = model([cellOf('a', {}, { leafCalls: [1] }), cellOf('b', {}, { leafCalls: [3] })], variants('a', 'b')).parts[0] as ReturnType<typeof model>['parts'][number];
+    const single = reportModelOf([sampledCell('a', {}, { leafCalls: [1] }), sampledCell('b', {}, { leafCalls: [3] })], variants('a', 'b')).parts[0] as ReturnType<typeof reportModelOf>['parts'][number];
     expect(evaluateClaim({ metric: 'leafCalls', variants: ['a', 'b'], relation: 'less' }, single)).toMatchObject({ status: 'not shown', reason: 'one replication per cell: no interval to tell' });
   });
 
@@ -158,22 +137,22 @@ describe('claims', () => {
 
   it('a contradicted claim keeps the file\'s finding out of the headline, which is then computed from the data', () => {
     const source = { ...variants('jitter', 'none'), report: { finding: 'Jitter does more work.', claims: [{ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'greater' }] } };
-    const m = model(cells, source);
+    const m = reportModelOf(cells, source);
     expect(evaluateAllClaims(m).map((c) => c.status)).toEqual(['contradicted']);
     expect(findingLine(m)).toBe(
       'Leaf calls: 101 ± 2 calls with jitter (lowest) against 250 ± 20 calls with none (highest); the difference is beyond noise (paired 95% interval of the difference [130, 170]). Each interval here rests on 3 runs, fewer than 5: read it as rough. Not supported by this run\'s data, which contradicts a claim it rests on (see Claims): the file\'s finding "Jitter does more work."',
     );
     const agreeing = { ...source, report: { ...source.report, finding: 'Jitter does less work.', claims: [{ metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'less' }] } };
-    expect(findingLine(model(cells, agreeing))).toBe('Jitter does less work.');
+    expect(findingLine(reportModelOf(cells, agreeing))).toBe('Jitter does less work.');
   });
 
   // Two parts, each with its own finding: quick's "a" contradicts its finding's claim, "b" supports its own.
   const inPart = (part: string, c: ReportCell): ReportCell => ({ ...c, part, key: JSON.stringify({ params: c.params, part, variant: c.variant }) });
   const twoParts = [
-    inPart('a', cellOf('jitter', {}, { leafCalls: [100, 103, 99] })),
-    inPart('a', cellOf('none', {}, { leafCalls: [240, 250, 260] })),
-    inPart('b', cellOf('jitter', {}, { leafCalls: [100, 103, 99] })),
-    inPart('b', cellOf('none', {}, { leafCalls: [240, 250, 260] })),
+    inPart('a', sampledCell('jitter', {}, { leafCalls: [100, 103, 99] })),
+    inPart('a', sampledCell('none', {}, { leafCalls: [240, 250, 260] })),
+    inPart('b', sampledCell('jitter', {}, { leafCalls: [100, 103, 99] })),
+    inPart('b', sampledCell('none', {}, { leafCalls: [240, 250, 260] })),
   ];
   const greater = { metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'greater' };
   const less = { metric: 'leafCalls', variants: ['jitter', 'none'], relation: 'less' };
@@ -187,7 +166,7 @@ describe('claims', () => {
 
   // jitter 100.67 ± 4.303 x 2.08 / sqrt(3) = ± 5.2; none - jitter = [140, 147, 161]: 149.3 ± 4.303 x 10.69 / sqrt(3) = ± 26.6.
   it('a part whose claim is contradicted shows the computed finding and marks its own as not supported; the other part keeps its own', () => {
-    const m = model(twoParts, partsSource(undefined));
+    const m = reportModelOf(twoParts, partsSource(undefined));
     const [a, b] = m.parts;
     expect(evaluateAllClaims(m).map((c) => [c.part, c.status])).toEqual([['a', 'contradicted'], ['b', 'supported']]);
     expect(partFindingLine(m, a as NonNullable<typeof a>)).toBe(
@@ -199,22 +178,22 @@ describe('claims', () => {
   });
 
   it('a finding whose claims this run cannot show (one replication) is kept, and says so', () => {
-    const single = [cellOf('jitter', {}, { leafCalls: [100] }), cellOf('none', {}, { leafCalls: [250] })];
+    const single = [sampledCell('jitter', {}, { leafCalls: [100] }), sampledCell('none', {}, { leafCalls: [250] })];
     const source = { ...variants('jitter', 'none'), report: { finding: 'Jitter does less work.', claims: [less] } };
-    expect(evaluateAllClaims(model(single, source)).map((c) => c.status)).toEqual(['not shown']);
-    expect(findingLine(model(single, source))).toBe("Jitter does less work. (This run's data cannot show the claims it rests on, with one replication per cell; see Claims.)");
+    expect(evaluateAllClaims(reportModelOf(single, source)).map((c) => c.status)).toEqual(['not shown']);
+    expect(findingLine(reportModelOf(single, source))).toBe("Jitter does less work. (This run's data cannot show the claims it rests on, with one replication per cell; see Claims.)");
     // Within noise rather than one replication: the same note without the reason.
-    const noisy = [cellOf('jitter', {}, { leafCalls: [100, 300, 200] }), cellOf('none', {}, { leafCalls: [250, 150, 210] })];
-    expect(findingLine(model(noisy, source))).toBe("Jitter does less work. (This run's data cannot show the claims it rests on; see Claims.)");
+    const noisy = [sampledCell('jitter', {}, { leafCalls: [100, 300, 200] }), sampledCell('none', {}, { leafCalls: [250, 150, 210] })];
+    expect(findingLine(reportModelOf(noisy, source))).toBe("Jitter does less work. (This run's data cannot show the claims it rests on; see Claims.)");
     // Without claims the finding is the file's, as written.
-    expect(findingLine(model(single, { ...variants('jitter', 'none'), report: { finding: 'Jitter does less work.' } }))).toBe('Jitter does less work.');
+    expect(findingLine(reportModelOf(single, { ...variants('jitter', 'none'), report: { finding: 'Jitter does less work.' } }))).toBe('Jitter does less work.');
   });
 
   it('a top-level finding of a multi-part experiment is not repeated when a claim of any part is contradicted', () => {
-    const m = model(twoParts, partsSource({ finding: 'Jitter always does less work.', claims: [{ ...greater, part: 'b' }] }));
+    const m = reportModelOf(twoParts, partsSource({ finding: 'Jitter always does less work.', claims: [{ ...greater, part: 'b' }] }));
     expect(evaluateAllClaims(m).filter((c) => c.status === 'contradicted').map((c) => c.part)).toEqual(['b', 'a']);
     expect(findingLine(m)).toMatch(/^Leaf calls: .* Not supported by this run's data, which contradicts 2 claims it rests on \(see Claims\): the file's finding "Jitter always does less work."$/);
-    const fine = model(twoParts, { ...partsSource({ finding: 'Jitter always does less work.', claims: [{ ...less, part: 'b' }] }), parts: partsSource(undefined).parts.map((p) => ({ ...p, report: { ...p.report, claims: [less] } })) });
+    const fine = reportModelOf(twoParts, { ...partsSource({ finding: 'Jitter always does less work.', claims: [{ ...less, part: 'b' }] }), parts: partsSource(undefined).parts.map((p) => ({ ...p, report: { ...p.report, claims: [less] } })) });
     expect(findingLine(fine)).toBe('Jitter always does less work.');
     expect(partFindingLine(fine, fine.parts[0] as NonNullable<(typeof fine.parts)[0]>)).toBe('In a, jitter does more work.');
   });

@@ -4,11 +4,10 @@ import { cellHealth, COLLAPSE_SUCCESS_RATE, constantRatePerSec } from '../../src
 import { DEFAULT_PRACTICAL_DIFFERENCE, difference, verdict } from '../../src/report/compare.js';
 import { findingLine, generatedFinding } from '../../src/report/headline.js';
 import { parseReportHints, type ClaimHint } from '../../src/report/reportHints.js';
-import { buildReportModel, type ReportModel, type ReportPart } from '../../src/report/reportModel.js';
+import type { ReportModel, ReportPart } from '../../src/report/reportModel.js';
 import { metricCaption } from '../../src/report/selectCharts.js';
 import type { ReportCell } from '../../src/report/types.js';
-import { metricStats } from '../../src/sweep/aggregate.js';
-import { runInfo, scenario, summary } from './helpers.js';
+import { reportModelOf, sampledCell, scenario } from './helpers.js';
 
 /** An open loop at 1,350 operations/s for 4 minutes, with a window `after` from 60 s to the end when asked. */
 function openScenario(windows = false) {
@@ -16,25 +15,9 @@ function openScenario(windows = false) {
   return { ...base, metrics: { timeSeriesBinMs: 1000, clusteringBinMs: [10], ...(windows ? { windows: [{ name: 'after', fromMs: 60_000, toMs: 240_000 }] } : {}) } } as never;
 }
 
-/** A cell whose metrics are computed, as a sweep computes them, from per-replication values (common random numbers: replications 0..n-1). */
-function cellOf(variant: string, params: Record<string, unknown>, values: Record<string, number[]>, sc: unknown = openScenario()): ReportCell {
-  const n = Math.max(...Object.values(values).map((v) => v.length));
-  return {
-    key: JSON.stringify({ params, part: 'main', variant }),
-    part: 'main',
-    variant,
-    params,
-    state: 'ok',
-    replications: n,
-    errors: [],
-    metrics: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, metricStats(v)])),
-    scenario: sc as ReportCell['scenario'],
-    timeSeries: { typical: null, mean: null },
-    samples: { replications: Array.from({ length: n }, (_, i) => i), values },
-  };
-}
+/** A cell computed from per-replication values, in the open loop unless told. */
+const cellOf = (variant: string, params: Record<string, unknown>, values: Record<string, number[]>, sc: unknown = openScenario()): ReportCell => sampledCell(variant, params, values, sc);
 
-const model = (cells: ReportCell[], source: unknown): ReportModel => buildReportModel(summary(cells), runInfo(source));
 const firstPart = (m: ReportModel): ReportPart => m.parts[0] as ReportPart;
 const KINDS = ['none', 'constant', 'exponential', 'full-jitter', 'decorrelated-jitter'];
 const KIND = 'stack.1.policy.backoff.kind';
@@ -54,7 +37,7 @@ describe('the practical threshold: one rule for sentences, captions and claims',
   });
 
   it('the headline and the caption say "no practical difference" where they said "beyond noise"', () => {
-    const m = model(close, { variants: { a: {}, b: {} } });
+    const m = reportModelOf(close, { variants: { a: {}, b: {} } });
     expect(findingLine(m)).toBe(
       'Goodput: 1004 ± 2 operations/s with b (highest) against 1000 ± 2 operations/s with a (lowest); no practical difference: it is beyond noise but under 5% of the mean compared against (paired 95% interval of the difference [-4, -4]). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
@@ -65,7 +48,7 @@ describe('the practical threshold: one rule for sentences, captions and claims',
       cellOf('a', { 'workload.clients': x }, { amplification: [2, 2.2, 2.4], goodputPerSec: [1000, 1001, 999] }),
       cellOf('b', { 'workload.clients': x }, { amplification: [2.02, 2.22, 2.42], goodputPerSec: [1004, 1005, 1003] }),
     ]);
-    const m = model(cells, { variants: { a: {}, b: {} } });
+    const m = reportModelOf(cells, { variants: { a: {}, b: {} } });
     expect(generatedFinding(firstPart(m))).toBe(
       'No practical difference between a and b in amplification and goodput at any of the 3 values of Clients (within noise, or under 5% of the mean compared against). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
@@ -76,9 +59,9 @@ describe('the practical threshold: one rule for sentences, captions and claims',
 
   it('a report hint sets the threshold per metric, for the headline and the claims alike', () => {
     const less: ClaimHint = { metric: 'goodputPerSec', variants: ['a', 'b'], relation: 'less' };
-    const plain = model(close, { variants: { a: {}, b: {} } });
+    const plain = reportModelOf(close, { variants: { a: {}, b: {} } });
     expect(evaluateClaim(less, firstPart(plain))).toMatchObject({ status: 'not shown', reason: 'no practical difference at 1 of 1 point compared' });
-    const strict = model(close, { variants: { a: {}, b: {} }, report: { practicalDifference: { goodputPerSec: 0.001 } } });
+    const strict = reportModelOf(close, { variants: { a: {}, b: {} }, report: { practicalDifference: { goodputPerSec: 0.001 } } });
     expect(evaluateClaim(less, firstPart(strict))).toMatchObject({ status: 'supported', reason: 'holds beyond noise at the one point compared' });
     expect(findingLine(strict)).toBe(
       'Goodput: 1004 ± 2 operations/s with b (highest) against 1000 ± 2 operations/s with a (lowest); the difference is beyond noise (paired 95% interval of the difference [-4, -4]). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
@@ -110,7 +93,7 @@ describe('headlines across a sweep', () => {
       cellOf('none', { [KIND]: k }, { amplification: [12.2, 12.3, 12.4] }),
       cellOf('sdk-budget', { [KIND]: k }, { amplification: [4.78, 4.79, 4.8] }),
     ]);
-    expect(findingLine(model(cells, backoffSweep()))).toBe(
+    expect(findingLine(reportModelOf(cells, backoffSweep()))).toBe(
       'sdk-budget cuts amplification from 12.3 with none to 4.79 leaf calls per operation across all 5 values of Backoff kind at layer 1. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
@@ -120,7 +103,7 @@ describe('headlines across a sweep', () => {
       cellOf('none', { 'workload.clients': x }, { amplification: [x, x + 0.1, x + 0.2] }),
       cellOf('jitter', { 'workload.clients': x }, { amplification: [x / 2, x / 2 + 0.1, x / 2 + 0.2] }),
     ]);
-    expect(findingLine(model(cells, { variants: { none: {}, jitter: {} } }))).toBe(
+    expect(findingLine(reportModelOf(cells, { variants: { none: {}, jitter: {} } }))).toBe(
       'jitter cuts amplification against none by 50% across all 3 values of Clients (from 40.1 to 20.1 leaf calls per operation at Clients = 40). Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
@@ -135,7 +118,7 @@ describe('headlines across a sweep', () => {
       cellOf('a', { 'workload.clients': 40 }, { amplification: [10, 11, 12] }),
       cellOf('b', { 'workload.clients': 40 }, { amplification: [5, 6, 7] }),
     ];
-    expect(findingLine(model(cells, { variants: { a: {}, b: {} } }))).toBe(
+    expect(findingLine(reportModelOf(cells, { variants: { a: {}, b: {} } }))).toBe(
       'b has higher amplification than a at Clients = 10 and lower at 40: the difference changes sign at Clients = 40; no practical difference at 20. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
@@ -145,7 +128,7 @@ describe('headlines across a sweep', () => {
       cellOf('none', { [KIND]: k }, { amplification: [12.2, 12.3, 12.4] }),
       cellOf('sdk-budget', { [KIND]: k }, { amplification: i < 2 ? [12.2, 12.3, 12.4] : [4.78, 4.79, 4.8] }),
     ]);
-    expect(findingLine(model(cells, backoffSweep()))).toBe(
+    expect(findingLine(reportModelOf(cells, backoffSweep()))).toBe(
       'sdk-budget cuts amplification from 12.3 with none to 4.79 leaf calls per operation at 3 of 5 values of Backoff kind at layer 1 (Backoff kind at layer 1 = exponential, full-jitter and decorrelated-jitter); no practical difference at none and constant. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
@@ -160,7 +143,7 @@ describe('collapse comes first', () => {
       cellOf('none', { [KIND]: k }, { amplification: [12.2, 12.3, 12.4], ...collapsed }, openScenario(true)),
       cellOf('sdk-budget', { [KIND]: k }, { amplification: [4.78, 4.79, 4.8], ...collapsed }, openScenario(true)),
     ]);
-    expect(findingLine(model(cells, backoffSweep()))).toBe(
+    expect(findingLine(reportModelOf(cells, backoffSweep()))).toBe(
       'Both variants collapsed at all 5 values of Backoff kind at layer 1: success 34%, goodput 459/s against a demand of 1350/s from 60 s to 4 min (window after); no run recovered. sdk-budget cuts amplification from 12.3 with none to 4.79 leaf calls per operation across all 5 values of Backoff kind at layer 1. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
@@ -173,7 +156,7 @@ describe('collapse comes first', () => {
       cellOf('budget', {}, { amplification: [1.5, 1.6, 1.7], ...some }, openScenario(true)),
       cellOf('no-retries', {}, { amplification: [1, 1, 1], ...fine }, openScenario(true)),
     ];
-    const m = model(cells, { variants: { retries: {}, budget: {}, 'no-retries': {} } });
+    const m = reportModelOf(cells, { variants: { retries: {}, budget: {}, 'no-retries': {} } });
     expect(cellHealth(cells[0] as ReportCell)).toMatchObject({ state: 'collapsed', recovered: { runs: 0, of: 3 }, demandPerSec: 1350 });
     expect(cellHealth(cells[1] as ReportCell)).toMatchObject({ state: 'unrecovered', recovered: { runs: 2, of: 3 } });
     expect(cellHealth(cells[2] as ReportCell).state).toBe('healthy');
@@ -190,7 +173,7 @@ describe('collapse comes first', () => {
       cellOf('one-tier', {}, { amplification: [1, 1, 1], ...collapsed }, openScenario(true)),
       cellOf('no-retries', {}, { amplification: [1, 1, 1], ...fine }, openScenario(true)),
     ];
-    expect(generatedFinding(firstPart(model(cells, { variants: { 'every-tier': {}, 'one-tier': {}, 'no-retries': {} } })))).toBe(
+    expect(generatedFinding(firstPart(reportModelOf(cells, { variants: { 'every-tier': {}, 'one-tier': {}, 'no-retries': {} } })))).toBe(
       'every-tier (success 0.1%, goodput 0/s) and one-tier (success 34%, goodput 459/s) collapsed from 60 s to 4 min (window after), against a demand of 1350/s; no run recovered. Amplification: 1 leaf calls per operation with every variant. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });
@@ -198,7 +181,7 @@ describe('collapse comes first', () => {
   it('without windows, an open loop whose operations mostly fail has collapsed; a closed loop is not judged on its success rate', () => {
     const failing = { amplification: [3, 3, 3], successRate: [0.2, 0.2, 0.2], goodputPerSec: [270, 270, 270] };
     expect(COLLAPSE_SUCCESS_RATE).toBe(0.5);
-    expect(findingLine(model([cellOf('default', {}, failing)], {}))).toBe(
+    expect(findingLine(reportModelOf([cellOf('default', {}, failing)], {}))).toBe(
       'The runs collapsed: success 20%, goodput 270/s against a demand of 1350/s over the run. Amplification 3 leaf calls per operation, goodput 270 operations/s. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
     const closed = scenario({ workload: { kind: 'closed', clients: 10 } });
@@ -249,7 +232,7 @@ describe('the headline of a service graph', () => {
 
   it('names its busiest edge, with its calls per operation in the variants with the most and the fewest', () => {
     const cells = [cellOf('every-tier', {}, edges(9.96, 7968), graph()), cellOf('no-retries', {}, edges(1.08, 0), graph())];
-    expect(findingLine(model(cells, { variants: { 'every-tier': {}, 'no-retries': {} } }))).toBe(
+    expect(findingLine(reportModelOf(cells, { variants: { 'every-tier': {}, 'no-retries': {} } }))).toBe(
       'Amplification: 1 leaf calls per operation with every variant. The busiest edge is users -> db: 9.96 calls per operation with every-tier (80% of them retries), against 1.08 with no-retries. Each interval here rests on 3 runs, fewer than 5: read it as rough.',
     );
   });

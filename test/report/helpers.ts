@@ -1,6 +1,8 @@
 import type { Scenario } from '../../src/model/scenario.js';
 import type { ReportCell, ReportMetricStats, ReportRunInfo, ReportSummary } from '../../src/report/index.js';
 import { compileSpec, type VlSpec } from '../../src/report/index.js';
+import { buildReportModel, type ReportModel } from '../../src/report/reportModel.js';
+import { metricStats } from '../../src/sweep/aggregate.js';
 
 /** Metric statistics: a mean, or [mean, ci low, ci high] (n = 5). */
 export function stats(v: number | [number, number, number], n = 5): ReportMetricStats {
@@ -66,6 +68,32 @@ export function cell(opts: {
     scenario: opts.scenario === undefined ? scenario() : opts.scenario,
     timeSeries: { typical: opts.series === undefined ? series(20, 100) : opts.series, mean: null },
   };
+}
+
+/**
+ * A cell whose metrics are computed, as a sweep computes them, from per-replication values (common
+ * random numbers: replications 0..n-1, n the longest list), with those values as its samples.
+ */
+export function sampledCell(variant: string, params: Record<string, unknown>, values: Record<string, number[]>, sc: unknown = scenario({ workload: { kind: 'burst', clients: 10 } })): ReportCell {
+  const n = Math.max(...Object.values(values).map((v) => v.length));
+  return {
+    key: JSON.stringify({ params, part: 'main', variant }),
+    part: 'main',
+    variant,
+    params,
+    state: 'ok',
+    replications: n,
+    errors: [],
+    metrics: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, metricStats(v)])),
+    scenario: sc as ReportCell['scenario'],
+    timeSeries: { typical: null, mean: null },
+    samples: { replications: Array.from({ length: n }, (_, i) => i), values },
+  };
+}
+
+/** The report model of cells, from an experiment file's `source`. */
+export function reportModelOf(cells: ReportCell[], source: unknown): ReportModel {
+  return buildReportModel(summary(cells), runInfo(source));
 }
 
 export function summary(cells: ReportCell[], name = 'exp', description = 'An experiment.'): ReportSummary {

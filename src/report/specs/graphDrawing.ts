@@ -68,8 +68,35 @@ function edgeLabel(a: number): string {
  * one with no free spot is left to the tooltip and the table beside the chart).
  */
 export function graphDrawingSpec(input: { nodes: readonly DrawnNode[]; edges: readonly DrawnEdge[] }): VlSpec {
-  const names = input.nodes.map((n) => n.name);
-  const tiers = graphTiers(names, input.edges);
+  const layout = graphLayout(input.nodes.map((n) => n.name), input.edges);
+  const edges = placedEdges(input.edges, layout);
+  const nodes = input.nodes.map((n) => drawnNode(n, layout.at.get(n.name) as NodePlace));
+  return {
+    ...topLevel('A drawing of the service graph: each edge labelled with its calls per operation, each service filled by its utilisation.'),
+    width: layout.width,
+    height: layout.height,
+    config: { ...(topLevel('').config as object), view: { stroke: null } },
+    layer: drawingLayers(edges, nodes, layout),
+  };
+}
+
+/** Where a node sits: its centre and its width. */
+interface NodePlace {
+  x: number;
+  y: number;
+  w: number;
+}
+
+/** The drawing's size and where each node sits. */
+interface GraphLayout {
+  width: number;
+  height: number;
+  at: Map<string, NodePlace>;
+}
+
+/** A column per tier, each as wide as its widest name, its nodes centred vertically. */
+function graphLayout(names: readonly string[], edges: readonly DrawnEdge[]): GraphLayout {
+  const tiers = graphTiers(names, edges);
   const columns: string[][] = [];
   for (const n of names) (columns[tiers.get(n) as number] ??= []).push(n);
   const width = (n: string) => Math.max(60, textWidth(n, FONT) * 1.05 + 16);
@@ -82,16 +109,21 @@ export function graphDrawingSpec(input: { nodes: readonly DrawnNode[]; edges: re
     colX[i] = x + w / 2;
     x += w + COLUMN_GAP;
   });
-  const totalWidth = x - COLUMN_GAP + PAD;
-  const at = new Map<string, { x: number; y: number; w: number }>();
+  const at = new Map<string, NodePlace>();
   columns.forEach((c, i) => {
     const used = c.length * NODE_H + (c.length - 1) * ROW_GAP;
     c.forEach((n, k) => at.set(n, { x: colX[i] as number, y: (height - used) / 2 + k * (NODE_H + ROW_GAP) + NODE_H / 2, w: width(n) }));
   });
+  return { width: x - COLUMN_GAP + PAD, height, at };
+}
+
+/** Each edge's line, and its label at the first of the {@link LABEL_SPOTS} inside the drawing that overlaps no node and no earlier label (none if no spot is free). */
+function placedEdges(input: readonly DrawnEdge[], layout: GraphLayout) {
+  const { at, width: totalWidth, height } = layout;
   const taken: Box[] = [...at.values()].map((p) => ({ l: p.x - p.w / 2, r: p.x + p.w / 2, t: p.y - NODE_H / 2, b: p.y + NODE_H / 2 }));
-  const edges = input.edges.map((e) => {
-    const a = at.get(e.caller) as { x: number; y: number; w: number };
-    const b = at.get(e.callee) as { x: number; y: number; w: number };
+  return input.map((e) => {
+    const a = at.get(e.caller) as NodePlace;
+    const b = at.get(e.callee) as NodePlace;
     const x1 = a.x + a.w / 2;
     const x2 = b.x - b.w / 2;
     const label = edgeLabel(e.amplification);
@@ -110,90 +142,90 @@ export function graphDrawingSpec(input: { nodes: readonly DrawnNode[]; edges: re
     }
     return { caller: e.caller, callee: e.callee, x1, y1: a.y, x2, y2: b.y, label, amplification: e.amplification, ...(place ? { lx: place.x, ly: place.y, ll: place.l, lr: place.r, lt: place.t, lb: place.b } : {}) };
   });
-  const nodes = input.nodes.map((n) => {
-    const p = at.get(n.name) as { x: number; y: number; w: number };
-    const crashed = (n.crashes ?? 0) > 0;
-    return {
-      name: n.name,
-      x: p.x,
-      y: p.y,
-      l: p.x - p.w / 2,
-      r: p.x + p.w / 2,
-      t: p.y - NODE_H / 2,
-      b: p.y + NODE_H / 2,
-      utilisation: n.utilisation,
-      shown: n.utilisation === null ? 'unknown' : `${(n.utilisation * 100).toFixed(0)}%`,
-      crashes: n.crashes ?? 0,
-      stroke: crashed ? CRASH_COLOR : '#555555',
-      strokeWidth: crashed ? 3 : 1,
-      fill: n.utilisation === null ? '#eeeeee' : utilisationColor(n.utilisation),
-      textColor: n.utilisation !== null && n.utilisation > 0.6 ? 'white' : 'black',
-    };
-  });
+}
+
+/** A node's box, its utilisation in words and its colours (a crashed one outlined in red). */
+function drawnNode(n: DrawnNode, p: NodePlace) {
+  const crashed = (n.crashes ?? 0) > 0;
+  return {
+    name: n.name,
+    x: p.x,
+    y: p.y,
+    l: p.x - p.w / 2,
+    r: p.x + p.w / 2,
+    t: p.y - NODE_H / 2,
+    b: p.y + NODE_H / 2,
+    utilisation: n.utilisation,
+    shown: n.utilisation === null ? 'unknown' : `${(n.utilisation * 100).toFixed(0)}%`,
+    crashes: n.crashes ?? 0,
+    stroke: crashed ? CRASH_COLOR : '#555555',
+    strokeWidth: crashed ? 3 : 1,
+    fill: n.utilisation === null ? '#eeeeee' : utilisationColor(n.utilisation),
+    textColor: n.utilisation !== null && n.utilisation > 0.6 ? 'white' : 'black',
+  };
+}
+
+/** The layers of the drawing, back to front: edges, the labels' patches, the labels, the nodes, their names (pixel scales, no axes). */
+function drawingLayers(edges: ReturnType<typeof placedEdges>, nodes: ReadonlyArray<ReturnType<typeof drawnNode>>, layout: GraphLayout): object[] {
+  const { width: totalWidth, height } = layout;
   const px = (field: string) => ({ field, type: 'quantitative', scale: { domain: [0, totalWidth], range: [0, totalWidth] }, axis: null });
   const py = (field: string) => ({ field, type: 'quantitative', scale: { domain: [0, height], range: [0, height] }, axis: null });
-  return {
-    ...topLevel('A drawing of the service graph: each edge labelled with its calls per operation, each service filled by its utilisation.'),
-    width: totalWidth,
-    height,
-    config: { ...(topLevel('').config as object), view: { stroke: null } },
-    layer: [
-      {
-        name: 'edges',
-        data: { values: edges },
-        mark: { type: 'rule', color: '#888888', strokeWidth: 1.5 },
-        encoding: {
-          x: px('x1'),
-          y: py('y1'),
-          x2: { field: 'x2' },
-          y2: { field: 'y2' },
-          tooltip: [
-            { field: 'caller', type: 'nominal', title: 'Caller' },
-            { field: 'callee', type: 'nominal', title: 'Callee' },
-            { field: 'amplification', type: 'quantitative', title: 'Calls per operation' },
-          ],
-        },
+  return [
+    {
+      name: 'edges',
+      data: { values: edges },
+      mark: { type: 'rule', color: '#888888', strokeWidth: 1.5 },
+      encoding: {
+        x: px('x1'),
+        y: py('y1'),
+        x2: { field: 'x2' },
+        y2: { field: 'y2' },
+        tooltip: [
+          { field: 'caller', type: 'nominal', title: 'Caller' },
+          { field: 'callee', type: 'nominal', title: 'Callee' },
+          { field: 'amplification', type: 'quantitative', title: 'Calls per operation' },
+        ],
       },
-      {
-        // A white patch behind each label, so the lines it sits on do not run through its text.
-        name: 'labelPatches',
-        data: { values: edges.filter((e) => e.lx !== undefined) },
-        mark: { type: 'rect', color: 'white', opacity: 0.9 },
-        encoding: { x: px('ll'), x2: { field: 'lr' }, y: py('lt'), y2: { field: 'lb' } },
+    },
+    {
+      // A white patch behind each label, so the lines it sits on do not run through its text.
+      name: 'labelPatches',
+      data: { values: edges.filter((e) => e.lx !== undefined) },
+      mark: { type: 'rect', color: 'white', opacity: 0.9 },
+      encoding: { x: px('ll'), x2: { field: 'lr' }, y: py('lt'), y2: { field: 'lb' } },
+    },
+    {
+      name: 'edgeLabels',
+      data: { values: edges.filter((e) => e.lx !== undefined) },
+      mark: { type: 'text', fontSize: FONT, align: 'center', baseline: 'middle', color: '#333333' },
+      encoding: { x: px('lx'), y: py('ly'), text: { field: 'label', type: 'nominal' } },
+    },
+    {
+      name: 'nodes',
+      data: { values: nodes },
+      mark: { type: 'rect', cornerRadius: 4 },
+      encoding: {
+        x: px('l'),
+        x2: { field: 'r' },
+        y: py('t'),
+        y2: { field: 'b' },
+        fill: { field: 'fill', type: 'nominal', scale: null },
+        stroke: { field: 'stroke', type: 'nominal', scale: null },
+        strokeWidth: { field: 'strokeWidth', type: 'quantitative', scale: null },
+        tooltip: [
+          { field: 'name', type: 'nominal', title: 'Service' },
+          { field: 'shown', type: 'nominal', title: 'Utilisation (mean)' },
+          { field: 'crashes', type: 'quantitative', title: 'Crashes' },
+        ],
       },
-      {
-        name: 'edgeLabels',
-        data: { values: edges.filter((e) => e.lx !== undefined) },
-        mark: { type: 'text', fontSize: FONT, align: 'center', baseline: 'middle', color: '#333333' },
-        encoding: { x: px('lx'), y: py('ly'), text: { field: 'label', type: 'nominal' } },
-      },
-      {
-        name: 'nodes',
-        data: { values: nodes },
-        mark: { type: 'rect', cornerRadius: 4 },
-        encoding: {
-          x: px('l'),
-          x2: { field: 'r' },
-          y: py('t'),
-          y2: { field: 'b' },
-          fill: { field: 'fill', type: 'nominal', scale: null },
-          stroke: { field: 'stroke', type: 'nominal', scale: null },
-          strokeWidth: { field: 'strokeWidth', type: 'quantitative', scale: null },
-          tooltip: [
-            { field: 'name', type: 'nominal', title: 'Service' },
-            { field: 'shown', type: 'nominal', title: 'Utilisation (mean)' },
-            { field: 'crashes', type: 'quantitative', title: 'Crashes' },
-          ],
-        },
-      },
-      {
-        name: 'nodeNames',
-        data: { values: nodes },
-        mark: { type: 'text', fontSize: FONT, align: 'center', baseline: 'middle' },
-        encoding: { x: px('x'), y: py('y'), text: { field: 'name', type: 'nominal' }, color: { field: 'textColor', type: 'nominal', scale: null } },
-      },
-    ],
-  };
+    },
+    {
+      name: 'nodeNames',
+      data: { values: nodes },
+      mark: { type: 'text', fontSize: FONT, align: 'center', baseline: 'middle' },
+      encoding: { x: px('x'), y: py('y'), text: { field: 'name', type: 'nominal' }, color: { field: 'textColor', type: 'nominal', scale: null } },
+    },
+  ];
 }
 
 /** White at utilisation 0 to deep red at 1 (clamped), through light orange. */

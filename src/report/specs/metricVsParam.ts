@@ -167,6 +167,52 @@ export function metricVsParamSpec(input: MetricVsParamInput): VlSpec {
 /** One panel of the chart: the given points, their series in `order`, on axes fitted to `all` the points of the chart (the panels share them). */
 function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], order: readonly string[], pn: string, all: readonly MetricPoint[] = points): VlSpec {
   const numeric = points.length > 0 && points.every((p) => typeof p.x === 'number');
+  const legend = panelLegend(input, points, order);
+  const yValues = all.flatMap((p) => [p.mean, p.loDraw, p.hiDraw]);
+  const logY = input.logY ?? spansDecades(yValues);
+  const { title: mTitle, unit } = metricInfo(input.metric);
+  const height = input.height ?? HEIGHT;
+  // About 7 pixels per character of a rotated 12 px title: keep each line within the plot's height.
+  const yTitle = axisTitle(metricTitle(input.metric), Math.floor(height / 7));
+  const { scale: yScale, axis: yAxis } = valueAxis(yValues, logY);
+  const tooltip = [
+    { field: 'variant', type: 'nominal', title: 'Variant' },
+    ...(legend.hasOthers ? [{ field: 'others', type: 'nominal', title: 'Other parameters' }] : []),
+    { field: 'x', type: numeric ? 'quantitative' : 'nominal', title: paramLabel(input.x) },
+    { field: 'mean', type: 'quantitative', title: `${mTitle}, mean${unit ? ` (${unit})` : ''}` },
+    { field: 'lo', type: 'quantitative', title: '95% interval, low' },
+    { field: 'hi', type: 'quantitative', title: '95% interval, high' },
+    { field: 'runs', type: 'nominal', title: 'Replications' },
+  ];
+  const parts: PanelParts = {
+    ...legend,
+    pn,
+    height,
+    y: (field) => ({ field, type: 'quantitative', title: yTitle, scale: yScale, axis: yAxis }),
+    tooltip,
+    legendParams: [legendParam(legend.colorField, pn)],
+  };
+  return numeric ? numericPanel(input, points, all, logY, parts) : categoryPanel(input, points, order, parts);
+}
+
+/** How a panel tells its series apart. */
+interface PanelLegend {
+  /** Whether other parameters than x are swept. */
+  hasOthers: boolean;
+  colorField: string;
+  color: object;
+  /** The points with their colour key, their other parameters in words and their colour. */
+  colored: object[];
+  /** The encoding of the other parameters (dashes, or shapes of points); null when the colour tells the series apart. */
+  dashes: object | null;
+}
+
+/**
+ * The colours of a panel: one per variant; or, with one variant and other parameters swept, one per
+ * value of those (in `order`), named as their documentation names them. With several variants, the
+ * other parameters are told apart by dashes.
+ */
+function panelLegend(input: MetricVsParamInput, points: readonly MetricPoint[], order: readonly string[]): PanelLegend {
   const variants = [...new Set(points.map((p) => p.variant))];
   const hasOthers = points.some((p) => p.others !== '');
   // One variant with several values of other parameters: each value its own colour, in numeric order.
@@ -184,65 +230,68 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
   const colored = points.map((p) => ({ ...p, key: key(p), othersLabel: keyOf.get(p.others) ?? p.others, color: scale.range[scale.domain.indexOf(key(p))] ?? '#888888' }));
   const othersOrder = [...new Set(order.map((s) => keyOf.get(points.find((p) => p.series === s)?.others ?? '') ?? ''))];
   const dashes = hasOthers && !bySeries ? { field: 'othersLabel', type: 'nominal', title: otherAxes.length === 1 ? paramTitle(otherAxes[0] as string) : 'Other parameters', sort: othersOrder } : null;
-  const yValues = all.flatMap((p) => [p.mean, p.loDraw, p.hiDraw]);
-  const logY = input.logY ?? spansDecades(yValues);
-  const { title: mTitle, unit } = metricInfo(input.metric);
-  const height = input.height ?? HEIGHT;
-  // About 7 pixels per character of a rotated 12 px title: keep each line within the plot's height.
-  const yTitle = axisTitle(metricTitle(input.metric), Math.floor(height / 7));
-  const { scale: yScale, axis: yAxis } = valueAxis(yValues, logY);
-  const tooltip = [
-    { field: 'variant', type: 'nominal', title: 'Variant' },
-    ...(hasOthers ? [{ field: 'others', type: 'nominal', title: 'Other parameters' }] : []),
-    { field: 'x', type: numeric ? 'quantitative' : 'nominal', title: paramLabel(input.x) },
-    { field: 'mean', type: 'quantitative', title: `${mTitle}, mean${unit ? ` (${unit})` : ''}` },
-    { field: 'lo', type: 'quantitative', title: '95% interval, low' },
-    { field: 'hi', type: 'quantitative', title: '95% interval, high' },
-    { field: 'runs', type: 'nominal', title: 'Replications' },
-  ];
-  const legendParams = [legendParam(colorField, pn)];
-  if (numeric) {
-    const fitted = numericScale(all.map((p) => p.x as number), input.logX);
-    const x = { field: 'x', type: 'quantitative', title: paramTitle(input.x), scale: fitted.scale, axis: fitted.axis };
-    const bandY = logY ? points.filter((p) => p.loDraw > 0) : points;
-    return {
-      width: WIDTH,
-      height,
-      data: { values: colored },
-      layer: [
-        ...(points.some((p) => p.hi > p.lo)
-          ? [
-              {
-                ...(bandY.length !== points.length ? { transform: [{ filter: 'datum.loDraw > 0' }] } : {}),
-                mark: { type: 'area', opacity: 0.18, tooltip: false },
-                encoding: {
-                  x,
-                  y: { field: 'loDraw', type: 'quantitative', title: yTitle, scale: yScale, axis: yAxis },
-                  y2: { field: 'hiDraw' },
-                  // The colour straight from the data (no scale, so no second legend that would replace the line's interactive one).
-                  fill: { field: 'color', type: 'nominal', scale: null },
-                  detail: { field: 'series', type: 'nominal' },
-                  opacity: legendOpacity(0.18, pn),
-                },
+  return { hasOthers, colorField, color, colored, dashes };
+}
+
+/** What both kinds of panel draw with. */
+interface PanelParts extends PanelLegend {
+  /** The legend parameter's name. */
+  pn: string;
+  height: number;
+  /** The y encoding of a field. */
+  y: (field: string) => object;
+  tooltip: object[];
+  legendParams: object[];
+}
+
+/** A numeric parameter: a line per series, its confidence interval a band (left out where a log axis cannot draw it). */
+function numericPanel(input: MetricVsParamInput, points: readonly MetricPoint[], all: readonly MetricPoint[], logY: boolean, parts: PanelParts): VlSpec {
+  const { pn, color, dashes, tooltip } = parts;
+  const fitted = numericScale(all.map((p) => p.x as number), input.logX);
+  const x = { field: 'x', type: 'quantitative', title: paramTitle(input.x), scale: fitted.scale, axis: fitted.axis };
+  const bandY = logY ? points.filter((p) => p.loDraw > 0) : points;
+  return {
+    width: WIDTH,
+    height: parts.height,
+    data: { values: parts.colored },
+    layer: [
+      ...(points.some((p) => p.hi > p.lo)
+        ? [
+            {
+              ...(bandY.length !== points.length ? { transform: [{ filter: 'datum.loDraw > 0' }] } : {}),
+              mark: { type: 'area', opacity: 0.18, tooltip: false },
+              encoding: {
+                x,
+                y: parts.y('loDraw'),
+                y2: { field: 'hiDraw' },
+                // The colour straight from the data (no scale, so no second legend that would replace the line's interactive one).
+                fill: { field: 'color', type: 'nominal', scale: null },
+                detail: { field: 'series', type: 'nominal' },
+                opacity: legendOpacity(0.18, pn),
               },
-            ]
-          : []),
-        {
-          params: legendParams,
-          mark: { type: 'line', point: { filled: true, size: 45 }, strokeWidth: 2 },
-          encoding: {
-            x,
-            y: { field: 'mean', type: 'quantitative', title: yTitle, scale: yScale, axis: yAxis },
-            color,
-            ...(dashes ? { strokeDash: dashes } : {}),
-            detail: { field: 'series', type: 'nominal' },
-            opacity: legendOpacity(1, pn),
-            tooltip,
-          },
+            },
+          ]
+        : []),
+      {
+        params: parts.legendParams,
+        mark: { type: 'line', point: { filled: true, size: 45 }, strokeWidth: 2 },
+        encoding: {
+          x,
+          y: parts.y('mean'),
+          color,
+          ...(dashes ? { strokeDash: dashes } : {}),
+          detail: { field: 'series', type: 'nominal' },
+          opacity: legendOpacity(1, pn),
+          tooltip,
         },
-      ],
-    };
-  }
+      },
+    ],
+  };
+}
+
+/** A non-numeric parameter: a point per series and value with its interval as a bar, side by side in `order`, the values in `xOrder` then as they come. */
+function categoryPanel(input: MetricVsParamInput, points: readonly MetricPoint[], order: readonly string[], parts: PanelParts): VlSpec {
+  const { pn, color, dashes, tooltip } = parts;
   const xs: string[] = [];
   for (const v of input.xOrder ?? []) {
     const s = formatValue(v);
@@ -254,15 +303,15 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
   const xOffset = { field: 'series', type: 'nominal', sort: [...order] };
   return {
     width: layout.width,
-    height,
-    data: { values: colored },
+    height: parts.height,
+    data: { values: parts.colored },
     layer: [
       {
         mark: { type: 'rule', strokeWidth: 2 },
         encoding: {
           x,
           xOffset,
-          y: { field: 'loDraw', type: 'quantitative', title: yTitle, scale: yScale, axis: yAxis },
+          y: parts.y('loDraw'),
           y2: { field: 'hiDraw' },
           stroke: { field: 'color', type: 'nominal', scale: null },
           opacity: legendOpacity(1, pn),
@@ -270,12 +319,12 @@ function metricPanel(input: MetricVsParamInput, points: readonly MetricPoint[], 
         },
       },
       {
-        params: legendParams,
+        params: parts.legendParams,
         mark: { type: 'point', filled: true, size: 70 },
         encoding: {
           x,
           xOffset,
-          y: { field: 'mean', type: 'quantitative', title: yTitle, scale: yScale, axis: yAxis },
+          y: parts.y('mean'),
           color,
           ...(dashes ? { shape: { ...dashes } } : {}),
           opacity: legendOpacity(1, pn),

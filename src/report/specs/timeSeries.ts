@@ -295,13 +295,7 @@ function timeUnit(runs: ReadonlyArray<{ series: FlatSeries }>): { div: number; t
  * `maxBins` bins.
  */
 export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
-  const maxBins = input.maxBins ?? MAX_CHART_BINS;
-  const focus = input.focus ?? null;
-  const runs = input.runs.map((r) => {
-    const flat = flattenSeries(r.series, r.caches);
-    const shown = focus ? cutSeries(flat, focus.cutMs) : flat;
-    return { ...r, series: withHitRatios(coarsenSeries(shown, Math.ceil(shown.tMs.length / maxBins))) };
-  });
+  const runs = shownRuns(input.runs, input.maxBins ?? MAX_CHART_BINS, input.focus ?? null);
   const caches = [...new Set(runs.flatMap((r) => cacheNames(r.series)))];
   const info = (p: string) => panelInfo(p, caches);
   const unit = timeUnit(runs);
@@ -312,31 +306,8 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
     : colorScale(variantColors(runs.map((r) => r.label)), runs.map((r) => r.label));
   const binMs = Math.max(...runs.map((r) => r.series.binMs), 0);
   const panels = (input.panels ? [...input.panels] : defaultPanels(runs)).filter((p) => runs.some((r) => info(p).keys.some((k) => seriesOf(r.series, k))));
-  // One row per run and bin with every series as a field (the panels pick theirs): a fraction of the
-  // size of one row per value. The field of a series is its kind (arrivals) or `v<i>`.
-  const fieldOf = new Map<string, string>();
-  for (const p of panels) {
-    const pi = info(p);
-    pi.keys.forEach((k, ki) => fieldOf.set(k, pi.kinds?.[ki] ?? `v${fieldOf.size}`));
-  }
-  const rows: Array<Record<string, unknown>> = [];
-  for (const r of runs) {
-    const s = r.series;
-    const n = Math.max(0, ...[...fieldOf.keys()].map((k) => seriesOf(s, k)?.length ?? 0));
-    // The extra row at the end of the last bin ends its step.
-    for (let i = 0; i <= n; i++) {
-      const at = i < n ? i : n - 1;
-      const t = i < n ? (s.tMs[i] ?? i * s.binMs) : (s.tMs[n - 1] ?? (n - 1) * s.binMs) + s.binMs;
-      // 12 significant digits: bin starts print without float noise (0.07, not 0.07000000000000001).
-      const row: Record<string, unknown> = { label: r.label, variant: r.variant, t: Number((t / unit.div).toPrecision(12)) };
-      for (const [k, f] of fieldOf) {
-        const v = seriesOf(s, k)?.[at];
-        // A bin with no value (a cache's hit ratio in a bin without lookups) is left out.
-        if (v !== undefined && !Number.isNaN(v)) row[f] = v;
-      }
-      rows.push(row);
-    }
-  }
+  const fieldOf = seriesFields(panels, info);
+  const rows = seriesRows(runs, fieldOf, unit.div);
   const end = Math.max(0, ...rows.map((r) => r.t as number));
   const windows = input.windows
     .map((w) => ({ from: w.fromMs / unit.div, to: Math.min(end, (w.toMs ?? Infinity) / unit.div), label: w.label }))
@@ -346,82 +317,162 @@ export function timeSeriesSpec(input: TimeSeriesInput): VlSpec {
   const marks = (input.interventions ?? []).map((m) => ({ at: Number((m.atMs / unit.div).toPrecision(12)), label: m.label })).filter((m) => m.at >= 0 && m.at <= end);
   // One run: its colour names nothing the title does not, so it is drawn in its colour without an encoding (no legend entry, nothing to select).
   const single = runs.length === 1;
-  const color = single ? { value: scale.range[0] ?? PALETTE[0] } : { field: colorField, type: 'nominal', title: byVariant ? 'Variant' : 'Run', scale };
-  const x = { field: 't', type: 'quantitative', title: unit.title, scale: { domain: [0, end], nice: false } };
   const tUnit = unit.div === 1000 ? 's' : 'ms';
-  const views = panels.map((p, i) => {
-    const pi = info(p);
-    const yTitle = axisTitle(pi.title(formatDuration(binMs)), p === 'arrivals' ? 26 : 22);
-    const kinds = pi.kinds;
-    const field = kinds ? 'value' : (fieldOf.get(pi.keys[0] as string) as string);
-    const line = {
-      ...(i === 0 && !single ? { params: [legendParam(colorField)] } : {}),
-      ...(kinds ? { transform: [{ fold: kinds, as: ['kind', 'value'] }] } : {}),
-      mark: { type: 'line', interpolate: 'step-after', strokeWidth: 1.6 },
-      encoding: {
-        x,
-        y: { field, type: 'quantitative', title: yTitle, ...(pi.yDomain ? { scale: { domain: pi.yDomain } } : {}) },
-        color,
-        ...(kinds
-          ? { strokeDash: { field: 'kind', type: 'nominal', title: pi.kindsTitle ?? 'Series', scale: { domain: kinds, range: DASHES.slice(0, kinds.length) } }, detail: { field: 'kind', type: 'nominal' } }
-          : {}),
-        ...(single ? {} : { opacity: legendOpacity() }),
-        tooltip: [
-          { field: 'label', type: 'nominal', title: 'Run' },
-          ...(kinds ? [{ field: 'kind', type: 'nominal', title: 'Series' }] : []),
-          { field: 't', type: 'quantitative', title: `Bin start (${tUnit})` },
-          { field, type: 'quantitative', title: Array.isArray(yTitle) ? yTitle.join(' ') : yTitle },
-        ],
-      },
-    };
-    const shade = {
-      data: { name: 'windows' },
-      mark: { type: 'rect', opacity: 0.14 },
-      encoding: {
-        x: { field: 'from', type: 'quantitative' },
-        x2: { field: 'to' },
-        // A legend entry of its own (fill, apart from the lines' colour), so the shading says what it is.
-        fill: { field: 'shade', type: 'nominal', title: 'Shaded', scale: { domain: [SHADE_ENTRY], range: [WINDOW_COLOR] }, legend: { symbolOpacity: 0.35 } },
-        tooltip: [
-          { field: 'label', type: 'nominal', title: 'Trigger' },
-          { field: 'from', type: 'quantitative', title: `From (${tUnit})` },
-          { field: 'to', type: 'quantitative', title: `To (${tUnit})` },
-        ],
-      },
-    };
-    const rule = {
-      data: { name: 'interventions' },
-      mark: { type: 'rule', strokeWidth: 1.4, strokeDash: RULE_DASH },
-      encoding: {
-        x: { field: 'at', type: 'quantitative' },
-        // The legend says what each rule is, in words; every rule is drawn alike.
-        stroke: {
-          field: 'label',
-          type: 'nominal',
-          title: marksTitle,
-          scale: { domain: marks.map((m) => m.label), range: marks.map(() => RULE_COLOR) },
-          legend: { symbolType: 'stroke', symbolStrokeDash: RULE_DASH, labelLimit: 360 },
-        },
-        tooltip: [
-          { field: 'label', type: 'nominal', title: marksTitle },
-          { field: 'at', type: 'quantitative', title: `At (${tUnit})` },
-        ],
-      },
-    };
-    return {
-      width: WIDTH,
-      height: p === 'arrivals' ? 170 : 120,
-      data: { name: 'series' },
-      layer: [...(windows.length > 0 ? [shade] : []), line, ...(marks.length > 0 ? [rule] : [])],
-    };
-  });
+  const ctx: PanelContext = {
+    fieldOf,
+    binTitle: formatDuration(binMs),
+    colorField,
+    single,
+    color: single ? { value: scale.range[0] ?? PALETTE[0] } : { field: colorField, type: 'nominal', title: byVariant ? 'Variant' : 'Run', scale },
+    x: { field: 't', type: 'quantitative', title: unit.title, scale: { domain: [0, end], nice: false } },
+    tUnit,
+    shade: windows.length > 0 ? () => shadeLayer(tUnit) : null,
+    rule: marks.length > 0 ? () => ruleLayer(marks, marksTitle, tUnit) : null,
+  };
   return {
     ...topLevel('Binned time series of typical runs, trigger windows shaded'),
     datasets: { series: rows, windows, ...(marks.length > 0 ? { interventions: marks } : {}) },
-    vconcat: views,
+    vconcat: panels.map((p, i) => panelView(p, i, info(p), ctx)),
     spacing: 12,
     // Each panel with dashes (leaf arrivals, backends) has its own kinds.
     ...(panels.filter((p) => info(p).kinds).length > 1 ? { resolve: { scale: { strokeDash: 'independent' } } } : {}),
+  };
+}
+
+/** The runs as drawn: flattened, cut at the focus, merged into at most `maxBins` bins, with their caches' hit ratios. */
+function shownRuns(runs: readonly SeriesRun[], maxBins: number, focus: SeriesFocus | null): Array<Omit<SeriesRun, 'series'> & { series: FlatSeries }> {
+  return runs.map((r) => {
+    const flat = flattenSeries(r.series, r.caches);
+    const shown = focus ? cutSeries(flat, focus.cutMs) : flat;
+    return { ...r, series: withHitRatios(coarsenSeries(shown, Math.ceil(shown.tMs.length / maxBins))) };
+  });
+}
+
+/**
+ * The field of each series the panels draw, in the rows: its kind (arrivals) or `v<i>`. One row per
+ * run and bin with every series as a field (the panels pick theirs) is a fraction of the size of one
+ * row per value.
+ */
+function seriesFields(panels: readonly string[], info: (p: string) => PanelInfo): Map<string, string> {
+  const fieldOf = new Map<string, string>();
+  for (const p of panels) {
+    const pi = info(p);
+    pi.keys.forEach((k, ki) => fieldOf.set(k, pi.kinds?.[ki] ?? `v${fieldOf.size}`));
+  }
+  return fieldOf;
+}
+
+/** The rows of the chart: one per run and bin (times divided by `div`), plus one that ends the last bin's step. */
+function seriesRows(runs: ReadonlyArray<{ label: string; variant: string; series: FlatSeries }>, fieldOf: ReadonlyMap<string, string>, div: number): Array<Record<string, unknown>> {
+  const rows: Array<Record<string, unknown>> = [];
+  for (const r of runs) {
+    const s = r.series;
+    const n = Math.max(0, ...[...fieldOf.keys()].map((k) => seriesOf(s, k)?.length ?? 0));
+    // The extra row at the end of the last bin ends its step.
+    for (let i = 0; i <= n; i++) {
+      const at = i < n ? i : n - 1;
+      const t = i < n ? (s.tMs[i] ?? i * s.binMs) : (s.tMs[n - 1] ?? (n - 1) * s.binMs) + s.binMs;
+      // 12 significant digits: bin starts print without float noise (0.07, not 0.07000000000000001).
+      const row: Record<string, unknown> = { label: r.label, variant: r.variant, t: Number((t / div).toPrecision(12)) };
+      for (const [k, f] of fieldOf) {
+        const v = seriesOf(s, k)?.[at];
+        // A bin with no value (a cache's hit ratio in a bin without lookups) is left out.
+        if (v !== undefined && !Number.isNaN(v)) row[f] = v;
+      }
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+/** What every panel of a chart shares. */
+interface PanelContext {
+  fieldOf: ReadonlyMap<string, string>;
+  /** The bin's width in words, for the titles. */
+  binTitle: string;
+  colorField: string;
+  /** One run, drawn without a colour encoding. */
+  single: boolean;
+  color: object;
+  x: object;
+  tUnit: string;
+  /** Each panel's layer of the shaded windows, and of the interventions' rules (null: none). */
+  shade: (() => object) | null;
+  rule: (() => object) | null;
+}
+
+/** Panel `i` of the chart: its series as steps, between the shaded windows and the interventions' rules. */
+function panelView(p: string, i: number, pi: PanelInfo, ctx: PanelContext): VlSpec {
+  const yTitle = axisTitle(pi.title(ctx.binTitle), p === 'arrivals' ? 26 : 22);
+  const kinds = pi.kinds;
+  const field = kinds ? 'value' : (ctx.fieldOf.get(pi.keys[0] as string) as string);
+  const line = {
+    ...(i === 0 && !ctx.single ? { params: [legendParam(ctx.colorField)] } : {}),
+    ...(kinds ? { transform: [{ fold: kinds, as: ['kind', 'value'] }] } : {}),
+    mark: { type: 'line', interpolate: 'step-after', strokeWidth: 1.6 },
+    encoding: {
+      x: ctx.x,
+      y: { field, type: 'quantitative', title: yTitle, ...(pi.yDomain ? { scale: { domain: pi.yDomain } } : {}) },
+      color: ctx.color,
+      ...(kinds
+        ? { strokeDash: { field: 'kind', type: 'nominal', title: pi.kindsTitle ?? 'Series', scale: { domain: kinds, range: DASHES.slice(0, kinds.length) } }, detail: { field: 'kind', type: 'nominal' } }
+        : {}),
+      ...(ctx.single ? {} : { opacity: legendOpacity() }),
+      tooltip: [
+        { field: 'label', type: 'nominal', title: 'Run' },
+        ...(kinds ? [{ field: 'kind', type: 'nominal', title: 'Series' }] : []),
+        { field: 't', type: 'quantitative', title: `Bin start (${ctx.tUnit})` },
+        { field, type: 'quantitative', title: Array.isArray(yTitle) ? yTitle.join(' ') : yTitle },
+      ],
+    },
+  };
+  return {
+    width: WIDTH,
+    height: p === 'arrivals' ? 170 : 120,
+    data: { name: 'series' },
+    layer: [...(ctx.shade ? [ctx.shade()] : []), line, ...(ctx.rule ? [ctx.rule()] : [])],
+  };
+}
+
+/** The layer of the shaded trigger windows, with a legend entry of its own. */
+function shadeLayer(tUnit: string): object {
+  return {
+    data: { name: 'windows' },
+    mark: { type: 'rect', opacity: 0.14 },
+    encoding: {
+      x: { field: 'from', type: 'quantitative' },
+      x2: { field: 'to' },
+      // A legend entry of its own (fill, apart from the lines' colour), so the shading says what it is.
+      fill: { field: 'shade', type: 'nominal', title: 'Shaded', scale: { domain: [SHADE_ENTRY], range: [WINDOW_COLOR] }, legend: { symbolOpacity: 0.35 } },
+      tooltip: [
+        { field: 'label', type: 'nominal', title: 'Trigger' },
+        { field: 'from', type: 'quantitative', title: `From (${tUnit})` },
+        { field: 'to', type: 'quantitative', title: `To (${tUnit})` },
+      ],
+    },
+  };
+}
+
+/** The layer of the interventions' dashed rules, each labelled in words in the legend. */
+function ruleLayer(marks: ReadonlyArray<{ label: string }>, marksTitle: string, tUnit: string): object {
+  return {
+    data: { name: 'interventions' },
+    mark: { type: 'rule', strokeWidth: 1.4, strokeDash: RULE_DASH },
+    encoding: {
+      x: { field: 'at', type: 'quantitative' },
+      // The legend says what each rule is, in words; every rule is drawn alike.
+      stroke: {
+        field: 'label',
+        type: 'nominal',
+        title: marksTitle,
+        scale: { domain: marks.map((m) => m.label), range: marks.map(() => RULE_COLOR) },
+        legend: { symbolType: 'stroke', symbolStrokeDash: RULE_DASH, labelLimit: 360 },
+      },
+      tooltip: [
+        { field: 'label', type: 'nominal', title: marksTitle },
+        { field: 'at', type: 'quantitative', title: `At (${tUnit})` },
+      ],
+    },
   };
 }
 
