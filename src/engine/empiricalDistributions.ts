@@ -133,7 +133,7 @@ export function histogramProblem(spec: HistogramDist): DistProblem | null {
       path: ['sum'],
       rule:
         `must be > ${parts.finiteSum + parts.tailCount * parts.top} for an exponential tail (got ${spec.sum}): ` +
-        `the buckets up to le ${parts.top} hold ${parts.finiteSum} at their midpoints, and each of the ${above} exceeds ${parts.top}`,
+        `the buckets up to le ${parts.top} hold ${parts.finiteSum} at their midpoints, and the "${INF_BOUND}" bucket holds ${above}`,
     };
   }
   return null;
