@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { distMean, isContinuous, makeSampler, validateDist, type DistSpec, type HistogramDist, type SamplesDist } from '../../src/engine/distributions.js';
 import { stream } from '../../src/engine/random.js';
+import { estimateWork } from '../../src/sweep/estimateWork.js';
+import { scenario, server } from '../helpers/scenario.js';
 
 /**
  * PromQL's histogram_quantile for a classic histogram, transcribed from `bucketQuantile` in
@@ -234,5 +236,18 @@ describe('empirical distributions: continuity and validation', () => {
     for (const [spec, message] of cases) expect(validateDist(spec)).toBe(message);
     expect(validateDist(h({ tail: 'exponential', sum: 30 }))).toBeNull();
     expect(() => makeSampler(h({ counts: [0, 0, 0] }), stream(1, 'x'))).toThrow('invalid "histogram" distribution: counts must not all be 0');
+  });
+});
+
+describe('estimates read the exact mean of an empirical distribution', () => {
+  it("a closed loop's operations: clients x duration / (mean think + mean service)", () => {
+    const think: HistogramDist = { dist: 'histogram', le: [10, 30], counts: [1, 4], min: 0, tail: 'at-bound' };
+    const service: SamplesDist = { dist: 'samples', values: [2, 4, 9], interpolate: true };
+    const sc = scenario({
+      workload: { kind: 'closed', clients: 10, durationMs: 60_000, thinkMs: think, startMs: { dist: 'constant', value: 0 }, method: 'GET', permanentErrorFraction: 0 },
+      leaf: server({ serviceMs: service }),
+    });
+    // Think: (1 x 5 + 3 x 20) / 4 = 16.25 ms; service: segments 2-4 and 4-9, (3 + 6.5) / 2 = 4.75 ms.
+    expect(estimateWork(sc).operations).toBe(Math.round((10 * 60_000) / (16.25 + 4.75)));
   });
 });
