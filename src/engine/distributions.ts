@@ -1,6 +1,11 @@
+import { assertValid } from './distributionRules.js';
+import { HistogramSampler, SamplesSampler, type HistogramDist, type SamplesDist } from './empiricalDistributions.js';
 import type { Uniform } from './random.js';
 
-/** A random distribution of a non-negative quantity (times in ms). */
+export type { HistogramDist, SamplesDist } from './empiricalDistributions.js';
+export { DIST_KINDS, DIST_TEXT, distMean, isContinuous, validateDist, type DistKind } from './distributionRules.js';
+
+/** A random distribution of a non-negative quantity (times in ms); its kinds are {@link DIST_KINDS}. */
 export type DistSpec =
   | { dist: 'constant'; value: number }
   | { dist: 'uniform'; min: number; max: number }
@@ -10,34 +15,9 @@ export type DistSpec =
   /** |Normal(mean, sd)|, as the AWS 2015 study's network delay. */
   | { dist: 'abs-normal'; mean: number; sd: number }
   /** Lognormal with the given mean and standard deviation of the value itself. */
-  | { dist: 'lognormal'; mean: number; sd: number };
-
-
-/**
- * Relative spread below which draws are treated as lattice-valued: doubles carry 52 bits, so a
- * spread of 1e-6 of the scale still leaves billions of distinct values, while one of 1e-14 leaves
- * a few dozen and draws coincide.
- */
-const MIN_RELATIVE_SPREAD = 1e-6;
-
-/**
- * Whether two draws of `spec` coincide with negligible probability (a continuous distribution with
- * a spread of at least a millionth of its scale): a constant, a uniform of zero width or a zero sd
- * are not, nor is one so narrow that its draws round to a few dozen doubles. Times built from such draws
- * do not tie, so the order among simultaneous events cannot matter for them.
- */
-export function isContinuous(spec: DistSpec): boolean {
-  switch (spec.dist) {
-    case 'constant':
-      return false;
-    case 'uniform':
-      return spec.max - spec.min > MIN_RELATIVE_SPREAD * Math.max(Math.abs(spec.min), Math.abs(spec.max));
-    case 'exponential':
-      return spec.mean > 0;
-    default:
-      return spec.sd > MIN_RELATIVE_SPREAD * Math.abs(spec.mean);
-  }
-}
+  | { dist: 'lognormal'; mean: number; sd: number }
+  | HistogramDist
+  | SamplesDist;
 
 /**
  * A source of draws from one distribution (built by {@link makeSampler}). An object with a method
@@ -176,170 +156,6 @@ export function standardNormal(u: Uniform): number {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Normal density and tail probabilities, accurate to near double precision.
-// ---------------------------------------------------------------------------------------------
-
-const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
-
-/** Standard normal density. */
-function normalPdf(z: number): number {
-  return INV_SQRT_2PI * Math.exp(-0.5 * z * z);
-}
-
-/**
- * phi(z) / Q(z) for z >= 3 (the inverse Mills ratio), by Laplace's continued fraction
- * Q(z) = phi(z) / (z + 1/(z + 2/(z + 3/(z + ...)))), evaluated backwards.
- */
-function inverseMillsLarge(z: number): number {
-  let t = 0;
-  for (let n = 300; n >= 1; n--) t = n / (z + t);
-  return z + t;
-}
-
-/**
- * Q(z) = 1 - Phi(z), the standard normal upper tail, with small relative error far into the
- * tail: Marsaglia's series Phi(z) = 1/2 + phi(z) (z + z^3/3 + z^5/(3*5) + ...) (G. Marsaglia,
- * "Evaluating the Normal Distribution", Journal of Statistical Software 11(4), 2004) for |z| < 3,
- * the continued fraction beyond.
- */
-function normalUpperTail(z: number): number {
-  if (z < 0) return 1 - normalUpperTail(-z);
-  if (z >= 3) return normalPdf(z) / inverseMillsLarge(z);
-  const z2 = z * z;
-  let s = z;
-  let term = z;
-  for (let k = 3; ; k += 2) {
-    term *= z2 / k;
-    const next = s + term;
-    if (next === s) break;
-    s = next;
-  }
-  return 0.5 - normalPdf(z) * s;
-}
-
-/** phi(a) / (1 - Phi(a)): E[Z | Z >= a] for a standard normal Z. */
-function inverseMills(a: number): number {
-  if (a >= 3) return inverseMillsLarge(a);
-  return normalPdf(a) / normalUpperTail(a);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Validation, means, samplers.
-// ---------------------------------------------------------------------------------------------
-
-/** How many standard deviations below 0 a truncated normal's mean may lie. */
-const MAX_NORMAL_TRUNCATION_SDS = 8;
-
-const DIST_KINDS = ['constant', 'uniform', 'exponential', 'normal', 'abs-normal', 'lognormal'] as const;
-
-function shown(x: unknown): string {
-  if (typeof x === 'number') return String(x);
-  const json = JSON.stringify(x);
-  return json === undefined ? String(x) : json;
-}
-
-function finite(field: string, x: unknown): string | null {
-  return typeof x === 'number' && Number.isFinite(x) ? null : `${field} must be a finite number (got ${shown(x)})`;
-}
-
-/**
- * The first rule `spec` breaks, as a message fragment that starts with the field's name (to be
- * prefixed with the distribution's path, e.g. `mean must be > 0 (got -1)`), or null when the
- * distribution is valid. Rules: every parameter is a finite number; constant `value >= 0`;
- * uniform `min >= 0` and `max >= min`; exponential `mean > 0`; normal, abs-normal and lognormal
- * `sd >= 0`; lognormal `mean > 0`; normal (truncated at 0) `mean >= -8 * sd`, beyond which a
- * value >= 0 is practically never drawn.
- */
-export function validateDist(spec: DistSpec): string | null {
-  const s = spec as unknown as Record<string, unknown> | null;
-  const kind = s !== null && typeof s === 'object' ? s['dist'] : undefined;
-  switch (kind) {
-    case 'constant': {
-      const value = s?.['value'];
-      const bad = finite('value', value);
-      if (bad !== null) return bad;
-      if ((value as number) < 0) return `value must be >= 0 (got ${shown(value)})`;
-      return null;
-    }
-    case 'uniform': {
-      const min = s?.['min'];
-      const max = s?.['max'];
-      const bad = finite('min', min) ?? finite('max', max);
-      if (bad !== null) return bad;
-      if ((min as number) < 0) return `min must be >= 0 (got ${shown(min)})`;
-      if ((max as number) < (min as number)) return `max must be >= min (got ${shown(max)} < ${shown(min)})`;
-      return null;
-    }
-    case 'exponential': {
-      const mean = s?.['mean'];
-      const bad = finite('mean', mean);
-      if (bad !== null) return bad;
-      if (!((mean as number) > 0)) return `mean must be > 0 (got ${shown(mean)})`;
-      return null;
-    }
-    case 'normal':
-    case 'abs-normal':
-    case 'lognormal': {
-      const mean = s?.['mean'];
-      const sd = s?.['sd'];
-      const bad = finite('mean', mean) ?? finite('sd', sd);
-      if (bad !== null) return bad;
-      const m = mean as number;
-      const d = sd as number;
-      if (d < 0) return `sd must be >= 0 (got ${shown(sd)})`;
-      if (kind === 'lognormal' && !(m > 0)) return `mean must be > 0 (got ${shown(mean)})`;
-      if (kind === 'normal' && m < -MAX_NORMAL_TRUNCATION_SDS * d) {
-        return (
-          `mean must be >= -${MAX_NORMAL_TRUNCATION_SDS} * sd (got mean ${shown(mean)}, sd ${shown(sd)}): ` +
-          `a normal truncated at 0 would practically never draw a value >= 0`
-        );
-      }
-      return null;
-    }
-    default:
-      return `dist must be one of ${DIST_KINDS.join(', ')} (got ${shown(kind)})`;
-  }
-}
-
-function assertValid(spec: DistSpec): void {
-  const problem = validateDist(spec);
-  if (problem !== null) throw new RangeError(`invalid ${shown((spec as { dist?: unknown }).dist)} distribution: ${problem}`);
-}
-
-/**
- * The exact mean of the distribution `spec` describes. For the normal truncated at 0,
- * mean + sd * phi(a) / (1 - Phi(a)) with a = -mean / sd; for the absolute normal (folded normal,
- * F. C. Leone, L. S. Nelson and R. B. Nottingham, "The Folded Normal Distribution",
- * Technometrics 3(4), 1961), sd * sqrt(2/pi) * exp(-mean^2 / (2 sd^2)) + mean * (1 - 2 Phi(-mean/sd)).
- * Throws a RangeError for an invalid spec (see {@link validateDist}).
- */
-export function distMean(spec: DistSpec): number {
-  assertValid(spec);
-  switch (spec.dist) {
-    case 'constant':
-      return spec.value;
-    case 'uniform':
-      return spec.min + (spec.max - spec.min) / 2;
-    case 'exponential':
-    case 'lognormal':
-      return spec.mean;
-    case 'normal': {
-      const { mean, sd } = spec;
-      if (sd === 0) return mean;
-      return mean + sd * inverseMills(-mean / sd);
-    }
-    case 'abs-normal': {
-      const { mean, sd } = spec;
-      if (sd === 0) return Math.abs(mean);
-      return (
-        sd * Math.sqrt(2 / Math.PI) * Math.exp(-(mean * mean) / (2 * sd * sd)) +
-        mean * (1 - 2 * normalUpperTail(mean / sd))
-      );
-    }
-  }
-}
-
 /**
  * A sampler of the distribution `spec` describes, drawing from `u`:
  * - `constant`: value;
@@ -351,6 +167,8 @@ export function distMean(spec: DistSpec): number {
  * - `abs-normal`: |Normal(mean, sd)| (the AWS 2015 study's network delay);
  * - `lognormal`: exp(mu + sigma Z) with the value's own mean and sd:
  *   sigma^2 = ln(1 + sd^2/mean^2), mu = ln(mean) - sigma^2/2.
+ * - `histogram` and `samples`: `HistogramSampler` and `SamplesSampler`
+ *   (src/engine/empiricalDistributions.ts), one uniform per draw from tables built here.
  * Normal draws come from the ziggurat {@link standardNormal}. Throws a RangeError for an invalid
  * spec (see {@link validateDist}), e.g. a truncated normal with mean < -8 sd.
  */
@@ -376,6 +194,10 @@ export function makeSampler(spec: DistSpec, u: Uniform): Sampler {
       const sigma2 = Math.log1p(ratio * ratio);
       return new LognormalSampler(Math.log(spec.mean) - sigma2 / 2, Math.sqrt(sigma2), u);
     }
+    case 'histogram':
+      return new HistogramSampler(spec, u);
+    case 'samples':
+      return new SamplesSampler(spec, u);
   }
 }
 

@@ -116,11 +116,20 @@ function esc(v: unknown): string {
   return escapeHtml(formatValue(v));
 }
 
-/** A value for the parameters table: distributions compactly (`exponential(mean 10)`), lists joined. */
+/** The most entries of a distribution's list (a histogram's bounds, samples) the parameters table shows. */
+const SHOWN_LIST_ENTRIES = 12;
+
+/** A distribution's list in the parameters table: whole up to {@link SHOWN_LIST_ENTRIES}, else its first entries and its length. */
+function distArg(x: unknown): string {
+  if (!Array.isArray(x) || x.length <= SHOWN_LIST_ENTRIES) return formatValue(x);
+  return `[${x.slice(0, SHOWN_LIST_ENTRIES - 1).map(formatValue).join(',')},... (${x.length} in all)]`;
+}
+
+/** A value for the parameters table: distributions compactly (`exponential(mean 10)`, long lists cut), lists joined. */
 function compact(v: unknown): string {
   if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as Record<string, unknown>).dist === 'string') {
     const { dist, ...rest } = v as Record<string, unknown>;
-    const args = Object.entries(rest).map(([k, x]) => `${k} ${formatValue(x)}`).join(', ');
+    const args = Object.entries(rest).map(([k, x]) => `${k} ${distArg(x)}`).join(', ');
     return `${String(dist)}(${args})`;
   }
   if (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')) return v.map(formatValue).join(', ');

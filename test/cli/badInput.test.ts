@@ -31,6 +31,10 @@ const files: Array<[string, unknown, string[]]> = [
   ['negative duration', withScenario((s) => (s.workload = { kind: 'open', rate: 5, durationMs: -5 })), ['scenario.workload.durationMs must be > 0 (got -5)']],
   ['unsupported schema version', { ...valid, schemaVersion: 2 }, ['schemaVersion 2 is not supported (this version reads 1)']],
   ['several problems at once', withScenario((s) => ((s.workload.clients = -1), (s.leaf.concurrency = 0))), ['scenario.workload.clients must be a positive integer (got -1)', 'scenario.leaf.concurrency must be a positive integer or "unlimited" (got 0)']],
+  ['histogram bounds out of order', withScenario((s) => (s.leaf.serviceMs = { dist: 'histogram', le: [5, 2, '+Inf'], counts: [1, 2, 3] })), ['scenario.leaf.serviceMs.le.1 must be > le.0 (bounds strictly increase; got 2 <= 5)']],
+  ['histogram counts not cumulative', withScenario((s) => (s.leaf.serviceMs = { dist: 'histogram', le: [5, 10], counts: [4, 1] })), ["scenario.leaf.serviceMs.counts.1 must be >= counts.0 (counts are cumulative, as Prometheus's le buckets; got 1 < 4)"]],
+  ['histogram without observations', withScenario((s) => (s.stack[0].hopMs = { dist: 'histogram', le: [5, '+Inf'], counts: [0, 0] })), ['scenario.stack.0.hopMs.counts must not all be 0 (no observations to draw from)']],
+  ['no samples', withScenario((s) => (s.workload = { kind: 'closed', clients: 2, durationMs: 1000, thinkMs: { dist: 'samples', values: [] } })), ['scenario.workload.thinkMs.values must have 1 to 100000 values (got 0)']],
   ['variant and sweep set the same path', { ...valid, variants: { a: { 'workload.clients': 3 } }, sweep: { grid: { 'workload.clients': [1, 2] } } }, ['variants.a.workload.clients is also a sweep axis (sweep.grid)']],
 ];
 

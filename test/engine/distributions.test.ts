@@ -58,6 +58,9 @@ function referenceMoments(spec: DistSpec): { mean: number; variance: number } {
         Math.abs(mean) + 14 * sd,
       );
     }
+    case 'histogram':
+    case 'samples':
+      throw new Error('the empirical kinds are checked in empiricalDistributions.test.ts');
   }
 }
 
@@ -358,7 +361,7 @@ describe('validateDist', () => {
       [{ dist: 'lognormal', mean: 1, sd: -1 }, 'sd must be >= 0 (got -1)'],
       [
         { dist: 'pareto', mean: 1 },
-        'dist must be one of constant, uniform, exponential, normal, abs-normal, lognormal (got "pareto")',
+        'dist must be one of constant, uniform, exponential, normal, abs-normal, lognormal, histogram, samples (got "pareto")',
       ],
     ];
     for (const [spec, message] of cases) expect(validateDist(spec as DistSpec)).toBe(message);

@@ -92,7 +92,7 @@ describe('validateExperiment', () => {
     [
       'an unknown distribution',
       file((s) => ((s.leaf as Json).serviceMs = { dist: 'gamma', mean: 1 })),
-      ['scenario.leaf.serviceMs.dist must be one of constant, uniform, exponential, normal, abs-normal, lognormal (got "gamma")'],
+      ['scenario.leaf.serviceMs.dist must be one of constant, uniform, exponential, normal, abs-normal, lognormal, histogram, samples (got "gamma")'],
     ],
     ['a negative constant time', file((s) => ((s.leaf as Json).serviceMs = -3)), ['scenario.leaf.serviceMs must be >= 0 (got -3)']],
     [

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 /**
  * A new member of a kind union must be handled where the kind is dispatched on: the compiler says
  * where. This copies src to a temporary directory, adds a member to the backoff-kind union, one
- * to the leaf-kind union and one to the join union, type-checks the copy, and expects errors in the files that must handle
+ * to the leaf-kind union, one to the join union and one to the distribution union, type-checks the copy, and expects errors in the files that must handle
  * each new kind (tables keyed by kind, switches ending in a `never` check).
  */
 
@@ -67,6 +67,7 @@ describe('a new kind is reported by the compiler where it must be handled', () =
     edit(root, 'src/policy/types.ts', 'export type BackoffKind =\n', `export type BackoffKind =\n  | '${PROBE}'\n`);
     edit(root, 'src/model/scenario.ts', 'export type Leaf = ServerLeaf | ', `export type Leaf = { kind: '${PROBE}' } | ServerLeaf | `);
     edit(root, 'src/model/graph/ServiceGraph.ts', 'export type Join =\n', `export type Join =\n  | { kind: '${PROBE}' }\n`);
+    edit(root, 'src/engine/distributions.ts', 'export type DistSpec =\n', `export type DistSpec =\n  | { dist: '${PROBE}' }\n`);
     errors = typeErrors(root);
   }, 600_000);
 
@@ -88,6 +89,16 @@ describe('a new kind is reported by the compiler where it must be handled', () =
 
   it('a new backoff kind: the backoff tables keyed by kind fail to compile', () => {
     expect(errors.get('src/policy/backoff.ts')?.join('\n')).toMatch(new RegExp(PROBE));
+  });
+
+  it('a new distribution kind: its text (DIST_TEXT, whose keys are DIST_KINDS), rules, mean and continuity fail to compile', () => {
+    expect(errors.get('src/engine/distributionRules.ts')?.join('\n')).toMatch(new RegExp(PROBE));
+    expect(errors.get('src/engine/distributionRules.ts')?.join('\n')).toMatch(/lacks ending return/);
+  });
+
+  it('a new distribution kind: its sampler (makeSampler) and its schema (the choice of distSchema) fail to compile', () => {
+    expect(errors.get('src/engine/distributions.ts')?.join('\n')).toMatch(/lacks ending return/);
+    expect(errors.get('src/experiment/distSchema.ts')?.join('\n')).toMatch(/never/);
   });
 
   it('no error anywhere else than where a kind is handled (the copy compiles but for the new kinds)', () => {

@@ -105,6 +105,19 @@ describe('renderReportHtml', () => {
       ['capacity', ''],
     ]);
   });
+
+  it('shows an empirical distribution with its lists, a long one cut to its first entries and its length', () => {
+    const values = Array.from({ length: 500 }, (_, i) => i + 1);
+    expect(
+      flattenForTable({
+        serviceMs: { dist: 'histogram', le: [5, 10, '+Inf'], counts: [3, 7, 9], min: 0, tail: 'at-bound' },
+        thinkMs: { dist: 'samples', values, interpolate: false },
+      }),
+    ).toEqual([
+      ['serviceMs', 'histogram(le [5,10,"+Inf"], counts [3,7,9], min 0, tail at-bound)'],
+      ['thinkMs', 'samples(values [1,2,3,4,5,6,7,8,9,10,11,... (500 in all)], interpolate false)'],
+    ]);
+  });
 });
 
 describe('renderIndexHtml', () => {
