@@ -31,10 +31,11 @@ function fmtCalls(n: number): string {
 
 /**
  * Validate the experiment file at `path` (its `tune` section too, as `tune` checks it) and print what
- * it would run (a UsageError on any problem or refused limit).
+ * it would run, with the number of layers each layer selector matched (a UsageError on any problem
+ * or refused limit).
  */
 export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside?: boolean; memoryLimit?: number }): void {
-  const { plan, warnings, experiment, set } = loadPlan(path, opts);
+  const { plan, warnings, experiment, set, selectors } = loadPlan(path, opts);
   // A file with a search is checked as `tune` checks it (its metrics, parts, windows, bounds...).
   if (hasTuneSection(experiment.root)) {
     const prepared = prepareTune(patchedRoot(experiment.root, { quick: opts.quick, set }));
@@ -68,6 +69,7 @@ export function validateCommand(io: CliIO, path: string, opts: { quick: boolean;
       calls += w.maxLeafCalls * p.replications;
     }
   }
+  for (const s of selectors) lines.push(`  ${s.key} (${s.where}): ${s.layers.length} ${s.layers.length === 1 ? 'layer' : 'layers'}`);
   lines.push(`  ${runs} runs in all`);
   lines.push(`  work: about ${fmtCount(ops)} operations, at most ${Number.isFinite(calls) ? fmtCount(calls) : 'unbounded'} leaf calls (if every attempt failed)`);
   const capped = limits.findings.memory.graphCapped ? ` (at most: a run whose queues keep growing stops at its share of the ${formatBytes(limits.findings.memoryLimitBytes)} memory limit)` : '';
