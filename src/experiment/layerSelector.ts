@@ -116,6 +116,15 @@ export function writtenStacks(scenario: unknown): WrittenStack[] {
   return stacks;
 }
 
+/** The names of the layers written in a scenario's stacks (those under `scope`), each once, in the order of `writtenStacks`. */
+export function writtenLayerNames(scenario: unknown, scope: readonly PathSegment[] = []): string[] {
+  const names = new Set<string>();
+  for (const stack of writtenStacks(scenario)) {
+    if (startsWith(stack.path, scope)) stack.layers.forEach((layer: unknown, i) => names.add(layerName(isObject(layer) ? layer : {}, i)));
+  }
+  return [...names];
+}
+
 function startsWith(path: readonly PathSegment[], prefix: readonly PathSegment[]): boolean {
   return prefix.length <= path.length && prefix.every((s, i) => String(s) === String(path[i]));
 }
