@@ -1,7 +1,7 @@
 // The validate command: an experiment file's parts, cells and replications, the calls per operation
 // on each edge of a graph if every call failed, and the estimates of work, output and memory.
 import { relative } from 'node:path';
-import { patchedRoot } from '../experiment/index.js';
+import { isLayerSelector, patchedRoot, resolvePathKey, type SelectorUse } from '../experiment/index.js';
 import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { formatBytes } from '../sweep/resourceLimits.js';
@@ -35,11 +35,20 @@ function fmtCalls(n: number): string {
  * or refused limit).
  */
 export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside?: boolean; memoryLimit?: number }): void {
-  const { plan, warnings, experiment, set, selectors } = loadPlan(path, opts);
+  const loaded = loadPlan(path, opts);
+  const { plan, warnings, experiment, set } = loaded;
+  const selectors: SelectorUse[] = [...loaded.selectors];
   // A file with a search is checked as `tune` checks it (its metrics, parts, windows, bounds...).
   if (hasTuneSection(experiment.root)) {
     const prepared = prepareTune(patchedRoot(experiment.root, { quick: opts.quick, set }));
     if (!prepared.ok) throw new UsageError(prepared.errors.map((e) => `${path}: ${e}`));
+    for (const { path: key } of prepared.problem.space.filter((d) => isLayerSelector(d.path))) {
+      for (const part of prepared.problem.parts) {
+        const resolved = resolvePathKey(part.scenario, key);
+        const where = prepared.problem.hasParts ? `tune.space, part ${part.name}` : 'tune.space';
+        if (resolved.ok) selectors.push({ where, key, layers: resolved.layers });
+      }
+    }
   }
   const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit });
   if (limits.refusals.length > 0) throw new UsageError(limits.refusals);

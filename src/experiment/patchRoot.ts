@@ -179,7 +179,7 @@ function setOnScenario(target: SetTarget, scenario: JsonObject, value: unknown, 
   const locations = resolved.paths.map((relative) => [...target.at, 'scenario', ...relative]);
   for (const path of locations) out.patches.push({ path, source });
   out.sets.push({ part: target.at, paths: resolved.paths, key, value, source, location: locations[0] ?? target.path });
-  if (resolved.selector !== null) out.selectors.push({ where: source, key, layers: resolved.layers });
+  if (resolved.selector !== null) out.selectors.push({ where: target.part !== null ? `--set, part ${target.part}` : '--set', key, layers: resolved.layers });
 }
 
 /**
