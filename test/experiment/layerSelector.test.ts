@@ -114,6 +114,15 @@ describe('layer selectors in variants, sweeps and --set', () => {
     expect(swept.map((c) => c.key)).toEqual([1, 4].map((v) => JSON.stringify({ params: { 'layers[sdk].policy.maxAttempts': v }, part: 'main', variant: 'default' })));
   });
 
+  it('applies a preset by layer name: the preset under every sdk layer\'s own fields, as a preset written in each', () => {
+    const preset = 'aws-sdk-js-standard';
+    const bySelector = cellsOf({ name: 'x', scenario: graphScenario(), variants: { aws: { 'layers[sdk].policy.preset': preset } } }, { quick: false });
+    const written = graphScenario();
+    const calls = (((written.services as Json).gateway as Json).endpoints as Json).get as Json;
+    for (const call of ((calls.steps as Json[])[0] as Json).calls as Json[]) ((call.stack as Json[])[0] as Json).policy = { preset, maxAttempts: 3 };
+    expect(bySelector.map((c) => c.scenario)).toEqual(cellsOf({ name: 'x', scenario: written }, { quick: false }).map((c) => c.scenario));
+  });
+
   it('rewrites microservice-cascade with selectors and expands to the same cells as its 51 explicit paths, full and quick', () => {
     const root = shipped();
     const variants = mainPart(root).variants as Json;
