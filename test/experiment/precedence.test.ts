@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { expandExperiment, PRECEDENCE, type ExpandOptions, type ExperimentPlan } from '../../src/experiment/index.js';
 
@@ -22,11 +22,12 @@ function errors(root: Json, options: ExpandOptions = { quick: false }): string[]
 const clientsOf = (p: ExperimentPlan): unknown[] => p.parts.flatMap((part) => part.cells.map((c) => (c.scenario.workload as { clients: number }).clients));
 
 describe('precedence: file < part < variant < sweep < --set, each later level winning', () => {
-  it('is written down once in README, in the order of PRECEDENCE', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('is written down once in the documentation (README.md and docs/), in the order of PRECEDENCE', () => {
+    const docs = new URL('../../docs/', import.meta.url);
+    const pages = [new URL('../../README.md', import.meta.url), ...readdirSync(docs).filter((f) => f.endsWith('.md')).map((f) => new URL(f, docs))];
     const order = PRECEDENCE.map((level) => (level === 'set' ? '`--set`' : level)).join(' < ');
     expect(order).toBe('file < part < variant < sweep < `--set`');
-    expect(readme.split(order).length - 1).toBe(1);
+    expect(pages.reduce((n, page) => n + readFileSync(page, 'utf8').split(order).length - 1, 0)).toBe(1);
   });
 
   it('file < part: a part\'s own replications win over the file\'s', () => {
