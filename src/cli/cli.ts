@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { ValidationError } from '../experiment/index.js';
+import { PRECEDENCE, ValidationError } from '../experiment/index.js';
 import { ScenarioError } from '../model/ScenarioError.js';
 import { describePresets } from '../policy/describePresets.js';
 import { BACKOFF_KINDS } from '../policy/backoff.js';
@@ -36,6 +36,9 @@ import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
 import { runFiles, type RunOptions } from './runCommand.js';
 import { validateCommand } from './validateCommand.js';
+
+/** The help of `--set`, the same for every command that takes it. */
+const SET_HELP = `override a field (repeatable, applied last: ${PRECEDENCE.map((level) => (level === 'set' ? '--set' : level)).join(' < ')}): a path as in variants and sweeps (relative to the scenario; layers[<name>].<path> for every layer of that name), parts.<name>.<path>, or a root field such as seed or replications (every part's own too)`;
 
 export { UsageError, type CliIO } from './io.js';
 export { findExperimentFiles, loadExperimentFile, loadExperimentSource, planFromFile } from './loadPlan.js';
@@ -88,7 +91,7 @@ function registerRun(program: Command, io: CliIO, setCode: (code: number) => voi
     .option('--seed <n>', 'master seed (overrides the file)', parseIntArg('--seed'))
     .option('--out <dir>', 'output directory', 'results')
     .option('--quick', 'apply the file\'s "quick" overrides', false)
-    .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
+    .option('--set <path=value>', SET_HELP, collect, [])
     .option('--workers <n>', `worker threads (default: ${availableParallelism()}, the available parallelism)`, parsePositiveInt('--workers'))
     .option('--shard <k/n>', 'run the k-th of n deterministic slices of the cells (0 <= k < n)', parseShardArg)
     .option('--resume', 'keep the finished replications in the output directory and run only the missing ones', false)
@@ -217,7 +220,7 @@ function registerValidate(program: Command, io: CliIO): void {
     .description('check an experiment file and print its parts, cells, replications and an estimate of the work')
     .argument('<file>', 'experiment file (JSON)')
     .option('--quick', 'apply the file\'s "quick" overrides', false)
-    .option('--set <path=value>', 'override a field (repeatable): a path as in variants and sweeps (relative to the scenario), parts.<name>.<path>, or a root field such as seed or replications', collect, [])
+    .option('--set <path=value>', SET_HELP, collect, [])
     .option('--workers <n>', 'worker threads the memory estimate counts (default: the available parallelism)', parsePositiveInt('--workers'))
     .option('--force', 'exit 0 even when the estimated results or memory are over their limits (as run --force runs)', false)
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)

@@ -49,7 +49,7 @@ export interface PlanOptions extends ReadOptions {
   seed?: number;
 }
 
-/** Load, apply quick mode, --set and the seed, expand into cells; the plan, the file's text, the overrides and the warnings (a UsageError on any problem). */
+/** Load, apply quick mode, --set and the seed, expand into cells; the plan, the file's text, the overrides, the warnings and the layer selectors' matches (a UsageError on any problem). */
 export function loadPlan(path: string, opts: PlanOptions) {
   const { experiment, text } = loadExperimentSource(path, opts);
   const set = parseSets(opts.set);
@@ -58,7 +58,7 @@ export function loadPlan(path: string, opts: PlanOptions) {
   if (!expanded.ok) throw new UsageError(expanded.errors.map((m) => `${path}: ${m}`));
   const hintProblems = reportHintProblems(experiment.root);
   if (hintProblems.length > 0) throw new UsageError(hintProblems.map((m) => `${path}: ${m}`));
-  return { plan: expanded.plan, text, set, experiment, warnings: expanded.warnings.map((w) => `${path}: ${w}`) };
+  return { plan: expanded.plan, text, set, experiment, warnings: expanded.warnings.map((w) => `${path}: ${w}`), selectors: expanded.selectors };
 }
 
 /** Problems with the `report` hints of an experiment file (top level and each part), with their paths. */

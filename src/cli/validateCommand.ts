@@ -1,7 +1,7 @@
 // The validate command: an experiment file's parts, cells and replications, the calls per operation
 // on each edge of a graph if every call failed, and the estimates of work, output and memory.
 import { relative } from 'node:path';
-import { patchedRoot } from '../experiment/index.js';
+import { isLayerSelector, patchedRoot, resolvePathKey, type SelectorUse } from '../experiment/index.js';
 import { callsIfEveryCallFails } from '../model/graph/failureAmplification.js';
 import { estimateWork } from '../sweep/estimateWork.js';
 import { formatBytes } from '../sweep/resourceLimits.js';
@@ -31,14 +31,24 @@ function fmtCalls(n: number): string {
 
 /**
  * Validate the experiment file at `path` (its `tune` section too, as `tune` checks it) and print what
- * it would run (a UsageError on any problem or refused limit).
+ * it would run, with the number of layers each layer selector matched (a UsageError on any problem
+ * or refused limit).
  */
 export function validateCommand(io: CliIO, path: string, opts: { quick: boolean; set: string[]; workers?: number; force: boolean; allowImportsOutside?: boolean; memoryLimit?: number }): void {
-  const { plan, warnings, experiment, set } = loadPlan(path, opts);
+  const loaded = loadPlan(path, opts);
+  const { plan, warnings, experiment, set } = loaded;
+  const selectors: SelectorUse[] = [...loaded.selectors];
   // A file with a search is checked as `tune` checks it (its metrics, parts, windows, bounds...).
   if (hasTuneSection(experiment.root)) {
     const prepared = prepareTune(patchedRoot(experiment.root, { quick: opts.quick, set }));
     if (!prepared.ok) throw new UsageError(prepared.errors.map((e) => `${path}: ${e}`));
+    for (const { path: key } of prepared.problem.space.filter((d) => isLayerSelector(d.path))) {
+      for (const part of prepared.problem.parts) {
+        const resolved = resolvePathKey(part.scenario, key);
+        const where = prepared.problem.hasParts ? `tune.space, part ${part.name}` : 'tune.space';
+        if (resolved.ok) selectors.push({ where, key, layers: resolved.layers });
+      }
+    }
   }
   const limits = planLimits(relative(io.cwd, path) || path, plan, { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit });
   if (limits.refusals.length > 0) throw new UsageError(limits.refusals);
@@ -68,6 +78,7 @@ export function validateCommand(io: CliIO, path: string, opts: { quick: boolean;
       calls += w.maxLeafCalls * p.replications;
     }
   }
+  for (const s of selectors) lines.push(`  ${s.key} (${s.where}): ${s.layers.length} ${s.layers.length === 1 ? 'layer' : 'layers'}`);
   lines.push(`  ${runs} runs in all`);
   lines.push(`  work: about ${fmtCount(ops)} operations, at most ${Number.isFinite(calls) ? fmtCount(calls) : 'unbounded'} leaf calls (if every attempt failed)`);
   const capped = limits.findings.memory.graphCapped ? ` (at most: a run whose queues keep growing stops at its share of the ${formatBytes(limits.findings.memoryLimitBytes)} memory limit)` : '';

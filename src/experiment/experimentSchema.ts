@@ -18,7 +18,7 @@ function slug() {
 function overridesSchema() {
   return doc(
     f.record(z.unknown(), 'an object mapping dotted paths to values'),
-    'Dotted path relative to the scenario (e.g. "stack.0.policy.backoff.kind") -> value. Objects deep-merge, arrays and scalars replace.',
+    'Dotted path relative to the scenario (e.g. "stack.0.policy.backoff.kind"), or a layer selector naming layers in every stack (e.g. "layers[sdk].policy.budget") -> value. Objects deep-merge, arrays and scalars replace.',
   );
 }
 
@@ -40,8 +40,8 @@ function sweepSchema() {
   return doc(
     f
       .object({
-        grid: axesSchema('Dotted path -> values; every combination of the axes is a cell (first axis slowest).').optional(),
-        zip: axesSchema('Dotted path -> values, all of the same length; the axes move together.').optional(),
+        grid: axesSchema('Dotted path (or layer selector, e.g. "layers[sdk].policy.maxAttempts") -> values; every combination of the axes is a cell (first axis slowest).').optional(),
+        zip: axesSchema('Dotted path (or layer selector) -> values, all of the same length; the axes move together.').optional(),
       })
       .superRefine((sweep, ctx) => {
         const axes = Object.entries(sweep.zip ?? {});

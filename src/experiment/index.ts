@@ -9,13 +9,17 @@ export {
   DEFAULT_VARIANT,
   expandExperiment,
   MAIN_PART,
+  PART_INHERITED_FIELDS,
   patchedRoot,
+  PRECEDENCE,
   type Cell,
   type ExpandOptions,
   type ExpandResult,
   type ExperimentPlan,
   type PlanPart,
+  type SelectorUse,
 } from './expandExperiment.js';
+export { EVERY_LAYER, isLayerSelector, matchLayerSelector, parseLayerSelector, resolvePathKey, SELECTOR_WORD, writtenLayerNames, writtenStacks, type LayerSelector, type ResolvedPath, type SelectorMatch, type WrittenStack } from './layerSelector.js';
 export { experimentJsonSchema } from './experimentJsonSchema.js';
 export { experimentFileSchema, experimentSchema, SCHEMA_VERSION, SLUG } from './experimentSchema.js';
 export { parseExperiment, parseExperimentText, validateExperiment, type ParseExperimentResult } from './parseExperiment.js';

@@ -10,9 +10,9 @@ interface ParsedLayer {
   policy: Policy;
 }
 
-/** The name of layer `i` of a stack: its own, or layer<i>. */
-function layerName(layer: ParsedLayer, i: number): string {
-  return layer.name ?? `layer${i}`;
+/** The name of layer `i` of a stack: its own, or layer<i> (the one rule, for layers as written too). */
+export function layerName(layer: { name?: unknown }, i: number): string {
+  return typeof layer.name === 'string' ? layer.name : `layer${i}`;
 }
 
 /** Results key per-layer metrics by name: two layers of one stack with one name would overwrite each other. */

@@ -1,6 +1,7 @@
 // Quick mode and `--set` applied to a copy of an experiment file's root, with a record of what each
 // patched, so that a problem at a patched place is blamed on the patch (`quick: `, `--set x: `).
 import { experimentStructureSchema } from './experimentSchema.js';
+import { resolvePathKey } from './layerSelector.js';
 import { missingNamedEntry } from './namedEntries.js';
 import type { PathSegment } from './Problem.js';
 import { cloneJson, mergeValue, scenarioRelative, setPath, splitExperimentPath, splitPath } from './setPath.js';
@@ -12,8 +13,10 @@ export interface ExpandOptions {
   quick: boolean;
   /**
    * `--set` overrides, applied after quick mode, in order: paths relative to the scenario as in
-   * variants and sweeps (`scenario.` accepted; every part's scenario in an experiment with parts),
-   * `parts.<name>.` for one part, or a field of the file's root (`seed`, `replications`...).
+   * variants and sweeps (`scenario.` accepted, layer selectors too; every part's scenario in an
+   * experiment with parts), `parts.<name>.` for one part, or a field of the file's root (`seed`,
+   * `replications`...; `replications` sets every part's own too). They come last in `PRECEDENCE`:
+   * a scenario path set here is applied again after each cell's variant and sweep point.
    */
   set?: ReadonlyArray<readonly [string, unknown]>;
 }
@@ -23,6 +26,37 @@ export interface Patch {
   path: PathSegment[];
   source: string;
 }
+
+/** A `--set` override of a part's scenario, applied again last in each of its cells (PRECEDENCE). */
+export interface SetOverride {
+  /** The part's place: `[]` for the top-level scenario, `['parts', i]`. */
+  part: PathSegment[];
+  /** The concrete paths in the scenario (a selector's every match). */
+  paths: PathSegment[][];
+  key: string;
+  value: unknown;
+  /** `--set <path>`. */
+  source: string;
+  /** Where it lands from the file's root, for blame. */
+  location: PathSegment[];
+}
+
+/** How many layers a layer selector matched, and where it is written (`variants.budgets`, `sweep.grid`, `--set`). */
+export interface SelectorUse {
+  where: string;
+  key: string;
+  /** The matched layers' paths in the scenario. */
+  layers: string[];
+}
+
+/**
+ * The root fields that a part takes from the root unless it gives its own: `--set` of one of them
+ * sets every part's own as well, since `--set` comes after the part (PRECEDENCE).
+ */
+export const PART_INHERITED_FIELDS: readonly string[] = ['replications'];
+
+/** The root fields that an experiment with parts cannot have: each part gives its own. */
+export const PART_ONLY_FIELDS = ['variants', 'sweep'] as const satisfies readonly string[];
 
 export type JsonObject = Record<string, unknown>;
 
@@ -66,56 +100,86 @@ export class Messages {
   }
 }
 
-/** Applies quick mode and --set to a copy of the root; records what was patched, for blame. */
-export function patchRoot(root: JsonObject, options: ExpandOptions, messages: Messages): { work: JsonObject; patches: Patch[] } {
-  const work = cloneJson(root);
-  const patches: Patch[] = [];
-  if (options.quick) {
-    const quick = work.quick;
-    if (isObject(quick)) {
-      try {
-        mergeValue(work, quick);
-        patches.push(...patchLeaves(quick, []).map((path) => ({ path, source: 'quick' })));
-      } catch (e) {
-        for (const p of problemsOf(e)) messages.add(`quick: ${p}`);
-      }
-    }
-    const parts = work.parts;
-    if (Array.isArray(parts)) {
-      parts.forEach((part: unknown, i) => {
-        if (!isObject(part) || !isObject(part.quick)) return;
-        const source = `parts.${i}.quick`;
-        try {
-          mergeValue(part, part.quick);
-          patches.push(...patchLeaves(part.quick, ['parts', i]).map((path) => ({ path, source })));
-        } catch (e) {
-          for (const p of problemsOf(e)) messages.add(`${source}: ${p}`);
-        }
-      });
+/** A root patched by quick mode and `--set`: what each patched, the scenario overrides of `--set` and the selectors they used. */
+export interface PatchedRoot {
+  work: JsonObject;
+  patches: Patch[];
+  sets: SetOverride[];
+  selectors: SelectorUse[];
+}
+
+/** Applies quick mode to `work` (the file's `quick`, then each part's); records what it patched. */
+function applyQuick(work: JsonObject, patches: Patch[], messages: Messages): void {
+  const quick = work.quick;
+  if (isObject(quick)) {
+    try {
+      mergeValue(work, quick);
+      patches.push(...patchLeaves(quick, []).map((path) => ({ path, source: 'quick' })));
+    } catch (e) {
+      for (const p of problemsOf(e)) messages.add(`quick: ${p}`);
     }
   }
+  const parts = work.parts;
+  if (Array.isArray(parts)) {
+    parts.forEach((part: unknown, i) => {
+      if (!isObject(part) || !isObject(part.quick)) return;
+      const source = `parts.${i}.quick`;
+      try {
+        mergeValue(part, part.quick);
+        patches.push(...patchLeaves(part.quick, ['parts', i]).map((path) => ({ path, source })));
+      } catch (e) {
+        for (const p of problemsOf(e)) messages.add(`${source}: ${p}`);
+      }
+    });
+  }
+}
+
+/** Applies quick mode and --set to a copy of the root; records what was patched, for blame, and the `--set` overrides of scenarios. */
+export function patchRoot(root: JsonObject, options: ExpandOptions, messages: Messages): PatchedRoot {
+  const work = cloneJson(root);
+  const out: PatchedRoot = { work, patches: [], sets: [], selectors: [] };
+  if (options.quick) applyQuick(work, out.patches, messages);
   for (const [path, value] of options.set ?? []) {
     const source = `--set ${path}`;
     try {
       for (const target of setTargets(work, path)) {
         if (target.scenario) {
-          // Set on the scenario itself, as variants and sweep axes are, so a path gives the same messages everywhere.
+          const where = target.part !== null ? `part ${target.part}: ` : '';
           try {
-            const missing = missingNamedEntry(target.scenario, target.relative);
-            if (missing !== null) throw new ValidationError([`cannot set ${target.relative.join('.')}: ${missing}`]);
-            setPath(target.scenario, target.relative, value);
+            setOnScenario(target, target.scenario, value, source, out);
           } catch (e) {
-            for (const p of problemsOf(e)) messages.add(`${source}: ${target.part !== null ? `part ${target.part}: ` : ''}${p}`);
-            continue;
+            for (const p of problemsOf(e)) messages.add(`${source}: ${where}${p}`);
           }
-        } else setPath(work, target.path, value);
-        patches.push({ path: target.path, source });
+          continue;
+        }
+        setPath(work, target.path, value);
+        out.patches.push({ path: target.path, source });
       }
     } catch (e) {
       for (const p of problemsOf(e)) messages.add(`${source}: ${p}`);
     }
   }
-  return { work, patches };
+  return out;
+}
+
+/**
+ * Sets a `--set` value on a part's scenario itself, as variants and sweep axes are, so a path gives
+ * the same messages everywhere (a selector at each layer it matches); records it for blame and to be
+ * applied again after each cell's variant and sweep point. Throws a ValidationError.
+ */
+function setOnScenario(target: SetTarget, scenario: JsonObject, value: unknown, source: string, out: PatchedRoot): void {
+  const key = target.relative.join('.');
+  const resolved = resolvePathKey(scenario, key);
+  if (!resolved.ok) throw new ValidationError([`${key} ${resolved.problem}`]);
+  for (const relative of resolved.paths) {
+    const missing = missingNamedEntry(scenario, relative);
+    if (missing !== null) throw new ValidationError([`cannot set ${relative.join('.')}: ${missing}`]);
+  }
+  for (const relative of resolved.paths) setPath(scenario, relative, value);
+  const locations = resolved.paths.map((relative) => [...target.at, 'scenario', ...relative]);
+  for (const path of locations) out.patches.push({ path, source });
+  out.sets.push({ part: target.at, paths: resolved.paths, key, value, source, location: locations[0] ?? target.path });
+  if (resolved.selector !== null) out.selectors.push({ where: target.part !== null ? `--set, part ${target.part}` : '--set', key, layers: resolved.layers });
 }
 
 /**
@@ -149,6 +213,8 @@ interface SetTarget {
   relative: PathSegment[];
   /** The part's name when the experiment has parts (for messages). */
   part: string | null;
+  /** The place of the part whose scenario or field it sets: `[]` for the root, `['parts', i]`. */
+  at: PathSegment[];
 }
 
 /**
@@ -162,16 +228,15 @@ function setTargets(work: JsonObject, path: string): SetTarget[] {
   const segments = splitPath(path);
   const head = segments[0] as PathSegment;
   const scenarioTarget = (holder: JsonObject, at: PathSegment[], relative: PathSegment[], part: string | null): SetTarget => {
-    if (relative.length === 0) return { path: [...at, 'scenario'], scenario: null, relative, part };
+    if (relative.length === 0) return { path: [...at, 'scenario'], scenario: null, relative, part, at };
     const sc = holder.scenario;
-    if (isObject(sc)) return { path: [...at, 'scenario', ...relative], scenario: sc, relative, part };
-    return { path: [...at, 'scenario', ...relative], scenario: null, relative, part };
+    return { path: [...at, 'scenario', ...relative], scenario: isObject(sc) ? sc : null, relative, part, at };
   };
   const rootOrScenario = (holder: JsonObject, at: PathSegment[], rest: PathSegment[], fields: readonly string[], part: string | null): SetTarget => {
     const first = rest[0];
     if (first === 'scenario') return scenarioTarget(holder, at, rest.slice(1), part);
     if (typeof first === 'string' && fields.includes(first)) {
-      return { path: [...at, ...splitExperimentPath(rest.join('.'))], scenario: null, relative: [], part };
+      return { path: [...at, ...splitExperimentPath(rest.join('.'))], scenario: null, relative: [], part, at };
     }
     return scenarioTarget(holder, at, rest, part);
   };
@@ -190,7 +255,16 @@ function setTargets(work: JsonObject, path: string): SetTarget[] {
     return [rootOrScenario(part, ['parts', index], segments.slice(2), PART_FIELDS, names[index] ?? null)];
   }
   if (typeof head === 'string' && head !== 'scenario' && ROOT_FIELDS.includes(head)) {
-    return [{ path: splitExperimentPath(path), scenario: null, relative: [], part: null }];
+    const root: SetTarget = { path: splitExperimentPath(path), scenario: null, relative: [], part: null, at: [] };
+    if (!Array.isArray(work.parts)) return [root];
+    if (segments.length === 1 && PART_INHERITED_FIELDS.includes(head)) {
+      // The root's value is every part's default, and --set comes after a part's own (PRECEDENCE).
+      return [root, ...work.parts.flatMap((p: unknown, i) => (isObject(p) ? [{ ...root, path: ['parts', i, head], part: typeof p.name === 'string' ? p.name : String(i), at: ['parts', i] }] : []))];
+    }
+    if ((PART_ONLY_FIELDS as readonly string[]).includes(head)) {
+      throw new ValidationError([`cannot set ${path}: the experiment has parts, and ${head} is a field of each part (write parts.<name>.${path})`]);
+    }
+    return [root];
   }
   const relative = scenarioRelative(segments);
   if (Array.isArray(work.parts) && work.scenario === undefined) {

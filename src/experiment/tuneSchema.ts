@@ -85,19 +85,19 @@ export const tuneSchema = doc(
   f.object({
     space: doc(
       f.record(tuneDimensionSchema, 'an object mapping dotted paths (relative to the scenario) to dimensions'),
-      'Dotted path relative to the scenario (e.g. "stack.1.policy.maxAttempts") -> its range or choices.',
+      'Dotted path relative to the scenario (e.g. "stack.1.policy.maxAttempts"), or a layer selector (e.g. "layers[sdk].policy.maxAttempts": one value at every layer of that name) -> its range or choices.',
     ),
     presets: doc(
       f
         .array(
           f.object({
-            layer: doc(f.nonEmptyString(), 'The name of the layer whose policy each preset replaces wholesale.'),
+            layer: doc(f.nonEmptyString(), 'The name of the layer whose policy each preset replaces wholesale (every layer of that name, in every stack).'),
             names: doc(f.array(f.nonEmptyString(), 'preset names', 1), 'Presets of real libraries (`retrystorm presets`).'),
           }),
           'preset groups',
         )
         .default(() => []),
-      'Fixed contenders ranked beside the space, each replacing one layer\'s policy.',
+      'Fixed contenders ranked beside the space, each replacing the policy of the layers of one name.',
     ),
     objectives: doc(f.array(tuneObjectiveSchema, 'objectives', 1, 2), 'One or two objectives (two give a Pareto front).'),
     constraints: doc(f.array(tuneConstraintSchema, 'constraints').default(() => []), 'Bounds the recommendation must be proven to meet.'),

@@ -1,4 +1,4 @@
-import { scenarioSchema } from '../experiment/index.js';
+import { isLayerSelector, parseLayerSelector, scenarioSchema } from '../experiment/index.js';
 import { formatDuration, formatSetDuration, type DurationUnit } from '../policy/formatDuration.js';
 import { docsAlong, type SchemaDoc } from '../policy/schema/schemaDocs.js';
 import { paramEntries } from './format.js';
@@ -316,6 +316,20 @@ export function axisTitle(text: string, width = 44): string | string[] {
   return lines;
 }
 
+/**
+ * A layer selector's axis (`layers[sdk].policy.maxAttempts`) read as one layer's field
+ * (`stack.0.policy.maxAttempts`), with the layers it names in words (`layer sdk`, `layers app, client
+ * of services.frontend`, `every layer`); null for any other path.
+ */
+function selectorAxis(path: string): { field: string; layers: string } | null {
+  if (!isLayerSelector(path)) return null;
+  const selector = parseLayerSelector(path);
+  if (typeof selector === 'string' || selector.rest.length === 0) return null;
+  const names = selector.names === null ? 'every layer' : `${selector.names.length === 1 ? 'layer' : 'layers'} ${selector.names.join(', ')}`;
+  const scope = selector.scope.length === 0 ? '' : ` of ${selector.scope.join('.')}`;
+  return { field: ['stack', 0, ...selector.rest].join('.'), layers: `${names}${scope}` };
+}
+
 /** The docs of each segment of a swept parameter's path in the scenario schema, or null when it has none. */
 function fieldDocs(path: string): SchemaDoc[] | null {
   return docsAlong(scenarioSchema, path.split('.'));
@@ -327,6 +341,8 @@ function fieldDocs(path: string): SchemaDoc[] | null {
  * `mean` of `serviceMs` -> ms); '' when it has none.
  */
 export function paramUnit(path: string): string {
+  const selector = selectorAxis(path);
+  if (selector !== null) return paramUnit(selector.field);
   const segs = path.split('.');
   const docs = fieldDocs(path);
   const own = docs?.[docs.length - 1]?.unit;
@@ -379,6 +395,8 @@ function nestedName(parentTitle: string, name: string, kinds: readonly string[],
  * (`Backoff kind`, `Service time mean`, `Budget ratio`).
  */
 export function paramLabel(path: string): string {
+  const selector = selectorAxis(path);
+  if (selector !== null) return `${paramLabel(selector.field).replace(/ at layer 0$/, '')} at ${selector.layers}`;
   const segs = path.split('.');
   const docs = fieldDocs(path);
   const title = (i: number) => docs?.[i]?.title ?? words(segs[i] ?? path);

@@ -1,4 +1,4 @@
-import { MAIN_PART, resolveDescriptions, resolveScenario, splitPath, tuneSchema, type TuneObjective, type TuneSection } from '../experiment/index.js';
+import { MAIN_PART, matchLayerSelector, resolveDescriptions, writtenLayerNames, resolveScenario, splitPath, tuneSchema, type TuneObjective, type TuneSection } from '../experiment/index.js';
 import { WINDOW_METRICS } from '../metrics/MetricWindows.js';
 import { isPresetName, PRESET_NAMES } from '../policy/presets.js';
 import { isMetricName, METRIC_NAMES_TEXT, metricInfo, metricSubjects, type MetricRange } from '../report/metrics.js';
@@ -16,10 +16,6 @@ const POSITIVE_METRIC = /^(amplification|leafCalls|writes|completionTimeMs|simul
 function windowNames(scenario: Record<string, unknown>): string[] {
   const metrics = scenario.metrics as { windows?: Array<{ name?: unknown }> } | undefined;
   return (metrics?.windows ?? []).map((w) => w.name).filter((n): n is string => typeof n === 'string');
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** A metric's range as a rule: `between 0 and 1`, `>= 0`. */
@@ -105,10 +101,11 @@ function tunePresets(tune: TuneSection, parts: TunePart[], hasParts: boolean, er
   const presets: PresetContender[] = [];
   tune.presets.forEach((group, i) => {
     for (const part of parts) {
-      const layers = ((part.scenario.stack as unknown[]) ?? []).map((l) => (isObject(l) ? l.name : undefined));
-      if (!layers.includes(group.layer)) {
+      // By name, in every stack written in the scenario, as a layer selector matches it.
+      const match = matchLayerSelector(part.scenario, { text: group.layer, scope: [], names: [group.layer], rest: [] });
+      if (typeof match === 'string') {
         const at = hasParts ? `part ${JSON.stringify(part.name)}` : 'the scenario';
-        errors.push(`tune.presets.${i}.layer must name a layer of ${at} (got ${JSON.stringify(group.layer)}; layers: ${layers.join(', ')})`);
+        errors.push(`tune.presets.${i}.layer must name a layer of ${at} (got ${JSON.stringify(group.layer)}; layers: ${writtenLayerNames(part.scenario).join(', ')})`);
         return;
       }
     }

@@ -1,4 +1,4 @@
-import { canonicalJson, cloneJson, resolveScenario, setPath, splitPath } from '../experiment/index.js';
+import { canonicalJson, cloneJson, matchLayerSelector, resolvePathKey, resolveScenario, setPath } from '../experiment/index.js';
 import type { SpaceDimension, SpacePoint } from './searchSpace.js';
 
 /** A part of the tuned experiment: its name and its scenario as written (after quick mode and --set). */
@@ -65,10 +65,18 @@ export function metricKey(metric: string, window: string | null): string {
   return window === null ? metric : `windows.${window}.${metric}`;
 }
 
-/** Applies overrides (dotted paths relative to a scenario) to a copy of `scenario`. */
+/**
+ * Applies overrides (dotted paths relative to a scenario, or layer selectors: one value at every
+ * layer matched, `resolvePathKey`) to a copy of `scenario`. Throws an Error naming a selector that
+ * matches nothing.
+ */
 export function applyOverrides(scenario: Record<string, unknown>, overrides: Record<string, unknown>): Record<string, unknown> {
   const copy = cloneJson(scenario);
-  for (const [path, value] of Object.entries(overrides)) setPath(copy, splitPath(path), value);
+  for (const [path, value] of Object.entries(overrides)) {
+    const resolved = resolvePathKey(scenario, path);
+    if (!resolved.ok) throw new Error(`${path} ${resolved.problem}`);
+    for (const concrete of resolved.paths) setPath(copy, concrete, value);
+  }
   return copy;
 }
 
@@ -79,12 +87,23 @@ export function pointOverrides(space: readonly SpaceDimension[], point: SpacePoi
   return out;
 }
 
-/** The overrides that make a preset contender in one part: that layer's policy replaced wholesale. */
+/**
+ * The overrides that make a preset contender in one part: the policy of every layer of that name,
+ * in every stack written in the scenario (a graph's calls too), replaced wholesale; each stack
+ * holding one is given whole (an array replaces).
+ */
 export function presetOverrides(part: TunePart, preset: PresetContender): Record<string, unknown> {
-  const stack = cloneJson(part.scenario.stack) as Array<Record<string, unknown>>;
-  const layer = stack.find((l) => l.name === preset.layer) as Record<string, unknown>;
-  layer.policy = { preset: preset.name };
-  return { stack };
+  const match = matchLayerSelector(part.scenario, { text: preset.layer, scope: [], names: [preset.layer], rest: [] });
+  const out: Record<string, unknown> = {};
+  if (typeof match === 'string') return out;
+  for (const path of match.paths) {
+    const stackPath = path.slice(0, -1);
+    const key = stackPath.join('.');
+    const stack = (out[key] ?? cloneJson(stackPath.reduce<unknown>((at, s) => (at as Record<string, unknown>)[String(s)], part.scenario))) as Array<Record<string, unknown>>;
+    (stack[path[path.length - 1] as number] as Record<string, unknown>).policy = { preset: preset.name };
+    out[key] = stack;
+  }
+  return out;
 }
 
 /**

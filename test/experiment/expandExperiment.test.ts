@@ -284,9 +284,11 @@ describe('expandExperiment: quick mode and --set', () => {
     expect(p.parts[0]?.cells[0]?.scenario.stack[0]?.policy.maxAttempts).toBe('unlimited');
   });
 
-  it('lets a sweep value win over --set on the same scenario path', () => {
-    const p = plan(root(), { quick: false, set: [['scenario.workload.clients', 1]] });
-    expect(p.parts[0]?.cells.map((c) => (c.scenario.workload as { clients: number }).clients)).toEqual([10, 10, 20, 20, 30, 30]);
+  it('lets --set win over a sweep value on the same scenario path (--set comes last), and warns that the cells then repeat', () => {
+    const result = expandExperiment({ root: root() }, { quick: false, set: [['scenario.workload.clients', 1]] });
+    if (!result.ok) throw new Error(result.errors.join('\n'));
+    expect(result.plan.parts[0]?.cells.map((c) => (c.scenario.workload as { clients: number }).clients)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(result.warnings).toContain('--set scenario.workload.clients overrides the sweep axis sweep.grid.workload.clients in every cell (--set comes last), so its cells differ only in their names');
   });
 
   it('blames problems on the --set or quick patch that caused them', () => {

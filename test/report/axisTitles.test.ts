@@ -9,6 +9,22 @@ import { paramLabel, paramsInWords, paramTitle, paramUnit } from '../../src/repo
 /** A dotted path with a segment that is a name (`workload.clients`, `stack.0.policy`), not a number such as `p99.9`. */
 const RAW_PATH = /\b[a-z][A-Za-z0-9]*(\.[0-9]+)*\.[A-Za-z][A-Za-z0-9]*/;
 
+describe('axis titles of layer selectors', () => {
+  it('name the field as the layer\'s own, and the layers by name, never the raw selector', () => {
+    const pairs = [
+      ['layers[sdk].policy.maxAttempts', 'stack.0.policy.maxAttempts', 'layer sdk'],
+      ['layers[app,client].policy.perAttemptTimeoutMs', 'stack.0.policy.perAttemptTimeoutMs', 'layers app, client'],
+      ['services.frontend.layers[sidecar].policy.backoff.baseMs', 'stack.0.policy.backoff.baseMs', 'layer sidecar of services.frontend'],
+      ['layers[*].policy.budget.ratio', 'stack.0.policy.budget.ratio', 'every layer'],
+    ] as const;
+    for (const [selector, field, layers] of pairs) {
+      expect(paramLabel(selector)).toBe(`${paramLabel(field).replace(/ at layer 0$/, '')} at ${layers}`);
+      expect(paramUnit(selector)).toBe(paramUnit(field));
+      expect(paramTitle(selector)).not.toContain('layers[');
+    }
+  });
+});
+
 describe('axis titles of swept fields come from the schema documentation', () => {
   it('names the fields as their documentation does, with units', () => {
     const titles = Object.fromEntries(
