@@ -1,6 +1,6 @@
 // The retrystorm command line: its commands and options (commander), each command's work in a
 // module of its own (runCommand, validateCommand, checkCommand, trace, exportCommand, report,
-// tuneCommand), and the one place where an input problem becomes exit code 2.
+// tuneCommand, importTelemetryCommand), and the one place where an input problem becomes exit code 2.
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -36,6 +36,7 @@ import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
 import { runFiles, type RunOptions } from './runCommand.js';
 import { validateCommand } from './validateCommand.js';
+import { registerImportTelemetry } from './importTelemetryCommand.js';
 
 export { UsageError, type CliIO } from './io.js';
 export { findExperimentFiles, loadExperimentFile, loadExperimentSource, planFromFile } from './loadPlan.js';
@@ -367,6 +368,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
   registerTrace(program, io);
   registerCheck(program, io, setCode);
   registerExport(program, io, setCode);
+  registerImportTelemetry(program, io);
   registerPresets(program, io);
   registerSchema(program, io);
 
