@@ -4,7 +4,8 @@
  * { "serviceName" } } } ] }`, each span with `traceID`, `spanID`, `operationName`, `references`
  * (`CHILD_OF` / `FOLLOWS_FROM` with a `spanID`; an older `parentSpanID` field is read too),
  * `startTime` and `duration` in microseconds, `tags` (`span.kind`, `error`, `otel.status_code`,
- * `http.request.resend_count`, peer tags) and `processID`. A bare list of traces is read as `data`.
+ * `http.request.resend_count`, peer tags) and `processID`. A bare list of traces is read as `data`,
+ * and one trace on its own (`{ "traceID", "spans", "processes" }`) as a list of one.
  * Source: jaegertracing/jaeger, model/json/model.go.
  */
 import { JsonReader } from './JsonReader.js';
@@ -29,15 +30,13 @@ function tagMap(r: JsonReader, list: unknown, path: Path): Map<string, string | 
   return out;
 }
 
+/** The parent: the first CHILD_OF reference within the span's trace, else the first reference within it (FOLLOWS_FROM), else the older parentSpanID field. */
 function parentOf(o: Record<string, unknown>): string | undefined {
-  if (Array.isArray(o.references)) {
-    for (const ref of o.references as unknown[]) {
-      if (typeof ref === 'object' && ref !== null) {
-        const id = (ref as Record<string, unknown>).spanID;
-        if (typeof id === 'string' && id !== '') return id;
-      }
-    }
-  }
+  const refs = (Array.isArray(o.references) ? (o.references as unknown[]) : [])
+    .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null)
+    .filter((r) => typeof r.spanID === 'string' && r.spanID !== '' && (r.traceID === undefined || r.traceID === o.traceID));
+  const ref = refs.find((r) => r.refType === 'CHILD_OF') ?? refs[0];
+  if (ref !== undefined) return ref.spanID as string;
   return typeof o.parentSpanID === 'string' && o.parentSpanID !== '' && !/^0+$/.test(o.parentSpanID) ? o.parentSpanID : undefined;
 }
 
@@ -78,20 +77,23 @@ export function jaegerSpans(doc: unknown, file: string): Span[] {
   const out: Span[] = [];
   const bare = Array.isArray(doc);
   const root = bare ? undefined : r.object(doc, []);
-  const traces = bare ? (doc as unknown[]) : root === undefined ? [] : (r.array(root.data, ['data']) ?? []);
-  const base: Path = bare ? [] : ['data'];
+  // One trace on its own (the UI's model of a trace: spans and processes) reads as a list of one.
+  const single = root !== undefined && root.data === undefined && 'spans' in root;
+  const traces = bare ? (doc as unknown[]) : single ? [root] : root === undefined ? [] : (r.array(root.data, ['data']) ?? []);
+  const base: Path = bare || single ? [] : ['data'];
   traces.forEach((t, i) => {
-    const o = r.object(t, [...base, i]);
+    const at: Path = single ? [] : [...base, i];
+    const o = r.object(t, at);
     if (o === undefined) return;
     const services = new Map<string, string>();
-    const processes = o.processes === undefined ? {} : r.object(o.processes, [...base, i, 'processes']);
+    const processes = o.processes === undefined ? {} : r.object(o.processes, [...at, 'processes']);
     for (const [id, p] of Object.entries(processes ?? {})) {
-      const po = r.object(p, [...base, i, 'processes', id]);
-      const name = po === undefined ? undefined : r.string(po.serviceName, [...base, i, 'processes', id, 'serviceName']);
+      const po = r.object(p, [...at, 'processes', id]);
+      const name = po === undefined ? undefined : r.string(po.serviceName, [...at, 'processes', id, 'serviceName']);
       if (name !== undefined) services.set(id, name);
     }
-    r.optionalArray(o.spans, [...base, i, 'spans']).forEach((s, k) => {
-      const span = readSpan(r, s, [...base, i, 'spans', k], services);
+    r.optionalArray(o.spans, [...at, 'spans']).forEach((s, k) => {
+      const span = readSpan(r, s, [...at, 'spans', k], services);
       if (span !== undefined) out.push(span);
     });
   });

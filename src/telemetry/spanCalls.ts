@@ -48,10 +48,10 @@ export function calleeKey(c: Callee): string {
 /** Spans of one trace by id, and each span's children. */
 export class TraceIndex {
   private readonly children = new Map<string, Span[]>();
-  private readonly ids = new Set<string>();
+  private readonly ids = new Map<string, Span>();
 
   constructor(spans: readonly Span[]) {
-    for (const s of spans) this.ids.add(`${s.traceId}/${s.spanId}`);
+    for (const s of spans) this.ids.set(`${s.traceId}/${s.spanId}`, s);
     for (const s of spans) {
       if (s.parentId === undefined) continue;
       const key = `${s.traceId}/${s.parentId}`;
@@ -69,6 +69,18 @@ export class TraceIndex {
   /** Whether the span has no parent among the spans read (a root, or one whose parent was not sampled). */
   isRoot(s: Span): boolean {
     return s.parentId === undefined || !this.ids.has(`${s.traceId}/${s.parentId}`);
+  }
+
+  /**
+   * Whether the span is a request served by its service: a server or consumer span, or a span of
+   * no kind (Jaeger without `span.kind`, Zipkin local spans) that is a root or whose parent is of
+   * another service (the first span of its service on the path).
+   */
+  isRequest(s: Span): boolean {
+    if (isServerSide(s)) return true;
+    if (s.kind !== 'unspecified') return false;
+    const parent = s.parentId === undefined ? undefined : this.ids.get(`${s.traceId}/${s.parentId}`);
+    return parent === undefined || parent.service !== s.service;
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * A span file of any of the three formats, told apart by its shape: OTLP JSON (an object with
- * `resourceSpans`), Jaeger JSON (an object with `data`, or a list of traces with `spans`) and
+ * `resourceSpans`), Jaeger JSON (an object with `data`, one trace with `spans` and `processes`, or a
+ * list of traces) and
  * Zipkin v2 JSON (a list of spans with `traceId` and `id`, or a list of such lists).
  */
 import { jaegerSpans } from './jaegerSpans.js';
@@ -27,7 +28,7 @@ export function spanFormatOf(doc: unknown): SpanFormat | undefined {
   }
   if (typeof doc !== 'object' || doc === null) return undefined;
   if ('resourceSpans' in doc) return 'otlp';
-  if ('data' in doc) return 'jaeger';
+  if ('data' in doc || ('spans' in doc && 'processes' in doc)) return 'jaeger';
   return undefined;
 }
 

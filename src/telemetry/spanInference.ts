@@ -12,7 +12,7 @@
  * count). Rates are counts over the window.
  */
 import { USER_CLIENT, type ObservedCall, type ObservedEndpoint, type ObservedGraph, type ObservedJoin, type ObservedService, type ObservedStep, type ObservedWorkload } from './observedGraph.js';
-import { isClientSide, isServerSide, type Span } from './span.js';
+import { isClientSide, type Span } from './span.js';
 import { attemptsBelow, callsOf, clientAttempt, coveredTime, peakOverlap, stepsOf, TraceIndex, type Call, type Callee } from './spanCalls.js';
 
 interface CallTally {
@@ -163,7 +163,7 @@ export function graphFromSpans(spans: readonly Span[], windowSec = spanWindowSec
   // Operations before their retries: a root client span retried is counted on its workload once it exists.
   const ordered = [...spans].sort((a, b) => (a.resendCount ?? 0) - (b.resendCount ?? 0));
   for (const s of ordered) {
-    if (isServerSide(s)) {
+    if (index.isRequest(s)) {
       let byName = endpoints.get(s.service);
       if (byName === undefined) endpoints.set(s.service, (byName = new Map()));
       const t = byName.get(s.name) ?? newTally();
@@ -185,8 +185,9 @@ export function graphFromSpans(spans: readonly Span[], windowSec = spanWindowSec
   // Attempts to peers without server spans (counted once per client span), and the hops: half of a
   // client span's time beyond its server span's.
   for (const s of spans) {
-    if (!isServerSide(s) && !index.isRoot(s)) continue;
-    for (const a of attemptsBelow(index, s)) {
+    if (!index.isRequest(s) && !index.isRoot(s)) continue;
+    const attempts = !index.isRequest(s) && isClientSide(s) ? [clientAttempt(index, s)] : attemptsBelow(index, s);
+    for (const a of attempts) {
       if (a.fromClient && a.server !== undefined) {
         hopSum += (a.endUs - a.startUs - a.server.durationUs) / 2;
         hopN++;
