@@ -45,7 +45,8 @@ function point(r: JsonReader, v: unknown, path: Path): [number, number] | undefi
 function labelsOf(r: JsonReader, v: unknown, path: Path): Record<string, string> | undefined {
   const o = r.object(v, path);
   if (o === undefined) return undefined;
-  const labels: Record<string, string> = {};
+  // No prototype: a label may be named "constructor" or "__proto__".
+  const labels = Object.create(null) as Record<string, string>;
   for (const [k, x] of Object.entries(o)) {
     if (typeof x !== 'string') return r.bad([...path, k], 'must be a string (a label value)', x);
     labels[k] = x;

@@ -29,7 +29,8 @@ export function parseSampleValue(text: string): number | undefined {
 
 /** Reads the `{...}` label set at the start of `rest`; returns the labels and what follows, or a reason. */
 function readLabels(rest: string): { labels: Record<string, string>; rest: string } | string {
-  const labels: Record<string, string> = {};
+  // No prototype: a label may be named "constructor" or "__proto__".
+  const labels = Object.create(null) as Record<string, string>;
   let s = rest.slice(1);
   for (;;) {
     s = s.trimStart();
@@ -75,7 +76,7 @@ export function parsePrometheusText(text: string, file: string): Sample[] {
     const name = NAME.exec(line)?.[0];
     if (name === undefined) return bad('a sample must start with a metric name (a letter, "_" or ":", then letters, digits, "_" and ":")');
     let rest = line.slice(name.length);
-    let labels: Record<string, string> = {};
+    let labels = Object.create(null) as Record<string, string>;
     if (rest.trimStart().startsWith('{')) {
       const read = readLabels(rest.trimStart());
       if (typeof read === 'string') return bad(read);

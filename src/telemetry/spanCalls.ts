@@ -94,15 +94,19 @@ export function clientAttempt(index: TraceIndex, c: Span): Attempt {
 /** The attempts made below span `top` by its service: client spans of that service (through its internal spans) and other services' spans called directly. */
 export function attemptsBelow(index: TraceIndex, top: Span): Attempt[] {
   const out: Attempt[] = [];
-  const visit = (s: Span) => {
+  // Iterative, each span once: an untrusted file may chain spans deeper than the call stack, or in a cycle.
+  const seen = new Set<Span>([top]);
+  const pending: Span[] = [top];
+  for (let s = pending.pop(); s !== undefined; s = pending.pop()) {
     for (const c of index.childrenOf(s)) {
+      if (seen.has(c)) continue;
+      seen.add(c);
       if (c.service !== top.service) {
         out.push({ callee: { service: c.service, endpoint: c.name, virtual: false }, startUs: c.startUs, endUs: c.startUs + c.durationUs, failed: c.error, resendCount: undefined, server: c, fromClient: false });
       } else if (isClientSide(c)) out.push(clientAttempt(index, c));
-      else if (!isServerSide(c)) visit(c);
+      else if (!isServerSide(c)) pending.push(c);
     }
-  };
-  visit(top);
+  }
   return out;
 }
 

@@ -123,6 +123,15 @@ describe('import from the servicegraph series', () => {
 });
 
 describe('import-telemetry on bad input', () => {
+  it('reads spans whose parents form a cycle or a chain deeper than the call stack without failing', () => {
+    const span = (id: number, parent: number | undefined, kind: number) => ({ traceId: 't', spanId: String(id), parentSpanId: parent === undefined ? '' : String(parent), name: 'op', kind, startTimeUnixNano: String(1e15 + id), endTimeUnixNano: String(1e15 + 1e6) });
+    const chain = Array.from({ length: 12_000 }, (_, i) => span(i + 2, i + 1, 1));
+    const doc = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] }, scopeSpans: [{ spans: [span(1, undefined, 2), ...chain, span(900_001, 900_002, 1), span(900_002, 900_001, 1)] }] }] };
+    const g = graphFromSpans(readSpanText(JSON.stringify(doc), 'deep.json').spans);
+    expect([...g.services.keys()]).toEqual(['a']);
+  });
+
+
   it('exits 2 naming the file, line and rule of a bad metrics line, and writes nothing', async () => {
     const dir = tempDir();
     writeExperiment(dir, 'bad.prom', 'traces_service_graph_request_total{client="a",server="b"} 3\ntraces_service_graph_request_total{client="a" 4\n');

@@ -51,6 +51,11 @@ describe('Prometheus text exposition', () => {
     ]);
   });
 
+  it('reads labels named like Object members (constructor, __proto__) as labels', () => {
+    const [sample] = parsePrometheusText('m{constructor="a",__proto__="b",toString="c"} 1\n', 'm.prom');
+    expect(Object.entries(sample?.labels ?? {})).toEqual([['constructor', 'a'], ['__proto__', 'b'], ['toString', 'c']]);
+  });
+
   it('stops after a bounded number of problems (a file of another kind lists no thousands)', () => {
     const problems = problemsOf(() => parsePrometheusText('%\n'.repeat(1000), 'x.bin'));
     expect(problems).toHaveLength(MAX_FILE_PROBLEMS + 1);
