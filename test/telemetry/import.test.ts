@@ -92,6 +92,36 @@ describe('import from spans: a known graph recovered', () => {
   });
 });
 
+describe('joins and entry mixes from span timing', () => {
+  /** A server span of `service` at [start, end) ms with client calls below it, each [callee, start, end]. */
+  function request(trace: string, service: string, name: string, start: number, end: number, calls: Array<[string, number, number]>): Span[] {
+    const us = (ms: number) => ms * 1000;
+    const base = { traceId: trace, error: false, resendCount: undefined, peer: undefined };
+    const root: Span = { ...base, spanId: `${trace}-r`, parentId: undefined, service, name, kind: 'server', startUs: us(start), durationUs: us(end - start) };
+    return [
+      root,
+      ...calls.flatMap(([callee, s, e], i): Span[] => [
+        { ...base, spanId: `${trace}-c${i}`, parentId: root.spanId, service, name: `call ${callee}`, kind: 'client', startUs: us(s), durationUs: us(e - s) },
+        { ...base, spanId: `${trace}-s${i}`, parentId: `${trace}-c${i}`, service: callee, name: 'get', kind: 'server', startUs: us(s), durationUs: us(e - s) },
+      ]),
+    ];
+  }
+
+  it('a step whose request went on after the first of its calls ended is joined by any; after two of three, by a quorum of 2', () => {
+    const spans = [1, 2, 3].flatMap((i) => [
+      ...request(`a${i}`, 'api', 'any', 0, 30, [['x', 1, 5], ['y', 1, 40]]),
+      ...request(`q${i}`, 'api', 'quorum', 0, 30, [['x', 1, 5], ['y', 1, 6], ['w', 1, 50]]),
+    ]);
+    const g = graphFromSpans(spans);
+    // The request ends at 30 ms: with one of its two calls ended (any), with two of its three (a quorum of 2).
+    expect(g.services.get('api')?.endpoints.get('any')?.steps.map((s) => s.join)).toEqual(['any']);
+    expect(g.services.get('api')?.endpoints.get('quorum')?.steps.map((s) => s.join)).toEqual([{ quorum: 2 }]);
+    // Two endpoints of api entered by user: one workload, its entries weighted by their requests.
+    expect(g.workloads).toHaveLength(1);
+    expect(g.workloads[0]?.entries).toEqual([{ service: 'api', endpoint: 'any', weight: 3 }, { service: 'api', endpoint: 'quorum', weight: 3 }]);
+  });
+});
+
 describe('import from the servicegraph series', () => {
   it('from metrics alone: the services and edges, entry rates counting attempts, and the stated assumptions', () => {
     const { edges } = readMetricTexts([{ file: 'sg.prom', text: servicegraphText(spans) }]);
