@@ -8,6 +8,7 @@
  * `validate` names each one until it is replaced: every fleet's workers and queue limit, every
  * retry policy's attempts (the evidence in the placeholder and in the description).
  */
+import { WORKLOAD_CALLER } from '../model/graph/ServiceGraph.js';
 import type { ObservedCall, ObservedEndpoint, ObservedGraph, ObservedService } from './observedGraph.js';
 import { SafeNames } from './safeNames.js';
 
@@ -21,8 +22,8 @@ export const IMPORTED_REPLICATIONS = { full: 10, quick: 2 } as const;
 export const DEFAULT_IMPORTED_DURATION_MS = 60_000;
 /** How far (relative) calls per request may be from the whole number written before the notes say so. */
 export const CALL_ROUNDING_TOLERANCE = 0.05;
-/** The name reserved for the workloads' caller in a graph's edges (src/model/graph/ServiceGraph.ts, WORKLOAD_CALLER). */
-const RESERVED_NAMES = ['workload'];
+/** The names no service or workload may take: the workloads' caller in a graph's edges. */
+const RESERVED_NAMES = [WORKLOAD_CALLER];
 
 /** One placeholder written: where it is (a dotted path from the file's root) and the evidence in full. */
 export interface Placeholder {
