@@ -27,6 +27,14 @@ export function parseWindow(v: string): number {
   return total;
 }
 
+/** `--utilization <service=fraction>`, repeatable: a service's utilisation, a number in (0, 1]. */
+function collectUtilization(v: string, prev: Record<string, number>): Record<string, number> {
+  const at = v.lastIndexOf('=');
+  const fraction = Number(v.slice(at + 1));
+  if (at <= 0 || !(fraction > 0 && fraction <= 1)) throw new UsageError([`--utilization must be <service>=<fraction>, a fraction in (0, 1] (got "${v}")`]);
+  return { ...prev, [v.slice(0, at)]: fraction };
+}
+
 /** The options of import-telemetry. */
 export interface ImportFlags {
   metrics: string[];
@@ -35,6 +43,7 @@ export interface ImportFlags {
   window?: number;
   name?: string;
   durationMs?: string;
+  utilization: Record<string, number>;
   out?: string;
 }
 
@@ -65,6 +74,7 @@ export function importTelemetryCommand(io: CliIO, flags: ImportFlags): void {
       ...(flags.spansFormat !== undefined ? { spanFormat: flags.spansFormat } : {}),
       ...(flags.window !== undefined ? { windowSec: flags.window } : {}),
       ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(Object.keys(flags.utilization).length > 0 ? { utilization: flags.utilization } : {}),
       name,
     });
   } catch (e) {
@@ -101,6 +111,7 @@ export function registerImportTelemetry(program: Command, io: CliIO): void {
     .option('--window <duration>', 'the window the metric counts were taken over (5m, 1h, or seconds); a query_range answer gives its own', parseWindow)
     .option('--name <name>', `the experiment's name (default: the --out file's name, or ${DEFAULT_IMPORT_NAME})`)
     .option('--duration-ms <ms>', `how long each workload runs in the experiment (default ${DEFAULT_IMPORTED_DURATION_MS})`)
+    .option('--utilization <service=fraction>', "a service's utilisation (0 to 1), if known: its workers' placeholder then says how many would be that busy (repeatable)", collectUtilization, {})
     .option('--out <file>', 'write the experiment to a file (default: stdout, the notes to stderr)')
     .action((flags: ImportFlags) => importTelemetryCommand(io, flags));
 }

@@ -44,6 +44,8 @@ export interface ExperimentOptions {
   durationMs?: number;
   /** The files read, for the description. */
   sources: readonly string[];
+  /** Services' utilisation (0 to 1, by the names read), when known: the workers' evidence then says how many would be that busy. */
+  utilization?: Readonly<Record<string, number>>;
 }
 
 /** A number for people and files: three significant digits. */
@@ -107,7 +109,13 @@ export function experimentFromGraph(g: ObservedGraph, opts: ExperimentOptions): 
     const at = `scenario.services.${name}`;
     const own = meanOwnWork(s);
     const errors = s.requests > 0 ? [...s.endpoints.values()].reduce((a, e) => a + e.requests * e.ownErrorRate, 0) / s.requests : 0;
-    const inFlight = s.peakInFlight !== undefined ? `peak ${s.peakInFlight} in flight, mean ${sig(s.meanInFlight)}` : `mean ${sig(s.meanInFlight)} in flight`;
+    const given = opts.utilization !== undefined && Object.hasOwn(opts.utilization, raw) ? opts.utilization[raw] : undefined;
+    // With its utilisation given: the workers busy on its own work on average (rate x own work) over that fraction.
+    const busy = g.windowSec > 0 ? (s.requests / g.windowSec) * (own / 1000) : 0;
+    const inFlight =
+      given !== undefined ? `~${sig(busy / given)} at ${sig(given * 100)}% busy${s.peakInFlight !== undefined ? `, peak ${s.peakInFlight} in flight` : ''}`
+      : s.peakInFlight !== undefined ? `peak ${s.peakInFlight} in flight, mean ${sig(s.meanInFlight)}`
+      : `mean ${sig(s.meanInFlight)} in flight`;
     const fleet: Record<string, unknown> = {
       kind: 'server',
       concurrency: hold(`${at}.fleet.concurrency`, 'workers', inFlight),

@@ -33,6 +33,8 @@ export interface ImportInput {
   windowSec?: number;
   name: string;
   durationMs?: number;
+  /** Services' utilisation (0 to 1), by the names the telemetry gives them. */
+  utilization?: Readonly<Record<string, number>>;
 }
 
 /** The note of a graph read from spans alone. */
@@ -70,6 +72,8 @@ export function importTelemetry(input: ImportInput): ImportedExperiment {
     const g = graphFromSpans(spans, window ?? spanWindowSec(spans));
     graph = { ...g, notes: [SPANS_ONLY_NOTE, ...g.notes] };
   }
+  const unknown = Object.keys(input.utilization ?? {}).filter((name) => !graph.services.has(name));
+  if (unknown.length > 0) throw new TelemetryInputError([`--utilization names ${unknown.map((n) => JSON.stringify(n)).join(', ')}, not a service of the telemetry (its services: ${[...graph.services.keys()].join(', ')})`]);
   if (graph.services.size === 0) throw new TelemetryInputError([`${[...metricFiles, ...input.spans.map((s) => s.file)].join(', ')}: no service found (no server span, no servicegraph edge)`]);
-  return experimentFromGraph(graph, { name: input.name, ...(input.durationMs !== undefined ? { durationMs: input.durationMs } : {}), sources: [...metricFiles, ...input.spans.map((s) => s.file)] });
+  return experimentFromGraph(graph, { name: input.name, ...(input.durationMs !== undefined ? { durationMs: input.durationMs } : {}), ...(input.utilization !== undefined ? { utilization: input.utilization } : {}), sources: [...metricFiles, ...input.spans.map((s) => s.file)] });
 }

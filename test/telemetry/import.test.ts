@@ -122,6 +122,23 @@ describe('joins and entry mixes from span timing', () => {
   });
 });
 
+describe('a utilisation given', () => {
+  it("turns a service's workers' evidence into the workers that would be that busy (rate x own work / utilisation)", async () => {
+    const dir = tempDir();
+    writeExperiment(dir, 'spans.json', text);
+    const r = await cli(['import-telemetry', '--spans', 'spans.json', '--utilization', 'frontend=0.5'], dir);
+    expect(r.code).toBe(0);
+    const holder = (JSON.parse(r.out) as { scenario: { services: { frontend: { fleet: { concurrency: string } } } } }).scenario.services.frontend.fleet.concurrency;
+    const workers = Number(/^FILL IN: workers \(~([\d.]+) at 50% busy, peak \d+ in flight\)$/.exec(holder)?.[1]);
+    near(workers, (TRUTH.browserPerSec * TRUTH.workMs.frontend) / 1000 / 0.5);
+    const bad = await cli(['import-telemetry', '--spans', 'spans.json', '--utilization', 'front=0.5'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe('error: --utilization names "front", not a service of the telemetry (its services: frontend, users, recs, db, reports)\n');
+    const range = await cli(['import-telemetry', '--spans', 'spans.json', '--utilization', 'frontend=50'], dir);
+    expect(range.err).toBe('error: --utilization must be <service>=<fraction>, a fraction in (0, 1] (got "frontend=50")\n');
+  });
+});
+
 describe('import from the servicegraph series', () => {
   it('from metrics alone: the services and edges, entry rates counting attempts, and the stated assumptions', () => {
     const { edges } = readMetricTexts([{ file: 'sg.prom', text: servicegraphText(spans) }]);
