@@ -112,15 +112,15 @@ export function experimentFromGraph(g: ObservedGraph, opts: ExperimentOptions): 
     const given = opts.utilization !== undefined && Object.hasOwn(opts.utilization, raw) ? opts.utilization[raw] : undefined;
     // With its utilisation given: the workers busy on its own work on average (rate x own work) over that fraction.
     const busy = g.windowSec > 0 ? (s.requests / g.windowSec) * (own / 1000) : 0;
-    const inFlight =
-      given !== undefined ? `~${sig(busy / given)} at ${sig(given * 100)}% busy${s.peakInFlight !== undefined ? `, peak ${s.peakInFlight} in flight` : ''}`
+    const inFlight = !s.timed ? 'no duration series'
+      : given !== undefined ? `~${sig(busy / given)} at ${sig(given * 100)}% busy${s.peakInFlight !== undefined ? `, peak ${s.peakInFlight} in flight` : ''}`
       : s.peakInFlight !== undefined ? `peak ${s.peakInFlight} in flight, mean ${sig(s.meanInFlight)}`
       : `mean ${sig(s.meanInFlight)} in flight`;
     const fleet: Record<string, unknown> = {
       kind: 'server',
       concurrency: hold(`${at}.fleet.concurrency`, 'workers', inFlight),
       queueLimit: hold(`${at}.fleet.queueLimit`, 'queue limit', ''),
-      serviceMs: serviceMsOf(own),
+      serviceMs: s.timed ? serviceMsOf(own) : hold(`${at}.fleet.serviceMs`, 'service time ms', 'no duration series'),
     };
     if (errors > 0) fleet.faults = [{ probability: sig(errors), status: OWN_ERROR_STATUS }];
     const endpoints: Record<string, unknown> = {};
@@ -169,7 +169,6 @@ export function experimentFromGraph(g: ObservedGraph, opts: ExperimentOptions): 
   if (g.hopMs !== undefined) scenario.network = { hopMs: { dist: 'exponential', mean: sig(g.hopMs) } };
   const description = [
     `Imported by retrystorm import-telemetry from ${opts.sources.join(', ')} over ${sig(g.windowSec)} s.`,
-    'Calls that overlap in time are one step, in parallel; a call that starts after every call of the step ended starts the next. Own work: server time minus the time the calls covered, exponential with its mean.',
     ...notes,
     `Placeholders (FILL IN) to replace before running: ${placeholders.map((p) => `${p.path}: ${p.text}`).join('; ')}.`,
   ].join(' ');

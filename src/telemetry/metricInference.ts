@@ -66,6 +66,7 @@ export function graphFromMetrics(edges: readonly EdgeSeries[], windowSec: number
       requests,
       peakInFlight: undefined,
       meanInFlight: windowSec > 0 ? (requests / windowSec) * (serverMeanMs / 1000) : 0,
+      timed: serverCount > 0,
     });
   }
   const roots = [...new Set(edges.map((e) => e.client))].filter((c) => !servers.has(c));

@@ -51,6 +51,8 @@ export interface ObservedService {
   peakInFlight: number | undefined;
   /** Requests in flight on average: the arrival rate times the mean time in the service (Little's law). */
   meanInFlight: number;
+  /** Whether its durations were seen (spans, or a server-time histogram); without them its service time is a placeholder. */
+  timed: boolean;
 }
 
 /** A workload: operations entering the graph from a caller outside it. */

@@ -207,12 +207,12 @@ export function graphFromSpans(spans: readonly Span[], windowSec = spanWindowSec
     const eps = new Map([...byName].map(([ep, t]) => [ep, endpointOf(t)] as const));
     const list = intervals.get(name) ?? [];
     const busyUs = list.reduce((a, [s, e]) => a + (e - s), 0);
-    services.set(name, { endpoints: eps, requests: list.length, peakInFlight: peakOverlap(list), meanInFlight: (busyUs / 1e6) * perSec });
+    services.set(name, { endpoints: eps, requests: list.length, peakInFlight: peakOverlap(list), meanInFlight: (busyUs / 1e6) * perSec, timed: true });
   }
   for (const [name, v] of virtual) {
     if (services.has(name)) continue;
     const ep: ObservedEndpoint = { requests: v.requests, ownWorkMs: v.us / v.requests / 1000, ownErrorRate: v.failed / v.requests, steps: [] };
-    services.set(name, { endpoints: new Map([[VIRTUAL_ENDPOINT, ep]]), requests: v.requests, peakInFlight: peakOverlap(v.intervals), meanInFlight: (v.us / 1e6) * perSec });
+    services.set(name, { endpoints: new Map([[VIRTUAL_ENDPOINT, ep]]), requests: v.requests, peakInFlight: peakOverlap(v.intervals), meanInFlight: (v.us / 1e6) * perSec, timed: true });
   }
   const observed: ObservedWorkload[] = [...workloads].map(([name, w]) => ({
     name,
@@ -223,10 +223,13 @@ export function graphFromSpans(spans: readonly Span[], windowSec = spanWindowSec
     maxAttempts: w.max,
     retriesSeen: w.resend,
   }));
-  const notes: string[] = [];
+  const notes: string[] = [SPAN_RULES];
   if (!spans.some((s) => s.resendCount !== undefined)) notes.push('No span carries http.request.resend_count: every attempt is counted as a call of its own, so retries are not told apart from calls.');
   return { services, workloads: observed, hopMs: hopN > 0 && hopSum > 0 ? hopSum / hopN / 1000 : undefined, windowSec, notes };
 }
+
+/** The rules of the inference from spans, stated in the file's description. */
+export const SPAN_RULES = "From spans: calls that overlap in time are one step, in parallel; a call that starts after every call of its step ended starts the next. A service's own work is its server spans' time minus the time their calls covered, exponential with its mean.";
 
 /** The endpoint name given to a service seen only through its callers' client spans. */
 export const VIRTUAL_ENDPOINT = 'call';

@@ -200,6 +200,13 @@ describe('import-telemetry on bad input', () => {
     expect(w.err).toContain('--window must be a duration such as 5m, 90s or 1h30m');
     const ok = await cli(['import-telemetry', '--metrics', 'ok.prom', '--window', '1m30s'], dir);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.out).scenario.workloads.user.rate).toBeCloseTo(3 / 90, 4);
+    const written = JSON.parse(ok.out) as { scenario: { workloads: { user: { rate: number } }; services: { b: { fleet: { serviceMs: unknown } } } } };
+    expect(written.scenario.workloads.user.rate).toBeCloseTo(3 / 90, 4);
+    // No duration series: the service time is a placeholder too, and validate names it.
+    expect(written.scenario.services.b.fleet.serviceMs).toBe(`${PLACEHOLDER_PREFIX}service time ms (no duration series)`);
+    writeExperiment(dir, 'untimed.json', ok.out);
+    const v = await cli(['validate', 'untimed.json'], dir);
+    expect(v.code).toBe(2);
+    expect(v.err).toContain('scenario.services.b.fleet.serviceMs');
   });
 });
