@@ -1,6 +1,7 @@
 /**
  * Spans from OTLP JSON (the protobuf JSON mapping of `ExportTraceServiceRequest`, as the Collector's
- * file exporter and `otlp/json` write it): `resourceSpans[].resource.attributes` (`service.name`),
+ * file exporter and `otlp/json` write it; Grafana Tempo's trace API names the list `batches`):
+ * `resourceSpans[].resource.attributes` (`service.name`),
  * `scopeSpans[].spans[]` (older files: `instrumentationLibrarySpans`) with `traceId`, `spanId`,
  * `parentSpanId`, `name`, `kind`, `startTimeUnixNano`, `endTimeUnixNano`, `status.code`, `attributes`.
  * Source: opentelemetry-proto, opentelemetry/proto/trace/v1/trace.proto.
@@ -103,23 +104,25 @@ export function otlpSpans(doc: unknown, file: string): Span[] {
   const r = new JsonReader(problems);
   const out: Span[] = [];
   const root = r.object(doc, []);
-  const resources = root === undefined ? [] : (r.array(root.resourceSpans, ['resourceSpans']) ?? []);
+  // Grafana Tempo's trace API names the list `batches`.
+  const listKey = root !== undefined && root.resourceSpans === undefined && root.batches !== undefined ? 'batches' : 'resourceSpans';
+  const resources = root === undefined ? [] : (r.array(root[listKey], [listKey]) ?? []);
   resources.forEach((rs, i) => {
-    const o = r.object(rs, ['resourceSpans', i]);
+    const o = r.object(rs, [listKey, i]);
     if (o === undefined) return;
-    const resource = o.resource === undefined ? {} : r.object(o.resource, ['resourceSpans', i, 'resource']);
-    const attrs = attributes(r, resource?.attributes, ['resourceSpans', i, 'resource', 'attributes']);
+    const resource = o.resource === undefined ? {} : r.object(o.resource, [listKey, i, 'resource']);
+    const attrs = attributes(r, resource?.attributes, [listKey, i, 'resource', 'attributes']);
     const serviceValue = attrs.get('service.name');
     const service = typeof serviceValue === 'string' && serviceValue !== '' ? serviceValue : undefined;
     const scopesKey = o.scopeSpans !== undefined ? 'scopeSpans' : 'instrumentationLibrarySpans';
-    r.optionalArray(o[scopesKey], ['resourceSpans', i, scopesKey]).forEach((ss, j) => {
-      const so = r.object(ss, ['resourceSpans', i, scopesKey, j]);
+    r.optionalArray(o[scopesKey], [listKey, i, scopesKey]).forEach((ss, j) => {
+      const so = r.object(ss, [listKey, i, scopesKey, j]);
       if (so === undefined) return;
-      const spans = r.optionalArray(so.spans, ['resourceSpans', i, scopesKey, j, 'spans']);
+      const spans = r.optionalArray(so.spans, [listKey, i, scopesKey, j, 'spans']);
       // A resource without service.name is skipped, as the servicegraph connector skips it.
       if (service === undefined) return;
       spans.forEach((s, k) => {
-        const span = readSpan(r, s, ['resourceSpans', i, scopesKey, j, 'spans', k], service);
+        const span = readSpan(r, s, [listKey, i, scopesKey, j, 'spans', k], service);
         if (span !== undefined) out.push(span);
       });
     });

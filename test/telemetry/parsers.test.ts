@@ -149,6 +149,18 @@ describe('span files', () => {
     ]);
   });
 
+  it("reads OTLP JSON lines (the Collector's file exporter) line by line, naming a bad line's number, and Tempo's batches", () => {
+    const line = JSON.stringify(otlp);
+    const { format, spans } = readSpanText(`${line}\n${line.replace(/"t1"/g, '"t2"')}\n`, 's.jsonl');
+    expect(format).toBe('otlp');
+    expect(spans.map((s) => [s.traceId, s.spanId])).toEqual([['t1', 's1'], ['t1', 's2'], ['t2', 's1'], ['t2', 's2']]);
+    expect(problemsOf(() => readSpanText(`${line}\n${line.replace('"kind":2', '"kind":"server"')}\n`, 's.jsonl'))).toEqual([
+      's.jsonl:2: resourceSpans.0.scopeSpans.0.spans.0.kind must be a span kind (0 to 5, or SPAN_KIND_SERVER...) (got "server")',
+    ]);
+    const tempo = readSpanText(JSON.stringify({ batches: otlp.resourceSpans }), 'tempo.json');
+    expect(tempo.spans).toHaveLength(2);
+  });
+
   it('names the path and rule of a wrong OTLP field', () => {
     const bad = structuredClone(otlp) as any;
     bad.resourceSpans[0].scopeSpans[0].spans[1].kind = 9;
