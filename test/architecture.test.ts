@@ -80,6 +80,7 @@ const ALLOWED: Record<string, string[]> = {
   report: ['report', 'model', 'sweep', 'experiment', 'policy', 'engine', 'metrics', 'version'],
   check: ['check', 'experiment', 'model', 'policy', 'engine', 'metrics', 'simulate', 'version'],
   executor: ['executor', 'policy'],
+  telemetry: ['telemetry', 'experiment', 'model', 'policy'],
   tune: ['tune', 'sweep', 'report', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version'],
   risk: ['risk', 'engine', 'metrics'],
 };

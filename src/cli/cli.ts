@@ -1,6 +1,6 @@
 // The retrystorm command line: its commands and options (commander), each command's work in a
 // module of its own (runCommand, validateCommand, checkCommand, trace, exportCommand, report,
-// tuneCommand), and the one place where an input problem becomes exit code 2.
+// tuneCommand, importTelemetryCommand), and the one place where an input problem becomes exit code 2.
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -36,6 +36,7 @@ import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
 import { runFiles, type RunOptions } from './runCommand.js';
 import { validateCommand } from './validateCommand.js';
+import { registerImportTelemetry } from './importTelemetryCommand.js';
 
 /** The help of `--set`, the same for every command that takes it. */
 const SET_HELP = `override a field (repeatable, applied last: ${PRECEDENCE.map((level) => (level === 'set' ? '--set' : level)).join(' < ')}): a path as in variants and sweeps (relative to the scenario; layers[<name>].<path> for every layer of that name), parts.<name>.<path>, or a root field such as seed or replications (every part's own too)`;
@@ -370,6 +371,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
   registerTrace(program, io);
   registerCheck(program, io, setCode);
   registerExport(program, io, setCode);
+  registerImportTelemetry(program, io);
   registerPresets(program, io);
   registerSchema(program, io);
 

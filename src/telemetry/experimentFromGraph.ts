@@ -1,0 +1,184 @@
+/**
+ * An inferred graph written as a graph experiment file (README, "Service graphs"): each service a
+ * `server` fleet whose service time is exponential with the mean of its own work and whose own
+ * errors are a fault (status 500) at their rate, each endpoint its work step and its steps of calls
+ * (a call observed n times per request is written round(n) times, at least once: a step's calls
+ * are made on every request), each workload an open loop at its rate into its entries. What
+ * telemetry cannot say is a placeholder, `FILL IN: ...` where a number is required, so that
+ * `validate` names each one until it is replaced: every fleet's workers and queue limit, every
+ * retry policy's attempts (the evidence in the placeholder and in the description).
+ */
+import { WORKLOAD_CALLER } from '../model/graph/ServiceGraph.js';
+import type { ObservedCall, ObservedEndpoint, ObservedGraph, ObservedService } from './observedGraph.js';
+import { SafeNames } from './safeNames.js';
+
+/** What starts every placeholder: a string where the schema requires a number, which `validate` reports by its path. */
+export const PLACEHOLDER_PREFIX = 'FILL IN: ';
+/** The status of the fault that stands for a service's own errors. */
+export const OWN_ERROR_STATUS = 500;
+/** Replications of the written experiment (and in quick mode). */
+export const IMPORTED_REPLICATIONS = { full: 10, quick: 2 } as const;
+/** The written workloads' duration (ms) unless asked otherwise: long enough for a steady state, short enough to run quickly. */
+export const DEFAULT_IMPORTED_DURATION_MS = 60_000;
+/** How far (relative) calls per request may be from the whole number written before the notes say so. */
+export const CALL_ROUNDING_TOLERANCE = 0.05;
+/** The names no service or workload may take: the workloads' caller in a graph's edges. */
+const RESERVED_NAMES = [WORKLOAD_CALLER];
+
+/** One placeholder written: where it is (a dotted path from the file's root) and the evidence in full. */
+export interface Placeholder {
+  path: string;
+  text: string;
+}
+
+/** The experiment written, its placeholders and its notes. */
+export interface ImportedExperiment {
+  experiment: Record<string, unknown>;
+  placeholders: Placeholder[];
+  notes: string[];
+}
+
+/** Options of the file written. */
+export interface ExperimentOptions {
+  name: string;
+  durationMs?: number;
+  /** The files read, for the description. */
+  sources: readonly string[];
+  /** Services' utilisation (0 to 1, by the names read), when known: the workers' evidence then says how many would be that busy. */
+  utilization?: Readonly<Record<string, number>>;
+}
+
+/** A number for people and files: three significant digits. */
+function sig(x: number): number {
+  return Number(x.toPrecision(3));
+}
+
+function serviceMsOf(meanMs: number): unknown {
+  return meanMs > 0 ? { dist: 'exponential', mean: sig(meanMs) } : 0;
+}
+
+function attemptsEvidence(retriesSeen: boolean, max: number, mean: number, count: number, per: string): string {
+  if (!retriesSeen) return 'attempts (retries not told apart)';
+  return max <= 1 ? `attempts (no retry in ${count} ${per}s)` : `attempts (seen up to ${max}, ${sig(mean)} per ${per})`;
+}
+
+function meanOwnWork(s: ObservedService): number {
+  let n = 0;
+  let t = 0;
+  for (const e of s.endpoints.values()) {
+    n += e.requests;
+    t += e.requests * e.ownWorkMs;
+  }
+  return n > 0 ? t / n : 0;
+}
+
+/** The graph as an experiment file, with the placeholders it holds and the notes on what was assumed. */
+export function experimentFromGraph(g: ObservedGraph, opts: ExperimentOptions): ImportedExperiment {
+  const placeholders: Placeholder[] = [];
+  const notes = [...g.notes];
+  const hold = (path: string, what: string, evidence: string): string => {
+    placeholders.push({ path, text: `${what}${evidence === '' ? '' : ` (${evidence})`}` });
+    return `${PLACEHOLDER_PREFIX}${what}${evidence === '' ? '' : ` (${evidence})`}`;
+  };
+  const serviceNames = new SafeNames(RESERVED_NAMES);
+  for (const name of g.services.keys()) serviceNames.of(name);
+  const workloadNames = new SafeNames([...RESERVED_NAMES, ...[...g.services.keys()].map((s) => serviceNames.of(s))]);
+  const endpointNames = new Map([...g.services].map(([name, s]) => {
+    const names = new SafeNames();
+    for (const ep of s.endpoints.keys()) names.of(ep);
+    return [name, names] as const;
+  }));
+  const endpointName = (service: string, ep: string | undefined): string | undefined => {
+    const s = g.services.get(service);
+    if (ep === undefined || s === undefined || s.endpoints.size <= 1) return undefined;
+    return endpointNames.get(service)?.of(ep);
+  };
+  const callOf = (c: ObservedCall, at: string): Record<string, unknown> => {
+    const endpoint = endpointName(c.service, c.endpoint);
+    return {
+      service: serviceNames.of(c.service),
+      ...(endpoint !== undefined ? { endpoint } : {}),
+      ...(c.optional ? { optional: true } : {}),
+      stack: [{ name: 'client', policy: { maxAttempts: hold(`${at}.stack.0.policy.maxAttempts`, attemptsEvidence(c.retriesSeen, c.maxAttempts, c.attemptsPerCall, c.calls, 'call'), '') } }],
+    };
+  };
+
+  const services: Record<string, unknown> = {};
+  for (const [raw, s] of g.services) {
+    const name = serviceNames.of(raw);
+    const at = `scenario.services.${name}`;
+    const own = meanOwnWork(s);
+    const errors = s.requests > 0 ? [...s.endpoints.values()].reduce((a, e) => a + e.requests * e.ownErrorRate, 0) / s.requests : 0;
+    const given = opts.utilization !== undefined && Object.hasOwn(opts.utilization, raw) ? opts.utilization[raw] : undefined;
+    // With its utilisation given: the workers busy on its own work on average (rate x own work) over that fraction.
+    const busy = g.windowSec > 0 ? (s.requests / g.windowSec) * (own / 1000) : 0;
+    const inFlight = !s.timed ? 'no duration series'
+      : given !== undefined ? `~${sig(busy / given)} at ${sig(given * 100)}% busy${s.peakInFlight !== undefined ? `, peak ${s.peakInFlight} in flight` : ''}`
+      : s.peakInFlight !== undefined ? `peak ${s.peakInFlight} in flight, mean ${sig(s.meanInFlight)}`
+      : `mean ${sig(s.meanInFlight)} in flight`;
+    const fleet: Record<string, unknown> = {
+      kind: 'server',
+      concurrency: hold(`${at}.fleet.concurrency`, 'workers', inFlight),
+      queueLimit: hold(`${at}.fleet.queueLimit`, 'queue limit', ''),
+      serviceMs: s.timed ? serviceMsOf(own) : hold(`${at}.fleet.serviceMs`, 'service time ms', 'no duration series'),
+    };
+    if (errors > 0) fleet.faults = [{ probability: sig(errors), status: OWN_ERROR_STATUS }];
+    const endpoints: Record<string, unknown> = {};
+    for (const [epRaw, ep] of s.endpoints) {
+      const epName = endpointNames.get(raw)?.of(epRaw) as string;
+      endpoints[epName] = endpointOf(ep, `${at}.endpoints.${epName}`, raw, s.endpoints.size > 1);
+    }
+    services[name] = { fleet, endpoints };
+  }
+
+  function endpointOf(ep: ObservedEndpoint, at: string, caller: string, ownStep: boolean): Record<string, unknown> {
+    if (ep.steps.length === 0) return ownStep ? { steps: [{ kind: 'work', serviceMs: serviceMsOf(ep.ownWorkMs) }] } : {};
+    const steps: unknown[] = [ownStep ? { kind: 'work', serviceMs: serviceMsOf(ep.ownWorkMs) } : { kind: 'work' }];
+    ep.steps.forEach((st) => {
+      const i = steps.length;
+      const calls: unknown[] = [];
+      for (const c of st.calls) {
+        const n = Math.max(1, Math.round(c.perRequest));
+        if (Math.abs(c.perRequest - n) > CALL_ROUNDING_TOLERANCE * n) notes.push(`${caller} -> ${c.service}: ${sig(c.perRequest)} calls per request observed; written as ${n} (a step's calls are made on every request).`);
+        for (let k = 0; k < n; k++) calls.push(callOf(c, `${at}.steps.${i}.calls.${calls.length}`));
+      }
+      steps.push({ kind: 'call', calls, ...(st.join === 'all' ? {} : { join: st.join }) });
+    });
+    return { steps };
+  }
+
+  const workloads: Record<string, unknown> = {};
+  for (const w of g.workloads) {
+    const name = workloadNames.of(w.name);
+    const at = `scenario.workloads.${name}`;
+    const entries = w.entries.map((e) => {
+      const endpoint = endpointName(e.service, e.endpoint);
+      return { service: serviceNames.of(e.service), ...(endpoint !== undefined ? { endpoint } : {}), weight: e.weight };
+    });
+    const entry = entries.length === 1 ? { ...entries[0], weight: undefined } : entries;
+    workloads[name] = {
+      kind: 'open',
+      rate: w.operationsPerSec > 0 ? sig(w.operationsPerSec) : hold(`${at}.rate`, 'operations/s', 'no window to rate over'),
+      durationMs: opts.durationMs ?? DEFAULT_IMPORTED_DURATION_MS,
+      entry: JSON.parse(JSON.stringify(entry)) as unknown,
+      stack: [{ name: 'client', policy: { maxAttempts: hold(`${at}.stack.0.policy.maxAttempts`, attemptsEvidence(w.retriesSeen, w.maxAttempts, w.attemptsPerOperation, w.operations, 'op'), '') } }],
+    };
+  }
+  for (const [raw, safe] of [...serviceNames.renamed, ...workloadNames.renamed]) notes.push(`"${raw}" is named ${safe} here.`);
+  const scenario: Record<string, unknown> = { workloads, services };
+  if (g.hopMs !== undefined) scenario.network = { hopMs: { dist: 'exponential', mean: sig(g.hopMs) } };
+  const description = [
+    `Imported by retrystorm import-telemetry from ${opts.sources.join(', ')} over ${sig(g.windowSec)} s.`,
+    ...notes,
+    `Placeholders (FILL IN) to replace before running: ${placeholders.map((p) => `${p.path}: ${p.text}`).join('; ')}.`,
+  ].join(' ');
+  const experiment = {
+    name: opts.name,
+    description,
+    seed: 1,
+    scenario,
+    replications: IMPORTED_REPLICATIONS.full,
+    quick: { replications: IMPORTED_REPLICATIONS.quick },
+  };
+  return { experiment, placeholders, notes };
+}
