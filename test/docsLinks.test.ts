@@ -100,6 +100,13 @@ describe('documentation links', () => {
     expect(brokenLinks(docs, exists, read)).toEqual([]);
   });
 
+  it('every file README.md links to is in the npm package (package.json "files"), so the installed README\'s links hold', () => {
+    const files = (JSON.parse(read('package.json')) as { files: string[] }).files;
+    const targets = [...prose(read('README.md')).matchAll(/\]\(([^)#\s]+)[^)]*\)/g)].map((m) => m[1] as string).filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
+    expect(targets.length).toBeGreaterThan(5);
+    expect(targets.filter((t) => !files.some((f) => t === f || t.startsWith(`${f}/`)))).toEqual([]);
+  });
+
   it('reports a link to a missing file, a missing heading and a page outside the repository (a probe)', () => {
     const probe = new Map([
       [
