@@ -67,7 +67,7 @@ function bindingIdiomIssues(list: readonly string[], read: (f: string) => string
 }
 
 /**
- * README.md, "Layout": imports point one way; `version` (the package version) is importable by all.
+ * docs/architecture.md, "Layout": imports point one way; `version` (the package version) is importable by all.
  * The engine and the policies import nothing else from src.
  */
 const ALLOWED: Record<string, string[]> = {
@@ -136,7 +136,7 @@ function longFunctions(dir: string, max: number): string[] {
   return files(dir).flatMap((f) => longFunctionsIn(f, readFileSync(f, 'utf8'), max));
 }
 
-describe('architecture (README.md, "Layout")', () => {
+describe('architecture (docs/architecture.md, "Layout")', () => {
   for (const [area, allowed] of Object.entries(ALLOWED)) {
     it(`src/${area} imports only from ${allowed.join(', ')}`, () => {
       for (const f of files(join('src', area))) {

@@ -423,7 +423,7 @@ function noBudgetFinding(c: RuleContext): void {
 }
 
 /**
- * The findings of a stack (README.md, "Concepts", for the semantics; the SRE book, the AWS
+ * The findings of a stack (docs/concepts.md, "Concepts", for the semantics; the SRE book, the AWS
  * Architecture Blog and the libraries' sources for the advice), given its worst cases per failure
  * class. Sorted by severity, then code, then layer.
  */

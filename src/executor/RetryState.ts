@@ -5,7 +5,7 @@ import { resolveRetryPolicy, type ResolvedRetryPolicy, type RetryPolicyInput } f
 
 /**
  * The shared state of a policy's retry budgets, breakers, throttles and admission control: what
- * the simulator keeps per layer *instance* (README.md, "Concepts", "Budgets and breakers"). Nothing
+ * the simulator keeps per layer *instance* (docs/concepts.md, "Concepts", "Budgets and breakers"). Nothing
  * is global: the caller decides the scope by sharing one object, one per process (as a server-wide
  * budget), per client or per downstream service (as the AWS SDK's quota per client, gRPC's
  * throttling per server, Envoy's per cluster). Every call given the same object reads and

@@ -2,7 +2,7 @@ import type { GiveUpName } from '../policy/outcome.js';
 import type { OutcomeName, Settled } from './classify.js';
 
 /**
- * Why a call ended without success: the simulator's give-up reasons (README.md, "Concepts", "The
+ * Why a call ended without success: the simulator's give-up reasons (docs/concepts.md, "Concepts", "The
  * retry decision"), plus `aborted` when the caller's AbortSignal fired.
  */
 export type GiveUpReason = Exclude<GiveUpName, 'success'> | 'aborted';

@@ -1,5 +1,5 @@
 /**
- * The real-time driver of the simulator's retry policies (README.md, "Layout": executor -> policy):
+ * The real-time driver of the simulator's retry policies (docs/architecture.md, "Layout": executor -> policy):
  * `retry` runs an async function under a policy written as in experiment files, with real clocks,
  * timers and AbortSignals, making the decisions `retrystorm trace` shows.
  */

@@ -44,7 +44,7 @@ export interface AttemptEndInfo extends AttemptInfo {
   settled?: Settled<unknown>;
 }
 
-/** The backoff the policy drew for a retry (README.md, "Concepts", "The retry decision", steps 6-7). */
+/** The backoff the policy drew for a retry (docs/concepts.md, "Concepts", "The retry decision", steps 6-7). */
 export interface WaitInfo {
   /** 1 for the first retry (the number of attempts made so far). */
   retry: number;
@@ -162,7 +162,7 @@ const ABORTED = Symbol('aborted');
 
 /**
  * Runs `fn` under `policy` in real time, driving the retry loop of src/policy/retryLoop.ts
- * (`RetryLoop`: the decision order of README.md, "Concepts", "The retry decision"), so it makes
+ * (`RetryLoop`: the decision order of docs/concepts.md, "Concepts", "The retry decision"), so it makes
  * the decisions the simulator makes on the same script (test/executor/equivalence.test.ts):
  *
  * before each attempt: a spent deadline (remaining <= 0) gives `deadline` without a call; the

@@ -10,7 +10,7 @@ function isObject(value: unknown): value is JsonObject {
 
 /**
  * A placeholder in a description: `{{path}}` or `{{path|unit}}`, the path a dotted path into the
- * plan that runs (README.md, "Experiment files": "Numbers in descriptions").
+ * plan that runs (docs/experiments.md, "Experiment files": "Numbers in descriptions").
  */
 export const PLACEHOLDER_PATTERN = /\{\{\s*([^{}|]*?)\s*(?:\|\s*([^{}]*?)\s*)?\}\}/g;
 

@@ -79,7 +79,7 @@ function partsOf(structure: ExperimentStructure): PartInput[] {
 }
 
 /**
- * Expands an experiment into the cells a sweep runs (README.md, "Experiment files"). In order: the quick
+ * Expands an experiment into the cells a sweep runs (docs/experiments.md, "Experiment files"). In order: the quick
  * patch (if `quick`; the file's, then each part's), the `--set` overrides (see
  * {@link ExpandOptions.set}), then for each cell the variant's overrides, the sweep point's values and the
  * `--set` overrides again on the part's scenario (PRECEDENCE), which is then validated and resolved.

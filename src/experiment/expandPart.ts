@@ -10,7 +10,7 @@ import { cloneJson, setPath } from './setPath.js';
 import { blame, isPrefix, Messages, overlaps, problemsOf, type JsonObject, type Patch, type SelectorUse, type SetOverride } from './patchRoot.js';
 
 /**
- * Where a cell's settings come from, each level overriding the ones before it (README, "Experiment
+ * Where a cell's settings come from, each level overriding the ones before it (docs/experiments.md, "Experiment
  * files", "Precedence"): the file's root (`replications`, the scenario of a file without parts,
  * quick mode merged in first), then the part's own fields (its `replications`, its scenario), the
  * variant's overrides, the sweep point's values (a variant and a sweep axis may not set one path:

@@ -79,7 +79,7 @@ function quickSchema() {
 }
 
 /**
- * The zod schema of an experiment file (README.md, "Experiment files"), with `scenario` as given: the
+ * The zod schema of an experiment file (docs/experiments.md, "Experiment files"), with `scenario` as given: the
  * full scenario schema for the JSON Schema of editors, or a plain object when scenarios are
  * validated cell by cell after overrides (expandExperiment). Rules between top-level fields
  * (scenario xor parts, unique part names) are checked by expandExperiment.

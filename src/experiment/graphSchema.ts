@@ -75,7 +75,7 @@ export const entrySchema = doc(
 );
 
 /**
- * The schemas of a service graph (README, "Service graphs"): `services` (each a fleet with endpoints
+ * The schemas of a service graph (docs/experiments.md, "Service graphs"): `services` (each a fleet with endpoints
  * and handlers) and `bulkheads` ({@link entrySchema} is the workload's `entry`). Checks that need the whole graph (names,
  * cycles) are {@link graphIssues}, run by the scenario.
  */

@@ -1,6 +1,6 @@
 /**
  * Experiment files: their schema, validation with path-precise messages, overrides, and the
- * expansion of an experiment into cells (README.md, "Experiment files").
+ * expansion of an experiment into cells (docs/experiments.md, "Experiment files").
  */
 export { resolveDescription, resolveDescriptions, resolvedOrAsWritten, PLACEHOLDER_PATTERN, PLACEHOLDER_UNITS, valueAtDottedPath, type ResolvedText } from './descriptionText.js';
 export { canonicalJson } from './canonicalJson.js';

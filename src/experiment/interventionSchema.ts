@@ -8,7 +8,7 @@ import type { PathSegment, Problem } from './Problem.js';
 import { cloneJson, scenarioRelative, setPath, splitPath } from './setPath.js';
 
 /**
- * A scenario's timed interventions as written (README, "Timed interventions"): at `atMs` the
+ * A scenario's timed interventions as written (docs/experiments.md, "Timed interventions"): at `atMs` the
  * scenario's fields at the `set` paths (relative to the scenario, as variants write them) take the
  * given values. The structure is checked here; which paths may change, and whether the scenario
  * stays valid, by {@link resolveInterventions}.
@@ -96,7 +96,7 @@ const limitOf = (q: number | 'unlimited'): number => (q === 'unlimited' ? Infini
 export type ScenarioParse = { ok: true; scenario: Scenario } | { ok: false; problems: Problem[] };
 
 /**
- * Resolves a valid scenario's `interventions` (README, "Timed interventions"). In the order they
+ * Resolves a valid scenario's `interventions` (docs/experiments.md, "Timed interventions"). In the order they
  * apply (atMs, equal times in the order written), each one's paths are set on the scenario as the
  * earlier ones left it and the scenario is parsed again (`parse`, the scenario schema without
  * interventions), so that a value obeys the field's own rule and a policy is resolved as written

@@ -36,7 +36,7 @@ function protoKeyPaths(root: unknown): string[] {
 
 /**
  * Validates an experiment file's root value completely: its structure, and the scenario of every
- * cell in normal mode and, when the file has a quick patch, in quick mode too (README.md, "Experiment files").
+ * cell in normal mode and, when the file has a quick patch, in quick mode too (docs/experiments.md, "Experiment files").
  * Messages name dotted paths from the file's root; each appears once.
  */
 export function parseExperiment(root: unknown): ParseExperimentResult {

@@ -4,7 +4,7 @@ import { canonicalJson } from './canonicalJson.js';
 /**
  * The seed of one replication of one cell: derived from (master seed, part, canonical JSON of the
  * cell's parameters, replication index) and deliberately not from the variant, so that the
- * variants of a sweep point run on the same random arrivals (common random numbers, README.md,
+ * variants of a sweep point run on the same random arrivals (common random numbers, docs/experiments.md,
  * "Experiment files"), which lowers the variance of their differences. Adding a cell to a sweep leaves
  * every other cell's seeds unchanged.
  */

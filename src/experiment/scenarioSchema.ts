@@ -240,7 +240,7 @@ function workloadsOf(scenario: { workload: z.output<typeof workloadSchema>; stac
 
 /**
  * One complete simulation as written in an experiment file, resolved to a `Scenario` with every
- * default filled in (README.md, "The model"). Checks between fields (capMs >= baseMs, ramp points in
+ * default filled in (docs/concepts.md, "The model"). Checks between fields (capMs >= baseMs, ramp points in
  * order, fault windows, a hanging script needs a timeout) carry the paths of the fields involved.
  * A service graph may have several `workloads` instead of `workload` and `stack`.
  */

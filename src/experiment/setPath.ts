@@ -69,7 +69,7 @@ export function mergeValue(target: unknown, patch: unknown): unknown {
 
 /**
  * Sets `value` at `path` inside `target` (which is modified and returned), as overrides do
- * (README, "Experiment files"): numeric segments index existing entries of arrays (an index past
+ * (docs/experiments.md, "Experiment files"): numeric segments index existing entries of arrays (an index past
  * the end is an error, never a new entry); missing intermediate objects are created; an
  * object value deep-merges into an object already there (`mergeValue`); arrays and scalars
  * replace. Throws a ValidationError when the path goes through a scalar, names a non-index

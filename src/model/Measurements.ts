@@ -30,7 +30,7 @@ export interface SnapshotInput {
 }
 
 /**
- * What one run measures, streamed (README "What is measured"): operations by how they ended,
+ * What one run measures, streamed (docs/concepts.md, "What is measured"): operations by how they ended,
  * attempts per layer (first tries and retries apart), leaf arrivals (totals, series and
  * clustering), latencies, and operations in flight. Only time t >= 0 counts (not the warm-up).
  * {@link snapshot} turns it into the raw input of `buildResults`.
@@ -251,7 +251,7 @@ export interface Clock {
 }
 
 /**
- * One service's series (README, "Service graphs", "Metrics"), per bin of `metrics.timeSeriesBinMs`:
+ * One service's series (docs/experiments.md, "Service graphs"), per bin of `metrics.timeSeriesBinMs`:
  * counts in the bin, or time-weighted means over it.
  */
 export interface ServiceSeries extends FarmBinCounts {

@@ -3,7 +3,7 @@ import type { PolicySpec } from '../policy/types.js';
 import type { Layer, Scenario } from './scenario.js';
 
 /**
- * Timed interventions (README, "Timed interventions"): at `atMs` an operator changes a layer's
+ * Timed interventions (docs/experiments.md, "Timed interventions"): at `atMs` an operator changes a layer's
  * policy or a service's settings, and the change governs every decision at or after that moment.
  * This file holds their resolved form (what src/experiment validates a scenario's `interventions`
  * into) and the run loop that applies them between the events; the layers, the farm and the

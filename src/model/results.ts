@@ -12,7 +12,7 @@ import type { BackendStats, ServerTotals } from './leaves/Leaf.js';
 import { unknownWorkload } from './workloads/Workload.js';
 
 /**
- * The calls on one edge of a service graph (README, "Service graphs"), counted from t = 0 on, the
+ * The calls on one edge of a service graph (docs/experiments.md, "Service graphs"), counted from t = 0 on, the
  * drain included: arrivals at the callee from the caller (its own refusals included, hedges included),
  * those sent while any layer on the path from the entry was past its first attempt (`retries`), and
  * while a layer of the edge's own call stack was (`ownRetries`); `amplification`: calls per operation.
@@ -56,7 +56,7 @@ export interface WorkloadResult {
 }
 
 /**
- * One service of a graph (README, "Service graphs", "Metrics"): the calls that reached it from every
+ * One service of a graph (docs/experiments.md, "Service graphs"): the calls that reached it from every
  * caller, its own refusals included (`first`: first tries, which fan-out can make more than the
  * operations; `retries`: those sent while a layer on the path from the entry was past its first
  * attempt), its fleet's utilisation (mean busy workers over its workers; null without a finite
@@ -144,7 +144,7 @@ export function truncationOf(by: TruncatedBy): Truncation {
   return runMemoryExceeded() ? 'memory-cap' : 'in-flight-cap';
 }
 
-/** Everything one run measured (README "What is measured"). Times in ms, rates per second. */
+/** Everything one run measured (docs/concepts.md, "What is measured"). Times in ms, rates per second. */
 export interface SimulationResults {
   version: string;
   /** The master seed (what `--seed` sets). */
@@ -348,7 +348,7 @@ function truncationReason(i: ResultInput): string | null {
  *
  * Goodput in the sense of Bronson et al., "Metastable Failures in Distributed Systems" (HotOS 2021,
  * section 2): the useful work done per second for the load offered, as opposed to the raw
- * throughput that retries inflate; the README ("What is measured") gives the same definition.
+ * throughput that retries inflate; docs/concepts.md ("What is measured") gives the same definition.
  */
 export function demandMs(workload: Scenario['workload'], completionTimeMs: number, endMs: number, unfinished: number): number {
   switch (workload.kind) {

@@ -2,7 +2,7 @@ import type { MetricWindowSpec } from '../metrics/MetricWindows.js';
 /**
  * The fully resolved description of one simulation (every default filled in). Experiment files
  * are parsed and validated into this shape by src/experiment; the model only ever sees this.
- * Times are in milliseconds, rates per second. The README ("Concepts", "The model", "What is measured") gives the semantics.
+ * Times are in milliseconds, rates per second. docs/concepts.md ("Concepts", "The model", "What is measured") gives the semantics.
  */
 
 import type { DistSpec } from '../engine/distributions.js';
@@ -175,7 +175,7 @@ export interface OutlierDetectionSpec {
   maxEjectionPercent: number;
 }
 
-/** Backends in clusters behind a load balancer (README "The model"; `leaves/server/`). */
+/** Backends in clusters behind a load balancer (docs/concepts.md, "The model"; `leaves/server/`). */
 export interface PoolLeaf {
   kind: 'pool';
   /** Clusters in priority order; each backend is a server of its own. */
@@ -218,7 +218,7 @@ export interface MetricsSpec {
   timeSeriesBinMs: number;
   /** Bin widths for the clustering statistics of leaf arrivals, one result entry per width. */
   clusteringBinMs: number[];
-  /** Named intervals measured on their own (README, "What is measured"); none when missing. */
+  /** Named intervals measured on their own (docs/concepts.md, "What is measured"); none when missing. */
   windows?: MetricWindowSpec[];
 }
 
@@ -228,7 +228,7 @@ export interface Scenario {
   stack: Layer[];
   /** What the stack calls: the leaf, or in a service graph the fleet of the (first) entry service. */
   leaf: Leaf;
-  /** The service graph (README, "Service graphs"); absent for a `stack` + `leaf` scenario, a graph of one service. */
+  /** The service graph (docs/experiments.md, "Service graphs"); absent for a `stack` + `leaf` scenario, a graph of one service. */
   graph?: ServiceGraph;
   network: { hopMs: Dist };
   /** Propagate cancellation downstream when a caller stops waiting (off: the work goes on). */

@@ -20,7 +20,7 @@ export interface TraceSite {
 export type TraceEvent = LayerTraceEvent | ServiceTraceEvent;
 
 /**
- * What a service of a graph did for a request (README, "Service graphs"), at `level` in the
+ * What a service of a graph did for a request (docs/experiments.md, "Service graphs"), at `level` in the
  * timeline: a handler started for a request of `endpoint`; one of its steps started (`work`, or a
  * `call` step sending its calls); a call step's join decided (`success` or `failure`, and whether a
  * failed optional call left it degraded); the handler answered upward with `outcome`, or its request
@@ -37,7 +37,7 @@ export type ServiceTraceEvent = { tMs: number; op: number; layer: typeof NO_LAYE
 );
 
 /**
- * What a call's lookaside cache did for a handler (README, "Caches"): the lookup of the operation's
+ * What a call's lookaside cache did for a handler (docs/experiments.md, "Caches"): the lookup of the operation's
  * key (a hit, a miss that calls, a miss that waits for the key's call in flight), and at the end of a
  * miss's call, whether its success filled the entry or came too late.
  */

@@ -30,7 +30,7 @@ export const RetryOnBit: Record<RetryOnClass, number> = {
 
 /**
  * The classes beyond the first HTTP statuses and local refusals, in report order: gateway statuses,
- * connection-level failures and the gRPC statuses (README, "Outcomes"). Written once: the retryable
+ * connection-level failures and the gRPC statuses (docs/concepts.md, "Outcomes"). Written once: the retryable
  * classes list them, and `check` reports on each as a way a leaf can fail.
  */
 export const WIDER_CLASSES = [
@@ -68,7 +68,7 @@ export const RETRY_ON_CLASSES = [
 ] as const satisfies readonly OutcomeName[];
 
 /**
- * Outcome classes a policy can list as retryable (README, "Outcomes"; each class's outcomes and
+ * Outcome classes a policy can list as retryable (docs/concepts.md, "Outcomes"; each class's outcomes and
  * idempotency rule are {@link RETRY_ON_CLASS_INFO}): the per-attempt `timeout`, HTTP statuses,
  * `conflict` (409), connection-level failures, the gRPC statuses retry policies name, and this
  * model's local refusals.
@@ -94,7 +94,7 @@ export const EVERY_OUTCOME_PLACED: [Unplaced] extends [never] ? true : Unplaced 
  */
 export type ClassIdempotency = 'idempotent' | 'any';
 
-/** What each retryable class stands for and its idempotency rule (README, "Outcomes"). */
+/** What each retryable class stands for and its idempotency rule (docs/concepts.md, "Outcomes"). */
 export const RETRY_ON_CLASS_INFO: Record<RetryOnClass, { idempotency: ClassIdempotency; label: string }> = {
   timeout: { idempotency: 'idempotent', label: 'no answer before the per-attempt timeout' },
   '500': { idempotency: 'idempotent', label: 'HTTP 500 server error' },
@@ -204,7 +204,7 @@ function allowed(cls: RetryOnClass, idempotent: boolean, mask: number): boolean 
 }
 
 /**
- * Step 3 of the retry decision (README.md, "Concepts"): may this outcome be retried at all?
+ * Step 3 of the retry decision (docs/concepts.md, "Concepts"): may this outcome be retried at all?
  * - "overloaded; don't retry" (Google SRE book ch. 21) never is;
  * - each other outcome has one class, and the class must be listed in the policy's `retryOn` mask
  *   (400/404 are not by default);

@@ -1,7 +1,7 @@
 /**
  * Outcomes of one attempt, as small integers so the simulation's hot path never allocates.
  * Statuses follow HTTP (RFC 9110); `CONFLICT` is the optimistic-concurrency write conflict of the
- * AWS 2015 contention study; the `LOCAL_*` outcomes are refusals made without any call (README.md,
+ * AWS 2015 contention study; the `LOCAL_*` outcomes are refusals made without any call (docs/concepts.md,
  * "Concepts", "What the layer above sees"): a layer above does not retry them unless its policy lists them.
  */
 export const Outcome = {
@@ -21,7 +21,7 @@ export const Outcome = {
   LOCAL_CIRCUIT_OPEN: 11,
   LOCAL_BUDGET_EXHAUSTED: 12,
   /**
-   * A service graph's bulkhead was full (README, "Service graphs"): the calling backend already had
+   * A service graph's bulkhead was full (docs/experiments.md, "Service graphs"): the calling backend already had
    * its cap of calls in flight to the callee, so the attempt was refused without a call
    * (resilience4j 2.4.0 `SemaphoreBulkhead.tryAcquirePermission` failing with a zero
    * `maxWaitDuration`: BulkheadFullException). Occurs only in graphs with bulkheads.
@@ -61,7 +61,7 @@ export type OutcomeCode = (typeof Outcome)[keyof typeof Outcome];
  * that gave up on its deadline; `throttled`, `circuit-open` and `budget-exhausted` refusals a layer
  * below made without any call; `bulkhead-full` a service graph's bulkhead refusing a call;
  * `502`/`504`, `reset`, `connect-failure`, `refused-stream` and the gRPC statuses (`cancelled`,
- * `unavailable`, `resource-exhausted`, `aborted`, `internal`, `unknown`) as README's "Outcomes" lists them.
+ * `unavailable`, `resource-exhausted`, `aborted`, `internal`, `unknown`) as docs/concepts.md, "Outcomes", lists them.
  */
 export const OUTCOME_NAMES = [
   '200',
@@ -158,7 +158,7 @@ export const ANSWER_OUTCOMES = {
 
 /**
  * Why an operation (or one layer's call) ended. Exactly these; the order in which the retry
- * decision (README.md, "Concepts") reaches them is RetryLoop's (retryLoop.ts), the codes only
+ * decision (docs/concepts.md, "Concepts") reaches them is RetryLoop's (retryLoop.ts), the codes only
  * number them.
  */
 export const GiveUp = {

@@ -152,7 +152,7 @@ export class RetryLoop {
 
   /**
    * A retry planned under an earlier policy of the layer wakes at `nowMs` under this loop's policy
-   * (a timed intervention changed the policy while it waited; README "Timed interventions"): steps
+   * (a timed intervention changed the policy while it waited; docs/experiments.md, "Timed interventions"): steps
    * 1-4a are asked again for the attempt that ended with `lastOutcome` (`attemptsMade` sent, the
    * hint `retryAfterMs`), and, given a `chain` (budgets added or replaced since the retry was
    * planned), step 5, its charge of step 9 taken when it allows the retry. SEND: go on to

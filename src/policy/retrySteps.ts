@@ -51,7 +51,7 @@ export function effectiveDeadlineAtMs(p: CompiledPolicy, incomingDeadlineAtMs: n
 }
 
 /**
- * The timeout given to an attempt starting at `nowMs` (README.md, "Concepts", "Deadline"):
+ * The timeout given to an attempt starting at `nowMs` (docs/concepts.md, "Concepts", "Deadline"):
  * `propagate`: min(perAttemptTimeout, remaining); `fresh`: the full per-attempt timeout whatever
  * remains (the anti-pattern), or the remaining deadline when no per-attempt timeout is set;
  * `none`: the per-attempt timeout (the deadline is ignored). +Infinity = the attempt waits forever.

@@ -78,8 +78,8 @@ export type RetryAfterMode = 'ignore' | 'honor' | 'honor-plus-jitter' | 'replace
 export type IdempotencyRule = 'http' | 'always' | 'never';
 
 /**
- * How the jitter streams of a layer's clients are seeded (README.md, "Concepts", "Random seeding
- * modes"); the same shape as the engine's `SeedingMode`:
+ * How the jitter streams of a layer's clients are seeded (docs/concepts.md, "Concepts", "Random
+ * seeding"); the same shape as the engine's `SeedingMode`:
  * `independent` (each client its own stream), `shared` (every client seeded alike: identical
  * jitter sequences), `time-seeded` (seed = floor(start time / resolutionMs): clients that start in
  * the same window draw identical sequences).
@@ -104,7 +104,7 @@ export interface HedgingSpec {
   nonFatal: RetryOnClass[];
 }
 
-/** One layer's retry policy (README.md, "Concepts", "The retry decision"). */
+/** One layer's retry policy (docs/concepts.md, "Concepts", "The retry decision"). */
 export interface PolicySpec {
   /** Attempts, not retries: 3 = first call + at most 2 retries. */
   maxAttempts: number | 'unlimited';

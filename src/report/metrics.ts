@@ -149,7 +149,7 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => Titled; subjec
       })[m[2] as string] as Titled,
     subjects: (m) => [{ kind: 'window', name: m[1] as string }],
   },
-  // A service's lookaside caches (README, "Caches").
+  // A service's lookaside caches (docs/experiments.md, "Caches").
   {
     re: /^services\.([^.]+)\.caches\.(.+)\.(lookups|hits|hitRatio|coalesced|fills|lateSuccesses)$/,
     info: (m) =>
@@ -168,7 +168,7 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => Titled; subjec
   },
   { re: /^fleet\.(.+)\.crashes$/, info: (m) => counted(`Backend crashes in cluster ${m[1]}`, 'crashes'), subjects: (m) => [{ kind: 'cluster', name: m[1] as string }] },
   { re: /^fleet\.(.+)\.served$/, info: (m) => counted(`Requests served by cluster ${m[1]}`, 'requests'), subjects: (m) => [{ kind: 'cluster', name: m[1] as string }] },
-  // Service graphs (README, "Service graphs"): edges, services, workloads and the cascade timeline.
+  // Service graphs (docs/experiments.md, "Service graphs"): edges, services, workloads and the cascade timeline.
   {
     re: /^edges\.(.+?)->(.+?)\.workloads\.(.+)\.(calls|retries|ownRetries|amplification)$/,
     info: (m) => edgeInfo(`${m[1]} -> ${m[2]}`, m[4] as string, ` of workload ${m[3]}`),

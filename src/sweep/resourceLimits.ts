@@ -5,9 +5,9 @@ import { formatCount } from '../policy/groupThousands.js';
 import { BASE_MEMORY_BYTES, CLIENT_BYTES, estimateMemory, type MemoryEstimate } from './estimateMemory.js';
 import { estimateOutput, runSpans, type OutputEstimate } from './estimateOutput.js';
 
-/** Results larger than this are announced with a warning (README, "Limits"). */
+/** Results larger than this are announced with a warning (docs/cli.md, "Limits"). */
 export const OUTPUT_WARN_BYTES = 100e6;
-/** Results larger than this are refused unless `--force` (README, "Limits"). */
+/** Results larger than this are refused unless `--force` (docs/cli.md, "Limits"). */
 export const OUTPUT_REFUSE_BYTES = 1e9;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * An inferred graph written as a graph experiment file (README, "Service graphs"): each service a
+ * An inferred graph written as a graph experiment file (docs/experiments.md, "Service graphs"): each service a
  * `server` fleet whose service time is exponential with the mean of its own work and whose own
  * errors are a fault (status 500) at their rate, each endpoint its work step and its steps of calls
  * (a call observed n times per request is written round(n) times, at least once: a step's calls

@@ -1,6 +1,6 @@
 /**
  * Names read from telemetry (services, span names, callers) turned into the names an experiment file
- * accepts: a letter, then letters, digits, "_" and "-" (README, "Service graphs"). Every other run of
+ * accepts: a letter, then letters, digits, "_" and "-" (docs/experiments.md, "Service graphs"). Every other run of
  * characters becomes one "-", a name that does not start with a letter gets the prefix "s-", and a
  * name already taken (or reserved) gets "-2", "-3"... Each rename is kept to be told in the notes.
  */

@@ -106,12 +106,13 @@ describe('retrystorm run', () => {
     expect(existsSync(join(dir, 'sweep'))).toBe(false);
   });
 
-  it('trace prints the timeline of the README example exactly', async () => {
+  it('trace prints the timeline of the example in README.md and docs/cli.md exactly', async () => {
     const r = await cli(['trace', '--script', 'hang', '--attempts', '5', '--timeout-ms', '300', '--deadline-ms', '1000', '--backoff', 'constant', '--base-ms', '100']);
-    const readme = readFileSync('README.md', 'utf8');
-    const block = readme.split('$ retrystorm trace --script "hang"')[1]?.split('```')[0] ?? '';
     expect(r.code).toBe(0);
-    expect(r.out).toBe(block.slice(block.indexOf('\n') + 1));
+    for (const page of ['README.md', 'docs/cli.md']) {
+      const block = readFileSync(page, 'utf8').split('$ retrystorm trace --script "hang"')[1]?.split('```')[0] ?? '';
+      expect(r.out, page).toBe(block.slice(block.indexOf('\n') + 1));
+    }
   });
 
   it('trace --json prints outcome, attempts, endMs, timeouts, ceilings and waits', async () => {

@@ -168,7 +168,7 @@ function run(c: Config, seed: number): { results: SimulationResults; timeline: T
 const EPS = 1e-9;
 const close = (a: number, b: number) => Math.abs(a - b) <= EPS * Math.max(1, Math.abs(a), Math.abs(b));
 
-/** ceiling(r) = min(cap, base x multiplier^(r - 1 + exponentOffset)) (README, "Backoff"). */
+/** ceiling(r) = min(cap, base x multiplier^(r - 1 + exponentOffset)) (docs/concepts.md, "Backoff"). */
 function ceilingMs(b: LayerSpec['policy']['backoff'], r: number): number {
   if (b.baseMs === 0) return 0;
   return Math.min(b.capMs, b.baseMs * Math.pow(b.multiplier, Math.min(1100, r - 1 + b.exponentOffset)));

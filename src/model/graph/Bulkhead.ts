@@ -1,5 +1,5 @@
 /**
- * A bulkhead of a service graph (README, "Service graphs"): a cap on the concurrent calls from each
+ * A bulkhead of a service graph (docs/experiments.md, "Service graphs"): a cap on the concurrent calls from each
  * backend of a calling service to one callee service, shared by every endpoint and call site of the
  * caller that calls it. Each attempt the last layer of a call stack sends holds a slot from its sending
  * until its outcome reaches that layer (an answer across the hop back, its timeout, or its

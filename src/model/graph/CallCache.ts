@@ -17,7 +17,7 @@ export const K_CACHE_WAIT = 1;
 export const K_CACHE_FLUSH = 2;
 export const CACHE_KINDS = 3;
 
-/** Requests per entry of capacity that leave a warm cache's LRU state (README, "Caches"). */
+/** Requests per entry of capacity that leave a warm cache's LRU state (docs/experiments.md, "Caches"). */
 export const WARM_REQUESTS_PER_ENTRY = 20;
 
 const NONE = -1;
@@ -32,7 +32,7 @@ export interface CacheOwner {
   waitsFor(h: number, gen: number): boolean;
 }
 
-/** A cache's counters and series (README, "Caches"; the results' `services.<service>.caches.<name>`). */
+/** A cache's counters and series (docs/experiments.md, "Caches"; the results' `services.<service>.caches.<name>`). */
 export interface CacheCounts {
   lookups: number;
   hits: number;
@@ -51,7 +51,7 @@ export interface CacheCounts {
 export type CacheResult = CacheCounts & { hitRatio: number | null; timeSeries: { lookups: number[]; hits: number[] } };
 
 /**
- * The lookaside cache of one call of a `call` step (README, "Service graphs", "Caches"), at the
+ * The lookaside cache of one call of a `call` step (docs/experiments.md, "Service graphs", "Caches"), at the
  * calling service: one copy, or one per backend of that service (`perBackend`), each an
  * {@link LruCache} over the graph's key space. Each operation carries one key, the rank the
  * operation's own draw stands for in the keys' popularity ({@link opKey}: a draw keyed by the
@@ -356,7 +356,7 @@ export class CallCache {
     return false;
   }
 
-  /** The cache's result over `bins` bins (README, "Caches"; hitRatio null without lookups). */
+  /** The cache's result over `bins` bins (docs/experiments.md, "Caches"; hitRatio null without lookups). */
   result(bins: number): CacheResult {
     const c = this.counts;
     return { ...c, hitRatio: c.lookups > 0 ? c.hits / c.lookups : null, timeSeries: this.series(bins) };

@@ -5,7 +5,7 @@ import type { ServiceRuntime } from './ServiceRuntime.js';
 import { tableGrew } from '../../engine/memoryMeter.js';
 
 /**
- * One call of a handler's `call` step (README, "Service graphs"): its own stack of retrying layers
+ * One call of a handler's `call` step (docs/experiments.md, "Service graphs"): its own stack of retrying layers
  * (a {@link Layers} with its own frames, requests and event kinds) whose leaf is the callee service
  * ({@link ServiceLeaf}). It remembers, per top frame, the handler, its generation and the call's
  * index, and tells the calling service when a call ends. With a lookaside cache ({@link CallCache})
@@ -23,7 +23,7 @@ export class CallSite implements CallEnds {
    */
   private readonly methods: Int8Array;
   readonly optional: boolean;
-  /** The lookaside cache in front of the call (README, "Caches"), or null. */
+  /** The lookaside cache in front of the call (docs/experiments.md, "Caches"), or null. */
   readonly cache: CallCache | null;
   private handler = new Int32Array(64);
   private gen = new Int32Array(64);

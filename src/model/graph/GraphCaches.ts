@@ -8,7 +8,7 @@ import type { CallCacheSpec } from './ServiceGraph.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
 
 /**
- * The lookaside caches of a graph's run (README, "Caches"): each call's {@link CallCache}, their
+ * The lookaside caches of a graph's run (docs/experiments.md, "Caches"): each call's {@link CallCache}, their
  * one range of event kinds (taken only when the graph has a cache, so that other graphs run as
  * before), the keys' popularity (one {@link ZipfKeys} per key space; validation allows one), and
  * their results beside their services'. `cache(service, name)` is how a run reaches one (an

@@ -44,7 +44,7 @@ export function needsGraphRuntime(sc: Scenario): boolean {
 }
 
 /**
- * A run of a service graph (README, "Service graphs"; docs/architecture.md): the workload's stack
+ * A run of a service graph (docs/experiments.md, "Service graphs"; docs/architecture.md): the workload's stack
  * (a {@link Layers}, kinds from 0 like a `stack` + `leaf` run) calls the entry services through a
  * {@link ServiceLeaf}; every call of every handler has its own {@link Layers} (its own frames,
  * random streams and range of event kinds; its requests are slots of the callee fleet's table)
@@ -81,7 +81,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
   /** The stacks of the graph's calls by {@link callKey}, and the services by name (for timed interventions). */
   private readonly callStacks: Map<string, Layers>;
   private readonly serviceByName: Map<string, ServiceRuntime>;
-  /** The calls' lookaside caches (README, "Caches"). */
+  /** The calls' lookaside caches (docs/experiments.md, "Caches"). */
   readonly caches: GraphCaches;
 
   constructor(sc: Scenario, options: GraphRunOptions) {

@@ -11,7 +11,7 @@ const HANDLER_COLUMNS: ColumnSpec<HandlerTable> = {
 export const HANDLER_ROW_BYTES = rowBytes(HANDLER_COLUMNS);
 
 /**
- * The handlers running at one service (README, "Service graphs"): one row per request being
+ * The handlers running at one service (docs/experiments.md, "Service graphs"): one row per request being
  * handled, typed-array columns reused through a free list and grown by doubling, plus the frames of
  * the current step's calls (`hFrames[h * maxCalls + j]`, -1 once call j has ended or is no longer
  * followed). A handler's generation `hGen` changes when its step decides and when it ends, so a call

@@ -1,5 +1,5 @@
 /**
- * The resolved service graph of a scenario (README, "Service graphs"): named services, each a fleet
+ * The resolved service graph of a scenario (docs/experiments.md, "Service graphs"): named services, each a fleet
  * (what a leaf is in a `stack` + `leaf` scenario) with endpoints whose handlers are steps, the
  * entries the workload's operations arrive at, and the bulkheads between services. Every default is
  * filled in; names are checked (every call names a service and an endpoint that exist, the graph of
@@ -11,7 +11,7 @@ import type { Dist, Layer, Leaf, Method, Workload } from '../scenario.js';
 /** The caller of an entry edge (`workload -> <service>`): the workload, whose stack calls the entry service; no service may be named so. */
 export const WORKLOAD_CALLER = 'workload';
 
-/** How a service holds its workers (README, "Service graphs"). */
+/** How a service holds its workers (docs/experiments.md, "Service graphs"). */
 export type Execution =
   /** Thread-per-request: a worker is held from the handler's start to its end, downstream calls included. */
   | 'threaded'
@@ -40,7 +40,7 @@ export interface GraphCall {
 }
 
 /**
- * A lookaside cache in front of a call (README, "Service graphs", "Caches"): one lookup per call of
+ * A lookaside cache in front of a call (docs/experiments.md, "Service graphs", "Caches"): one lookup per call of
  * the step with the operation's key; a hit answers the call with success after `hitLatencyMs` and
  * makes no downstream call; a miss calls through and fills the entry when a success reaches the
  * cache while the call still waits for it.
@@ -168,7 +168,7 @@ export function unreachableServices(graph: ServiceGraph): string[] {
 
 /**
  * The graph's leaf services, in declaration order: those that make no calls (no endpoint has a call
- * step), its deepest tier. A graph run's `leafCalls` are the calls arriving at them (README, "Service
+ * step), its deepest tier. A graph run's `leafCalls` are the calls arriving at them (docs/experiments.md, "Service
  * graphs").
  */
 export function leafServices(graph: ServiceGraph): string[] {

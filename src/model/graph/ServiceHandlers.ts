@@ -31,7 +31,7 @@ export const WITHDRAWN_SLOT = -2;
 const handlerInner = (h: number): number => -2 - h;
 
 /**
- * The handlers of one service of a graph (README, "Service graphs"), and the slots of its fleet's
+ * The handlers of one service of a graph (docs/experiments.md, "Service graphs"), and the slots of its fleet's
  * table that requests and handlers are served in: the part of {@link ServiceRuntime} that runs an
  * endpoint's steps. ServiceRuntime adds the fleet's host and the callers' side (arrivals, abandon,
  * withdrawal, the fleet's answers) and hands handler requests here ({@link startHandler}).

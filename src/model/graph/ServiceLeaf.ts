@@ -25,7 +25,7 @@ export interface ServiceTarget {
   weight: number;
 }
 
-/** One edge's counters (README, "Service graphs", item 9), counted from t = 0 on, the drain included. */
+/** One edge's counters (docs/experiments.md, "Service graphs"), counted from t = 0 on, the drain included. */
 export class EdgeCounters {
   calls = 0;
   retries = 0;
@@ -43,7 +43,7 @@ function keyedUniform(seed: number, key: number): number {
 }
 
 /**
- * The leaf of a stack whose last layer calls a service of a graph (README, "Service graphs"): an
+ * The leaf of a stack whose last layer calls a service of a graph (docs/experiments.md, "Service graphs"): an
  * adapter implementing the leaf contract. A request reaching it is handed to the callee's runtime,
  * which answers through the stack's `respond`; it remembers, per request of the stack's table, what
  * the callee holds for it (a request slot of the callee's fleet, or a handler), so that an abandoned

@@ -18,7 +18,7 @@ const { PLAIN_SLOT, WITHDRAWN_SLOT } = serviceHandlersModule;
 const NO_HOP: LastHop = { stream: { client: 0 }, sample: { sample: () => 0 } };
 
 /**
- * One service of a graph at run time (README, "Service graphs"): its fleet (the leaf a `stack` +
+ * One service of a graph at run time (docs/experiments.md, "Service graphs"): its fleet (the leaf a `stack` +
  * `leaf` scenario would have, with its own request table, event kinds and random streams) and the
  * handlers of its endpoints. A request arriving from any caller ({@link ServiceLeaf}) becomes a slot
  * of the fleet's table (an endpoint without steps: answered by the fleet as a leaf answers) or a

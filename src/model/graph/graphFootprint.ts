@@ -29,7 +29,7 @@ const EVENTS_PER_ROW = 2;
  */
 const GROWTH_SLACK = 2;
 
-/** What a graph's run holds beside its clients and series (README, "Limits"). */
+/** What a graph's run holds beside its clients and series (docs/cli.md, "Limits"). */
 export interface GraphFootprint {
   /** Bytes one operation in flight can hold: over every edge, its calls per operation when every call fails, each with its frames, request, handler and events. */
   perOperationBytes: number;

@@ -18,7 +18,7 @@ export function fleetSeries(s: ServiceRuntime, bins: number): FleetSeriesInput |
 }
 
 /**
- * The cascade timeline (README, "Service graphs"; src/metrics/cascadeTimeline.ts) from each
+ * The cascade timeline (docs/experiments.md, "Service graphs"; src/metrics/cascadeTimeline.ts) from each
  * service's 1 s bins over the run: its utilisation (busy workers over workers available), the
  * answers it gave and their failures, and its crashes.
  */
@@ -48,7 +48,7 @@ export function gatherLayers(total: Measurements, each: readonly Measurements[])
 }
 
 /**
- * The edges' counters (README, "Service graphs", item 9), summed over the stacks of each (caller,
+ * The edges' counters (docs/experiments.md, "Service graphs"), summed over the stacks of each (caller,
  * callee) pair, in the order first met; with several workloads, each workload's share too.
  * `callers[i]` is the stack named `callerNames[i]` (its workload or calling service).
  */
@@ -121,7 +121,7 @@ export function windowEdges(callers: readonly ServiceLeaf[], callerNames: readon
 }
 
 /**
- * A graph's leaf calls (README, "Service graphs"): the calls arriving at its leaf services (`leaves`,
+ * A graph's leaf calls (docs/experiments.md, "Service graphs"): the calls arriving at its leaf services (`leaves`,
  * those that make no calls: {@link leafServices}), summed over the edges into them, each an attempt
  * as a leaf's request is; amplification: those per operation. Sets them in the totals, in each
  * window (from its edges, {@link windowEdges}) and for each workload (from its share of the edges).

@@ -71,7 +71,7 @@ export const JOINED = 1;
 export const JOIN_FAILED = 2;
 
 /**
- * What a call step's join decides as one of its calls ends (README, "Service graphs"): `ok`, the
+ * What a call step's join decides as one of its calls ends (docs/experiments.md, "Service graphs"): `ok`, the
  * call succeeded; `optional`, it was an optional call; `succ` and `pending`, the step's successes
  * and calls not yet ended, this one counted. `all` fails at the first failed required call and
  * succeeds once no call is pending; `any` succeeds at the first success and fails once every call

@@ -4,7 +4,7 @@ import * as outcomeModule from '../../policy/outcome.js';
 const { Outcome } = outcomeModule;
 
 /**
- * What a failed handler answers its caller, by the outcome of the call that decided it (README,
+ * What a failed handler answers its caller, by the outcome of the call that decided it (docs/experiments.md,
  * "Service graphs"): a downstream timeout or 504 (a deadline exceeded below) -> timeout; 503, 502,
  * 429, resets, connection failures, refused streams, UNAVAILABLE and RESOURCE_EXHAUSTED -> 503; 500,
  * 400 and 404 (and a write conflict), CANCELLED, ABORTED, INTERNAL and UNKNOWN -> 500; local

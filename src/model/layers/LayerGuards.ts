@@ -37,7 +37,7 @@ class GaugedChain extends BudgetChain {
 
 /**
  * The retry budgets and admission controls of every layer, one set per layer instance (a budget
- * shared by 10,000 clients behaves unlike 10,000 budgets; README "Budgets and breakers"), and the
+ * shared by 10,000 clients behaves unlike 10,000 budgets; docs/concepts.md, "Budgets and breakers"), and the
  * series of the first budget's gauge per layer (the mean over its instances). The layers hand them
  * to their `RetryLoop` (src/policy/retryLoop.ts), which asks and tells them at the steps of the
  * retry decision; `inst` is the frame's instance of layer k.

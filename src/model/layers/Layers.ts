@@ -55,7 +55,7 @@ export interface LayersOptions {
 /**
  * The stack of retrying layers: each layer's call for one operation is a frame (a row of the
  * {@link FrameTable}) that drives its layer's {@link RetryLoop} (src/policy/retryLoop.ts, the one
- * copy of README "The retry decision": the frames keep the call's state in their columns, the
+ * copy of docs/concepts.md, "The retry decision": the frames keep the call's state in their columns, the
  * loop decides, the layers do what it says: send, wait, hedge or end) against the next hop: the next layer's frame, or a request to the leaf. A caller that stops
  * waiting (an attempt timeout) abandons its downstream call, which goes on unless cancellation is
  * enabled: orphaned frames keep retrying, and server time spent on requests nobody waits for is
@@ -251,7 +251,7 @@ export class Layers extends StackTop implements UniformDraw {
     this.attemptEnded(f, Outcome.TIMEOUT, NaN, t);
   }
 
-  /** The retry decision (README "The retry decision", the loop's afterAttempt) after frame f's current attempt ended. */
+  /** The retry decision (docs/concepts.md, "The retry decision", the loop's afterAttempt) after frame f's current attempt ended. */
   override attemptEnded(f: number, outcome: number, retryAfterMs: number, t: number): void {
     const k = this.fLayer[f] as number;
     if (this.hedging[k]) {
@@ -446,7 +446,7 @@ export class Layers extends StackTop implements UniformDraw {
 
   // ---------------------------------------------------------------- timed interventions
 
-  /** Layer k takes `policy` at t (a timed intervention, README "Timed interventions"): see {@link PolicySwaps.swap}. */
+  /** Layer k takes `policy` at t (a timed intervention, docs/experiments.md, "Timed interventions"): see {@link PolicySwaps.swap}. */
   swapPolicy(k: number, policy: Policy, t: number): void {
     (this.swaps ??= new PolicySwaps(this)).swap(k, policy, this.frameCount, t);
   }

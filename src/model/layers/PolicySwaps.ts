@@ -5,7 +5,7 @@ import type { Policy } from '../scenario.js';
 import type { Layers } from './Layers.js';
 
 /**
- * The timed interventions' changes of a layer's policy during a run (README "Timed interventions";
+ * The timed interventions' changes of a layer's policy during a run (docs/experiments.md, "Timed interventions";
  * docs/architecture.md, "Timed interventions"), on the frames of {@link Layers}. A layer's new
  * policy is compiled into a new retry loop, which governs every decision of its frames from then
  * on; a retry already waiting when the policy changes is marked, and when it wakes the new loop

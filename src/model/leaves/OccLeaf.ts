@@ -23,7 +23,7 @@ export interface OccOptions {
 }
 
 /**
- * The optimistic-concurrency resource of the AWS 2015 contention study (README "The model"): one
+ * The optimistic-concurrency resource of the AWS 2015 contention study (docs/concepts.md, "The model"): one
  * versioned row; an attempt reads the version, then writes conditionally, each message crossing
  * the last hop. The write commits when no write committed since the read; otherwise it answers a
  * conflict. It answers at once (no queue, no service time). Reads and writes are counted apart.

@@ -11,7 +11,7 @@ export interface OperationStarter {
 }
 
 /**
- * A workload: when operations start and which client each belongs to (README "The model"). It
+ * A workload: when operations start and which client each belongs to (docs/concepts.md, "The model"). It
  * schedules its own events (kinds `K_OP_START` and `K_ARRIVAL` of eventKinds.ts, shifted by its
  * `kindBase`: a graph's second and further workloads have kinds of their own) and draws what
  * it decides from the `workload` stream (which client, whether the operation is bad input).

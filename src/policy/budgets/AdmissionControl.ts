@@ -4,7 +4,7 @@ import { SreAdaptiveThrottle, type SreAdaptiveSpec } from './SreAdaptiveThrottle
 
 /**
  * Admission control of one layer instance, asked before every attempt, first tries included
- * (README.md, "Concepts": "a refusal gives `throttled` without a call"). A pure state machine; time and
+ * (docs/concepts.md, "Concepts": "a refusal gives `throttled` without a call"). A pure state machine; time and
  * the uniform draw are passed in.
  */
 export interface AdmissionControl {

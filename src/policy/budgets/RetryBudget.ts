@@ -11,7 +11,7 @@ import { TokenBucketQuota, type TokenBucketQuotaSpec } from './TokenBucketQuota.
 
 /**
  * A retry budget, throttle or breaker of one layer instance: a pure state machine driven by the
- * layer's events, time always passed in (README.md, "Concepts": "They are asked at step 5 and
+ * layer's events, time always passed in (docs/concepts.md, "Concepts": "They are asked at step 5 and
  * charged only when the retry is actually scheduled (after step 8)"). Per attempt the caller calls
  * `onAttempt` when it is sent, then `onOutcome` when it ends (before the retry decision), then,
  * when steps 1-4 allow a retry, `allowRetry`, and `onRetryScheduled` once step 8 has passed.
@@ -34,7 +34,7 @@ export interface RetryBudget {
   /** The value for the time series (tokens left, retry ratio, 1 = open / 0 = closed ...). */
   gauge(nowMs: number): number;
   /**
-   * Empty the budget (a budget an operator adds during a run, README "Timed interventions", holds
+   * Empty the budget (a budget an operator adds during a run, docs/experiments.md, "Timed interventions", holds
    * nothing yet): a bucket holds no tokens. Absent where a fresh budget is already empty (it
    * counts the requests and retries it sees: ratios, deposits, breakers, concurrent retries).
    */

@@ -22,7 +22,7 @@ const FIRST = 0;
 const RETRIES = 1;
 
 /**
- * Google SRE book ch. 21 per-client retry budget, as README.md ("Concepts", "Budgets and breakers") states it: "The SRE
+ * Google SRE book ch. 21 per-client retry budget, as docs/concepts.md ("Concepts", "Budgets and breakers") states it: "The SRE
  * ratio budget compares retries with first tries over its window (10% gives at most 1.1x)". A retry
  * is allowed only if, counting it, retries / first tries stays within the ratio over the sliding
  * window (60 slices), so retries never exceed ratio x first tries (the book's "retries / requests

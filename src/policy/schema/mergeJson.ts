@@ -36,7 +36,7 @@ function differentShapes(target: JsonObject, patch: JsonObject): boolean {
 }
 
 /**
- * The merge of overrides and presets (README, "Experiment files"): when both are objects, each key
+ * The merge of overrides and presets (docs/experiments.md, "Experiment files"): when both are objects, each key
  * of the patch is merged into the target's (recursively; the target is modified); otherwise
  * (arrays, scalars, or objects of different shapes, i.e. a different `kind` or `dist`) a copy of
  * the patch replaces the target. A key in {@link FORBIDDEN_KEYS} calls `refuse`, which throws.

@@ -35,9 +35,9 @@ export { BACKOFF_KINDS, DEFAULT_RETRY_ON, RETRY_ON_CLASSES };
 
 /** What a server's Retry-After (or gRPC pushback) hint does to the wait (src/policy/types.ts `RetryAfterMode`). */
 export const RETRY_AFTER_MODES = ['ignore', 'honor', 'honor-plus-jitter', 'replace', 'clamp', 'pushback'] as const satisfies readonly RetryAfterMode[];
-/** How a layer treats the operation's deadline (README, "Deadline modes"). */
+/** How a layer treats the operation's deadline (docs/concepts.md, "Deadline"). */
 export const DEADLINE_MODES = ['propagate', 'fresh', 'none'] as const;
-/** Which methods a layer may replay after an unknown or non-retryable outcome (README, "Idempotency by HTTP semantics"). */
+/** Which methods a layer may replay after an unknown or non-retryable outcome (docs/concepts.md, "Idempotency"). */
 export const IDEMPOTENCY_RULES = ['http', 'always', 'never'] as const;
 /** Default hedging `nonFatal` classes: the transient failures that send the next hedge at once. */
 export const DEFAULT_HEDGE_NON_FATAL = ['timeout', '500', '503'] as const;
@@ -355,7 +355,7 @@ const policyObject = doc(
       }
     })
     .transform(({ preset: _preset, ...policy }): PolicySpec => policy),
-  'The retry policy of a layer (README.md, "Concepts", "The retry decision"); `preset` starts from a real library\'s policy.',
+  'The retry policy of a layer (docs/concepts.md, "Concepts", "The retry decision"); `preset` starts from a real library\'s policy.',
   'Policy',
 );
 

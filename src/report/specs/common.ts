@@ -8,7 +8,7 @@ export const HEIGHT = 260;
 
 /**
  * Bins a chart over time draws per line at the most: longer series are merged into wider bins (the
- * data files keep every bin), so that a report stays about a megabyte whatever the run (README,
+ * data files keep every bin), so that a report stays about a megabyte whatever the run (docs/cli.md,
  * "Limits"): a run's series may have up to 10^6 bins.
  */
 export const MAX_CHART_BINS = 800;

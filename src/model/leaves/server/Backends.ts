@@ -37,7 +37,7 @@ export const FarmKind = {
 } as const;
 
 /**
- * What each backend of a farm does with the requests it is given (README "The model"): per-backend
+ * What each backend of a farm does with the requests it is given (docs/concepts.md, "The model"): per-backend
  * state in typed arrays (workers, queue and discipline, service time, degradation, the capacity
  * schedule, faults), the triage of an arriving request (down, a fault, invalid input, the
  * server-side defences of {@link OverloadDefences}), service, the queue and its drops. The leaf

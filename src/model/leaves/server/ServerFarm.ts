@@ -48,7 +48,7 @@ function isBackendFailure(outcome: number): boolean {
 
 /**
  * The servers at the leaf: one server, or a fleet of backends in clusters behind a load balancer
- * (README "The model"). Each backend is a server of its own (workers, queue and discipline, service
+ * (docs/concepts.md, "The model"). Each backend is a server of its own (workers, queue and discipline, service
  * time, degradation, capacity schedule, faults, outages, crashes, and the server-side defences of
  * `OverloadDefences`: shedding on queue length or utilisation, an adaptive concurrency limit, CoDel,
  * dropping expired requests); what a backend does with a request is {@link Backends}'. This class is
