@@ -74,39 +74,83 @@ function meanOwnWork(s: ObservedService): number {
 
 /** The graph as an experiment file, with the placeholders it holds and the notes on what was assumed. */
 export function experimentFromGraph(g: ObservedGraph, opts: ExperimentOptions): ImportedExperiment {
-  const placeholders: Placeholder[] = [];
-  const notes = [...g.notes];
-  const hold = (path: string, what: string, evidence: string): string => {
-    placeholders.push({ path, text: `${what}${evidence === '' ? '' : ` (${evidence})`}` });
+  return new ExperimentWriter(g, opts).write();
+}
+
+/** The writing of one experiment: the names made valid, then the services, the workloads and the description, placeholders and notes gathered on the way. */
+class ExperimentWriter {
+  private readonly placeholders: Placeholder[] = [];
+  private readonly notes: string[];
+  private readonly serviceNames = new SafeNames(RESERVED_NAMES);
+  private readonly workloadNames: SafeNames;
+  private readonly endpointNames: Map<string, SafeNames>;
+
+  constructor(
+    private readonly g: ObservedGraph,
+    private readonly opts: ExperimentOptions,
+  ) {
+    this.notes = [...g.notes];
+    for (const name of g.services.keys()) this.serviceNames.of(name);
+    this.workloadNames = new SafeNames([...RESERVED_NAMES, ...[...g.services.keys()].map((s) => this.serviceNames.of(s))]);
+    this.endpointNames = new Map([...g.services].map(([name, s]) => {
+      const names = new SafeNames();
+      for (const ep of s.endpoints.keys()) names.of(ep);
+      return [name, names] as const;
+    }));
+  }
+
+  write(): ImportedExperiment {
+    const { g, opts, notes, placeholders } = this;
+    const services: Record<string, unknown> = {};
+    for (const [raw, s] of g.services) services[this.serviceNames.of(raw)] = this.serviceOf(raw, s);
+    const workloads: Record<string, unknown> = {};
+    for (const w of g.workloads) workloads[this.workloadNames.of(w.name)] = this.workloadOf(w);
+    for (const [raw, safe] of [...this.serviceNames.renamed, ...this.workloadNames.renamed]) notes.push(`"${raw}" is named ${safe} here.`);
+    const scenario: Record<string, unknown> = { workloads, services };
+    if (g.hopMs !== undefined) scenario.network = { hopMs: { dist: 'exponential', mean: sig(g.hopMs) } };
+    const description = [
+      `Imported by retrystorm import-telemetry from ${opts.sources.join(', ')} over ${sig(g.windowSec)} s.`,
+      ...notes,
+      `Placeholders (FILL IN) to replace before running: ${placeholders.map((p) => `${p.path}: ${p.text}`).join('; ')}.`,
+    ].join(' ');
+    const experiment = {
+      name: opts.name,
+      description,
+      seed: 1,
+      scenario,
+      replications: IMPORTED_REPLICATIONS.full,
+      quick: { replications: IMPORTED_REPLICATIONS.quick },
+    };
+    return { experiment, placeholders, notes };
+  }
+
+  /** A placeholder at `path`: what is missing and the evidence, as the string written there. */
+  private hold(path: string, what: string, evidence: string): string {
+    this.placeholders.push({ path, text: `${what}${evidence === '' ? '' : ` (${evidence})`}` });
     return `${PLACEHOLDER_PREFIX}${what}${evidence === '' ? '' : ` (${evidence})`}`;
-  };
-  const serviceNames = new SafeNames(RESERVED_NAMES);
-  for (const name of g.services.keys()) serviceNames.of(name);
-  const workloadNames = new SafeNames([...RESERVED_NAMES, ...[...g.services.keys()].map((s) => serviceNames.of(s))]);
-  const endpointNames = new Map([...g.services].map(([name, s]) => {
-    const names = new SafeNames();
-    for (const ep of s.endpoints.keys()) names.of(ep);
-    return [name, names] as const;
-  }));
-  const endpointName = (service: string, ep: string | undefined): string | undefined => {
-    const s = g.services.get(service);
+  }
+
+  /** An endpoint's name as written: none when its service has one endpoint. */
+  private endpointName(service: string, ep: string | undefined): string | undefined {
+    const s = this.g.services.get(service);
     if (ep === undefined || s === undefined || s.endpoints.size <= 1) return undefined;
-    return endpointNames.get(service)?.of(ep);
-  };
-  const callOf = (c: ObservedCall, at: string): Record<string, unknown> => {
-    const endpoint = endpointName(c.service, c.endpoint);
+    return this.endpointNames.get(service)?.of(ep);
+  }
+
+  private callOf(c: ObservedCall, at: string): Record<string, unknown> {
+    const endpoint = this.endpointName(c.service, c.endpoint);
     return {
-      service: serviceNames.of(c.service),
+      service: this.serviceNames.of(c.service),
       ...(endpoint !== undefined ? { endpoint } : {}),
       ...(c.optional ? { optional: true } : {}),
-      stack: [{ name: 'client', policy: { maxAttempts: hold(`${at}.stack.0.policy.maxAttempts`, attemptsEvidence(c.retriesSeen, c.maxAttempts, c.attemptsPerCall, c.calls, 'call'), '') } }],
+      stack: [{ name: 'client', policy: { maxAttempts: this.hold(`${at}.stack.0.policy.maxAttempts`, attemptsEvidence(c.retriesSeen, c.maxAttempts, c.attemptsPerCall, c.calls, 'call'), '') } }],
     };
-  };
+  }
 
-  const services: Record<string, unknown> = {};
-  for (const [raw, s] of g.services) {
-    const name = serviceNames.of(raw);
-    const at = `scenario.services.${name}`;
+  /** A service: its fleet (placeholders for what telemetry cannot say) and its endpoints. */
+  private serviceOf(raw: string, s: ObservedService): Record<string, unknown> {
+    const { g, opts } = this;
+    const at = `scenario.services.${this.serviceNames.of(raw)}`;
     const own = meanOwnWork(s);
     const errors = s.requests > 0 ? [...s.endpoints.values()].reduce((a, e) => a + e.requests * e.ownErrorRate, 0) / s.requests : 0;
     const given = opts.utilization !== undefined && Object.hasOwn(opts.utilization, raw) ? opts.utilization[raw] : undefined;
@@ -118,20 +162,20 @@ export function experimentFromGraph(g: ObservedGraph, opts: ExperimentOptions): 
       : `mean ${sig(s.meanInFlight)} in flight`;
     const fleet: Record<string, unknown> = {
       kind: 'server',
-      concurrency: hold(`${at}.fleet.concurrency`, 'workers', inFlight),
-      queueLimit: hold(`${at}.fleet.queueLimit`, 'queue limit', ''),
-      serviceMs: s.timed ? serviceMsOf(own) : hold(`${at}.fleet.serviceMs`, 'service time ms', 'no duration series'),
+      concurrency: this.hold(`${at}.fleet.concurrency`, 'workers', inFlight),
+      queueLimit: this.hold(`${at}.fleet.queueLimit`, 'queue limit', ''),
+      serviceMs: s.timed ? serviceMsOf(own) : this.hold(`${at}.fleet.serviceMs`, 'service time ms', 'no duration series'),
     };
     if (errors > 0) fleet.faults = [{ probability: sig(errors), status: OWN_ERROR_STATUS }];
     const endpoints: Record<string, unknown> = {};
     for (const [epRaw, ep] of s.endpoints) {
-      const epName = endpointNames.get(raw)?.of(epRaw) as string;
-      endpoints[epName] = endpointOf(ep, `${at}.endpoints.${epName}`, raw, s.endpoints.size > 1);
+      const epName = this.endpointNames.get(raw)?.of(epRaw) as string;
+      endpoints[epName] = this.endpointOf(ep, `${at}.endpoints.${epName}`, raw, s.endpoints.size > 1);
     }
-    services[name] = { fleet, endpoints };
+    return { fleet, endpoints };
   }
 
-  function endpointOf(ep: ObservedEndpoint, at: string, caller: string, ownStep: boolean): Record<string, unknown> {
+  private endpointOf(ep: ObservedEndpoint, at: string, caller: string, ownStep: boolean): Record<string, unknown> {
     if (ep.steps.length === 0) return ownStep ? { steps: [{ kind: 'work', serviceMs: serviceMsOf(ep.ownWorkMs) }] } : {};
     const steps: unknown[] = [ownStep ? { kind: 'work', serviceMs: serviceMsOf(ep.ownWorkMs) } : { kind: 'work' }];
     ep.steps.forEach((st) => {
@@ -139,46 +183,28 @@ export function experimentFromGraph(g: ObservedGraph, opts: ExperimentOptions): 
       const calls: unknown[] = [];
       for (const c of st.calls) {
         const n = Math.max(1, Math.round(c.perRequest));
-        if (Math.abs(c.perRequest - n) > CALL_ROUNDING_TOLERANCE * n) notes.push(`${caller} -> ${c.service}: ${sig(c.perRequest)} calls per request observed; written as ${n} (a step's calls are made on every request).`);
-        for (let k = 0; k < n; k++) calls.push(callOf(c, `${at}.steps.${i}.calls.${calls.length}`));
+        if (Math.abs(c.perRequest - n) > CALL_ROUNDING_TOLERANCE * n) this.notes.push(`${caller} -> ${c.service}: ${sig(c.perRequest)} calls per request observed; written as ${n} (a step's calls are made on every request).`);
+        for (let k = 0; k < n; k++) calls.push(this.callOf(c, `${at}.steps.${i}.calls.${calls.length}`));
       }
       steps.push({ kind: 'call', calls, ...(st.join === 'all' ? {} : { join: st.join }) });
     });
     return { steps };
   }
 
-  const workloads: Record<string, unknown> = {};
-  for (const w of g.workloads) {
-    const name = workloadNames.of(w.name);
-    const at = `scenario.workloads.${name}`;
+  /** A workload: an open loop at its rate into its entries, its attempts a placeholder. */
+  private workloadOf(w: ObservedGraph['workloads'][number]): Record<string, unknown> {
+    const at = `scenario.workloads.${this.workloadNames.of(w.name)}`;
     const entries = w.entries.map((e) => {
-      const endpoint = endpointName(e.service, e.endpoint);
-      return { service: serviceNames.of(e.service), ...(endpoint !== undefined ? { endpoint } : {}), weight: e.weight };
+      const endpoint = this.endpointName(e.service, e.endpoint);
+      return { service: this.serviceNames.of(e.service), ...(endpoint !== undefined ? { endpoint } : {}), weight: e.weight };
     });
     const entry = entries.length === 1 ? { ...entries[0], weight: undefined } : entries;
-    workloads[name] = {
+    return {
       kind: 'open',
-      rate: w.operationsPerSec > 0 ? sig(w.operationsPerSec) : hold(`${at}.rate`, 'operations/s', 'no window to rate over'),
-      durationMs: opts.durationMs ?? DEFAULT_IMPORTED_DURATION_MS,
+      rate: w.operationsPerSec > 0 ? sig(w.operationsPerSec) : this.hold(`${at}.rate`, 'operations/s', 'no window to rate over'),
+      durationMs: this.opts.durationMs ?? DEFAULT_IMPORTED_DURATION_MS,
       entry: JSON.parse(JSON.stringify(entry)) as unknown,
-      stack: [{ name: 'client', policy: { maxAttempts: hold(`${at}.stack.0.policy.maxAttempts`, attemptsEvidence(w.retriesSeen, w.maxAttempts, w.attemptsPerOperation, w.operations, 'op'), '') } }],
+      stack: [{ name: 'client', policy: { maxAttempts: this.hold(`${at}.stack.0.policy.maxAttempts`, attemptsEvidence(w.retriesSeen, w.maxAttempts, w.attemptsPerOperation, w.operations, 'op'), '') } }],
     };
   }
-  for (const [raw, safe] of [...serviceNames.renamed, ...workloadNames.renamed]) notes.push(`"${raw}" is named ${safe} here.`);
-  const scenario: Record<string, unknown> = { workloads, services };
-  if (g.hopMs !== undefined) scenario.network = { hopMs: { dist: 'exponential', mean: sig(g.hopMs) } };
-  const description = [
-    `Imported by retrystorm import-telemetry from ${opts.sources.join(', ')} over ${sig(g.windowSec)} s.`,
-    ...notes,
-    `Placeholders (FILL IN) to replace before running: ${placeholders.map((p) => `${p.path}: ${p.text}`).join('; ')}.`,
-  ].join(' ');
-  const experiment = {
-    name: opts.name,
-    description,
-    seed: 1,
-    scenario,
-    replications: IMPORTED_REPLICATIONS.full,
-    quick: { replications: IMPORTED_REPLICATIONS.quick },
-  };
-  return { experiment, placeholders, notes };
 }

@@ -134,16 +134,118 @@ export function spanWindowSec(spans: readonly Span[]): number {
 
 /** The graph found in `spans`, rates over `windowSec` (default: the window the spans cover). */
 export function graphFromSpans(spans: readonly Span[], windowSec = spanWindowSec(spans)): ObservedGraph {
-  const index = new TraceIndex(spans);
-  const endpoints = new Map<string, Map<string, EndpointTally>>();
-  const intervals = new Map<string, Array<[number, number]>>();
-  const virtual = new Map<string, { requests: number; us: number; failed: number; intervals: Array<[number, number]> }>();
-  const workloads = new Map<string, { entries: Map<string, { callee: Callee; n: number }>; ops: number; attempts: number; max: number; resend: boolean }>();
-  let hopSum = 0;
-  let hopN = 0;
-  const addOperation = (name: string, callee: Callee, attempts: number, resend: boolean) => {
-    let w = workloads.get(name);
-    if (w === undefined) workloads.set(name, (w = { entries: new Map(), ops: 0, attempts: 0, max: 0, resend: false }));
+  const b = new SpanGraphBuilder(spans);
+  b.tallyRequests();
+  b.tallyAttempts();
+  const perSec = windowSec > 0 ? 1 / windowSec : 0;
+  const notes: string[] = [SPAN_RULES];
+  if (!spans.some((s) => s.resendCount !== undefined)) notes.push('No span carries http.request.resend_count: every attempt is counted as a call of its own, so retries are not told apart from calls.');
+  return { services: b.services(perSec), workloads: b.workloads(perSec), hopMs: b.hopN > 0 && b.hopSum > 0 ? b.hopSum / b.hopN / 1000 : undefined, windowSec, notes };
+}
+
+/** A workload's tally: its operations by entry, their attempts, the most attempts, and whether a resend count was seen. */
+interface WorkloadTally {
+  entries: Map<string, { callee: Callee; n: number }>;
+  ops: number;
+  attempts: number;
+  max: number;
+  resend: boolean;
+}
+
+/** The tallies {@link graphFromSpans} gathers from the spans: requests per endpoint, peers seen only through client spans, workloads, hops. */
+class SpanGraphBuilder {
+  private readonly index: TraceIndex;
+  private readonly endpoints = new Map<string, Map<string, EndpointTally>>();
+  private readonly intervals = new Map<string, Array<[number, number]>>();
+  private readonly virtual = new Map<string, { requests: number; us: number; failed: number; intervals: Array<[number, number]> }>();
+  private readonly workloadTallies = new Map<string, WorkloadTally>();
+  hopSum = 0;
+  hopN = 0;
+
+  constructor(private readonly spans: readonly Span[]) {
+    this.index = new TraceIndex(spans);
+  }
+
+  /** Requests per endpoint and operations per workload; operations before their retries (a root client span retried is counted on its workload once it exists). */
+  tallyRequests(): void {
+    const index = this.index;
+    const ordered = [...this.spans].sort((a, b) => (a.resendCount ?? 0) - (b.resendCount ?? 0));
+    for (const s of ordered) {
+      if (index.isRequest(s)) {
+        let byName = this.endpoints.get(s.service);
+        if (byName === undefined) this.endpoints.set(s.service, (byName = new Map()));
+        const t = byName.get(s.name) ?? newTally();
+        byName.set(s.name, t);
+        tallyRequest(t, index, s);
+        const list = this.intervals.get(s.service) ?? [];
+        list.push([s.startUs, s.startUs + s.durationUs]);
+        this.intervals.set(s.service, list);
+        if (index.isRoot(s)) this.addOperation(USER_CLIENT, { service: s.service, endpoint: s.name, virtual: false }, 1, false);
+      } else if (index.isRoot(s) && isClientSide(s)) {
+        // A root client span is one attempt of an operation: a retry when its resend count is above 0.
+        const a = clientAttempt(index, s);
+        if (a.resendCount !== undefined && a.resendCount > 0) this.addRetry(s.service, a.resendCount + 1);
+        else this.addOperation(s.service, a.callee, 1, a.resendCount !== undefined);
+      } else if (index.isRoot(s)) {
+        for (const c of callsOf(attemptsBelow(index, s))) this.addOperation(s.service, c.callee, c.attempts.length, c.attempts.some((a) => a.resendCount !== undefined));
+      }
+    }
+  }
+
+  /** Attempts to peers without server spans (counted once per client span), and the hops: half of a client span's time beyond its server span's. */
+  tallyAttempts(): void {
+    const index = this.index;
+    for (const s of this.spans) {
+      if (!index.isRequest(s) && !index.isRoot(s)) continue;
+      const attempts = !index.isRequest(s) && isClientSide(s) ? [clientAttempt(index, s)] : attemptsBelow(index, s);
+      for (const a of attempts) {
+        if (a.fromClient && a.server !== undefined) {
+          this.hopSum += (a.endUs - a.startUs - a.server.durationUs) / 2;
+          this.hopN++;
+        }
+        if (!a.callee.virtual) continue;
+        const v = this.virtual.get(a.callee.service) ?? { requests: 0, us: 0, failed: 0, intervals: [] };
+        v.requests++;
+        v.us += a.endUs - a.startUs;
+        if (a.failed) v.failed++;
+        v.intervals.push([a.startUs, a.endUs]);
+        this.virtual.set(a.callee.service, v);
+      }
+    }
+  }
+
+  /** The services: those with server spans, then the peers seen only through client spans (one endpoint each). */
+  services(perSec: number): Map<string, ObservedService> {
+    const services = new Map<string, ObservedService>();
+    for (const [name, byName] of this.endpoints) {
+      const eps = new Map([...byName].map(([ep, t]) => [ep, endpointOf(t)] as const));
+      const list = this.intervals.get(name) ?? [];
+      const busyUs = list.reduce((a, [s, e]) => a + (e - s), 0);
+      services.set(name, { endpoints: eps, requests: list.length, peakInFlight: peakOverlap(list), meanInFlight: (busyUs / 1e6) * perSec, timed: true });
+    }
+    for (const [name, v] of this.virtual) {
+      if (services.has(name)) continue;
+      const ep: ObservedEndpoint = { requests: v.requests, ownWorkMs: v.us / v.requests / 1000, ownErrorRate: v.failed / v.requests, steps: [] };
+      services.set(name, { endpoints: new Map([[VIRTUAL_ENDPOINT, ep]]), requests: v.requests, peakInFlight: peakOverlap(v.intervals), meanInFlight: (v.us / 1e6) * perSec, timed: true });
+    }
+    return services;
+  }
+
+  workloads(perSec: number): ObservedWorkload[] {
+    return [...this.workloadTallies].map(([name, w]) => ({
+      name,
+      entries: [...w.entries.values()].map((e) => ({ service: e.callee.service, endpoint: e.callee.virtual ? VIRTUAL_ENDPOINT : e.callee.endpoint, weight: e.n })),
+      operationsPerSec: w.ops * perSec,
+      operations: w.ops,
+      attemptsPerOperation: w.attempts / w.ops,
+      maxAttempts: w.max,
+      retriesSeen: w.resend,
+    }));
+  }
+
+  private addOperation(name: string, callee: Callee, attempts: number, resend: boolean): void {
+    let w = this.workloadTallies.get(name);
+    if (w === undefined) this.workloadTallies.set(name, (w = { entries: new Map(), ops: 0, attempts: 0, max: 0, resend: false }));
     const key = JSON.stringify([callee.service, callee.endpoint ?? null]);
     const e = w.entries.get(key) ?? { callee, n: 0 };
     e.n++;
@@ -152,80 +254,15 @@ export function graphFromSpans(spans: readonly Span[], windowSec = spanWindowSec
     w.attempts += attempts;
     w.max = Math.max(w.max, attempts);
     w.resend ||= resend;
-  };
-  const addRetry = (name: string, attemptNumber: number) => {
-    const w = workloads.get(name);
+  }
+
+  private addRetry(name: string, attemptNumber: number): void {
+    const w = this.workloadTallies.get(name);
     if (w === undefined) return;
     w.attempts++;
     w.max = Math.max(w.max, attemptNumber);
     w.resend = true;
-  };
-  // Operations before their retries: a root client span retried is counted on its workload once it exists.
-  const ordered = [...spans].sort((a, b) => (a.resendCount ?? 0) - (b.resendCount ?? 0));
-  for (const s of ordered) {
-    if (index.isRequest(s)) {
-      let byName = endpoints.get(s.service);
-      if (byName === undefined) endpoints.set(s.service, (byName = new Map()));
-      const t = byName.get(s.name) ?? newTally();
-      byName.set(s.name, t);
-      tallyRequest(t, index, s);
-      const list = intervals.get(s.service) ?? [];
-      list.push([s.startUs, s.startUs + s.durationUs]);
-      intervals.set(s.service, list);
-      if (index.isRoot(s)) addOperation(USER_CLIENT, { service: s.service, endpoint: s.name, virtual: false }, 1, false);
-    } else if (index.isRoot(s) && isClientSide(s)) {
-      // A root client span is one attempt of an operation: a retry when its resend count is above 0.
-      const a = clientAttempt(index, s);
-      if (a.resendCount !== undefined && a.resendCount > 0) addRetry(s.service, a.resendCount + 1);
-      else addOperation(s.service, a.callee, 1, a.resendCount !== undefined);
-    } else if (index.isRoot(s)) {
-      for (const c of callsOf(attemptsBelow(index, s))) addOperation(s.service, c.callee, c.attempts.length, c.attempts.some((a) => a.resendCount !== undefined));
-    }
   }
-  // Attempts to peers without server spans (counted once per client span), and the hops: half of a
-  // client span's time beyond its server span's.
-  for (const s of spans) {
-    if (!index.isRequest(s) && !index.isRoot(s)) continue;
-    const attempts = !index.isRequest(s) && isClientSide(s) ? [clientAttempt(index, s)] : attemptsBelow(index, s);
-    for (const a of attempts) {
-      if (a.fromClient && a.server !== undefined) {
-        hopSum += (a.endUs - a.startUs - a.server.durationUs) / 2;
-        hopN++;
-      }
-      if (!a.callee.virtual) continue;
-      const v = virtual.get(a.callee.service) ?? { requests: 0, us: 0, failed: 0, intervals: [] };
-      v.requests++;
-      v.us += a.endUs - a.startUs;
-      if (a.failed) v.failed++;
-      v.intervals.push([a.startUs, a.endUs]);
-      virtual.set(a.callee.service, v);
-    }
-  }
-  const services = new Map<string, ObservedService>();
-  const perSec = windowSec > 0 ? 1 / windowSec : 0;
-  for (const [name, byName] of endpoints) {
-    const eps = new Map([...byName].map(([ep, t]) => [ep, endpointOf(t)] as const));
-    const list = intervals.get(name) ?? [];
-    const busyUs = list.reduce((a, [s, e]) => a + (e - s), 0);
-    services.set(name, { endpoints: eps, requests: list.length, peakInFlight: peakOverlap(list), meanInFlight: (busyUs / 1e6) * perSec, timed: true });
-  }
-  for (const [name, v] of virtual) {
-    if (services.has(name)) continue;
-    const ep: ObservedEndpoint = { requests: v.requests, ownWorkMs: v.us / v.requests / 1000, ownErrorRate: v.failed / v.requests, steps: [] };
-    services.set(name, { endpoints: new Map([[VIRTUAL_ENDPOINT, ep]]), requests: v.requests, peakInFlight: peakOverlap(v.intervals), meanInFlight: (v.us / 1e6) * perSec, timed: true });
-  }
-  const observed: ObservedWorkload[] = [...workloads].map(([name, w]) => ({
-    name,
-    entries: [...w.entries.values()].map((e) => ({ service: e.callee.service, endpoint: e.callee.virtual ? VIRTUAL_ENDPOINT : e.callee.endpoint, weight: e.n })),
-    operationsPerSec: w.ops * perSec,
-    operations: w.ops,
-    attemptsPerOperation: w.attempts / w.ops,
-    maxAttempts: w.max,
-    retriesSeen: w.resend,
-  }));
-  const notes: string[] = [SPAN_RULES];
-  if (!spans.some((s) => s.resendCount !== undefined)) notes.push('No span carries http.request.resend_count: every attempt is counted as a call of its own, so retries are not told apart from calls.');
-  return { services, workloads: observed, hopMs: hopN > 0 && hopSum > 0 ? hopSum / hopN / 1000 : undefined, windowSec, notes };
 }
 
 /** The rules of the inference from spans, stated in the file's description. */
