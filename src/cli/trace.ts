@@ -4,6 +4,7 @@ import { traceOperation, type TraceResult } from '../model/traceOperation.js';
 import type { CacheTraceWhat, ServiceTraceEvent, TraceEvent } from '../model/trace.js';
 import { fmt } from './format.js';
 import type { Scenario } from '../model/scenario.js';
+import { otlpTraces, type OtlpTraces } from '../model/traceOtlp.js';
 
 /** The flags of `retrystorm trace` as commander hands them over (strings, unparsed). */
 export interface TraceFlags {
@@ -26,6 +27,8 @@ export interface TraceFlags {
   idempotency?: string;
   workload?: string;
   json?: boolean;
+  /** Print the operation as OTLP/JSON spans instead of the timeline. */
+  otlp?: boolean;
   /** Let imports leave the experiment file's directory (`--allow-imports-outside`). */
   allowImportsOutside?: boolean;
 }
@@ -341,9 +344,18 @@ export function formatTraceEvent(e: TraceEvent, layerNames: string[]): string {
   }
 }
 
-/** `retrystorm trace`: the text timeline, or the JSON with --json. */
+/** The OTLP/JSON spans of a traced operation (`trace --otlp`): one trace, its id led by 0 and the seed. */
+export function traceOtlp(traced: TracedScenario, r: TraceResult): OtlpTraces {
+  const sc = traced.scenario;
+  return otlpTraces(r.timeline, { layers: sc.stack.map((l) => l.name), entryServices: sc.graph?.entries.map((e) => e.service) ?? [], traceIdPrefix: 0, seed: traced.seed });
+}
+
+/** `retrystorm trace`: the text timeline, the JSON with --json, or OTLP/JSON spans with --otlp. */
 export function traceCommand(file: string | undefined, flags: TraceFlags): string {
-  const r = traceScenario(file, flags);
+  const traced = tracedScenario(file, flags);
+  const { scenario, seed, fixedDraw } = traced;
+  const r = withTracedProblems(traced, () => traceOperation(scenario, { seed, ...(fixedDraw !== undefined ? { fixedDraw } : {}) }));
+  if (flags.otlp) return JSON.stringify(traceOtlp(traced, r), null, 2);
   if (flags.json) {
     const { timeline: _timeline, ...rest } = r;
     return JSON.stringify(rest, null, 2);
