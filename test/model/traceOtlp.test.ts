@@ -272,6 +272,40 @@ describe('trace --otlp: a scripted operation as OpenTelemetry spans', () => {
     for (const sdk of app.children.map((a) => a.children[0] as Loaded)) expect([sdk.status, sdk.attrs['retrystorm.give_up_reason']]).toEqual([ERROR, 'attempt-limit']);
   });
 
+  it('a call abandoned by a timeout above goes on beside the retry\'s call: each stays under the attempt that made it', async () => {
+    // app's attempt 1 stops waiting at 10 while sdk's call A (which ignores the deadline app hands
+    // down) is in its second attempt, answering at 16; app's attempt 2 makes call B at 10, which
+    // answers at 18: the two sdk calls overlap.
+    const file = writeExperiment(tempDir(), 's.json', {
+      name: 'overlap',
+      scenario: {
+        workload: { kind: 'burst', clients: 1 },
+        stack: [
+          { name: 'app', policy: { maxAttempts: 2, perAttemptTimeoutMs: 10, backoff: { kind: 'none' } } },
+          { name: 'sdk', policy: { maxAttempts: 2, backoff: { kind: 'none' }, deadlineMode: 'none' } },
+        ],
+        network: { hopMs: 0 },
+        leaf: { kind: 'script', script: ['503:8', '200:8'] },
+      },
+    });
+    const r = await cli(['trace', file, '--otlp']);
+    expect(r.err).toBe('');
+    const { roots } = load(r.out);
+    const tree = (s: Loaded): unknown => [s.name, s.startMs, s.endMs, s.attrs['retrystorm.outcome'], s.children.map(tree)];
+    expect(roots.map(tree)).toEqual([
+      [
+        'app',
+        0,
+        18,
+        '200',
+        [
+          ['app attempt', 0, 10, 'timeout', [['sdk', 0, 16, '200', [['sdk attempt', 0, 8, '503', []], ['sdk attempt', 8, 16, '200', []]]]]],
+          ['app attempt', 10, 18, '200', [['sdk', 10, 18, '200', [['sdk attempt', 10, 18, '200', []]]]]],
+        ],
+      ],
+    ]);
+  });
+
   it('a graph: each service\'s handler a SERVER span of its own service, a child of the attempt that reached it; a retried call reaches a second handler', async () => {
     // fe calls mid through to-mid (2 attempts); mid calls db through sdk; db answers 503 then 200,
     // so mid's first handler fails, to-mid retries and mid's second handler succeeds.
