@@ -1,5 +1,27 @@
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { cli, tempDir, writeExperiment } from './helpers.js';
+
+/** The longest function a traced module may hold, in lines. */
+const MAX_FUNCTION_LINES = 80;
+
+/** Every function of a source file (declarations, methods, arrow functions) longer than `max` lines, with its length. */
+function longFunctions(path: string, max: number): string[] {
+  const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const long: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node)) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      const name = (node as { name?: ts.Node }).name?.getText(source) ?? `function at line ${first + 1}`;
+      if (last - first + 1 > max) long.push(`${name}: ${last - first + 1} lines`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return long;
+}
 
 /** A graph of two services (fe calls users through sdk), entered by one workload or by two. */
 function graph(workloads: boolean): unknown {
@@ -78,5 +100,9 @@ describe('trace: what a graph file and a scripted timeout mean', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('"timeout" without a duration');
     expect(lines[0]).toContain('--timeout-ms or --deadline-ms');
+  });
+
+  it('trace is built in named steps: no function of its modules is longer than 80 lines', () => {
+    for (const path of ['src/cli/trace.ts', 'src/model/traceOperation.ts', 'src/model/traceOtlp.ts', 'src/sweep/cellTraces.ts']) expect(longFunctions(path, MAX_FUNCTION_LINES), path).toEqual([]);
   });
 });

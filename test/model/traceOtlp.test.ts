@@ -389,6 +389,8 @@ describe('run --traces otlp: sampled operations of every cell, in files named by
     const file = writeExperiment(dir, 'e.json', experiment);
     const r1 = await cli(['run', file, '--out', join(dir, 'o'), '--trace-sample', '3']);
     expect([r1.code, r1.err]).toEqual([2, 'error: --trace-sample needs --traces otlp\n']);
+    const r0 = await cli(['run', file, '--out', join(dir, 'o'), '--traces', 'otlp', '--shard', '0/2']);
+    expect([r0.code, r0.err]).toEqual([2, 'error: --traces cannot be combined with --shard (trace the whole plan in one run)\n']);
     const entry = { kind: 'burst', clients: 1, entry: { service: 'api' } };
     const graph = writeExperiment(dir, 'g.json', {
       name: 'two-workloads',
