@@ -18,6 +18,7 @@ import { FINISHED_RUN_FILES, RunDirError } from '../sweep/ResultReader.js';
 import { BASE_MEMORY_BYTES } from '../sweep/estimateMemory.js';
 import { DEFAULT_MEMORY_LIMIT_FRACTION } from '../sweep/resourceLimits.js';
 import { parseShard, ResumeError, type ShardSpec } from '../sweep/runSweep.js';
+import { DEFAULT_TRACE_SAMPLE, MAX_TRACED_OPERATIONS, TRACES_DIR } from '../sweep/cellTraces.js';
 import { terminalText } from './format.js';
 import { UsageError, type CliIO } from './io.js';
 import { findExperimentFiles } from './loadPlan.js';
@@ -102,6 +103,8 @@ function registerRun(program: Command, io: CliIO, setCode: (code: number) => voi
     .option('--force', 'run even when the estimated results are over 1 GB or the estimated memory over the machine\'s', false)
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .option('--memory-limit <MB>', MEMORY_LIMIT_HELP, parseMemoryLimit)
+    .addOption(new Option('--traces <format>', `write sampled operations of each cell's replication 0 as OpenTelemetry spans into <out>/<experiment>/${TRACES_DIR}/`).choices(['otlp']))
+    .option('--trace-sample <n>', `with --traces: trace every n-th operation (default ${DEFAULT_TRACE_SAMPLE}; at most ${MAX_TRACED_OPERATIONS} per cell)`, parsePositiveInt('--trace-sample'))
     .action(async (file: string, opts: Omit<RunOptions, 'json' | 'quick' | 'resume' | 'quiet'> & { json: boolean; quick: boolean; resume: boolean; quiet: boolean }) => {
       const path = resolve(io.cwd, file);
       let files = [path];
@@ -256,6 +259,7 @@ function registerTrace(program: Command, io: CliIO): void {
     .option('--idempotency <rule>', IDEMPOTENCY_RULES.join('|'))
     .option('--workload <name>', "a service graph's workload to follow (default: the first of scenario.workloads)")
     .option('--json', 'print {outcome, attempts, endMs, attemptTimeoutsMs, ceilingsMs, waitsMs, ...}', false)
+    .option('--otlp', 'print the operation as OpenTelemetry spans (OTLP/JSON) instead of the timeline', false)
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
     .action((file: string | undefined, flags: TraceFlags) => {
       const out = traceCommand(file ? resolve(io.cwd, file) : undefined, flags);

@@ -6,6 +6,9 @@ import type { IndexEntry } from '../report/index.js';
 import { FINISHED_RUN_FILES } from '../sweep/ResultReader.js';
 import { OutputError } from '../sweep/ResultWriter.js';
 import { runManifest, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
+import { DEFAULT_TRACE_SAMPLE, traceCell, traceFileName, TRACES_DIR, untraceableCells } from '../sweep/cellTraces.js';
+import { planCells } from '../sweep/runPlan.js';
+import { writeFileAtomic } from './writeFileAtomic.js';
 import { lockDir, type DirLock } from './dirLock.js';
 import { UsageError, type CliIO } from './io.js';
 import { planLimits } from './limits.js';
@@ -46,6 +49,36 @@ export interface RunOptions {
   reportIndex?: IndexEntry[];
   /** Let imports leave the experiment file's directory (`--allow-imports-outside`). */
   allowImportsOutside?: boolean;
+  /** `--traces otlp`: write sampled operations as OpenTelemetry spans (docs/cli.md, "Command line", the bullet "Simulated requests as traces"). */
+  traces?: 'otlp';
+  /** `--trace-sample N`: every N-th operation is traced (default DEFAULT_TRACE_SAMPLE). */
+  traceSample?: number;
+}
+
+/** What keeps `--traces` from running: a sharded run, a graph with several workloads, a sample without traces. */
+function traceProblems(io: CliIO, loaded: Array<{ file: string; plan: ExperimentPlan }>, opts: RunOptions): string[] {
+  if (opts.traces === undefined) return opts.traceSample !== undefined ? ['--trace-sample needs --traces otlp'] : [];
+  if (opts.shard) return ['--traces cannot be combined with --shard (trace the whole plan in one run)'];
+  return loaded.flatMap(({ file, plan }) => untraceableCells(plan).map((p) => `${relative(io.cwd, file) || file}: ${p}`));
+}
+
+/**
+ * `--traces otlp`: each cell's sampled operations as OTLP/JSON, in `traces/cell-<index>.otlp.json`
+ * of the output directory (names from the plan's indices only). A cell whose traced run fails is
+ * skipped with a warning (its replications already say why).
+ */
+function writeTraces(io: CliIO, plan: ExperimentPlan, outDir: string, every: number): void {
+  planCells(plan).forEach(({ cell }, i) => {
+    const path = join(outDir, TRACES_DIR, traceFileName(i));
+    let traces;
+    try {
+      traces = traceCell(cell, i, plan.seed, every);
+    } catch (e) {
+      io.stderr(`warning: no traces for cell ${i} (${cell.key}): ${(e as Error).message}\n`);
+      return;
+    }
+    writeFileAtomic(path, JSON.stringify(traces) + '\n', { shown: relative(io.cwd, path) || path });
+  });
 }
 
 /** Experiments of one run that share a name would write into one directory, one losing its results. */
@@ -73,6 +106,7 @@ export async function runFiles(io: CliIO, files: string[], opts: RunOptions): Pr
     }
   }
   problems.push(...sameNameProblems(io, loaded));
+  problems.push(...traceProblems(io, loaded, opts));
   for (const l of loaded) {
     const limits = planLimits(relative(io.cwd, l.file) || l.file, l.plan, { force: opts.force ?? false, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit });
     l.memoryLimitBytes = limits.findings.memoryLimitBytes;
@@ -169,6 +203,7 @@ async function runLoaded(
       if (entry) opts.reportIndex?.push(entry);
       else status = 1;
     }
+    if (opts.traces === 'otlp') writeTraces(io, plan, outDir, opts.traceSample ?? DEFAULT_TRACE_SAMPLE);
     // The run is complete (its summary written, its report tried): it takes the finished run's place.
     commitOutput(output);
   }

@@ -73,6 +73,11 @@ function readEntry(raw: string): ScriptEntry[] | string {
     if (durationMs !== undefined || retryAfterMs !== undefined) return `"hang" takes no duration or ra= (it never answers)`;
     return Array.from({ length: count }, (): ScriptEntry => ({ status: 'hang', durationMs: 0 }));
   }
+  if (statusText === 'timeout' && durationMs === undefined) {
+    // No answer in time: the attempt ends at its own timeout or the deadline, as a hang's does.
+    if (retryAfterMs !== undefined) return `"timeout" without a duration takes no ra= (no answer comes; give a duration, "timeout:250:ra=100")`;
+    return Array.from({ length: count }, (): ScriptEntry => ({ status: 'hang', durationMs: 0 }));
+  }
   const status = ANSWER_STATUSES.find((s) => String(s) === statusText) as Status;
   const entry: ScriptEntry = { status, durationMs: durationMs ?? 0 };
   if (retryAfterMs !== undefined) entry.retryAfterMs = retryAfterMs;
@@ -82,8 +87,9 @@ function readEntry(raw: string): ScriptEntry[] | string {
 /**
  * Reads a script in the trace flag syntax without throwing: entries separated by commas, each
  * `status[:durationMs][:ra=retryAfterMs][*count]` (`503:250`, `503:100:ra=2000`, `hang`,
- * `503:250*7` for seven entries). A missing duration is 0; durations and Retry-After are numbers of
- * ms from 0 to {@link MAX_SCRIPT_MS}.
+ * `503:250*7` for seven entries). A missing duration is 0, except for `timeout`: without a duration
+ * no answer comes and the attempt ends at its own timeout or the deadline (a `hang` entry); durations
+ * and Retry-After are numbers of ms from 0 to {@link MAX_SCRIPT_MS}.
  */
 export function readScript(text: string): { ok: true; entries: ScriptEntry[] } | { ok: false; problems: ScriptEntryProblem[] } {
   const entries: ScriptEntry[] = [];

@@ -302,7 +302,7 @@ export const scenarioSchema = doc(
             between(
               ctx,
               where,
-              `contains "hang" but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)`,
+              `contains "hang" (or "timeout" without a duration) but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)`,
               leaf.script,
               [w.stackAt, w.at],
             );

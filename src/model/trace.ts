@@ -49,21 +49,26 @@ export const NO_LAYER = -1;
 /** An event of a layer (in a graph, of a call's stack when `site` says so). */
 export type LayerTraceEvent = LayerEvent & { site?: TraceSite };
 
+/**
+ * What every event of a layer carries besides its own fields: `frame`, the row of the layer's call in
+ * its stack's frame table, the same for every event of one call from its `call` to its `give-up`
+ * (a row is reused only after its call ended), so that a reader can tell apart the calls of one
+ * operation that overlap at one layer (a retry sent while the abandoned call still runs below).
+ */
+type LayerEventBase = { tMs: number; op: number; layer: number; frame: number };
+
 type LayerEvent =
-  /** A call reaches a layer; `deadlineAtMs` is the deadline it works to (+Infinity: none). */
-  | { tMs: number; op: number; layer: number; event: 'call'; deadlineAtMs: number }
+  /** A call reaches a layer; `deadlineAtMs` is the deadline it works to (+Infinity: none); `parent` the calling frame of the layer above (-1 at the top of a stack). */
+  | (LayerEventBase & { event: 'call'; deadlineAtMs: number; parent: number })
   /** An attempt starts with the given timeout (+Infinity: it waits forever). */
-  | { tMs: number; op: number; layer: number; event: 'attempt'; attempt: number; timeoutMs: number }
+  | (LayerEventBase & { event: 'attempt'; attempt: number; timeoutMs: number })
   /** An attempt ended with this outcome (and the server's Retry-After hint, if any). */
-  | { tMs: number; op: number; layer: number; event: 'outcome'; attempt: number; outcome: string; retryAfterMs?: number }
+  | (LayerEventBase & { event: 'outcome'; attempt: number; outcome: string; retryAfterMs?: number })
   /**
    * The backoff before retry `retry`: its ceiling, the sample drawn, the actual wait after
    * Retry-After and tick rounding, and whether it fits in the deadline.
    */
-  | {
-      tMs: number;
-      op: number;
-      layer: number;
+  | (LayerEventBase & {
       event: 'wait';
       retry: number;
       ceilingMs: number;
@@ -71,6 +76,6 @@ type LayerEvent =
       waitMs: number;
       wakeAtMs: number;
       fits: boolean;
-    }
+    })
   /** The layer's call ends with this reason after `attempts` attempts, returning `outcome` upward. */
-  | { tMs: number; op: number; layer: number; event: 'give-up'; reason: string; attempts: number; outcome: string };
+  | (LayerEventBase & { event: 'give-up'; reason: string; attempts: number; outcome: string });

@@ -77,7 +77,7 @@ const traceCases: Array<[string[], string[]]> = [
   [['--script', '200', '--tick-ms', '-1'], ['--tick-ms must be >= 0 (got -1)']],
   [['--script', '200', '--retry-after', 'always'], ['--retry-after must be one of ignore, honor, honor-plus-jitter, replace, clamp, pushback (got "always")']],
   [['--script', '200', '--deadline-mode', 'shared'], ['--deadline-mode must be one of propagate, fresh, none (got "shared")']],
-  [['--script', 'hang'], ['--script has "hang", which never answers: set --timeout-ms or --deadline-ms']],
+  [['--script', 'hang'], ['--script has "hang" (or "timeout" without a duration), which never answers: set --timeout-ms or --deadline-ms']],
   [[], ['--script is required without an experiment file (e.g. --script "503:250,503:250,200:250")']],
   [['--script', '503:x', '--draw', '2', '--attempts', '0'], ['--script: script entry 1 "503:x": durationMs must be a number of ms from 0 to 1,000,000,000,000 (got "x")', '--draw must be between 0 and 1 (got "2")', '--attempts must be a positive integer or "unlimited" (got 0)']],
 ];

@@ -170,7 +170,7 @@ describe('validateExperiment', () => {
       'a hanging script with nothing to end the wait',
       file((s) => (s.leaf = { kind: 'script', script: ['503:10*2,hang'] })),
       [
-        'scenario.leaf.script contains "hang" but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)',
+        'scenario.leaf.script contains "hang" (or "timeout" without a duration) but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)',
       ],
     ],
     [

@@ -244,7 +244,7 @@ describe('service graph validation', () => {
         s.services.edge = { fleet: { kind: 'script', script: ['hang'] }, endpoints: { get: {} } };
         s.workload.entry = { service: 'edge' };
       },
-      ['scenario.services.edge.fleet.script contains "hang" but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)'],
+      ['scenario.services.edge.fleet.script contains "hang" (or "timeout" without a duration) but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)'],
     ],
   ];
 

@@ -103,7 +103,7 @@ const files: Array<[string, unknown, string[]]> = [
   [
     'a hanging script with nothing to end the wait',
     withScenario((s) => (s.leaf = { kind: 'script', script: ['hang'] })),
-    ['scenario.leaf.script contains "hang" but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)'],
+    ['scenario.leaf.script contains "hang" (or "timeout" without a duration) but no layer sets policy.perAttemptTimeoutMs and the workload has no deadlineMs (the operation would never end)'],
   ],
   ['a fault window that ends before it starts', withScenario((s) => (s.leaf.faults = [{ fromMs: 10, toMs: 5, probability: 0.5 }])), ['scenario.leaf.faults.0.toMs must be > fromMs (got 5 <= 10)']],
   ['a uniform maximum below its minimum', withScenario((s) => (s.leaf.serviceMs = { dist: 'uniform', min: 5, max: 1 })), ['scenario.leaf.serviceMs.max must be >= min (got 1 < 5)']],

@@ -39,7 +39,7 @@ export class Hedging {
     ly.fOutstanding[f] = (ly.fOutstanding[f] as number) + 1;
     const dueAt = loop.nextHedgeAtMs(n, t);
     if (dueAt < Infinity) this.sim.at(dueAt, ly.kb + K_HEDGE, f, ly.hedgeTimers.arm(f));
-    if (ly.trace) traceAttempt(ly.trace, t, ly.fOpSeq[f] as number, k, n, end - t);
+    if (ly.trace) traceAttempt(ly.trace, t, ly.fOpSeq[f] as number, k, n, end - t, f);
     return gen;
   }
 
@@ -52,7 +52,7 @@ export class Hedging {
     ly.fLastOutcome[f] = outcome;
     ly.fLastRA[f] = retryAfterMs;
     const attempts = ly.fAttempts[f] as number;
-    if (ly.trace) traceOutcome(ly.trace, t, ly.fOpSeq[f] as number, k, attempts, outcome, retryAfterMs);
+    if (ly.trace) traceOutcome(ly.trace, t, ly.fOpSeq[f] as number, k, attempts, outcome, retryAfterMs, f);
     const guards = ly.guards;
     const inst = ly.fInst[f] as number;
     const step = ly.step;

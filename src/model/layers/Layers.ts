@@ -154,7 +154,7 @@ export class Layers extends StackTop implements UniformDraw {
   }
 
   private traceCallOf(f: number, k: number, t: number): void {
-    traceCall(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fDeadline[f] as number);
+    traceCall(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fDeadline[f] as number, f, this.fParent[f] as number);
   }
 
   /** Frame f's backoff wake-up (armed with generation `gen`) at t: the next attempt starts, unless a policy changed while it waited and the loop now ends the call. */
@@ -210,7 +210,7 @@ export class Layers extends StackTop implements UniformDraw {
       end = t + timeout;
       gen = this.frameTimers.arm(f);
       if (end < Infinity) this.sim.atInLane(this.timeoutLane[k] as number, end, this.kb + K_FRAME_TIMEOUT, f, gen);
-      if (this.trace) traceAttempt(this.trace, t, this.fOpSeq[f] as number, k, n, timeout);
+      if (this.trace) traceAttempt(this.trace, t, this.fOpSeq[f] as number, k, n, timeout, f);
     }
     this.fAttemptEnd[f] = end;
     const retryChain = this.fChain[f] === 1 || n > 1 ? 1 : 0;
@@ -276,7 +276,7 @@ export class Layers extends StackTop implements UniformDraw {
   }
 
   private traceOutcomeOf(f: number, k: number, outcome: number, retryAfterMs: number, t: number): void {
-    traceOutcome(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, outcome, retryAfterMs);
+    traceOutcome(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, outcome, retryAfterMs, f);
   }
 
   /** Frame f's retry loop decides after its attempt ended at t (its answer in {@link step}). */
@@ -310,7 +310,7 @@ export class Layers extends StackTop implements UniformDraw {
   }
 
   private traceWaitOf(f: number, k: number, t: number): void {
-    traceWait(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, this.step);
+    traceWait(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, this.step, f);
   }
 
   /**
@@ -386,7 +386,7 @@ export class Layers extends StackTop implements UniformDraw {
   }
 
   private traceGiveUpOf(f: number, k: number, reason: number, outcome: number, t: number): void {
-    traceGiveUp(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, reason, this.fAttempts[f] as number, outcome);
+    traceGiveUp(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, reason, this.fAttempts[f] as number, outcome, f);
   }
 
   /** Frame f (of layer k) answers `result` to its parent's attempt, across the hop between them. */

@@ -8,22 +8,23 @@ import type { TraceEvent } from '../trace.js';
  */
 export type TraceSink = (e: TraceEvent) => void;
 
-/** A call reaches layer k, working to `deadlineAtMs`. */
-export function traceCall(trace: TraceSink, t: number, op: number, k: number, deadlineAtMs: number): void {
-  trace({ tMs: t, op, layer: k, event: 'call', deadlineAtMs });
+/** A call reaches layer k as frame f (called by frame `parent`, -1 at the top), working to `deadlineAtMs`. */
+export function traceCall(trace: TraceSink, t: number, op: number, k: number, deadlineAtMs: number, f: number, parent: number): void {
+  trace({ tMs: t, op, layer: k, frame: f, event: 'call', deadlineAtMs, parent });
 }
 
-/** Attempt `attempt` starts with `timeoutMs`. */
-export function traceAttempt(trace: TraceSink, t: number, op: number, k: number, attempt: number, timeoutMs: number): void {
-  trace({ tMs: t, op, layer: k, event: 'attempt', attempt, timeoutMs });
+/** Attempt `attempt` of frame f starts with `timeoutMs`. */
+export function traceAttempt(trace: TraceSink, t: number, op: number, k: number, attempt: number, timeoutMs: number, f: number): void {
+  trace({ tMs: t, op, layer: k, frame: f, event: 'attempt', attempt, timeoutMs });
 }
 
-/** Attempt `attempt` ended with `outcome` (and a Retry-After, unless NaN). */
-export function traceOutcome(trace: TraceSink, t: number, op: number, k: number, attempt: number, outcome: number, retryAfterMs: number): void {
+/** Attempt `attempt` of frame f ended with `outcome` (and a Retry-After, unless NaN). */
+export function traceOutcome(trace: TraceSink, t: number, op: number, k: number, attempt: number, outcome: number, retryAfterMs: number, f: number): void {
   trace({
     tMs: t,
     op,
     layer: k,
+    frame: f,
     event: 'outcome',
     attempt,
     outcome: OUTCOME_NAMES[outcome] as string,
@@ -31,12 +32,13 @@ export function traceOutcome(trace: TraceSink, t: number, op: number, k: number,
   });
 }
 
-/** The wait planned before retry `retry`. */
-export function traceWait(trace: TraceSink, t: number, op: number, k: number, retry: number, plan: RetryPlan): void {
+/** The wait frame f planned before retry `retry`. */
+export function traceWait(trace: TraceSink, t: number, op: number, k: number, retry: number, plan: RetryPlan, f: number): void {
   trace({
     tMs: t,
     op,
     layer: k,
+    frame: f,
     event: 'wait',
     retry,
     ceilingMs: plan.ceilingMs,
@@ -47,12 +49,13 @@ export function traceWait(trace: TraceSink, t: number, op: number, k: number, re
   });
 }
 
-/** Layer k's call ends for `reason` after `attempts` attempts, returning `outcome` upward. */
-export function traceGiveUp(trace: TraceSink, t: number, op: number, k: number, reason: number, attempts: number, outcome: number): void {
+/** Layer k's call (frame f) ends for `reason` after `attempts` attempts, returning `outcome` upward. */
+export function traceGiveUp(trace: TraceSink, t: number, op: number, k: number, reason: number, attempts: number, outcome: number, f: number): void {
   trace({
     tMs: t,
     op,
     layer: k,
+    frame: f,
     event: 'give-up',
     reason: GIVE_UP_NAMES[reason] as string,
     attempts,

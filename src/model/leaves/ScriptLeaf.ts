@@ -29,7 +29,7 @@ export class ScriptLeaf extends EventLeaf {
     // The same rule as the experiment schema: some layer's per-attempt timeout, or a deadline, ends a hung attempt.
     const bounded = sc.workload.deadlineMs !== undefined || sc.stack.some((l) => l.policy.perAttemptTimeoutMs !== undefined);
     if (hangs && !bounded) {
-      throw new ScenarioError(['scenario.leaf.script has "hang", which never answers: set a per-attempt timeout or a deadline']);
+      throw new ScenarioError(['scenario.leaf.script has "hang" (or "timeout" without a duration), which never answers: set a per-attempt timeout or a deadline']);
     }
     this.script = script;
   }
