@@ -113,7 +113,7 @@ function longFiles(dir: string, max: number): string[] {
 const MAX_FUNCTION_LINES = 80;
 
 /** The functions still longer than {@link MAX_FUNCTION_LINES}, as `file name`, while they are being split. Only ever shrinks. */
-const LONG_FUNCTIONS_BEING_SPLIT = [join('src', 'model', 'graph', 'GraphRun.ts') + ' run'];
+const LONG_FUNCTIONS_BEING_SPLIT: string[] = [];
 
 /** The functions, methods, constructors and arrow functions of a source text longer than `max` lines, as `file name: N lines`. */
 function longFunctionsIn(file: string, text: string, max: number): string[] {

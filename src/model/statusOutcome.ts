@@ -1,11 +1,11 @@
-import { Outcome } from '../policy/outcome.js';
+import { Outcome, type OutcomeCode } from '../policy/outcome.js';
 import type { Status } from './scenario.js';
 
 /**
  * The outcome code of a status a server, a fault or a script answers (policy/outcome.ts,
  * `ANSWER_OUTCOMES`, spelled as a switch so the answer path does not look a key up).
  */
-export function statusOutcome(s: Status): number {
+export function statusOutcome(s: Status): OutcomeCode {
   switch (s) {
     case 200:
       return Outcome.SUCCESS;

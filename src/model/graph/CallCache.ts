@@ -24,7 +24,7 @@ const NONE = -1;
 
 /** What a cache asks of the handlers it answers for (its call site's service). */
 export interface CacheOwner {
-  /** Call j of handler h's current step (generation gen) ended (ServiceRuntime.callEnded). */
+  /** Call j of handler h's current step (generation gen) ended (ServiceHandlers.callEnded). */
   callEnded(h: number, gen: number, j: number, reason: number, outcome: number, degraded: boolean, t: number): void;
   /** Whether handler h still waits for its current step's calls (its generation is still gen). */
   awaits(h: number, gen: number): boolean;

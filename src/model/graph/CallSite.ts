@@ -1,7 +1,7 @@
 import type { CallEnds, Layers } from '../layers/Layers.js';
 import type { CallCache } from './CallCache.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
-import type { ServiceRuntime } from './ServiceRuntime.js';
+import type { ServiceHandlers } from './ServiceHandlers.js';
 import { tableGrew } from '../../engine/memoryMeter.js';
 
 /**
@@ -9,11 +9,11 @@ import { tableGrew } from '../../engine/memoryMeter.js';
  * (a {@link Layers} with its own frames, requests and event kinds) whose leaf is the callee service
  * ({@link ServiceLeaf}). It remembers, per top frame, the handler, its generation and the call's
  * index, and tells the calling service when a call ends. With a lookaside cache ({@link CallCache})
- * the handler looks the operation's key up before the call (ServiceRuntime's call step), and the
+ * the handler looks the operation's key up before the call (ServiceHandlers' call step), and the
  * call's end passes through the cache (fills, coalesced waiters) on its way to the handler.
  */
 export class CallSite implements CallEnds {
-  readonly owner: ServiceRuntime;
+  readonly owner: ServiceHandlers;
   readonly layers: Layers;
   readonly leaf: ServiceLeaf;
   /**
@@ -29,7 +29,7 @@ export class CallSite implements CallEnds {
   private gen = new Int32Array(64);
   private call = new Int32Array(64);
 
-  constructor(owner: ServiceRuntime, layers: Layers, leaf: ServiceLeaf, methods: Int8Array, optional: boolean, cache: CallCache | null = null) {
+  constructor(owner: ServiceHandlers, layers: Layers, leaf: ServiceLeaf, methods: Int8Array, optional: boolean, cache: CallCache | null = null) {
     this.owner = owner;
     this.cache = cache;
     this.layers = layers;

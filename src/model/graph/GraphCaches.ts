@@ -55,10 +55,10 @@ export class GraphCaches {
       binMs: this.binMs,
       startMs: this.startMs,
     });
-    cache.tracer = owner.tracer;
+    cache.tracer = owner.handlers.tracer;
     cache.endpoint = endpoint;
     const top = layers.loops[0];
-    cache.connect(owner, top === undefined ? (d) => d : (d, t) => top.deadlineAtMs(d, t));
+    cache.connect(owner.handlers, top === undefined ? (d) => d : (d, t) => top.deadlineAtMs(d, t));
     this.list.push(cache);
     return cache;
   }

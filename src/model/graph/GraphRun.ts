@@ -7,7 +7,7 @@ import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { Measurements } from '../Measurements.js';
 import { R_HANG, R_QUEUED } from '../RequestTable.js';
-import { buildResults, endOfRunMs, serviceResult, truncationOf, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
+import { buildResults, endOfRunMs, serviceResult, truncationOf, type ResultInput, type SimulationResults, type Truncation, type WorkloadResult } from '../results.js';
 import type { Scenario } from '../scenario.js';
 import type { TraceEvent } from '../trace.js';
 import { GraphCaches } from './GraphCaches.js';
@@ -17,6 +17,13 @@ import { ServiceLeaf } from './ServiceLeaf.js';
 import { ServiceRuntime } from './ServiceRuntime.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { dispatchStackEvent } = stackEventsModule;
+
+/** How a run ended: its measured end, the events it ran and what cut it short. */
+interface RunEnd {
+  endMs: number;
+  events: number;
+  truncated: Truncation;
+}
 
 /** How the graph runs (the model's options). */
 export interface GraphRunOptions {
@@ -106,10 +113,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
   /** Run the graph to completion (or to its horizon / event cap) and return the results. */
   run(): SimulationResults {
     const sc = this.sc;
-    const t0 = -sc.warmupMs;
-    for (const e of this.entryStacks) e.workload.start(t0);
-    for (const s of this.services) s.fleet.start(t0);
-    this.caches.start(sc.horizonMs);
+    this.start(-sc.warmupMs);
     const { stats, applied } = runWithInterventions(
       this.sim,
       this,
@@ -117,54 +121,12 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       sc.interventions,
       this,
     );
-    const endMs = endOfRunMs(stats, this.lastLiveMs);
-    const truncated: Truncation = truncationOf(stats.truncated);
-    this.m.gInFlight.finish(endMs);
-    for (const s of this.services) {
-      s.fleet.finish(endMs);
-      s.measure.finish(endMs);
-    }
+    const end: RunEnd = { endMs: endOfRunMs(stats, this.lastLiveMs), events: stats.events, truncated: truncationOf(stats.truncated) };
+    this.finish(end.endMs);
     const several = this.entryStacks.length > 1 || (sc.graph as ServiceGraph).workloads !== undefined;
-    for (const e of this.entryStacks) {
-      if (e.m !== this.m) e.m.gInFlight.finish(endMs);
-      e.layers.finish(endMs);
-    }
-    const serviceOf = (e: EntryStack) => this.services.find((s) => s.name === e.entries[0]?.service) as ServiceRuntime;
-    const snapshot = (m: Measurements, stacks: EntryStack[]) => {
-      const entryService = serviceOf(stacks[0] as EntryStack);
-      return m.snapshot({
-        endMs,
-        events: stats.events,
-        truncated,
-        unfinished: stacks.reduce((n, e) => n + e.layers.inFlightOps, 0),
-        leaf: entryService.fleet,
-        queuedAtEnd: entryService.req.count(R_QUEUED),
-        hanging: stacks.reduce((n, e) => n + e.req.count(R_HANG), 0),
-        guards: (stacks[0] as EntryStack).layers.guards,
-      });
-    };
     if (several) gatherLayers(this.m, this.entryStacks.map((e) => e.m));
-    const raw = snapshot(this.m, this.entryStacks);
-    let perWorkload: WorkloadResult[] | undefined;
-    if (several) {
-      const bins = raw.series.bins;
-      const inFlight = new Array<number>(bins).fill(0);
-      for (const e of this.entryStacks) e.m.gInFlight.binMeans(bins).forEach((v, k) => (inFlight[k] = (inFlight[k] as number) + v));
-      raw.series.inFlight = inFlight;
-      raw.series.budgets = this.entryStacks.flatMap((e) => e.layers.guards.series(e.sc, bins).map((b) => ({ ...b, layer: `${e.name}.${b.layer}` })));
-      perWorkload = this.entryStacks.map((e) => {
-        const r = buildResults({ ...snapshot(e.m, [e]), seed: this.seed });
-        return {
-          workload: e.name,
-          operations: { ...r.operations, degraded: e.leaf.degradedAnswers },
-          giveUps: r.giveUps,
-          leafCalls: r.leafCalls,
-          amplification: r.amplification,
-          latencyMs: r.latencyMs,
-          goodputPerSec: r.goodputPerSec,
-        };
-      });
-    }
+    const raw = this.snapshot(this.m, this.entryStacks, end);
+    const perWorkload = several ? this.workloadResults(raw, end) : undefined;
     const results = buildResults({ ...raw, seed: this.seed });
     results.operations.degraded = this.entryStacks.reduce((n, e) => n + e.leaf.degradedAnswers, 0);
     if (perWorkload !== undefined) {
@@ -172,9 +134,73 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       results.goodputPerSec = perWorkload.reduce((n, w) => n + w.goodputPerSec, 0);
       results.workloads = perWorkload;
     }
+    this.addGraphResults(results, perWorkload, end.endMs);
+    if (sc.interventions !== undefined) results.interventions = applied;
+    return results;
+  }
+
+  /** Start the workloads, the fleets' own timed events and the caches at t0. */
+  private start(t0: number): void {
+    for (const e of this.entryStacks) e.workload.start(t0);
+    for (const s of this.services) s.fleet.start(t0);
+    this.caches.start(this.sc.horizonMs);
+  }
+
+  /** Close every time-weighted series at the end of the run, endMs. */
+  private finish(endMs: number): void {
+    this.m.gInFlight.finish(endMs);
+    for (const s of this.services) {
+      s.fleet.finish(endMs);
+      s.measure.finish(endMs);
+    }
+    for (const e of this.entryStacks) {
+      if (e.m !== this.m) e.m.gInFlight.finish(endMs);
+      e.layers.finish(endMs);
+    }
+  }
+
+  /** The snapshot of measurements `m` of the workloads `stacks`, with the fleet of the first one's entry service as the server. */
+  private snapshot(m: Measurements, stacks: EntryStack[], end: RunEnd): Omit<ResultInput, 'seed'> {
+    const first = stacks[0] as EntryStack;
+    const entryService = this.services.find((s) => s.name === first.entries[0]?.service) as ServiceRuntime;
+    return m.snapshot({
+      endMs: end.endMs,
+      events: end.events,
+      truncated: end.truncated,
+      unfinished: stacks.reduce((n, e) => n + e.layers.inFlightOps, 0),
+      leaf: entryService.fleet,
+      queuedAtEnd: entryService.req.count(R_QUEUED),
+      hanging: stacks.reduce((n, e) => n + e.req.count(R_HANG), 0),
+      guards: first.layers.guards,
+    });
+  }
+
+  /** With several workloads: each one's results, and the run's in-flight and budget series (in `raw`) summed over them. */
+  private workloadResults(raw: Omit<ResultInput, 'seed'>, end: RunEnd): WorkloadResult[] {
+    const bins = raw.series.bins;
+    const inFlight = new Array<number>(bins).fill(0);
+    for (const e of this.entryStacks) e.m.gInFlight.binMeans(bins).forEach((v, k) => (inFlight[k] = inFlight[k]! + v));
+    raw.series.inFlight = inFlight;
+    raw.series.budgets = this.entryStacks.flatMap((e) => e.layers.guards.series(e.sc, bins).map((b) => ({ ...b, layer: `${e.name}.${b.layer}` })));
+    return this.entryStacks.map((e) => {
+      const r = buildResults({ ...this.snapshot(e.m, [e], end), seed: this.seed });
+      return {
+        workload: e.name,
+        operations: { ...r.operations, degraded: e.leaf.degradedAnswers },
+        giveUps: r.giveUps,
+        leafCalls: r.leafCalls,
+        amplification: r.amplification,
+        latencyMs: r.latencyMs,
+        goodputPerSec: r.goodputPerSec,
+      };
+    });
+  }
+
+  /** The graph's own results: its edges (and per metric window), leaf calls, services, caches and cascade timeline. */
+  private addGraphResults(results: SimulationResults, perWorkload: WorkloadResult[] | undefined, endMs: number): void {
     results.edges = edgeResults(this.callers, this.callerNames, results.operations.offered, perWorkload);
     if (results.windows !== undefined) windowEdges(this.callers, this.callerNames, results.windows);
-    graphLeafCalls(results, leafServices(sc.graph as ServiceGraph));
+    graphLeafCalls(results, leafServices(this.sc.graph as ServiceGraph));
     const bins = results.timeSeries.tMs.length;
     results.services = this.services.map((s) => {
       const into = (results.edges ?? []).filter((e) => e.callee === s.name);
@@ -190,8 +216,6 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
     });
     this.caches.attach(results.services, bins);
     results.cascade = cascade(this.services, endMs);
-    if (sc.interventions !== undefined) results.interventions = applied;
-    return results;
   }
 
   /** @internal A timed intervention's change at t (src/model/interventions.ts): a stack's layer, a fleet's queue limits or a service's cap. */
@@ -243,7 +267,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       return;
     }
     const fleet = this.kindFleet[kind] as Leaf;
-    if (fleet.dispatch(kind - (this.kindFrom[kind] as number), a, b, t, this.active())) this.lastLiveMs = t;
+    if (fleet.dispatch(kind - this.kindFrom[kind]!, a, b, t, this.active())) this.lastLiveMs = t;
   }
 
   /** Whether some workload still has operations in flight or to come. */

@@ -1,28 +1,22 @@
 import * as outcomeModule from '../../policy/outcome.js';
-import type { Leaf } from '../leaves/Leaf.js';
+import type { OutcomeCode } from '../../policy/outcome.js';
 import type { ServerFarm } from '../leaves/server/ServerFarm.js';
-import { RequestTable } from '../RequestTable.js';
+import type { RequestTable } from '../RequestTable.js';
 import * as requestTableModule from '../RequestTable.js';
-import type { ServiceMeasurements } from '../Measurements.js';
 import type { ServiceTracer } from '../traceGraph.js';
+import type { CacheOwner } from './CallCache.js';
 import type { CallSite } from './CallSite.js';
-import type { HandlerTable } from './HandlerTable.js';
-import { backendsOf, type CallStepRuntime, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
+import type { FleetSlots } from './FleetSlots.js';
+import { HandlerTable } from './HandlerTable.js';
+import type { CallStepRuntime, EndpointRuntime, StepRuntime } from './handlerSteps.js';
 import * as handlerStepsModule from './handlerSteps.js';
-import type { GraphService } from './ServiceGraph.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import * as upwardOutcomeModule from './upwardOutcome.js';
-import { tableGrew } from '../../engine/memoryMeter.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { GiveUp, Outcome } = outcomeModule;
 const { R_HANDLER, R_HOP, WORK_HOLD } = requestTableModule;
 const { joinDecision, JOINED, UNDECIDED } = handlerStepsModule;
 const { upwardOutcome } = upwardOutcomeModule;
-
-/** {@link ServiceHandlers}' `slotHandler` of a fleet slot serving a plain (leaf) request. */
-export const PLAIN_SLOT = -1;
-/** ... of the slot of a withdrawn handler, which the fleet frees later (`LeafHost.release`). */
-export const WITHDRAWN_SLOT = -2;
 
 /**
  * What a caller's {@link ServiceLeaf.inner} holds for a request handled by handler h: -2 - h
@@ -30,11 +24,24 @@ export const WITHDRAWN_SLOT = -2;
  */
 const handlerInner = (h: number): number => -2 - h;
 
+/** The handler of a caller's {@link ServiceLeaf.inner} value `inner` (< 0), as {@link handlerInner} made it. */
+export const handlerOfInner = (inner: number): number => -2 - inner;
+
+/** What a service's handlers ask of the service that holds them (`ServiceRuntime`): the answer to their caller. */
+export interface HandlersOwner {
+  /** Request r of caller `leaf` is answered `outcome` at t (`degraded`: a degraded success): it is no longer in flight. */
+  answerCaller(leaf: ServiceLeaf, r: number, outcome: OutcomeCode, retryAfterMs: number, degraded: boolean, t: number): void;
+  /** Request r of caller `leaf` is lost at t (nobody answers; its caller times out): it is no longer in flight. */
+  loseCaller(leaf: ServiceLeaf, r: number, t: number): void;
+}
+
 /**
- * The handlers of one service of a graph (docs/experiments.md, "Service graphs"), and the slots of its fleet's
- * table that requests and handlers are served in: the part of {@link ServiceRuntime} that runs an
- * endpoint's steps. ServiceRuntime adds the fleet's host and the callers' side (arrivals, abandon,
- * withdrawal, the fleet's answers) and hands handler requests here ({@link startHandler}).
+ * The handlers of one service of a graph (docs/experiments.md, "Service graphs"): they run an endpoint's steps.
+ * The service's runtime (`ServiceRuntime`: the callers' side, the fleet's host, the cap on
+ * requests in flight) holds them, hands them its handler requests ({@link start}) and what the
+ * fleet says of their slots ({@link stepAnswered}, {@link workerTaken}, {@link lost}); they
+ * answer the callers through it ({@link HandlersOwner}). The slots they are served in are the
+ * service's {@link FleetSlots}.
  *
  * Workers. On an `async` service a handler holds a worker only during its `work` steps: each joins
  * the worker queue of its backend under the fleet's discipline, as a leaf request does (triage:
@@ -56,97 +63,52 @@ const handlerInner = (h: number): number => -2 - h;
  * with nothing waiting for them, holding no worker of this service. A failed call step answers
  * upward by {@link upwardOutcome}.
  */
-export abstract class ServiceHandlers {
+export class ServiceHandlers implements CacheOwner {
+  /** The service's name. */
   readonly name: string;
-  readonly req: RequestTable;
-  fleet!: Leaf;
-  /** The fleet as a farm of servers when the service has handlers (validation allows them only on server and pool fleets). */
-  protected farm: ServerFarm | null = null;
-  readonly endpoints: EndpointRuntime[] = [];
-  /** Every stack calling a service of the graph, by its index (shared by the graph's services). */
-  protected readonly callers: ServiceLeaf[];
-  /** The backends of the fleet. */
-  readonly backendCount: number;
   /** Thread-per-request: a handler holds its worker from its start to its end. */
   readonly threaded: boolean;
-  /** Requests admitted and not yet answered (or lost, or withdrawn). */
-  inFlight = 0;
-  /** Its arrivals and requests in flight over time (set by the graph's run before it starts). */
-  measure!: ServiceMeasurements;
-  /** A traced run's reporter of its handlers (null when untraced). */
+  /** A traced run's reporter of the handlers (null when untraced). */
   tracer: ServiceTracer | null = null;
-  protected handlers!: HandlerTable;
-  /** Per fleet slot: the caller and its request (plain requests). */
-  protected upCaller = new Int32Array(64);
-  protected upR = new Int32Array(64);
+  private readonly owner: HandlersOwner;
+  private readonly endpoints: readonly EndpointRuntime[];
+  /** Every stack calling a service of the graph, by its index (shared by the graph's services). */
+  private readonly callers: ServiceLeaf[];
+  private readonly slots: FleetSlots;
+  private readonly req: RequestTable;
+  /** The fleet as a farm of servers ({@link connect}; validation allows handlers only on server and pool fleets). */
+  private farm!: ServerFarm;
+  private handlers!: HandlerTable;
   /** A held worker is being released ({@link answer}); the held handlers that ended meanwhile: handler, generation, outcome, Retry-After. */
   private releasing = false;
   private readonly endedWhileReleasing: number[] = [];
-  /** Per fleet slot: the handler it serves, {@link PLAIN_SLOT} or {@link WITHDRAWN_SLOT}. */
-  protected slotHandler = new Int32Array(64).fill(PLAIN_SLOT);
 
-  constructor(service: GraphService, callers: ServiceLeaf[]) {
-    this.name = service.name;
+  /**
+   * The handlers of service `name` (`threaded`: thread-per-request), running `endpoints` (filled
+   * before {@link connect}), in `slots`, answering `owner`'s callers `callers`.
+   */
+  constructor(name: string, threaded: boolean, endpoints: readonly EndpointRuntime[], callers: ServiceLeaf[], slots: FleetSlots, owner: HandlersOwner) {
+    this.name = name;
+    this.threaded = threaded;
+    this.endpoints = endpoints;
     this.callers = callers;
-    this.req = new RequestTable(64);
-    this.backendCount = backendsOf(service.fleet);
-    this.threaded = service.execution === 'threaded';
+    this.slots = slots;
+    this.req = slots.req;
+    this.owner = owner;
   }
 
-  /** Room for fleet slot s (out of line: {@link serves} is on the path of every request). */
-  private growSlots(s: number): void {
-    const n = Math.max(s + 1, this.upR.length * 2);
-    tableGrew((n - this.upR.length) * 12);
-    const grow = (a: Int32Array, fill: number) => {
-      const b = new Int32Array(n).fill(fill);
-      b.set(a);
-      return b;
-    };
-    this.upCaller = grow(this.upCaller, 0);
-    this.upR = grow(this.upR, 0);
-    this.slotHandler = grow(this.slotHandler, PLAIN_SLOT);
+  /** Connect the fleet (null when no endpoint has steps), once the endpoints are known: their calls size the handler table. */
+  connect(farm: ServerFarm | null): void {
+    const steps = this.endpoints.flatMap((e) => e.steps ?? []);
+    const maxCalls = Math.max(1, ...steps.map((s) => (s.kind === 'call' ? s.sites.length : 0)));
+    this.handlers = new HandlerTable(maxCalls);
+    if (farm !== null) this.farm = farm;
   }
 
-  /** Fleet slot s serves request r of caller `leaf` (for handler `handler`, or {@link PLAIN_SLOT}). */
-  protected serves(s: number, leaf: ServiceLeaf, r: number, handler: number): void {
-    if (s >= this.upR.length) this.growSlots(s);
-    this.upCaller[s] = leaf.caller;
-    this.upR[s] = r;
-    this.slotHandler[s] = handler;
-    this.req.plain(s);
-  }
-
-  /** A slot of the fleet's table for a request of caller `leaf`, its fields copied from the caller's request r. */
-  protected slotFor(leaf: ServiceLeaf, r: number, handler: number): number {
-    const req = this.req;
-    const up = leaf.callerReq;
-    const s = req.alloc();
-    this.serves(s, leaf, r, handler);
-    req.state[s] = R_HOP;
-    req.parent[s] = -1;
-    req.parentGen[s] = 0;
-    req.client[s] = up.client[r] as number;
-    req.bad[s] = up.bad[r] as number;
-    req.chain[s] = up.chain[r] as number;
-    req.opSeq[s] = up.opSeq[r] as number;
-    req.deadline[s] = up.deadline[r] as number;
-    req.retryAfter[s] = NaN;
-    req.backend[s] = -1;
-    req.lbOpen[s] = 0;
-    req.timers.arm(s);
-    return s;
-  }
-
-  /** Free fleet slot s of a handler that has ended (`direct`: it is its caller's request, which the caller frees). */
-  protected freeSlot(s: number, direct: boolean): void {
-    this.slotHandler[s] = PLAIN_SLOT;
-    if (!direct) this.req.release(s);
-  }
-
-  protected startHandler(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
+  /** Request r of caller `leaf` arrives at t for endpoint `endpoint`, which has steps: a handler starts. */
+  start(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
     const H = this.handlers;
     const up = leaf.callerReq;
-    const farm = this.farm as ServerFarm;
     const h = H.alloc();
     leaf.inner[r] = handlerInner(h);
     H.hCaller[h] = leaf.caller;
@@ -155,18 +117,18 @@ export abstract class ServiceHandlers {
     H.hStep[h] = 0;
     H.hDegraded[h] = 0;
     H.hHeld[h] = 0;
-    H.hDeadline[h] = up.deadline[r] as number;
-    H.hChain[h] = up.chain[r] as number;
-    H.hBad[h] = up.bad[r] as number;
-    H.hOpSeq[h] = up.opSeq[r] as number;
-    this.tracer?.handler(H.hOpSeq[h] as number, endpoint, t);
+    H.hDeadline[h] = up.deadline[r]!;
+    H.hChain[h] = up.chain[r]!;
+    H.hBad[h] = up.bad[r]!;
+    H.hOpSeq[h] = up.opSeq[r]!;
+    this.tracer?.handler(H.hOpSeq[h]!, endpoint, t);
     // A direct caller's request is the handler's slot: the caller filled it as slotFor would.
     let s = r;
-    if (leaf.direct) this.serves(r, leaf, r, h);
-    else s = this.slotFor(leaf, r, h);
+    if (leaf.direct) this.slots.serves(r, leaf, r, h);
+    else s = this.slots.slotFor(leaf, r, h);
     H.hSlot[h] = s;
     this.req.state[s] = R_HANDLER;
-    H.hBackend[h] = farm.pickBackend(s);
+    H.hBackend[h] = this.farm.pickBackend(s);
     if (!this.threaded) {
       this.runStep(h, t);
       return;
@@ -174,36 +136,41 @@ export abstract class ServiceHandlers {
     // Thread-per-request: the handler waits for a worker of its backend (workerTaken), or is refused.
     this.req.work[s] = WORK_HOLD;
     this.req.state[s] = R_HOP;
-    farm.arrive(s, t);
+    this.farm.arrive(s, t);
   }
 
   /** Handler h's current step (undefined past the last). */
-  protected stepOf(h: number): StepRuntime | undefined {
+  private stepOf(h: number): StepRuntime | undefined {
     const H = this.handlers;
-    return ((this.endpoints[H.hEndpoint[h] as number] as EndpointRuntime).steps as StepRuntime[])[H.hStep[h] as number];
+    return ((this.endpoints[H.hEndpoint[h]!] as EndpointRuntime).steps as StepRuntime[])[H.hStep[h]!];
+  }
+
+  /** Threaded handler h took its worker at t: it starts its steps on it. */
+  workerTaken(h: number, t: number): void {
+    this.handlers.hHeld[h] = 1;
+    this.runStep(h, t);
   }
 
   /** Run handler h's current step, or answer success when none is left. */
-  protected runStep(h: number, t: number): void {
+  private runStep(h: number, t: number): void {
     const H = this.handlers;
     const step = this.stepOf(h);
     if (step === undefined) {
       this.answer(h, Outcome.SUCCESS, NaN, t);
       return;
     }
-    this.tracer?.step(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, t);
+    this.tracer?.step(H.hOpSeq[h]!, H.hEndpoint[h]!, H.hStep[h]!, t);
     if (step.kind === 'work') {
-      const s = H.hSlot[h] as number;
-      const farm = this.farm as ServerFarm;
-      if (H.hHeld[h] === 1) farm.runHeldWork(s, step.code, t);
+      const s = H.hSlot[h]!;
+      if (H.hHeld[h] === 1) this.farm.runHeldWork(s, step.code, t);
       else {
         this.req.work[s] = step.code;
         this.req.state[s] = R_HOP;
-        farm.arrive(s, t);
+        this.farm.arrive(s, t);
       }
       return;
     }
-    const gen = H.hGen[h] as number;
+    const gen = H.hGen[h]!;
     const sites = step.sites;
     const base = h * H.maxCalls;
     H.hSucc[h] = 0;
@@ -212,12 +179,12 @@ export abstract class ServiceHandlers {
     for (let j = 0; j < sites.length && H.hGen[h] === gen; j++) {
       const site = sites[j] as CallSite;
       // A lookaside cache answers the call itself (a hit, or a miss waiting for the same key's call in flight).
-      if (site.cache !== null && site.cache.lookup(h, gen, j, H.hBackend[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number, t)) {
+      if (site.cache !== null && site.cache.lookup(h, gen, j, H.hBackend[h]!, H.hOpSeq[h]!, H.hDeadline[h]!, t)) {
         H.hFrames[base + j] = -1;
         continue;
       }
       const ly = site.layers;
-      const f = ly.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number, t);
+      const f = ly.openCall(H.hBackend[h]!, site.methodFor(H.hOpSeq[h]!), H.hBad[h]!, H.hChain[h]!, H.hOpSeq[h]!, H.hDeadline[h]!, t);
       site.record(f, h, gen, j);
       H.hFrames[base + j] = f;
       ly.startCall(f, t);
@@ -228,11 +195,11 @@ export abstract class ServiceHandlers {
    * The fleet answered handler h's slot s: a work step ended (success: the next step runs; else the
    * handler fails with the fleet's answer), or a threaded handler was refused a worker.
    */
-  protected stepAnswered(h: number, s: number, outcome: number, retryAfterMs: number, t: number): void {
+  stepAnswered(h: number, s: number, outcome: OutcomeCode, retryAfterMs: number, t: number): void {
     const H = this.handlers;
     if (H.hHeld[h] === 1) {
       // A work step on the held worker is done; the worker stays held.
-      H.hStep[h] = (H.hStep[h] as number) + 1;
+      H.hStep[h]!++;
       this.runStep(h, t);
       return;
     }
@@ -246,7 +213,7 @@ export abstract class ServiceHandlers {
       this.answer(h, outcome, retryAfterMs, t);
       return;
     }
-    H.hStep[h] = (H.hStep[h] as number) + 1;
+    H.hStep[h]!++;
     this.runStep(h, t);
   }
 
@@ -256,11 +223,11 @@ export abstract class ServiceHandlers {
     if (H.hGen[h] !== gen) return;
     const step = this.stepOf(h) as CallStepRuntime;
     H.hFrames[h * H.maxCalls + j] = -1;
-    const pending = (H.hPending[h] as number) - 1;
+    const pending = H.hPending[h]! - 1;
     H.hPending[h] = pending;
     const ok = reason === GiveUp.SUCCESS;
     const optional = (step.sites[j] as CallSite).optional;
-    let succ = H.hSucc[h] as number;
+    let succ = H.hSucc[h]!;
     if (ok) {
       succ++;
       H.hSucc[h] = succ;
@@ -268,22 +235,22 @@ export abstract class ServiceHandlers {
     } else if (optional) H.hDegraded[h] = 1;
     const decided = joinDecision(step, ok, optional, succ, pending);
     if (decided === UNDECIDED) return;
-    this.tracer?.join(H.hOpSeq[h] as number, H.hEndpoint[h] as number, H.hStep[h] as number, decided === JOINED, H.hDegraded[h] === 1, t);
+    this.tracer?.join(H.hOpSeq[h]!, H.hEndpoint[h]!, H.hStep[h]!, decided === JOINED, H.hDegraded[h] === 1, t);
     H.hGen[h] = gen + 1;
     if (step.cancellation) this.cancelOutstanding(h, step, t);
     else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
     if (decided === JOINED) {
-      H.hStep[h] = (H.hStep[h] as number) + 1;
+      H.hStep[h]!++;
       this.runStep(h, t);
     } else this.answer(h, upwardOutcome(outcome), NaN, t);
   }
 
   /** Cancel the calls of handler h's step still outstanding. */
-  protected cancelOutstanding(h: number, step: CallStepRuntime, t: number): void {
+  private cancelOutstanding(h: number, step: CallStepRuntime, t: number): void {
     const H = this.handlers;
     const base = h * H.maxCalls;
     for (let j = 0; j < step.sites.length; j++) {
-      const f = H.hFrames[base + j] as number;
+      const f = H.hFrames[base + j]!;
       if (f < 0) continue;
       H.hFrames[base + j] = -1;
       (step.sites[j] as CallSite).cancel(f, t);
@@ -297,7 +264,7 @@ export abstract class ServiceHandlers {
    * release its worker in turn: a held handler ending while a worker of its service is being
    * released ends just after that release, in order, so the stack does not grow with the queue.
    */
-  private answer(h: number, outcome: number, retryAfterMs: number, t: number): void {
+  private answer(h: number, outcome: OutcomeCode, retryAfterMs: number, t: number): void {
     const H = this.handlers;
     if (H.hHeld[h] === 0) {
       this.end(h, outcome, retryAfterMs, t);
@@ -305,37 +272,34 @@ export abstract class ServiceHandlers {
     }
     const ended = this.endedWhileReleasing;
     if (this.releasing) {
-      ended.push(h, H.hGen[h] as number, outcome, retryAfterMs);
+      ended.push(h, H.hGen[h]!, outcome, retryAfterMs);
       return;
     }
     this.releasing = true;
     this.end(h, outcome, retryAfterMs, t);
     // Withdrawn or lost since (a generation moved on): already ended.
     for (let i = 0; i < ended.length; i += 4) {
-      const e = ended[i] as number;
-      if (H.hGen[e] === ended[i + 1]) this.end(e, ended[i + 2] as number, ended[i + 3] as number, t);
+      const e = ended[i]!;
+      if (H.hGen[e] === ended[i + 1]) this.end(e, ended[i + 2] as OutcomeCode, ended[i + 3]!, t);
     }
     ended.length = 0;
     this.releasing = false;
   }
 
   /** {@link answer}, at once. */
-  private end(h: number, outcome: number, retryAfterMs: number, t: number): void {
+  private end(h: number, outcome: OutcomeCode, retryAfterMs: number, t: number): void {
     const H = this.handlers;
-    const farm = this.farm as ServerFarm;
-    const s = H.hSlot[h] as number;
+    const farm = this.farm;
+    const s = H.hSlot[h]!;
     if (H.hHeld[h] === 1) farm.releaseWorker(s, t);
     farm.handlerAnswered(s, outcome, t);
-    const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
-    const r = H.hR[h] as number;
+    const leaf = this.callers[H.hCaller[h]!] as ServiceLeaf;
+    const r = H.hR[h]!;
     const degraded = H.hDegraded[h] === 1;
-    this.tracer?.answer(H.hOpSeq[h] as number, H.hEndpoint[h] as number, outcome, t);
-    this.freeSlot(s, leaf.direct);
+    this.tracer?.answer(H.hOpSeq[h]!, H.hEndpoint[h]!, outcome, t);
+    this.slots.freeHandlerSlot(s, leaf.direct);
     H.release(h);
-    this.inFlight--;
-    this.measure.inFlight(this.inFlight);
-    this.measure.answered(outcome !== Outcome.SUCCESS, t);
-    leaf.answer(r, outcome, retryAfterMs, degraded, t);
+    this.owner.answerCaller(leaf, r, outcome, retryAfterMs, degraded, t);
   }
 
   /**
@@ -343,25 +307,43 @@ export abstract class ServiceHandlers {
    * dropped from the queue): nobody answers, its caller times out. Calls of its current step still
    * outstanding are cancelled if the step's `cancellation` is on, and run on otherwise.
    */
-  protected handlerLost(h: number, t: number): void {
+  lost(h: number, t: number): void {
     const H = this.handlers;
     const step = this.stepOf(h);
-    H.hGen[h] = (H.hGen[h] as number) + 1;
+    H.hGen[h]!++;
     if (step !== undefined && step.kind === 'call') {
       if (step.cancellation) this.cancelOutstanding(h, step, t);
       else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
     }
-    const s = H.hSlot[h] as number;
-    this.tracer?.lost(H.hOpSeq[h] as number, H.hEndpoint[h] as number, t);
-    (this.farm as ServerFarm).handlerAnswered(s, Outcome.TIMEOUT, t);
-    const leaf = this.callers[H.hCaller[h] as number] as ServiceLeaf;
-    const r = H.hR[h] as number;
-    this.freeSlot(s, leaf.direct);
+    const s = H.hSlot[h]!;
+    this.tracer?.lost(H.hOpSeq[h]!, H.hEndpoint[h]!, t);
+    this.farm.handlerAnswered(s, Outcome.TIMEOUT, t);
+    const leaf = this.callers[H.hCaller[h]!] as ServiceLeaf;
+    const r = H.hR[h]!;
+    this.slots.freeHandlerSlot(s, leaf.direct);
     H.release(h);
-    this.inFlight--;
-    this.measure.inFlight(this.inFlight);
-    this.measure.answered(true, t);
-    leaf.lost(r, t);
+    this.owner.loseCaller(leaf, r, t);
+  }
+
+  /**
+   * The caller withdraws handler h's request at t (cancellation): the calls of its current step
+   * still outstanding are cancelled and the handler is gone. Returns its fleet slot, which the
+   * fleet still holds (its worker or queue place): the runtime withdraws it there.
+   */
+  withdraw(h: number, t: number): number {
+    const H = this.handlers;
+    const step = this.stepOf(h);
+    H.hGen[h]!++;
+    if (step !== undefined && step.kind === 'call') this.cancelOutstanding(h, step, t);
+    const s = H.hSlot[h]!;
+    H.release(h);
+    return s;
+  }
+
+  /** Whether handler h's own caller still waits for it. */
+  callerWants(h: number): boolean {
+    const H = this.handlers;
+    return (this.callers[H.hCaller[h]!] as ServiceLeaf).wanted(H.hR[h]!);
   }
 
   /** Whether handler h still waits for its current step's calls (its generation is still gen), whether or not its caller still waits for it. */
@@ -372,6 +354,6 @@ export abstract class ServiceHandlers {
   /** Whether handler h (generation gen) still waits for a call, and its own caller for it. */
   waitsFor(h: number, gen: number): boolean {
     const H = this.handlers;
-    return H.hGen[h] === gen && (this.callers[H.hCaller[h] as number] as ServiceLeaf).wanted(H.hR[h] as number);
+    return H.hGen[h] === gen && (this.callers[H.hCaller[h]!] as ServiceLeaf).wanted(H.hR[h]!);
   }
 }

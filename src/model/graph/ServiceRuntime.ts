@@ -1,18 +1,22 @@
 import * as outcomeModule from '../../policy/outcome.js';
+import type { OutcomeCode } from '../../policy/outcome.js';
 import type { LastHop, Leaf, LeafAnswer, LeafHost } from '../leaves/Leaf.js';
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
+import type { ServiceMeasurements } from '../Measurements.js';
+import type { RequestTable } from '../RequestTable.js';
 import * as requestTableModule from '../RequestTable.js';
-import type { CacheOwner } from './CallCache.js';
-import { HandlerTable } from './HandlerTable.js';
-import type { EndpointRuntime } from './handlerSteps.js';
+import { FleetSlots } from './FleetSlots.js';
+import * as fleetSlotsModule from './FleetSlots.js';
+import { backendsOf, type EndpointRuntime } from './handlerSteps.js';
 import type { GraphService } from './ServiceGraph.js';
-import { ServiceHandlers } from './ServiceHandlers.js';
+import { ServiceHandlers, type HandlersOwner } from './ServiceHandlers.js';
 import * as serviceHandlersModule from './ServiceHandlers.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { Outcome } = outcomeModule;
 const { R_HANG } = requestTableModule;
-const { PLAIN_SLOT, WITHDRAWN_SLOT } = serviceHandlersModule;
+const { PLAIN_SLOT } = fleetSlotsModule;
+const { handlerOfInner } = serviceHandlersModule;
 
 /** The hop a fleet of a graph draws for its own answers: none. */
 const NO_HOP: LastHop = { stream: { client: 0 }, sample: { sample: () => 0 } };
@@ -27,14 +31,30 @@ const NO_HOP: LastHop = { stream: { client: 0 }, sample: { sample: () => 0 } };
  * its request to answer through. A call site's requests are slots of the callee fleet's table
  * already ({@link ServiceLeaf.direct}): the request is the slot, and its caller frees it; a
  * workload's entry stack keeps a table of its own, and its request is copied into a slot
- * (`ServiceHandlers.slotFor`). Its handlers (workers, threads or async, and the joins of calls)
- * are those of {@link ServiceHandlers}, which it extends.
+ * ({@link FleetSlots}). Its handlers (workers, threads or async, and the joins of calls) are its
+ * {@link ServiceHandlers}, which answer the callers through it ({@link HandlersOwner}).
  *
  * In flight. `maxInFlight` caps the requests admitted and not yet answered (handlers waiting on
  * calls, and requests at the fleet, included); one arriving beyond it is refused at once with 503.
  * It is the fleet's host.
  */
-export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOwner {
+export class ServiceRuntime implements LeafHost, HandlersOwner {
+  readonly name: string;
+  /** The fleet's request table. */
+  readonly req: RequestTable;
+  /** The fleet ({@link connect}). */
+  fleet!: Leaf;
+  /** The endpoints, by index (filled before {@link connect}). */
+  readonly endpoints: EndpointRuntime[] = [];
+  /** The handlers of the endpoints with steps. */
+  readonly handlers: ServiceHandlers;
+  /** The backends of the fleet. */
+  readonly backendCount: number;
+  /** Requests admitted and not yet answered (or lost, or withdrawn). */
+  inFlight = 0;
+  /** Its arrivals and requests in flight over time (set by the graph's run before it starts). */
+  measure!: ServiceMeasurements;
+  private readonly slots: FleetSlots;
   /**
    * No endpoint has steps: the fleet answers every request as a leaf does (and a
    * {@link ServiceLeaf.direct} caller's attempt may be answered before it takes a slot).
@@ -44,8 +64,13 @@ export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOw
   /** Requests refused on arrival because `maxInFlight` were in flight (from t = 0 on). */
   refusedInFlight = 0;
 
+  /** The runtime of `service`, called by the graph's stacks `callers` (shared by the graph's services). */
   constructor(service: GraphService, callers: ServiceLeaf[]) {
-    super(service, callers);
+    this.name = service.name;
+    this.slots = new FleetSlots(callers);
+    this.req = this.slots.req;
+    this.backendCount = backendsOf(service.fleet);
+    this.handlers = new ServiceHandlers(service.name, service.execution === 'threaded', this.endpoints, callers, this.slots, this);
     this.plainOnly = service.endpoints.every((e) => e.steps === undefined);
     this.maxInFlight = service.maxInFlight === 'unlimited' ? Infinity : service.maxInFlight;
   }
@@ -58,13 +83,13 @@ export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOw
   /** Connect the fleet, once the endpoints' handlers are in {@link endpoints}: the work steps' samplers are registered with it. */
   connect(fleet: Leaf): void {
     this.fleet = fleet;
-    const steps = this.endpoints.flatMap((e) => e.steps ?? []);
-    const maxCalls = Math.max(1, ...steps.map((s) => (s.kind === 'call' ? s.sites.length : 0)));
-    this.handlers = new HandlerTable(maxCalls);
-    if (!this.endpoints.some((e) => e.steps !== null)) return;
+    if (!this.endpoints.some((e) => e.steps !== null)) {
+      this.handlers.connect(null);
+      return;
+    }
     if (!(fleet instanceof ServerFarm)) throw new Error(`internal: service ${this.name} has handlers but its fleet has no workers`);
-    this.farm = fleet;
-    for (const step of steps) {
+    this.handlers.connect(fleet);
+    for (const step of this.endpoints.flatMap((e) => e.steps ?? [])) {
       if (step.kind === 'work' && step.serviceMs !== undefined) step.code = fleet.registerWork(step.serviceMs, step.name);
     }
   }
@@ -73,7 +98,7 @@ export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOw
 
   /** Request r of caller `leaf` arrives for endpoint `endpoint`. */
   accept(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
-    this.measure.arrival(leaf.callerReq.chain[r] as number, t);
+    this.measure.arrival(leaf.callerReq.chain[r]!, t);
     if (this.inFlight >= this.maxInFlight) {
       this.refuseInFlight(t);
       leaf.answer(r, Outcome.S503, NaN, false, t);
@@ -83,7 +108,7 @@ export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOw
     this.measure.inFlight(this.inFlight);
     const steps = (this.endpoints[endpoint] as EndpointRuntime).steps;
     if (steps === null) this.toFleet(leaf, r, t);
-    else this.startHandler(leaf, r, endpoint, t);
+    else this.handlers.start(leaf, r, endpoint, t);
   }
 
 
@@ -113,7 +138,7 @@ export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOw
 
   /** After {@link acceptAtOnce} returned false: request r of `leaf` (a slot of the fleet's table) holds what `ans` says. */
   hold(leaf: ServiceLeaf, r: number, ans: LeafAnswer, t: number): void {
-    this.serves(r, leaf, r, PLAIN_SLOT);
+    this.slots.serves(r, leaf, r, PLAIN_SLOT);
     leaf.inner[r] = r;
     this.fleet.hold(r, ans, t);
   }
@@ -135,8 +160,8 @@ export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOw
    */
   private toFleet(leaf: ServiceLeaf, r: number, t: number): void {
     let s = r;
-    if (leaf.direct) this.serves(r, leaf, r, PLAIN_SLOT);
-    else s = this.slotFor(leaf, r, PLAIN_SLOT);
+    if (leaf.direct) this.slots.serves(r, leaf, r, PLAIN_SLOT);
+    else s = this.slots.slotFor(leaf, r, PLAIN_SLOT);
     leaf.inner[r] = s;
     this.fleet.route(s, s, 1);
     this.fleet.arrive(s, t);
@@ -147,7 +172,7 @@ export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOw
     if (inner < 0) return;
     this.fleet.abandon(inner, t);
     if (this.req.state[inner] === R_HANG) {
-      if (!leaf.direct) this.req.release(inner);
+      this.slots.freePlainSlot(inner, leaf.direct);
       this.inFlight--;
       this.measure.inFlight(this.inFlight);
       leaf.hung(r);
@@ -160,70 +185,62 @@ export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOw
       this.fleet.withdraw(inner, t);
       return;
     }
-    const h = -2 - inner;
-    const H = this.handlers;
-    const step = this.stepOf(h);
-    H.hGen[h] = (H.hGen[h] as number) + 1;
-    if (step !== undefined && step.kind === 'call') this.cancelOutstanding(h, step, t);
-    const s = H.hSlot[h] as number;
-    H.release(h);
+    const s = this.handlers.withdraw(handlerOfInner(inner), t);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
-    this.slotHandler[s] = WITHDRAWN_SLOT;
+    this.slots.withdrawn(s);
     // The fleet frees the worker or the queue place (or nothing) and then the slot, through release
     // (a direct caller's request with it).
-    (this.farm as ServerFarm).withdraw(s, t);
+    this.fleet.withdraw(s, t);
     if (!leaf.direct) leaf.freed(r);
   }
 
   // ------------------------------------------------------------ the fleet's host
 
   respond(s: number, outcome: number, retryAfterMs: number, t: number): void {
-    const h = this.slotHandler[s] as number;
+    const slots = this.slots;
+    const h = slots.handlerOf(s);
     if (h >= 0) {
-      this.stepAnswered(h, s, outcome, retryAfterMs, t);
+      this.handlers.stepAnswered(h, s, outcome as OutcomeCode, retryAfterMs, t);
       return;
     }
-    const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
-    const r = this.upR[s] as number;
-    if (!leaf.direct) this.req.release(s);
-    this.inFlight--;
-    this.measure.inFlight(this.inFlight);
-    this.measure.answered(outcome !== Outcome.SUCCESS, t);
-    leaf.answer(r, outcome, retryAfterMs, false, t);
+    const leaf = slots.callerOf(s);
+    const r = slots.requestOf(s);
+    slots.freePlainSlot(s, leaf.direct);
+    this.answerCaller(leaf, r, outcome as OutcomeCode, retryAfterMs, false, t);
   }
 
   stillWanted(s: number): boolean {
-    const h = this.slotHandler[s] as number;
-    if (h >= 0) return (this.callers[this.handlers.hCaller[h] as number] as ServiceLeaf).wanted(this.handlers.hR[h] as number);
-    return (this.callers[this.upCaller[s] as number] as ServiceLeaf).wanted(this.upR[s] as number);
+    const slots = this.slots;
+    const h = slots.handlerOf(s);
+    if (h >= 0) return this.handlers.callerWants(h);
+    return slots.callerOf(s).wanted(slots.requestOf(s));
   }
 
   drop(s: number, t: number): void {
-    const h = this.slotHandler[s] as number;
+    const slots = this.slots;
+    const h = slots.handlerOf(s);
     if (h >= 0) {
-      this.handlerLost(h, t);
+      this.handlers.lost(h, t);
       return;
     }
-    const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
-    const r = this.upR[s] as number;
-    if (!leaf.direct) this.req.release(s);
-    this.inFlight--;
-    this.measure.inFlight(this.inFlight);
-    this.measure.answered(true, t);
-    leaf.lost(r, t);
+    const leaf = slots.callerOf(s);
+    const r = slots.requestOf(s);
+    slots.freePlainSlot(s, leaf.direct);
+    this.loseCaller(leaf, r, t);
   }
 
   release(s: number): void {
-    const leaf = this.callers[this.upCaller[s] as number] as ServiceLeaf;
-    const r = this.upR[s] as number;
-    if (this.slotHandler[s] !== PLAIN_SLOT) {
+    const slots = this.slots;
+    const leaf = slots.callerOf(s);
+    const r = slots.requestOf(s);
+    if (slots.handlerOf(s) !== PLAIN_SLOT) {
       // A withdrawn handler's slot: the handler is gone already; a direct caller's request is free now.
-      this.freeSlot(s, leaf.direct);
+      slots.freeHandlerSlot(s, leaf.direct);
       if (leaf.direct) leaf.freed(r);
       return;
     }
-    if (!leaf.direct) this.req.release(s);
+    slots.freePlainSlot(s, leaf.direct);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     leaf.freed(r);
@@ -231,10 +248,27 @@ export class ServiceRuntime extends ServiceHandlers implements LeafHost, CacheOw
 
   /** A threaded handler's slot s took its worker at t: the handler starts its steps on it. */
   workerTaken(s: number, _b: number, t: number): void {
-    const h = this.slotHandler[s] as number;
+    const h = this.slots.handlerOf(s);
     if (h < 0) throw new Error(`internal: request ${s} of service ${this.name} holds a worker but serves no handler`);
-    this.handlers.hHeld[h] = 1;
-    this.runStep(h, t);
+    this.handlers.workerTaken(h, t);
+  }
+
+  // ------------------------------------------------------------ answers to the callers
+
+  /** Request r of caller `leaf` is answered at t (by the fleet or a handler): no longer in flight ({@link HandlersOwner}). */
+  answerCaller(leaf: ServiceLeaf, r: number, outcome: OutcomeCode, retryAfterMs: number, degraded: boolean, t: number): void {
+    this.inFlight--;
+    this.measure.inFlight(this.inFlight);
+    this.measure.answered(outcome !== Outcome.SUCCESS, t);
+    leaf.answer(r, outcome, retryAfterMs, degraded, t);
+  }
+
+  /** Request r of caller `leaf` is lost at t: no longer in flight, its caller times out ({@link HandlersOwner}). */
+  loseCaller(leaf: ServiceLeaf, r: number, t: number): void {
+    this.inFlight--;
+    this.measure.inFlight(this.inFlight);
+    this.measure.answered(true, t);
+    leaf.lost(r, t);
   }
 
   /** Hops between services belong to the callers' stacks: the fleet's own answers take none (OCC fleets with handlers are not run). */

@@ -182,7 +182,7 @@ class GraphAssembly {
     for (const s of graph.services) {
       const rt = new ServiceRuntime(s, parts.callers);
       rt.measure = new ServiceMeasurements(sc.metrics.timeSeriesBinMs, -sc.warmupMs, this.sim);
-      if (this.trace !== undefined) rt.tracer = new ServiceTracer(this.trace, s, this.levels?.get(s.name) ?? 0);
+      if (this.trace !== undefined) rt.handlers.tracer = new ServiceTracer(this.trace, s, this.levels?.get(s.name) ?? 0);
       this.runtimes.set(s.name, rt);
       parts.serviceByName.set(s.name, rt);
       parts.services.push(rt);
@@ -287,7 +287,7 @@ class GraphAssembly {
     parts.callerNames.push(service);
     const declared = endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method;
     const cache = call.cache === undefined ? null : parts.caches.add(rt, call.cache, ly, `services.${service}.endpoints.${endpoint}.steps.${i}.calls.${j}.cache`, e, (n) => this.takeKinds(n));
-    const site = new CallSite(rt, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache);
+    const site = new CallSite(rt.handlers, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache);
     this.siteStacks.push({ ly, leaf, site });
     const list = this.callersOf.get(call.service) ?? [];
     list.push(...siteSc.stack);

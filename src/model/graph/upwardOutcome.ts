@@ -40,13 +40,13 @@ const UPWARD_BY_NAME: Record<keyof typeof Outcome, OutcomeCode> = {
 };
 
 /** {@link UPWARD_BY_NAME} indexed by outcome code, for the run's hot path. */
-const UPWARD: readonly number[] = (() => {
-  const up: number[] = [];
+const UPWARD: readonly OutcomeCode[] = (() => {
+  const up: OutcomeCode[] = [];
   for (const name of Object.keys(Outcome) as Array<keyof typeof Outcome>) up[Outcome[name]] = UPWARD_BY_NAME[name];
   return up;
 })();
 
 /** The outcome a handler answers upward when the call that decided it ended with `outcome`. */
-export function upwardOutcome(outcome: number): number {
-  return UPWARD[outcome] as number;
+export function upwardOutcome(outcome: number): OutcomeCode {
+  return UPWARD[outcome]!;
 }

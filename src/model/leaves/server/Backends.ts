@@ -1,25 +1,25 @@
 import { makeSampler, type Sampler } from '../../../engine/distributions.js';
-import { stream, type Uniform } from '../../../engine/random.js';
+import type { Uniform } from '../../../engine/random.js';
 import type { Simulator } from '../../../engine/simulator.js';
 import * as outcomeModule from '../../../policy/outcome.js';
+import type { OutcomeCode } from '../../../policy/outcome.js';
 import { IntDeque } from '../../IntDeque.js';
 import type { RequestTable } from '../../RequestTable.js';
 import * as requestTableModule from '../../RequestTable.js';
-import type { Dist, ServerLeaf } from '../../scenario.js';
+import type { ServerLeaf } from '../../scenario.js';
 import * as statusOutcomeModule from '../../statusOutcome.js';
 import { streamIf } from '../../streams.js';
-import * as streamsModule from '../../streams.js';
 import { LeafAnswer, type LeafContext, type LeafHost } from '../Leaf.js';
 import * as leafModule from '../Leaf.js';
 import * as farmBinsModule from './FarmBins.js';
 import { FarmStats } from './FarmStats.js';
 import { OverloadDefences } from './OverloadDefences.js';
+import { ServiceTimes } from './ServiceTimes.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { FarmBin } = farmBinsModule;
 const { Outcome } = outcomeModule;
 const { R_CANCELLED, R_DELAYED, R_HANDLER, R_QUEUED, R_SERVICE, WORK_HOLD } = requestTableModule;
 const { statusOutcome } = statusOutcomeModule;
-const { notDrawn } = streamsModule;
 const { DELAYED_ANSWER, NEEDS_SLOT } = leafModule;
 
 /**
@@ -36,66 +36,83 @@ export const FarmKind = {
   LB: 6,
 } as const;
 
+/** Whether backend s can answer a request on arrival without serving it (faults, outages, crashes, shedding, a bounded queue). */
+const mayRefuse = (s: ServerLeaf): boolean =>
+  s.faults.length > 0 || (s.outages?.length ?? 0) > 0 || s.crash !== undefined || s.shedUtilization !== undefined || s.adaptiveConcurrency !== undefined || s.queueLimit !== 'unlimited';
+
+/**
+ * What {@link Backends} reports to the farm that holds them (`ServerFarm`): where an answer or a
+ * loss goes (the farm settles the load balancer and tells its host) and a crash (the farm takes the
+ * backend down and schedules its restart).
+ */
+export interface BackendsOwner {
+  /** Request r is answered `outcome` at t (Retry-After or pushback hint `retryAfterMs`; NaN: none). */
+  answer(r: number, outcome: OutcomeCode, retryAfterMs: number, t: number): void;
+  /** Request r is lost at t (a crash, an outage, an expired request dropped): nobody answers it. */
+  lose(r: number, t: number): void;
+  /** Backend b crashes at t (its queue passed the crash threshold) and restarts after `restartMs`. */
+  crash(b: number, t: number, restartMs: number): void;
+}
+
+/** What {@link Backends.triage} decides: the outcome answered at once, or {@link NEEDS_SLOT} / {@link DELAYED_ANSWER}. */
+export type Verdict = OutcomeCode | typeof NEEDS_SLOT | typeof DELAYED_ANSWER;
+
 /**
  * What each backend of a farm does with the requests it is given (docs/concepts.md, "The model"): per-backend
  * state in typed arrays (workers, queue and discipline, service time, degradation, the capacity
  * schedule, faults), the triage of an arriving request (down, a fault, invalid input, the
- * server-side defences of {@link OverloadDefences}), service, the queue and its drops. The leaf
- * contract, the load balancer and the backends' availability (outages, crashes) are the
- * {@link ServerFarm}'s, which extends this class and supplies where an answer or a loss goes.
+ * server-side defences of {@link OverloadDefences}), service, the queue and its drops. The farm
+ * (`ServerFarm`) holds one: it keeps the leaf contract, the load balancer and the backends'
+ * availability (it owns the `down` flags read here), and is told of every answer, loss and crash
+ * through {@link BackendsOwner}.
  */
-export abstract class Backends {
+export class Backends {
   /** The number of backends. */
   readonly n: number;
-  protected readonly specs: ServerLeaf[];
-  protected readonly sim: Simulator;
-  protected readonly req: RequestTable;
-  protected readonly host: LeafHost;
-  protected readonly kindBase: number;
+  /** The backends' specifications, by index. */
+  readonly specs: ServerLeaf[];
+  private readonly sim: Simulator;
+  private readonly req: RequestTable;
+  private readonly host: LeafHost;
+  private readonly owner: BackendsOwner;
+  private readonly kindBase: number;
   private readonly uFaults: Uniform;
 
   // Per backend.
-  protected readonly queues: IntDeque[];
-  protected readonly busy: Int32Array;
-  protected readonly cancelledInQueue: Int32Array;
-  protected readonly baseConcurrency: Float64Array;
+  private readonly queues: IntDeque[];
+  private readonly busy: Int32Array;
+  private readonly cancelledInQueue: Int32Array;
+  /** Per backend: its workers (`concurrency`; Infinity: unlimited) outside capacity windows. */
+  readonly baseConcurrency: Float64Array;
   private readonly capacityNow: Float64Array;
   private readonly queueLimit: Float64Array;
   private readonly activeWindows: number[][];
-  protected readonly down: Uint8Array;
-  private readonly samplers: Sampler[];
-  /** The samplers of handlers' `work` steps ({@link registerWork}); request column `work` k > 0 draws from entry k - 1. */
-  private readonly workSamplers: Sampler[] = [];
-  private readonly workNames = new Set<string>();
-  private readonly seed: number;
-  /**
-   * Per backend with a constant service time: the event queue's lane for its completions (-1:
-   * none). Services that start in time order and last the same end in time order; backends with
-   * the same constant share a lane.
-   */
-  private readonly serviceLane: Int32Array;
+  /** Per backend: 1 while it is down (the farm's array: it sets it, triage reads it). */
+  private readonly down: Uint8Array;
+  /** Service times: the backends' own, handlers' `work` steps', degradation. */
+  readonly times: ServiceTimes;
   private readonly faultLatency: Array<Array<Sampler | null>>;
-  protected readonly defences: OverloadDefences;
+  /** The server-side defences (utilisation shedding, adaptive concurrency, CoDel). */
+  readonly defences: OverloadDefences;
 
   /** What the farm measures. */
-  protected readonly stats: FarmStats;
+  readonly stats: FarmStats;
   /** Some backend can answer a request on arrival without serving it (faults, outages, crashes, shedding, a bounded queue). */
-  protected mayRefuse: boolean;
+  readonly mayRefuse: boolean;
 
-  constructor(specs: ServerLeaf[], ctx: LeafContext) {
+  /** Backends `specs` in `ctx`, down while `down[b]` is 1, reporting answers, losses and crashes to `owner`. */
+  constructor(specs: ServerLeaf[], ctx: LeafContext, down: Uint8Array, owner: BackendsOwner) {
     const { sim, req, host, seed, binMs, startMs } = ctx;
     this.sim = sim;
     this.req = req;
     this.host = host;
+    this.owner = owner;
     this.kindBase = ctx.kindBase;
-    this.seed = seed;
     this.specs = specs;
     const n = specs.length;
     this.n = n;
     this.uFaults = streamIf(specs.some((b) => b.faults.length > 0), seed, 'faults');
-    const uService = stream(seed, 'service');
     const uFaultLatency = streamIf(specs.some((b) => b.faults.some((f) => f.latencyMs !== undefined)), seed, 'fault-latency');
-
     this.queues = specs.map(() => new IntDeque(64));
     this.busy = new Int32Array(n);
     this.cancelledInQueue = new Int32Array(n);
@@ -103,75 +120,23 @@ export abstract class Backends {
     this.capacityNow = Float64Array.from(this.baseConcurrency);
     this.queueLimit = Float64Array.from(specs, (s) => (s.queueLimit === 'unlimited' ? Infinity : s.queueLimit));
     this.activeWindows = specs.map(() => []);
-    this.down = new Uint8Array(n);
+    this.down = down;
     this.defences = new OverloadDefences(specs, this.busy, this.baseConcurrency, startMs);
-    this.samplers = specs.map((s) => makeSampler(s.serviceMs, uService));
-    const laneOf = new Map<number, number>();
-    this.serviceLane = Int32Array.from(specs, (s) => {
-      if (s.serviceMs.dist !== 'constant') return -1;
-      const v = s.serviceMs.value;
-      let lane = laneOf.get(v);
-      if (lane === undefined) laneOf.set(v, (lane = sim.addLane()));
-      return lane;
-    });
+    this.times = new ServiceTimes(specs, sim, seed);
     this.faultLatency = specs.map((s) => s.faults.map((f) => (f.latencyMs ? makeSampler(f.latencyMs, uFaultLatency) : null)));
-    this.mayRefuse = specs.some(
-      (s) =>
-        s.faults.length > 0 ||
-        (s.outages?.length ?? 0) > 0 ||
-        s.crash !== undefined ||
-        s.shedUtilization !== undefined ||
-        s.adaptiveConcurrency !== undefined ||
-        s.queueLimit !== 'unlimited',
-    );
+    this.mayRefuse = specs.some(mayRefuse);
     this.stats = new FarmStats(n, binMs, startMs, ctx.binCounts === true, this.baseConcurrency.reduce((x, y) => x + y, 0));
   }
 
-  /**
-   * Register the service time of a handler's `work` step (once per step, before the run): returns
-   * the value of request column `work` that makes a request's service draw from it instead of its
-   * backend's own `serviceMs`. Each step draws from its own stream, named by `name` (unique per
-   * farm, e.g. `endpoint/step`), so the backends' `service` stream and every other step's draws are
-   * the same whatever else is registered or run. A backend's degradation applies to these draws too.
-   */
-  registerWork(serviceMs: Dist, name: string): number {
-    if (this.workNames.has(name)) throw new Error(`internal: work sampler ${name} registered twice`);
-    this.workNames.add(name);
-    this.workSamplers.push(makeSampler(serviceMs, serviceMs.dist === 'constant' ? notDrawn : stream(this.seed, 'work', name)));
-    return this.workSamplers.length;
+  /** A service time on backend b at its current load, from `work`'s sampler ({@link ServiceTimes.draw}). */
+  serviceTime(b: number, work: number): number {
+    return this.times.draw(b, work, this.busy[b]!);
   }
-
-  /**
-   * A service time on backend b at its current load: a draw from `work`'s sampler (0: the backend's
-   * own `serviceMs`, from the `service` stream), degraded as the backend's degradation says.
-   */
-  protected serviceTime(b: number, work: number): number {
-    const d = work === 0 ? (this.samplers[b] as Sampler).sample() : (this.workSamplers[work - 1] as Sampler).sample();
-    return (this.specs[b] as ServerLeaf).degradation === undefined ? d : this.degraded(b, d);
-  }
-
-  /** Service time `d` on backend b as its degradation makes it at the current load. */
-  private degraded(b: number, d: number): number {
-    const deg = (this.specs[b] as ServerLeaf).degradation;
-    if (deg === undefined) return d;
-    const busy = this.busy[b] as number;
-    if (deg.kind === 'linear') return d + deg.perInFlightMs * busy;
-    return busy > deg.inFlightAbove ? d * deg.factor : d;
-  }
-
-  /** Request r is answered: its backend is settled, and the answer goes back to the caller. */
-  protected abstract answer(r: number, outcome: number, ra: number, t: number): void;
-
-  /** Request r is lost (a crash, an expired request dropped): its backend counts a failure, and nobody answers. */
-  protected abstract lose(r: number, t: number): void;
-
-  /** Backend b crashes at t (its queue passed the crash threshold) and restarts after `restartMs`. */
-  protected abstract crash(b: number, t: number, restartMs: number): void;
 
   /** The status a refusing backend answers: "overloaded; don't retry" (Google SRE book ch. 21) or a 503, with a Retry-After or gRPC pushback hint. */
-  private refusal(b: number, s: ServerLeaf, t: number, ans: LeafAnswer): number {
+  private refusal(b: number, s: ServerLeaf, t: number, ans: LeafAnswer): OutcomeCode {
     if (t >= 0) {
-      this.stats.shed[b] = (this.stats.shed[b] as number) + 1;
+      this.stats.shed[b]!++;
       this.stats.bin(FarmBin.SHED, t);
     }
     ans.retryAfterMs = s.pushbackMs ?? s.shedRetryAfterMs ?? NaN;
@@ -186,12 +151,12 @@ export abstract class Backends {
    * `ans`), {@link DELAYED_ANSWER} for a fault answered after its latency (see {@link delayAnswer})
    * or {@link NEEDS_SLOT} when the request is served or queued (see {@link admit}).
    */
-  protected triage(b: number, bad: boolean, t: number, ans: LeafAnswer): number {
+  triage(b: number, bad: boolean, t: number, ans: LeafAnswer): Verdict {
     const s = this.specs[b] as ServerLeaf;
     if (this.down[b] === 1) {
       // Connection refused: a fast failure, as a proxy reports it.
       if (t >= 0) {
-        this.stats.refused[b] = (this.stats.refused[b] as number) + 1;
+        this.stats.refused[b]!++;
         this.stats.bin(FarmBin.REFUSED, t);
       }
       ans.retryAfterMs = NaN;
@@ -204,27 +169,32 @@ export abstract class Backends {
     }
     if (bad) {
       if (t >= 0) {
-        this.stats.rejected[b] = (this.stats.rejected[b] as number) + 1;
+        this.stats.rejected[b]!++;
         this.stats.bin(FarmBin.REJECTED, t);
       }
       ans.retryAfterMs = NaN;
       return Outcome.S400;
     }
-    const busy = this.busy[b] as number;
-    const queued = (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number);
+    const busy = this.busy[b]!;
+    const queued = this.queued(b);
     const d = this.defences;
     if (d.hasShedUtil[b] === 1 && d.utilization(b, t) > (s.shedUtilization?.above as number)) return this.refusal(b, s, t, ans);
-    if (busy + queued >= (d.acLimit[b] as number)) {
+    if (busy + queued >= d.acLimit[b]!) {
       d.aimdDrop(b);
       return this.refusal(b, s, t, ans);
     }
-    if (busy < (this.capacityNow[b] as number) || queued < (this.queueLimit[b] as number)) return NEEDS_SLOT;
+    if (busy < this.capacityNow[b]! || queued < this.queueLimit[b]!) return NEEDS_SLOT;
     return this.refusal(b, s, t, ans);
   }
 
-  private faultAnswer(b: number, i: number, fault: ServerLeaf['faults'][number], t: number, ans: LeafAnswer): number {
+  /** The requests waiting in backend b's queue (those cancelled there not counted). */
+  private queued(b: number): number {
+    return (this.queues[b] as IntDeque).length - this.cancelledInQueue[b]!;
+  }
+
+  private faultAnswer(b: number, i: number, fault: ServerLeaf['faults'][number], t: number, ans: LeafAnswer): Verdict {
     if (t >= 0) {
-      this.stats.faulted[b] = (this.stats.faulted[b] as number) + 1;
+      this.stats.faulted[b]!++;
       this.stats.bin(FarmBin.FAULTED, t);
     }
     const outcome = statusOutcome(fault.status);
@@ -240,7 +210,7 @@ export abstract class Backends {
   }
 
   /** After {@link triage} said {@link DELAYED_ANSWER}: request r is answered after the fault's latency. */
-  protected delayAnswer(r: number, ans: LeafAnswer, t: number): void {
+  delayAnswer(r: number, ans: LeafAnswer, t: number): void {
     const req = this.req;
     req.state[r] = R_DELAYED;
     req.outcome[r] = ans.delayedOutcome;
@@ -248,35 +218,36 @@ export abstract class Backends {
     this.sim.at(t + ans.delayMs, this.kindBase + FarmKind.FAULT_ANSWER, r, req.timers.arm(r));
   }
 
-  /** After {@link triage} said {@link NEEDS_SLOT}: request r starts service, or waits in the queue. */
-  protected admit(r: number, b: number, t: number): void {
+  /** After {@link triage} said {@link NEEDS_SLOT}: request r starts service on backend b, or waits in its queue. */
+  admit(r: number, b: number, t: number): void {
     const s = this.specs[b] as ServerLeaf;
     this.req.enqueuedAt[r] = t;
-    const queued = (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number);
-    if ((this.busy[b] as number) < (this.capacityNow[b] as number)) {
+    const queued = this.queued(b);
+    if (this.busy[b]! < this.capacityNow[b]!) {
       this.startService(r, b, t);
       return;
     }
     this.req.state[r] = R_QUEUED;
     (this.queues[b] as IntDeque).pushBack(r);
     this.noteQueue(b, t, 1);
-    if (s.crash && queued + 1 > s.crash.queueAbove) this.crash(b, t, s.crash.restartMs);
+    if (s.crash && queued + 1 > s.crash.queueAbove) this.owner.crash(b, t, s.crash.restartMs);
   }
 
-  protected noteQueue(b: number, t: number, delta: number): void {
-    this.stats.queueChanged(b, (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number), delta, t);
+  private noteQueue(b: number, t: number, delta: number): void {
+    this.stats.queueChanged(b, this.queued(b), delta, t);
   }
 
-  protected setBusy(b: number, delta: number, t: number): void {
+  private setBusy(b: number, delta: number, t: number): void {
     if (this.defences.hasShedUtil[b] === 1) this.defences.utilization(b, t);
-    this.busy[b] = (this.busy[b] as number) + delta;
-    this.stats.busyChanged(b, this.busy[b] as number, delta, t);
+    const busy = this.busy[b]! + delta;
+    this.busy[b] = busy;
+    this.stats.busyChanged(b, busy, delta, t);
   }
 
   /** Request r starts service on backend b: its completion is scheduled (a handler's request: {@link startHandlerService}). */
   private startService(r: number, b: number, t: number): void {
     const req = this.req;
-    const work = req.work[r] as number;
+    const work = req.work[r]!;
     if (work !== 0) {
       this.startHandlerService(r, b, work, t);
       return;
@@ -286,7 +257,7 @@ export abstract class Backends {
     req.state[r] = R_SERVICE;
     req.serviceStart[r] = t;
     req.serviceMs[r] = d;
-    this.sim.atInLane(this.serviceLane[b] as number, t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
+    this.sim.atInLane(this.times.lane[b]!, t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
   }
 
   /**
@@ -310,10 +281,23 @@ export abstract class Backends {
     this.sim.at(t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
   }
 
-  protected serviceDone(r: number, t: number): void {
-    const b = this.req.backend[r] as number;
-    this.workerDone(r, b, this.req.serviceMs[r] as number, t);
-    this.answer(r, Outcome.SUCCESS, NaN, t);
+  /**
+   * A `work` step of held request r (it holds its worker, `ServerFarm.runHeldWork`) starts on that
+   * worker at t with no queueing: its service time is drawn and its end scheduled. Returns the service time.
+   */
+  startHeldWork(r: number, work: number, t: number): number {
+    const req = this.req;
+    if (req.state[r] !== R_SERVICE || req.work[r] !== WORK_HOLD) throw new Error(`internal: request ${r} holds no worker`);
+    const d = this.serviceTime(req.backend[r]!, work);
+    this.sim.at(t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
+    return d;
+  }
+
+  /** Request r's service ends at t: its worker is free, it is answered success, and the backend's queue moves on. */
+  serviceDone(r: number, t: number): void {
+    const b = this.req.backend[r]!;
+    this.workerDone(r, b, this.req.serviceMs[r]!, t);
+    this.owner.answer(r, Outcome.SUCCESS, NaN, t);
     this.pump(b, t);
   }
 
@@ -325,7 +309,7 @@ export abstract class Backends {
   private workerDone(r: number, b: number, workMs: number, t: number): void {
     this.setBusy(b, -1, t);
     if (t >= 0) {
-      this.stats.served[b] = (this.stats.served[b] as number) + 1;
+      this.stats.served[b]!++;
       this.stats.bin(FarmBin.SERVED, t);
       if (!this.host.stillWanted(r)) this.wastedWork(b, workMs, t);
     }
@@ -334,14 +318,14 @@ export abstract class Backends {
 
   /** `workMs` of work done on backend b at t >= 0 for a request nothing waits for any more. */
   private wastedWork(b: number, workMs: number, t: number): void {
-    this.stats.wasted[b] = (this.stats.wasted[b] as number) + workMs;
+    this.stats.wasted[b]! += workMs;
     this.stats.bin(FarmBin.WASTED, t, workMs);
   }
 
   /** The adaptive concurrency limit of backend b takes request r's latency at t as a sample. */
   private adaptiveSample(r: number, b: number, t: number): void {
-    const inflight = (this.busy[b] as number) + (this.queues[b] as IntDeque).length - (this.cancelledInQueue[b] as number) + 1;
-    this.defences.concurrencySample(b, t - (this.req.enqueuedAt[r] as number), inflight, t);
+    const inflight = this.busy[b]! + this.queued(b) + 1;
+    this.defences.concurrencySample(b, t - this.req.enqueuedAt[r]!, inflight, t);
   }
 
   /**
@@ -349,26 +333,57 @@ export abstract class Backends {
    * served, its whole holding time is busy time (and wasted work when nothing waits for r any
    * more), r goes to state R_HANDLER, and the backend's queue is pumped.
    */
-  protected releaseHeld(r: number, t: number): void {
+  releaseHeld(r: number, t: number): void {
     const req = this.req;
     if (req.state[r] !== R_SERVICE || req.work[r] !== WORK_HOLD) throw new Error(`internal: request ${r} holds no worker`);
-    const b = req.backend[r] as number;
+    const b = req.backend[r]!;
     req.state[r] = R_HANDLER;
-    this.workerDone(r, b, t - (req.serviceStart[r] as number), t);
+    this.workerDone(r, b, t - req.serviceStart[r]!, t);
     this.pump(b, t);
   }
 
+  /**
+   * Request r is withdrawn at t (cancellation): its queue place is left (cancelled there) or its
+   * worker freed (its work so far wasted); a request elsewhere is released at once.
+   */
+  withdraw(r: number, t: number): void {
+    const req = this.req;
+    const b = req.backend[r]!;
+    switch (req.state[r]) {
+      case R_QUEUED:
+        req.state[r] = R_CANCELLED;
+        req.timers.cancel(r);
+        this.cancelledInQueue[b]!++;
+        if (t >= 0) this.stats.cancelled++;
+        this.noteQueue(b, t, -1);
+        return;
+      case R_SERVICE:
+        this.setBusy(b, -1, t);
+        if (t >= 0) {
+          const workMs = t - req.serviceStart[r]!;
+          this.stats.wasted[b]! += workMs;
+          this.stats.bin(FarmBin.WASTED, t, workMs);
+          this.stats.cancelled++;
+        }
+        this.host.release(r);
+        this.pump(b, t);
+        return;
+      default:
+        this.host.release(r);
+    }
+  }
+
   /** Start queued requests while workers are free (FIFO front, LIFO back), dropping what must be dropped. */
-  protected pump(b: number, t: number): void {
+  private pump(b: number, t: number): void {
     const s = this.specs[b] as ServerLeaf;
     const q = this.queues[b] as IntDeque;
     const req = this.req;
     const lifo = s.discipline === 'lifo';
     const drops = this.defences.dropsQueued[b] === 1;
-    while ((this.busy[b] as number) < (this.capacityNow[b] as number) && q.length > 0) {
+    while (this.busy[b]! < this.capacityNow[b]! && q.length > 0) {
       const r = lifo ? q.popBack() : q.popFront();
       if (req.state[r] === R_CANCELLED) {
-        this.cancelledInQueue[b] = (this.cancelledInQueue[b] as number) - 1;
+        this.cancelledInQueue[b]!--;
         this.host.release(r);
         continue;
       }
@@ -381,23 +396,24 @@ export abstract class Backends {
   /** A request leaving the queue is dropped when expired (dropExpired) or failed fast by CoDel; true if so. */
   private dropQueued(r: number, b: number, s: ServerLeaf, t: number): boolean {
     const req = this.req;
-    if (s.dropExpired && (req.deadline[r] as number) <= t) {
-      if (t >= 0) {
-        this.stats.dropped[b] = (this.stats.dropped[b] as number) + 1;
-        this.stats.bin(FarmBin.DROPPED, t);
-      }
-      this.lose(r, t);
+    if (s.dropExpired && req.deadline[r]! <= t) {
+      this.countDropped(b, t);
+      this.owner.lose(r, t);
       return true;
     }
-    if (s.codel && this.defences.codelDrops(b, s.codel, t - (req.enqueuedAt[r] as number), t)) {
-      if (t >= 0) {
-        this.stats.dropped[b] = (this.stats.dropped[b] as number) + 1;
-        this.stats.bin(FarmBin.DROPPED, t);
-      }
-      this.answer(r, Outcome.S503, NaN, t);
+    if (s.codel && this.defences.codelDrops(b, s.codel, t - req.enqueuedAt[r]!, t)) {
+      this.countDropped(b, t);
+      this.owner.answer(r, Outcome.S503, NaN, t);
       return true;
     }
     return false;
+  }
+
+  private countDropped(b: number, t: number): void {
+    if (t >= 0) {
+      this.stats.dropped[b]!++;
+      this.stats.bin(FarmBin.DROPPED, t);
+    }
   }
 
   /**
@@ -412,28 +428,29 @@ export abstract class Backends {
     const req = this.req;
     const s = this.specs[b] as ServerLeaf;
     const ans = new LeafAnswer();
-    while (q.length - (this.cancelledInQueue[b] as number) > limit) {
+    while (this.queued(b) > limit) {
       const r = q.popBack();
       if (req.state[r] === R_CANCELLED) {
-        this.cancelledInQueue[b] = (this.cancelledInQueue[b] as number) - 1;
+        this.cancelledInQueue[b]!--;
         this.host.release(r);
         continue;
       }
       this.noteQueue(b, t, -1);
       const outcome = this.refusal(b, s, t, ans);
-      this.answer(r, outcome, ans.retryAfterMs, t);
+      this.owner.answer(r, outcome, ans.retryAfterMs, t);
     }
   }
 
-  protected capacityChange(b: number, i: number, starts: boolean, t: number): void {
+  /** Capacity window i of backend b starts (`starts`) or ends at t: its workers become the smallest of the active windows'. */
+  capacityChange(b: number, i: number, starts: boolean, t: number): void {
     const s = this.specs[b] as ServerLeaf;
-    const active = this.activeWindows[b] as number[];
+    const active = this.activeWindows[b]!;
     if (starts) active.push(i);
     else {
       const at = active.indexOf(i);
       if (at >= 0) active.splice(at, 1);
     }
-    let c = this.baseConcurrency[b] as number;
+    let c = this.baseConcurrency[b]!;
     if (active.length > 0) {
       c = Infinity;
       for (const w of active) c = Math.min(c, (s.capacity[w] as { concurrency: number }).concurrency);
@@ -441,5 +458,40 @@ export abstract class Backends {
     this.capacityNow[b] = c;
     if (this.stats.bins !== null) this.stats.workersChanged(this.capacityNow.reduce((x, y) => x + y, 0), t);
     this.pump(b, t);
+  }
+
+  /**
+   * Backend b goes down at t (the farm has set its `down` flag): every request it holds, queued,
+   * in service or holding a worker, is lost (`BackendsOwner.lose`; their callers time out).
+   */
+  loseAll(b: number, t: number): void {
+    const req = this.req;
+    const q = this.queues[b] as IntDeque;
+    let lostQueued = 0;
+    while (q.length > 0) {
+      const r = q.popFront();
+      if (req.state[r] !== R_CANCELLED) {
+        lostQueued++;
+        this.countLost(b, t);
+        this.owner.lose(r, t);
+      } else this.host.release(r);
+    }
+    this.cancelledInQueue[b] = 0;
+    if (lostQueued > 0) this.noteQueue(b, t, -lostQueued);
+    // In-service requests: find them by scanning (a crash is rare).
+    for (let r = 0; r < req.next; r++) {
+      if (req.state[r] === R_SERVICE && req.backend[r] === b) {
+        this.setBusy(b, -1, t);
+        this.countLost(b, t);
+        this.owner.lose(r, t);
+      }
+    }
+  }
+
+  private countLost(b: number, t: number): void {
+    if (t >= 0) {
+      this.stats.lost[b]!++;
+      this.stats.bin(FarmBin.LOST, t);
+    }
   }
 }

@@ -81,7 +81,7 @@ export class FarmStats {
     this.gQueue[b]?.set(t, q);
     this.queueTotal += delta;
     this.gQueueTotal.set(t, this.queueTotal);
-    if (t >= 0 && q > (this.maxQueue[b] as number)) this.maxQueue[b] = q;
+    if (t >= 0 && q > this.maxQueue[b]!) this.maxQueue[b] = q;
   }
 
   /** Backend b has `busy` workers busy now (changed by `delta`). */
@@ -109,7 +109,7 @@ export class FarmStats {
       concurrency,
       meanBusy: this.gBusyTotal.mean(),
       wastedWorkMs: sum(this.wasted),
-      maxQueue: this.n === 1 ? (this.maxQueue[0] as number) : this.gQueueTotal.max,
+      maxQueue: this.n === 1 ? this.maxQueue[0]! : this.gQueueTotal.max,
       served: sum(this.served),
       shed: sum(this.shed),
       dropped: sum(this.dropped),
@@ -125,25 +125,25 @@ export class FarmStats {
   /** Per-backend counters. */
   backendStats(baseConcurrency: Float64Array, lb: LoadBalancer, clusterNames: string[]): BackendStats[] {
     return Array.from({ length: this.n }, (_, b) => {
-      const c = lb.clusterOf[b] as number;
-      const cap = baseConcurrency[b] as number;
+      const c = lb.clusterOf[b]!;
+      const cap = baseConcurrency[b]!;
       const meanBusy = this.n === 1 ? this.gBusyTotal.mean() : (this.gBusy[b]?.mean() ?? NaN);
       return {
         cluster: clusterNames[c] as string,
-        index: b - (lb.clusterStart[c] as number),
+        index: b - lb.clusterStart[c]!,
         utilization: Number.isFinite(cap) && Number.isFinite(meanBusy) ? meanBusy / cap : null,
         meanBusy,
-        maxQueue: this.maxQueue[b] as number,
-        served: this.served[b] as number,
-        shed: this.shed[b] as number,
-        dropped: this.dropped[b] as number,
-        refused: this.refused[b] as number,
-        faulted: this.faulted[b] as number,
-        rejected: this.rejected[b] as number,
-        lost: this.lost[b] as number,
-        crashes: this.crashes[b] as number,
-        ejections: lb.ejections[b] as number,
-        wastedWorkMs: this.wasted[b] as number,
+        maxQueue: this.maxQueue[b]!,
+        served: this.served[b]!,
+        shed: this.shed[b]!,
+        dropped: this.dropped[b]!,
+        refused: this.refused[b]!,
+        faulted: this.faulted[b]!,
+        rejected: this.rejected[b]!,
+        lost: this.lost[b]!,
+        crashes: this.crashes[b]!,
+        ejections: lb.ejections[b]!,
+        wastedWorkMs: this.wasted[b]!,
       };
     });
   }

@@ -158,7 +158,7 @@ export class LoadBalancer {
 
   /** Healthy share of a cluster, as the load balancer sees it. */
   private healthyShare(c: number): number {
-    return (this.eligibleIn[c] as number) / (this.clusterSize[c] as number);
+    return this.eligibleIn[c]! / this.clusterSize[c]!;
   }
 
   /**
@@ -183,7 +183,7 @@ export class LoadBalancer {
     if (total <= 0) return 0;
     let u = this.uLb() * total;
     for (let c = 0; c < nc; c++) {
-      u -= loads[c] as number;
+      u -= loads[c]!;
       if (u < 0) return c;
     }
     return nc - 1;
@@ -199,8 +199,8 @@ export class LoadBalancer {
 
   private pickAmong(avoid: Int32Array | null, avoidFrom: number, avoidCount: number): number {
     const c = this.pickCluster();
-    const start = this.clusterStart[c] as number;
-    const size = this.clusterSize[c] as number;
+    const start = this.clusterStart[c]!;
+    const size = this.clusterSize[c]!;
     // Panic (balance over every backend, healthy or not) only when failover cannot place all the traffic.
     const panic =
       (this.clusterSize.length === 1 || this.failoverShort) && this.healthyShare(c) * 100 < (this.pool as PoolLeaf).panicThresholdPercent;
@@ -221,7 +221,7 @@ export class LoadBalancer {
 
   /** How many backends of the cluster at `start` are acceptable (counted without a scan when none is avoided). */
   private acceptableCount(start: number, size: number, panic: boolean, avoid: Int32Array | null, avoidFrom: number, avoidCount: number): number {
-    if (avoid === null || avoidCount === 0) return panic ? size : (this.eligibleIn[this.clusterOf[start] as number] as number);
+    if (avoid === null || avoidCount === 0) return panic ? size : this.eligibleIn[this.clusterOf[start]!]!;
     let count = 0;
     for (let b = start; b < start + size; b++) if (this.acceptable(b, panic, avoid, avoidFrom, avoidCount)) count++;
     return count;
@@ -245,8 +245,8 @@ export class LoadBalancer {
   private chooseAny(start: number, size: number): number {
     switch (this.lb) {
       case LB_ROUND_ROBIN: {
-        const c = this.clusterOf[start] as number;
-        const b = start + ((this.rrCluster[c] as number) % size);
+        const c = this.clusterOf[start]!;
+        const b = start + (this.rrCluster[c]! % size);
         this.rrCluster[c] = ((b - start + 1) % size) | 0;
         return b;
       }
@@ -254,13 +254,13 @@ export class LoadBalancer {
         return start + Math.floor(this.uLb() * size);
       case LB_LEAST: {
         let best = start;
-        for (let b = start + 1; b < start + size; b++) if ((this.outstanding[b] as number) < (this.outstanding[best] as number)) best = b;
+        for (let b = start + 1; b < start + size; b++) if (this.outstanding[b]! < this.outstanding[best]!) best = b;
         return best;
       }
       default: {
         const x = start + Math.floor(this.uLb() * size);
         const y = start + Math.floor(this.uLb() * size);
-        return (this.outstanding[y] as number) < (this.outstanding[x] as number) ? y : x;
+        return this.outstanding[y]! < this.outstanding[x]! ? y : x;
       }
     }
   }
@@ -268,9 +268,9 @@ export class LoadBalancer {
   private choose(start: number, size: number, panic: boolean, avoid: Int32Array | null, avoidFrom: number, avoidCount: number): number {
     switch (this.lb) {
       case LB_ROUND_ROBIN: {
-        const c = this.clusterOf[start] as number;
+        const c = this.clusterOf[start]!;
         for (let i = 0; i < size; i++) {
-          const b = start + ((this.rrCluster[c] as number) + i) % size;
+          const b = start + (this.rrCluster[c]! + i) % size;
           if (this.acceptable(b, panic, avoid, avoidFrom, avoidCount)) {
             this.rrCluster[c] = ((b - start + 1) % size) | 0;
             return b;
@@ -286,7 +286,7 @@ export class LoadBalancer {
       case LB_LEAST: {
         let best = -1;
         for (let b = start; b < start + size; b++) {
-          if (this.acceptable(b, panic, avoid, avoidFrom, avoidCount) && (best < 0 || (this.outstanding[b] as number) < (this.outstanding[best] as number))) best = b;
+          if (this.acceptable(b, panic, avoid, avoidFrom, avoidCount) && (best < 0 || this.outstanding[b]! < this.outstanding[best]!)) best = b;
         }
         return best;
       }
@@ -296,28 +296,28 @@ export class LoadBalancer {
         if (count === 0) return -1;
         const x = this.nthAcceptable(Math.floor(this.uLb() * count), start, size, panic, avoid, avoidFrom, avoidCount);
         const y = this.nthAcceptable(Math.floor(this.uLb() * count), start, size, panic, avoid, avoidFrom, avoidCount);
-        return (this.outstanding[y] as number) < (this.outstanding[x] as number) ? y : x;
+        return this.outstanding[y]! < this.outstanding[x]! ? y : x;
       }
     }
   }
 
   /** A request was sent to backend b (counted as outstanding until settled). */
   sent(b: number): void {
-    this.outstanding[b] = (this.outstanding[b] as number) + 1;
+    this.outstanding[b] = this.outstanding[b]! + 1;
   }
 
   /** The load balancer's view of a finished request: outstanding counts and outlier detection. */
   settle(b: number, failed: boolean, t: number): void {
-    this.outstanding[b] = (this.outstanding[b] as number) - 1;
+    this.outstanding[b] = this.outstanding[b]! - 1;
     const od = this.pool?.outlierDetection;
     if (!od) return;
-    this.intervalRequests[b] = (this.intervalRequests[b] as number) + 1;
+    this.intervalRequests[b] = this.intervalRequests[b]! + 1;
     if (!failed) {
       this.consecutiveFailures[b] = 0;
       return;
     }
-    this.intervalFailures[b] = (this.intervalFailures[b] as number) + 1;
-    const k = (this.consecutiveFailures[b] as number) + 1;
+    this.intervalFailures[b] = this.intervalFailures[b]! + 1;
+    const k = this.consecutiveFailures[b]! + 1;
     this.consecutiveFailures[b] = k;
     if (k >= od.consecutiveFailures) this.eject(b, t);
   }
@@ -331,9 +331,9 @@ export class LoadBalancer {
     this.ejected[b] = 1;
     this.ejectedNow++;
     this.consecutiveFailures[b] = 0;
-    const count = (this.ejectionCount[b] as number) + 1;
+    const count = this.ejectionCount[b]! + 1;
     this.ejectionCount[b] = count;
-    if (t >= 0) this.ejections[b] = (this.ejections[b] as number) + 1;
+    if (t >= 0) this.ejections[b] = this.ejections[b]! + 1;
     this.sim.at(t + Math.min(od.maxEjectionMs, od.baseEjectionMs * count), this.kindBase + LB_UNEJECT, b, count);
     this.noteHealth(t);
   }
@@ -342,8 +342,8 @@ export class LoadBalancer {
     const od = this.pool?.outlierDetection;
     if (!od || od.failurePercentThreshold === undefined) return;
     for (let b = 0; b < this.n; b++) {
-      const req = this.intervalRequests[b] as number;
-      if (req >= od.minRequests && (100 * (this.intervalFailures[b] as number)) / req >= od.failurePercentThreshold) this.eject(b, t);
+      const req = this.intervalRequests[b]!;
+      if (req >= od.minRequests && (100 * this.intervalFailures[b]!) / req >= od.failurePercentThreshold) this.eject(b, t);
       this.intervalRequests[b] = 0;
       this.intervalFailures[b] = 0;
     }
@@ -352,8 +352,8 @@ export class LoadBalancer {
   /** Recount the eligible backends of each cluster and follow health into the series (after any change). */
   noteHealth(t: number): void {
     for (let c = 0; c < this.clusterSize.length; c++) {
-      const start = this.clusterStart[c] as number;
-      const size = this.clusterSize[c] as number;
+      const start = this.clusterStart[c]!;
+      const size = this.clusterSize[c]!;
       let h = 0;
       for (let b = start; b < start + size; b++) if (this.eligible(b)) h++;
       this.eligibleIn[c] = h;

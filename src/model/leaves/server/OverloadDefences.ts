@@ -50,21 +50,21 @@ export class OverloadDefences {
   /** The busy fraction of backend b, an EWMA over shedUtilization.windowMs (time-weighted), brought up to t. */
   utilization(b: number, t: number): number {
     const w = (this.specs[b] as ServerLeaf).shedUtilization?.windowMs as number;
-    const dt = t - (this.utilAt[b] as number);
-    const cap = this.baseConcurrency[b] as number;
-    const now = Number.isFinite(cap) ? (this.busy[b] as number) / cap : 0;
+    const dt = t - this.utilAt[b]!;
+    const cap = this.baseConcurrency[b]!;
+    const now = Number.isFinite(cap) ? this.busy[b]! / cap : 0;
     if (dt > 0) {
       const alpha = 1 - Math.exp(-dt / w);
-      this.utilEwma[b] = (this.utilEwma[b] as number) + alpha * (now - (this.utilEwma[b] as number));
+      this.utilEwma[b] = this.utilEwma[b]! + alpha * (now - this.utilEwma[b]!);
       this.utilAt[b] = t;
     }
-    return this.utilEwma[b] as number;
+    return this.utilEwma[b]!;
   }
 
   /** A request was refused at the adaptive limit: an AIMD limit backs off. */
   aimdDrop(b: number): void {
     const ac = this.specs[b]?.adaptiveConcurrency;
-    if (ac?.kind === 'aimd') this.acLimit[b] = Math.max(ac.minLimit, (this.acLimit[b] as number) * ac.backoffRatio);
+    if (ac?.kind === 'aimd') this.acLimit[b] = Math.max(ac.minLimit, this.acLimit[b]! * ac.backoffRatio);
   }
 
   /** A request finished service after `rtt` ms (queue included), with `inflight` requests at the backend. */
@@ -72,30 +72,30 @@ export class OverloadDefences {
     const ac = this.specs[b]?.adaptiveConcurrency as AdaptiveConcurrencySpec;
     if (ac.kind === 'aimd') {
       // Netflix concurrency-limits AIMDLimit: a drop (here: slower than timeoutMs) backs off; a success while at least half the limit is in use adds 1.
-      const limit = this.acLimit[b] as number;
+      const limit = this.acLimit[b]!;
       if (rtt > ac.timeoutMs) this.acLimit[b] = Math.max(ac.minLimit, limit * ac.backoffRatio);
       else if (inflight * 2 >= limit) this.acLimit[b] = Math.min(ac.maxLimit, limit + 1);
       return;
     }
-    if (t - (this.acMinRttAt[b] as number) > ac.minRttWindowMs) {
+    if (t - this.acMinRttAt[b]! > ac.minRttWindowMs) {
       this.acMinRtt[b] = Infinity;
       this.acMinRttAt[b] = t;
     }
-    if (rtt < (this.acMinRtt[b] as number)) this.acMinRtt[b] = rtt;
-    this.acSampleSum[b] = (this.acSampleSum[b] as number) + rtt;
-    this.acSampleCount[b] = (this.acSampleCount[b] as number) + 1;
+    if (rtt < this.acMinRtt[b]!) this.acMinRtt[b] = rtt;
+    this.acSampleSum[b] = this.acSampleSum[b]! + rtt;
+    this.acSampleCount[b] = this.acSampleCount[b]! + 1;
   }
 
   /** Gradient controller step (Envoy adaptive concurrency): limit x clamp(minRtt / sampleRtt) + sqrt(limit), smoothed. */
   gradientSample(b: number): void {
     const ac = this.specs[b]?.adaptiveConcurrency;
-    const count = this.acSampleCount[b] as number;
+    const count = this.acSampleCount[b]!;
     if (ac?.kind !== 'gradient' || count === 0) return;
-    const sample = (this.acSampleSum[b] as number) / count;
+    const sample = this.acSampleSum[b]! / count;
     this.acSampleSum[b] = 0;
     this.acSampleCount[b] = 0;
-    const minRtt = this.acMinRtt[b] as number;
-    const limit = this.acLimit[b] as number;
+    const minRtt = this.acMinRtt[b]!;
+    const limit = this.acLimit[b]!;
     const gradient = Math.min(2, Math.max(0.5, minRtt / sample));
     const target = limit * gradient + Math.sqrt(limit);
     const next = (1 - ac.smoothing) * limit + ac.smoothing * target;
@@ -109,12 +109,12 @@ export class OverloadDefences {
    * that waited more than a whole interval is.
    */
   codelDrops(b: number, c: { targetMs: number; intervalMs: number }, sojourn: number, t: number): boolean {
-    if (t >= (this.codelIntervalEnd[b] as number)) {
-      this.codelOverloaded[b] = (this.codelMinSojourn[b] as number) > c.targetMs ? 1 : 0;
+    if (t >= this.codelIntervalEnd[b]!) {
+      this.codelOverloaded[b] = this.codelMinSojourn[b]! > c.targetMs ? 1 : 0;
       this.codelMinSojourn[b] = Infinity;
       this.codelIntervalEnd[b] = t + c.intervalMs;
     }
-    if (sojourn < (this.codelMinSojourn[b] as number)) this.codelMinSojourn[b] = sojourn;
+    if (sojourn < this.codelMinSojourn[b]!) this.codelMinSojourn[b] = sojourn;
     return sojourn > (this.codelOverloaded[b] === 1 ? c.targetMs : c.intervalMs);
   }
 }

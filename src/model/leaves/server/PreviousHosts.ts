@@ -29,13 +29,13 @@ export class PreviousHosts {
   /** How many backends frame f has tried (at most 4). */
   count(f: number): number {
     this.ensure(f);
-    return this.counts[f] as number;
+    return this.counts[f]!;
   }
 
   /** Frame f's attempt n went to backend b. */
   add(f: number, n: number, b: number): void {
     this.ensure(f);
-    const count = this.counts[f] as number;
+    const count = this.counts[f]!;
     this.hosts[f * 4 + (count < 4 ? count : (n - 1) % 4)] = b;
     if (count < 4) this.counts[f] = count + 1;
   }

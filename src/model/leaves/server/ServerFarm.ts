@@ -1,12 +1,14 @@
 import { Timers } from '../../../engine/timers.js';
+import type { Simulator } from '../../../engine/simulator.js';
 import * as outcomeModule from '../../../policy/outcome.js';
-import type { IntDeque } from '../../IntDeque.js';
+import type { OutcomeCode } from '../../../policy/outcome.js';
+import type { RequestTable } from '../../RequestTable.js';
 import * as requestTableModule from '../../RequestTable.js';
-import type { PoolLeaf, ServerLeaf } from '../../scenario.js';
+import type { Dist, PoolLeaf, ServerLeaf } from '../../scenario.js';
 import { streamIf } from '../../streams.js';
-import { LeafAnswer, type BackendStats, type Leaf, type LeafContext, type ServerSeries, type ServerTotals } from '../Leaf.js';
+import { LeafAnswer, type BackendStats, type Leaf, type LeafContext, type LeafHost, type ServerSeries, type ServerTotals } from '../Leaf.js';
 import * as leafModule from '../Leaf.js';
-import { Backends } from './Backends.js';
+import { Backends, type BackendsOwner } from './Backends.js';
 import * as backendsModule from './Backends.js';
 import type { FarmBinCounts } from './FarmBins.js';
 import * as farmBinsModule from './FarmBins.js';
@@ -18,7 +20,7 @@ import { PreviousHosts } from './PreviousHosts.js';
 const { FarmKind } = backendsModule;
 const { FarmBin } = farmBinsModule;
 const { Outcome } = outcomeModule;
-const { R_CANCELLED, R_QUEUED, R_SERVICE, WORK_HOLD } = requestTableModule;
+const { WORK_HOLD } = requestTableModule;
 const { DELAYED_ANSWER, NEEDS_SLOT } = leafModule;
 const { utilisation } = cascadeTimelineModule;
 
@@ -33,7 +35,7 @@ export interface FarmOptions {
   avoidHosts: boolean;
   /** The load balancer may take its shortcut (off in traced runs). */
   shortcuts: boolean;
-  /** Timed interventions may change the queue limits during the run ({@link Backends.setQueueLimit}): every arrival is triaged. */
+  /** Timed interventions may change the queue limits during the run ({@link ServerFarm.setQueueLimit}): every arrival is triaged. */
   limitsChange?: boolean;
 }
 
@@ -42,7 +44,7 @@ export interface FarmOptions {
  * timeouts): 500, 503, overloaded, timeouts, and 502, 504, resets, connection failures and refused
  * streams (the codes S502 to REFUSED_STREAM, which follow each other).
  */
-function isBackendFailure(outcome: number): boolean {
+function isBackendFailure(outcome: OutcomeCode): boolean {
   return outcome === Outcome.S500 || outcome === Outcome.S503 || outcome === Outcome.OVERLOADED || outcome === Outcome.TIMEOUT || (outcome >= Outcome.S502 && outcome <= Outcome.REFUSED_STREAM);
 }
 
@@ -51,14 +53,26 @@ function isBackendFailure(outcome: number): boolean {
  * (docs/concepts.md, "The model"). Each backend is a server of its own (workers, queue and discipline, service
  * time, degradation, capacity schedule, faults, outages, crashes, and the server-side defences of
  * `OverloadDefences`: shedding on queue length or utilisation, an adaptive concurrency limit, CoDel,
- * dropping expired requests); what a backend does with a request is {@link Backends}'. This class is
- * the leaf contract: the {@link LoadBalancer} picks the backend (Envoy's previous_hosts through
- * {@link PreviousHosts}), the farm's events are dispatched here, and backends go down and come up
- * (outages, crashes). Per-backend state lives in typed arrays.
+ * dropping expired requests). This class is the leaf contract: the {@link LoadBalancer} picks the
+ * backend (Envoy's previous_hosts through {@link PreviousHosts}), the farm's events are dispatched
+ * here, and backends go down and come up (outages, crashes). What a backend does with a request
+ * (triage, service, its queue, capacity) is its {@link Backends}', which tells the farm of every
+ * answer, loss and crash ({@link BackendsOwner}). Per-backend state lives in typed arrays.
  */
-export class ServerFarm extends Backends implements Leaf {
+export class ServerFarm implements Leaf, BackendsOwner {
   readonly answersAtOnce: boolean;
   readonly arrivesAhead = false;
+  /** The number of backends. */
+  readonly n: number;
+  private readonly backends: Backends;
+  private readonly sim: Simulator;
+  private readonly req: RequestTable;
+  private readonly host: LeafHost;
+  private readonly kindBase: number;
+  /** Per backend: 1 while it is down (an outage, a crash); read by the backends and the load balancer. */
+  private readonly down: Uint8Array;
+  /** A valid request may be answered on arrival (see {@link Backends.mayRefuse}; or queue limits change): every arrival is triaged. */
+  private readonly mayRefuse: boolean;
   private readonly clusterNames: string[];
   private readonly lb: LoadBalancer;
   /** The backends each last-layer frame tried (null unless the last layer avoids them). */
@@ -69,7 +83,14 @@ export class ServerFarm extends Backends implements Leaf {
 
   constructor(leaf: ServerLeaf | PoolLeaf, ctx: LeafContext, options: FarmOptions) {
     const clusters = leaf.kind === 'pool' ? leaf.clusters : [{ name: 'server', backends: [leaf] }];
-    super(clusters.flatMap((c) => c.backends), ctx);
+    const specs = clusters.flatMap((c) => c.backends);
+    this.n = specs.length;
+    this.sim = ctx.sim;
+    this.req = ctx.req;
+    this.host = ctx.host;
+    this.kindBase = ctx.kindBase;
+    this.down = new Uint8Array(this.n);
+    this.backends = new Backends(specs, ctx, this.down, this);
     this.clusterNames = clusters.map((c) => c.name);
     this.lb = new LoadBalancer(
       leaf.kind === 'pool' ? leaf : null,
@@ -84,7 +105,7 @@ export class ServerFarm extends Backends implements Leaf {
     );
     this.tried = options.avoidHosts ? new PreviousHosts() : null;
     this.restartTimers = new Timers(this.n);
-    if (options.limitsChange === true) this.mayRefuse = true;
+    this.mayRefuse = this.backends.mayRefuse || options.limitsChange === true;
     this.answersAtOnce = this.mayRefuse || options.badInput;
   }
 
@@ -92,7 +113,7 @@ export class ServerFarm extends Backends implements Leaf {
   start(t0: number): void {
     const sim = this.sim;
     const base = this.kindBase;
-    this.specs.forEach((s, b) => {
+    this.backends.specs.forEach((s, b) => {
       s.capacity.forEach((win, i) => {
         sim.at(Math.max(t0, win.atMs), base + FarmKind.CAPACITY, b * 1024 + i, 0);
         sim.at(Math.max(t0, win.atMs + win.durationMs), base + FarmKind.CAPACITY, b * 1024 + i, 1);
@@ -112,14 +133,14 @@ export class ServerFarm extends Backends implements Leaf {
       case FarmKind.SERVICE_DONE:
         if (this.req.timers.isLive(a, b)) {
           if (this.req.work[a] === WORK_HOLD) this.heldWorkDone(a, t);
-          else this.serviceDone(a, t);
+          else this.backends.serviceDone(a, t);
         }
         return true;
       case FarmKind.FAULT_ANSWER:
-        if (this.req.timers.isLive(a, b)) this.answer(a, this.req.outcome[a] as number, this.req.retryAfter[a] as number, t);
+        if (this.req.timers.isLive(a, b)) this.answer(a, this.req.outcome[a] as OutcomeCode, this.req.retryAfter[a]!, t);
         return true;
       case FarmKind.CAPACITY:
-        this.capacityChange(Math.floor(a / 1024), a % 1024, b === 0, t);
+        this.backends.capacityChange(Math.floor(a / 1024), a % 1024, b === 0, t);
         return active;
       case FarmKind.OUTAGE:
         if (b === 0) this.goDown(a, t);
@@ -129,8 +150,8 @@ export class ServerFarm extends Backends implements Leaf {
         if (this.restartTimers.isLive(a, b)) this.comeUp(a, t);
         return active;
       case FarmKind.AC_SAMPLE: {
-        this.defences.gradientSample(a);
-        const ac = this.specs[a]?.adaptiveConcurrency;
+        this.backends.defences.gradientSample(a);
+        const ac = this.backends.specs[a]?.adaptiveConcurrency;
         if (active && ac?.kind === 'gradient') this.sim.at(t + ac.sampleMs, this.kindBase + FarmKind.AC_SAMPLE, a, 0);
         return active;
       }
@@ -166,16 +187,16 @@ export class ServerFarm extends Backends implements Leaf {
 
   /** Request r reaches its backend. */
   arrive(r: number, t: number): void {
-    const b = this.req.backend[r] as number;
+    const b = this.req.backend[r]!;
     if (!this.mayRefuse && this.req.bad[r] === 0) {
       // Nothing can turn a valid request away: it is served or queued.
-      this.admit(r, b, t);
+      this.backends.admit(r, b, t);
       return;
     }
     const ans = this.scratch;
-    const o = this.triage(b, this.req.bad[r] === 1, t, ans);
-    if (o === NEEDS_SLOT) this.admit(r, b, t);
-    else if (o === DELAYED_ANSWER) this.delayAnswer(r, ans, t);
+    const o = this.backends.triage(b, this.req.bad[r] === 1, t, ans);
+    if (o === NEEDS_SLOT) this.backends.admit(r, b, t);
+    else if (o === DELAYED_ANSWER) this.backends.delayAnswer(r, ans, t);
     else this.answer(r, o, ans.retryAfterMs, t);
   }
 
@@ -186,9 +207,9 @@ export class ServerFarm extends Backends implements Leaf {
   arriveAtOnce(frame: number, attempt: number, bad: boolean, t: number, ans: LeafAnswer): boolean {
     const b = this.choose(frame, attempt);
     ans.backend = b;
-    const o = this.triage(b, bad, t, ans);
+    const o = this.backends.triage(b, bad, t, ans);
     ans.verdict = o;
-    if (o < 0) return false;
+    if (o === NEEDS_SLOT || o === DELAYED_ANSWER) return false;
     this.lb.sent(b);
     this.lb.settle(b, isBackendFailure(o), t);
     return true;
@@ -199,8 +220,8 @@ export class ServerFarm extends Backends implements Leaf {
     this.req.backend[r] = b;
     this.req.lbOpen[r] = 1;
     this.lb.sent(b);
-    if (ans.verdict === NEEDS_SLOT) this.admit(r, b, t);
-    else this.delayAnswer(r, ans, t);
+    if (ans.verdict === NEEDS_SLOT) this.backends.admit(r, b, t);
+    else this.backends.delayAnswer(r, ans, t);
   }
 
   arriveAhead(): void {
@@ -219,46 +240,24 @@ export class ServerFarm extends Backends implements Leaf {
   withdraw(r: number, t: number): void {
     this.settle(r, false, t);
     this.handlerAnswered(r, Outcome.SUCCESS, t);
-    const req = this.req;
-    const b = req.backend[r] as number;
-    switch (req.state[r]) {
-      case R_QUEUED:
-        req.state[r] = R_CANCELLED;
-        req.timers.cancel(r);
-        this.cancelledInQueue[b] = (this.cancelledInQueue[b] as number) + 1;
-        if (t >= 0) this.stats.cancelled++;
-        this.noteQueue(b, t, -1);
-        return;
-      case R_SERVICE:
-        this.setBusy(b, -1, t);
-        if (t >= 0) {
-          this.stats.wasted[b] = (this.stats.wasted[b] as number) + (t - (req.serviceStart[r] as number));
-          this.stats.bin(FarmBin.WASTED, t, t - (req.serviceStart[r] as number));
-          this.stats.cancelled++;
-        }
-        this.host.release(r);
-        this.pump(b, t);
-        return;
-      default:
-        this.host.release(r);
-    }
+    this.backends.withdraw(r, t);
   }
 
   /** Tell the load balancer that request r's backend is done with it (once). */
   private settle(r: number, failed: boolean, t: number): void {
     if (this.req.lbOpen[r] !== 1) return;
     this.req.lbOpen[r] = 0;
-    this.lb.settle(this.req.backend[r] as number, failed, t);
+    this.lb.settle(this.req.backend[r]!, failed, t);
   }
 
-  /** Request r is answered: its backend is settled, and the answer goes back to the caller. */
-  protected answer(r: number, outcome: number, ra: number, t: number): void {
+  /** Request r is answered: its backend is settled, and the answer goes back to the caller ({@link BackendsOwner}). */
+  answer(r: number, outcome: OutcomeCode, ra: number, t: number): void {
     this.settle(r, isBackendFailure(outcome), t);
     this.host.respond(r, outcome, ra, t);
   }
 
-  /** Request r is lost (a crash, an expired request dropped): its backend counts a failure, and nobody answers. */
-  protected lose(r: number, t: number): void {
+  /** Request r is lost (a crash, an expired request dropped): its backend counts a failure, and nobody answers ({@link BackendsOwner}). */
+  lose(r: number, t: number): void {
     this.settle(r, true, t);
     this.host.drop(r, t);
   }
@@ -297,10 +296,19 @@ export class ServerFarm extends Backends implements Leaf {
    * its request was lost (pass Outcome.TIMEOUT: its caller times out): the load balancer settles the
    * backend once (a 5xx, overloaded or timeout counts as its failure for outlier detection).
    */
-  handlerAnswered(r: number, outcome: number, t: number): void {
+  handlerAnswered(r: number, outcome: OutcomeCode, t: number): void {
     if (this.req.lbOpen[r] !== 2) return;
     this.req.lbOpen[r] = 0;
-    this.lb.settle(this.req.backend[r] as number, isBackendFailure(outcome), t);
+    this.lb.settle(this.req.backend[r]!, isBackendFailure(outcome), t);
+  }
+
+  /**
+   * Register the service time of a handler's `work` step (once per step, before the run): returns
+   * the value of request column `work` that makes a request's service draw from it
+   * (`ServiceTimes.registerWork`; `name`, unique per farm, names its random stream).
+   */
+  registerWork(serviceMs: Dist, name: string): number {
+    return this.backends.times.registerWork(serviceMs, name);
   }
 
   /**
@@ -311,7 +319,7 @@ export class ServerFarm extends Backends implements Leaf {
    * busy until {@link releaseWorker}.
    */
   drawServiceMs(b: number, work: number): number {
-    return this.serviceTime(b, work);
+    return this.backends.serviceTime(b, work);
   }
 
   /**
@@ -322,11 +330,7 @@ export class ServerFarm extends Backends implements Leaf {
    * then loses r (`LeafHost.drop`), as it loses any held request. Returns the service time.
    */
   runHeldWork(r: number, work: number, t: number): number {
-    const req = this.req;
-    if (req.state[r] !== R_SERVICE || req.work[r] !== WORK_HOLD) throw new Error(`internal: request ${r} holds no worker`);
-    const d = this.serviceTime(req.backend[r] as number, work);
-    this.sim.at(t + d, this.kindBase + FarmKind.SERVICE_DONE, r, req.timers.arm(r));
-    return d;
+    return this.backends.startHeldWork(r, work, t);
   }
 
   /** A held request's `work` step ({@link runHeldWork}) is done: it keeps its worker. */
@@ -342,7 +346,16 @@ export class ServerFarm extends Backends implements Leaf {
    * frees its worker there instead.
    */
   releaseWorker(r: number, t: number): void {
-    this.releaseHeld(r, t);
+    this.backends.releaseHeld(r, t);
+  }
+
+  /**
+   * Backend b's queue limit becomes `limit` at t (a timed intervention; Infinity: unlimited): what
+   * its queue holds beyond it is shed at once ({@link Backends.setQueueLimit}). The farm must have
+   * been built with `FarmOptions.limitsChange`.
+   */
+  setQueueLimit(b: number, limit: number, t: number): void {
+    this.backends.setQueueLimit(b, limit, t);
   }
 
   // ------------------------------------------------------------ outages, crashes
@@ -352,33 +365,7 @@ export class ServerFarm extends Backends implements Leaf {
     if (this.down[b] === 1) return;
     this.down[b] = 1;
     this.lb.downNow++;
-    const req = this.req;
-    const q = this.queues[b] as IntDeque;
-    let lostQueued = 0;
-    while (q.length > 0) {
-      const r = q.popFront();
-      if (req.state[r] !== R_CANCELLED) {
-        lostQueued++;
-        if (t >= 0) {
-          this.stats.lost[b] = (this.stats.lost[b] as number) + 1;
-          this.stats.bin(FarmBin.LOST, t);
-        }
-        this.lose(r, t);
-      } else this.host.release(r);
-    }
-    this.cancelledInQueue[b] = 0;
-    if (lostQueued > 0) this.noteQueue(b, t, -lostQueued);
-    // In-service requests: find them by scanning (a crash is rare).
-    for (let r = 0; r < req.next; r++) {
-      if (req.state[r] === R_SERVICE && req.backend[r] === b) {
-        this.setBusy(b, -1, t);
-        if (t >= 0) {
-          this.stats.lost[b] = (this.stats.lost[b] as number) + 1;
-          this.stats.bin(FarmBin.LOST, t);
-        }
-        this.lose(r, t);
-      }
-    }
+    this.backends.loseAll(b, t);
     this.lb.noteHealth(t);
   }
 
@@ -389,10 +376,12 @@ export class ServerFarm extends Backends implements Leaf {
     this.lb.noteHealth(t);
   }
 
-  protected crash(b: number, t: number, restartMs: number): void {
+  /** Backend b crashes at t (its queue passed the crash threshold): it goes down and restarts after `restartMs` ({@link BackendsOwner}). */
+  crash(b: number, t: number, restartMs: number): void {
+    const stats = this.backends.stats;
     if (t >= 0) {
-      this.stats.crashes[b] = (this.stats.crashes[b] as number) + 1;
-      this.stats.bin(FarmBin.CRASHES, t);
+      stats.crashes[b]!++;
+      stats.bin(FarmBin.CRASHES, t);
     }
     this.goDown(b, t);
     this.sim.at(t + restartMs, this.kindBase + FarmKind.RESTART, b, this.restartTimers.arm(b));
@@ -401,25 +390,25 @@ export class ServerFarm extends Backends implements Leaf {
   // ------------------------------------------------------------ results
 
   finish(endMs: number): void {
-    this.stats.finish(endMs);
+    this.backends.stats.finish(endMs);
     this.lb.finish(endMs);
   }
 
   totals(): ServerTotals {
-    return this.stats.totals(this.baseConcurrency);
+    return this.backends.stats.totals(this.backends.baseConcurrency);
   }
 
   backendStats(): BackendStats[] {
-    return this.stats.backendStats(this.baseConcurrency, this.lb, this.clusterNames);
+    return this.backends.stats.backendStats(this.backends.baseConcurrency, this.lb, this.clusterNames);
   }
 
   series(bins: number): ServerSeries {
-    return this.stats.series(bins, this.lb);
+    return this.backends.stats.series(bins, this.lb);
   }
 
   /** The counts per bin of the series' width over `bins` bins, and the mean workers available per bin (null unless `LeafContext.binCounts`). */
   binCounts(bins: number): { counts: FarmBinCounts; workers: number[] } | null {
-    const x = this.stats.bins;
+    const x = this.backends.stats.bins;
     return x === null ? null : { counts: x.toCounts(bins), workers: x.workers.binMeans(bins) };
   }
 
@@ -428,9 +417,10 @@ export class ServerFarm extends Backends implements Leaf {
    * available (0 without a finite number), and crashes (null unless `LeafContext.binCounts`).
    */
   timelineBins(bins: number): { utilisation: number[]; crashes: number[] } | null {
-    const x = this.stats.timelineBins ?? this.stats.bins;
+    const stats = this.backends.stats;
+    const x = stats.timelineBins ?? stats.bins;
     if (x === null) return null;
-    const busy = x.busy?.binMeans(bins) ?? this.stats.busyMeans(bins);
+    const busy = x.busy?.binMeans(bins) ?? stats.busyMeans(bins);
     return { utilisation: utilisation(busy, x.workers.binMeans(bins)), crashes: (x.counts[FarmBin.CRASHES] as BinnedSeries).toArray(bins) };
   }
 }
