@@ -58,7 +58,7 @@ export interface TuneReportInput {
     setFlags: string[];
     indistinguishableFrom: string[];
     notSeparatedFrom: string[];
-    configuration?: Array<{ layer: string; exports: Array<{ format: string; text: string; warnings: string[] }> }>;
+    configuration?: Array<{ layer: string; layers?: string[]; exports: Array<{ format: string; text: string; warnings: string[] }> }>;
   } | null;
   front: string[];
   closest: string[];
@@ -246,14 +246,16 @@ const BOOT = `
 /** The recommended policy of each tuned layer in every export format, each with what the format cannot express. */
 function configurationHtml(layers: NonNullable<NonNullable<TuneReportInput['recommendation']>['configuration']>): string {
   if (layers.length === 0) return '';
-  const blocks = layers.flatMap((l) =>
-    l.exports.map(
+  const blocks = layers.flatMap((l) => [
+    // Which layers the entry applies to: a tied dimension's layers share one.
+    ...(l.layers !== undefined && l.layers.length > 0 ? [`<p>${escapeHtml(l.layer)} at ${l.layers.map((p) => `<code>${escapeHtml(p)}</code>`).join(', ')}:</p>`] : []),
+    ...l.exports.map(
       (e) =>
         `<details><summary>${escapeHtml(`${l.layer} as ${e.format}`)}${e.warnings.length > 0 ? ` (${e.warnings.length} warning${e.warnings.length > 1 ? 's' : ''})` : ''}</summary>${
           e.warnings.length > 0 ? `<ul>${e.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''
         }<pre>${escapeHtml(e.text)}</pre></details>`,
     ),
-  );
+  ]);
   return `\n<p>As configuration (<code>retrystorm export</code>; what a format cannot express is listed as a warning):</p>\n${blocks.join('\n')}`;
 }
 

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { exportPolicy, type ExportFormat } from '../../src/check/index.js';
+import { recommendedConfiguration } from '../../src/cli/tuneConfiguration.js';
+import { resolveScenario } from '../../src/experiment/index.js';
+import { prepareTune } from '../../src/tune/prepareTune.js';
+import { runTune } from '../../src/tune/runTune.js';
+import { tuneAnswer } from '../../src/tune/tuneAnswer.js';
+import { applyOverrides } from '../../src/tune/tuneProblem.js';
+import { inThread, problemOf } from './helpers.js';
+
+type Json = Record<string, unknown>;
+
+/** The gateway's two calls' stacks, by full path. */
+const CALL_A = 'services.gateway.endpoints.get.steps.0.calls.0.stack.0';
+const CALL_B = 'services.gateway.endpoints.get.steps.0.calls.1.stack.0';
+
+/**
+ * A gateway calling two services, each through a stack of one `sdk` layer; each service fails an
+ * attempt with probability 0.5, so an operation succeeds with probability (1 - 0.5^A)^2 for A
+ * attempts at both calls: 0.77 for 3, 0.88 for 4. The fewest calls with success >= 0.8 is A = 4.
+ */
+function root(tune: Json): Json {
+  const call = (service: string) => ({ service, stack: [{ name: 'sdk', policy: { maxAttempts: 2, backoff: { kind: 'none' } } }] });
+  const failing = { kind: 'server', concurrency: 'unlimited', serviceMs: 0, faults: [{ fromMs: 0, probability: 0.5, status: 503 }] };
+  return {
+    name: 'two-calls',
+    seed: 1,
+    scenario: {
+      workload: { kind: 'burst', clients: 1000, entry: { service: 'gateway' } },
+      stack: [{ name: 'user', policy: { maxAttempts: 1 } }],
+      services: {
+        gateway: { fleet: { kind: 'server', concurrency: 'unlimited', serviceMs: 0 }, endpoints: { get: { steps: [{ kind: 'call', calls: [call('a'), call('b')] }] } } },
+        a: { fleet: failing, endpoints: { get: {} } },
+        b: { fleet: failing, endpoints: { get: {} } },
+      },
+    },
+    tune: {
+      objectives: [{ metric: 'amplification', goal: 'minimize' }],
+      constraints: [{ metric: 'successRate', min: 0.8 }],
+      ...tune,
+    },
+  };
+}
+
+/** The resolved policy of a call's `sdk` layer with overrides applied. */
+function sdkPolicy(scenario: Json, path: string) {
+  const resolved = resolveScenario(scenario, ['scenario']);
+  if (!resolved.ok) throw new Error(resolved.errors.join('\n'));
+  const j = path === CALL_A ? 0 : 1;
+  const step = resolved.scenario.graph?.services.find((s) => s.name === 'gateway')?.endpoints[0]?.steps?.[0];
+  if (step?.kind !== 'call') throw new Error('no call step');
+  return step.calls[j]?.stack[0]?.policy;
+}
+
+describe('tune on a service graph', () => {
+  it('ties a selector dimension across both calls: one dimension, one recommended value, one configuration entry for both layers', async () => {
+    const problem = problemOf(root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4 } } }));
+    const answer = tuneAnswer(problem, await runTune(problem, inThread().evaluate));
+    expect(answer.space).toEqual([{ path: 'layers[sdk].policy.maxAttempts', dimension: { kind: 'int', min: 1, max: 4 }, layers: [CALL_A, CALL_B] }]);
+    expect(answer.recommendation?.overrides).toEqual({ main: { 'layers[sdk].policy.maxAttempts': 4 } });
+    const config = recommendedConfiguration(problem, answer);
+    expect(config.map((c) => ({ layer: c.layer, layers: c.layers }))).toEqual([{ layer: 'sdk', layers: [CALL_A, CALL_B] }]);
+    // Each format's text is export's own, of the recommended policy of both layers.
+    const scenario = applyOverrides(problem.parts[0]!.scenario, { 'layers[sdk].policy.maxAttempts': 4 });
+    const policy = sdkPolicy(scenario, CALL_A);
+    expect(sdkPolicy(scenario, CALL_B)).toEqual(policy);
+    for (const e of config[0]!.exports) {
+      const r = exportPolicy(policy!, e.format as ExportFormat, { name: 'sdk' });
+      expect({ text: e.text, warnings: e.warnings }).toEqual({ text: r.text, warnings: r.warnings });
+    }
+    const grpc = config[0]!.exports.find((e) => e.format === 'grpc-service-config');
+    expect(JSON.parse(grpc!.text).methodConfig[0].retryPolicy.maxAttempts).toBe(4);
+    expect(config[0]!.exports.find((e) => e.format === 'envoy-route')?.text).toContain('num_retries: 3');
+  });
+
+  it('with free: true, one dimension per matched layer named by its full path, each in the recommendation', async () => {
+    const problem = problemOf(root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 3, max: 4, free: true } } }));
+    expect(problem.space).toEqual([
+      { path: `${CALL_A}.policy.maxAttempts`, dimension: { kind: 'int', min: 3, max: 4 }, layers: [CALL_A] },
+      { path: `${CALL_B}.policy.maxAttempts`, dimension: { kind: 'int', min: 3, max: 4 }, layers: [CALL_B] },
+    ]);
+    const answer = tuneAnswer(problem, await runTune(problem, inThread().evaluate));
+    // The four points of the grid: (3, 3), (3, 4), (4, 3), (4, 4), each layer's value its own.
+    expect(answer.ranking.map((r) => r.values).filter((v) => v !== null)).toHaveLength(4);
+    const overrides = answer.recommendation?.overrides.main ?? {};
+    expect(Object.keys(overrides)).toEqual([`${CALL_A}.policy.maxAttempts`, `${CALL_B}.policy.maxAttempts`]);
+    const config = recommendedConfiguration(problem, answer);
+    expect(config.flatMap((c) => c.layers).sort()).toEqual([CALL_A, CALL_B]);
+  });
+
+  it('refuses free on a path that is no selector, and a free selector beside a dimension of one of its paths', () => {
+    const prepared = prepareTune(
+      root({
+        space: {
+          'stack.0.policy.maxAttempts': { kind: 'int', min: 1, max: 2, free: true },
+          'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4, free: true },
+          [`${CALL_B}.policy.maxAttempts`]: { kind: 'int', min: 1, max: 4 },
+        },
+      }),
+    );
+    expect(prepared.ok ? [] : prepared.errors).toEqual([
+      'tune.space.stack.0.policy.maxAttempts.free needs a layer selector as the key (layers[<name>]...): "stack.0.policy.maxAttempts" sets one place',
+      `tune.space.${CALL_B}.policy.maxAttempts sets ${CALL_B}.policy.maxAttempts, which tune.space.layers[sdk].policy.maxAttempts sets too (one dimension per path)`,
+    ]);
+    const notBoolean = prepareTune(root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4, free: 'yes' } } }));
+    expect(notBoolean.ok ? [] : notBoolean.errors).toEqual(['tune.space.layers[sdk].policy.maxAttempts.free must be true or false (got "yes")']);
+  });
+
+  it('takes presets as contenders on the calls\' layers and gives their layers a configuration; a name matching no layer is refused with the layers that exist', async () => {
+    // Without constraints, so that there is a recommendation whichever contender wins.
+    const problem = problemOf(root({ space: { 'services.a.fleet.concurrency': { kind: 'choice', values: ['unlimited'] } }, presets: [{ layer: 'sdk', names: ['grpc'] }], constraints: [] }));
+    const answer = tuneAnswer(problem, await runTune(problem, inThread().evaluate));
+    expect(answer.presets.map((p) => p.layer)).toEqual(['sdk']);
+    const config = recommendedConfiguration(problem, answer);
+    expect(config.flatMap((c) => c.layers)).toEqual([CALL_A, CALL_B]);
+    const refused = prepareTune(root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4 } }, presets: [{ layer: 'proxy', names: ['grpc'] }] }));
+    expect(refused.ok ? [] : refused.errors).toEqual(['tune.presets.0.layer must name a layer of the scenario (got "proxy"; layers: user, sdk)']);
+  });
+});
