@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportPolicy, type ExportFormat } from '../../src/check/index.js';
 import { recommendedConfiguration } from '../../src/cli/tuneConfiguration.js';
@@ -6,6 +8,7 @@ import { prepareTune } from '../../src/tune/prepareTune.js';
 import { runTune } from '../../src/tune/runTune.js';
 import { tuneAnswer } from '../../src/tune/tuneAnswer.js';
 import { applyOverrides } from '../../src/tune/tuneProblem.js';
+import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
 import { inThread, problemOf } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -115,5 +118,21 @@ describe('tune on a service graph', () => {
     expect(config.flatMap((c) => c.layers)).toEqual([CALL_A, CALL_B]);
     const refused = prepareTune(root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4 } }, presets: [{ layer: 'proxy', names: ['grpc'] }] }));
     expect(refused.ok ? [] : refused.errors).toEqual(['tune.presets.0.layer must name a layer of the scenario (got "proxy"; layers: user, sdk)']);
+  });
+
+  it('retrystorm tune writes the tied layers\' one configuration to tune.json and names both layers on the terminal', async () => {
+    const dir = tempDir();
+    const file = writeExperiment(dir, 'two-calls.json', root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4 } } }));
+    const r = await cli(['tune', file, '--out', join(dir, 'out'), '--workers', '1']);
+    expect(r.err).not.toMatch(/error|warning/);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`as configuration of sdk at ${CALL_A}, ${CALL_B} (in tune.json and the report)`);
+    const answer = JSON.parse(readFileSync(join(dir, 'out', 'two-calls', 'tune.json'), 'utf8'));
+    expect(answer.recommendation.setFlags).toEqual(['--set layers[sdk].policy.maxAttempts=4']);
+    const config = answer.recommendation.configuration as Array<{ layer: string; layers: string[]; exports: Array<{ format: string; text: string }> }>;
+    expect(config.map((c) => c.layers)).toEqual([[CALL_A, CALL_B]]);
+    const grpc = config[0]!.exports.find((e) => e.format === 'grpc-service-config');
+    expect(JSON.parse(grpc!.text).methodConfig[0].retryPolicy.maxAttempts).toBe(4);
+    expect(readFileSync(join(dir, 'out', 'two-calls', 'index.html'), 'utf8')).toContain(`sdk at <code>${CALL_A}</code>, <code>${CALL_B}</code>:`);
   });
 });
