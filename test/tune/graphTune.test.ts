@@ -134,5 +134,16 @@ describe('tune on a service graph', () => {
     const grpc = config[0]!.exports.find((e) => e.format === 'grpc-service-config');
     expect(JSON.parse(grpc!.text).methodConfig[0].retryPolicy.maxAttempts).toBe(4);
     expect(readFileSync(join(dir, 'out', 'two-calls', 'index.html'), 'utf8')).toContain(`sdk at <code>${CALL_A}</code>, <code>${CALL_B}</code>:`);
+    // The file with the recommendation applied exports the same text: both sdk layers are one configuration.
+    const written = root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4 } } });
+    const applied = { ...written, scenario: applyOverrides(written.scenario as Json, answer.recommendation.overrides.main) };
+    const exported = await cli(['export', 'grpc-service-config', writeExperiment(dir, 'recommended.json', applied), '--layer', 'sdk']);
+    expect(exported.code).toBe(0);
+    expect(exported.out).toBe(grpc!.text);
+    // Layers of that name whose policies differ are no one configuration: refused, naming their stacks.
+    const differing = { ...written, scenario: applyOverrides(written.scenario as Json, { [`${CALL_B}.policy.maxAttempts`]: 3 }) };
+    const refused = await cli(['export', 'grpc-service-config', writeExperiment(dir, 'differing.json', differing), '--layer', 'sdk']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('has 2 layers named "sdk" with different policies (in two-calls (gateway.get -> a.get), two-calls (gateway.get -> b.get))');
   });
 });
