@@ -6,7 +6,7 @@ import { recommendedConfiguration } from '../../src/cli/tuneConfiguration.js';
 import { resolveScenario } from '../../src/experiment/index.js';
 import { prepareTune } from '../../src/tune/prepareTune.js';
 import { runTune } from '../../src/tune/runTune.js';
-import { tuneAnswer } from '../../src/tune/tuneAnswer.js';
+import { tuneAnswer, type TuneAnswer } from '../../src/tune/tuneAnswer.js';
 import { applyOverrides } from '../../src/tune/tuneProblem.js';
 import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
 import { inThread, problemOf } from './helpers.js';
@@ -145,5 +145,19 @@ describe('tune on a service graph', () => {
     const refused = await cli(['export', 'grpc-service-config', writeExperiment(dir, 'differing.json', differing), '--layer', 'sdk']);
     expect(refused.code).toBe(2);
     expect(refused.err).toContain('has 2 layers named "sdk" with different policies (in two-calls (gateway.get -> a.get), two-calls (gateway.get -> b.get))');
+  });
+
+  it("covers every stack: each named workload's and each call's, in the configuration of a tied dimension", () => {
+    const written = root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4 } } });
+    const { workload, stack: _stack, ...scenario } = written.scenario as Json;
+    const sdk = [{ name: 'sdk', policy: { maxAttempts: 2, backoff: { kind: 'none' } } }];
+    const named = { ...scenario, workloads: { web: { ...(workload as Json), stack: sdk }, mobile: { ...(workload as Json), stack: sdk } } };
+    const problem = problemOf({ ...written, scenario: named });
+    expect(problem.space[0]?.layers).toEqual(['workloads.web.stack.0', 'workloads.mobile.stack.0', CALL_A, CALL_B]);
+    const answer = { recommendation: { overrides: { main: { 'layers[sdk].policy.maxAttempts': 3 } } } } as unknown as TuneAnswer;
+    const config = recommendedConfiguration(problem, answer);
+    expect(config.map((c) => ({ layer: c.layer, layers: c.layers }))).toEqual([{ layer: 'sdk', layers: ['workloads.web.stack.0', 'workloads.mobile.stack.0', CALL_A, CALL_B] }]);
+    const grpc = config[0]!.exports.find((e) => e.format === 'grpc-service-config');
+    expect(JSON.parse(grpc!.text).methodConfig[0].retryPolicy.maxAttempts).toBe(3);
   });
 });
