@@ -32,7 +32,8 @@ export interface TuneReportInput {
   stopReason: string | null;
   totalRuns: number;
   maxRuns: number;
-  space: Array<{ path: string; dimension: unknown }>;
+  /** Each dimension with the layers it sets by full path (a tied selector's several). */
+  space: Array<{ path: string; dimension: unknown; layers?: string[] }>;
   objectives: Array<{ label: string; goal: string; tolerance: number | null }>;
   constraints: string[];
   rounds: Array<{ index: number; replications: number; entered: string[]; runs: number; totalRuns: number; leader: string | null; dropped: Array<{ id: string; reason: string }>; added: string[] }>;
@@ -282,7 +283,9 @@ export function renderTuneReport(a: TuneReportInput, opts: TuneReportOptions): s
   const rounds = a.rounds
     .map((r) => `<tr><td class="num">${r.index}</td><td class="num">${r.replications}</td><td class="num">${r.entered.length}</td><td class="num">${r.runs}</td><td class="num">${r.totalRuns}</td><td>${escapeHtml(r.leader ?? '–')}</td><td>${escapeHtml(r.dropped.map((d) => d.id).join(', ') || '–')}</td><td>${escapeHtml(r.added.join(', ') || '–')}</td></tr>`)
     .join('\n');
-  const space = a.space.map((s) => `<li><code>${escapeHtml(s.path)}</code>: ${escapeHtml(formatValue(s.dimension))}</li>`).join('');
+  // A dimension tied across several layers says which: one value is set at all of them.
+  const tiedAt = (layers: readonly string[] | undefined) => (layers !== undefined && layers.length > 1 ? `, one value at ${layers.length} layers: ${layers.map((l) => `<code>${escapeHtml(l)}</code>`).join(', ')}` : '');
+  const space = a.space.map((s) => `<li><code>${escapeHtml(s.path)}</code>: ${escapeHtml(formatValue(s.dimension))}${tiedAt(s.layers)}</li>`).join('');
   return `${reportHead({ title: `${a.experiment}: retrystorm tune`, style: STYLE, version: opts.version, assets: opts.assets })}<body>
 <main>
 <h1>${escapeHtml(a.experiment)}</h1>

@@ -133,7 +133,9 @@ describe('tune on a service graph', () => {
     expect(config.map((c) => c.layers)).toEqual([[CALL_A, CALL_B]]);
     const grpc = config[0]!.exports.find((e) => e.format === 'grpc-service-config');
     expect(JSON.parse(grpc!.text).methodConfig[0].retryPolicy.maxAttempts).toBe(4);
-    expect(readFileSync(join(dir, 'out', 'two-calls', 'index.html'), 'utf8')).toContain(`sdk at <code>${CALL_A}</code>, <code>${CALL_B}</code>:`);
+    const html = readFileSync(join(dir, 'out', 'two-calls', 'index.html'), 'utf8');
+    expect(html).toContain(`sdk at <code>${CALL_A}</code>, <code>${CALL_B}</code>:`);
+    expect(html).toContain(`one value at 2 layers: <code>${CALL_A}</code>, <code>${CALL_B}</code>`);
     // The file with the recommendation applied exports the same text: both sdk layers are one configuration.
     const written = root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4 } } });
     const applied = { ...written, scenario: applyOverrides(written.scenario as Json, answer.recommendation.overrides.main) };
