@@ -105,6 +105,14 @@ describe('tune on a service graph', () => {
       'tune.space.stack.0.policy.maxAttempts.free needs a layer selector as the key (layers[<name>]...): "stack.0.policy.maxAttempts" sets one place',
       `tune.space.${CALL_B}.policy.maxAttempts sets ${CALL_B}.policy.maxAttempts, which tune.space.layers[sdk].policy.maxAttempts sets too (one dimension per path)`,
     ]);
+    // Parts whose scenarios have different layers of that name: no one list of dimensions fits both.
+    const written = root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4, free: true } } });
+    const oneCall = applyOverrides(written.scenario as Json, { 'services.gateway.endpoints.get.steps.0.calls': [{ service: 'a', stack: [{ name: 'sdk' }] }] });
+    const { scenario: both, ...rest } = written;
+    const parts = prepareTune({ ...rest, parts: [{ name: 'both', scenario: both }, { name: 'one', scenario: oneCall }] });
+    expect(parts.ok ? [] : parts.errors).toEqual([
+      `tune.space.layers[sdk].policy.maxAttempts.free needs the same layers in every part (part "both": ${CALL_A}.policy.maxAttempts, ${CALL_B}.policy.maxAttempts; part "one": ${CALL_A}.policy.maxAttempts)`,
+    ]);
     const notBoolean = prepareTune(root({ space: { 'layers[sdk].policy.maxAttempts': { kind: 'int', min: 1, max: 4, free: 'yes' } } }));
     expect(notBoolean.ok ? [] : notBoolean.errors).toEqual(['tune.space.layers[sdk].policy.maxAttempts.free must be true or false (got "yes")']);
   });
