@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { CheckInputError, loadStacks, LOST_NOTE_PREFIX, lostNotes, type CheckLayer } from '../check/index.js';
 import { EXPORT_FORMATS, exportNameOf, exportPolicy, type ExportFormat } from '../check/exportPolicy.js';
+import { canonicalJson } from '../experiment/index.js';
 import { listNames } from '../policy/schema/describeValue.js';
 import { importReader, readInputText, type ReadOptions } from './readInput.js';
 import { UsageError } from './io.js';
@@ -49,7 +50,10 @@ function chooseLayer(io: ExportIO, file: string | undefined, flags: ExportFlags,
   if (flags.layer !== undefined) {
     const found = layers.filter((l) => l.layer.name === flags.layer);
     if (found.length === 1) return (found[0] as { layer: CheckLayer }).layer;
-    if (found.length > 1) throw new CheckInputError([`${file}: has ${found.length} layers named ${JSON.stringify(flags.layer)} (in ${found.map((l) => l.stack).join(', ')}); choose the part with --part`]);
+    // Layers of one name with one policy (a graph's calls through one SDK, as tune's tied dimensions leave them) are one configuration.
+    const policies = new Set(found.map((l) => canonicalJson(l.layer.policy)));
+    if (policies.size === 1) return (found[0] as { layer: CheckLayer }).layer;
+    if (found.length > 1) throw new CheckInputError([`${file}: has ${found.length} layers named ${JSON.stringify(flags.layer)} with different policies (in ${found.map((l) => l.stack).join(', ')}); choose the part with --part`]);
     throw new CheckInputError([`${file}: has no layer named ${JSON.stringify(flags.layer)} (layers: ${layers.map((l) => l.layer.name).join(', ')})`]);
   }
   if (layers.length === 1) return (layers[0] as { layer: CheckLayer }).layer;
@@ -59,6 +63,8 @@ function chooseLayer(io: ExportIO, file: string | undefined, flags: ExportFlags,
 /**
  * `retrystorm export <format> [file]`: writes one layer's policy (from an experiment or stack file
  * and `--layer`, a configuration `check` reads, or `--preset`) as a configuration of `format`.
+ * Several layers of that name (a service graph's calls) are one configuration when their policies
+ * are the same, and an error naming their stacks otherwise.
  * Every field the format cannot express, and every class the imported file lists that the model
  * lost (a `lost:` note), is a `warning:` line on stderr; with `--strict` a warning is an error and nothing is written (exit 1). Input problems: one `error:` line each, exit 2.
  */

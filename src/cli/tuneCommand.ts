@@ -202,7 +202,7 @@ export function formatTuneAnswer(a: TuneAnswer, keys: { objectives: readonly str
     lines.push('as flags:', `  ${a.recommendation.setFlags.join(' ')}`);
     for (const l of a.recommendation.configuration ?? []) {
       const warned = l.exports.map((e) => (e.warnings.length > 0 ? `${e.format} (${e.warnings.length} warning${e.warnings.length > 1 ? 's' : ''})` : e.format));
-      lines.push(`as configuration of ${l.layer} (in tune.json and the report): ${warned.join(', ')}`);
+      lines.push(`as configuration of ${l.layer} at ${l.layers.join(', ')} (in tune.json and the report): ${warned.join(', ')}`);
     }
   }
   if (a.front.length > 0) lines.push('', `Pareto front: ${a.front.join(', ')}`);

@@ -1,26 +1,16 @@
 import { EXPORT_FORMATS, exportNameOf, exportPolicy } from '../check/index.js';
-import { resolveScenario } from '../experiment/index.js';
+import { canonicalJson, resolveScenario } from '../experiment/index.js';
 import type { LayerConfiguration, TuneAnswer } from '../tune/tuneAnswer.js';
+import { resolvedLayerAt, tunedLayers } from '../tune/tunedLayers.js';
 import { applyOverrides, type TuneProblem } from '../tune/tuneProblem.js';
 
-/** The layers a search tunes, by index: those its space names (`stack.<i>.…`) and those its presets replace. */
-function tunedLayers(problem: TuneProblem, names: readonly string[]): number[] {
-  const tuned = new Set<number>();
-  for (const d of problem.space) {
-    const m = /^stack\.(\d+)\./.exec(d.path);
-    if (m) tuned.add(Number(m[1]));
-  }
-  for (const p of problem.presets) {
-    const i = names.indexOf(p.layer);
-    if (i >= 0) tuned.add(i);
-  }
-  return [...tuned].sort((a, b) => a - b);
-}
-
 /**
- * The recommendation as configuration: each tuned layer's resolved policy in the first part's
- * scenario with the recommended overrides (tune's overrides apply to every part alike), written in
- * every format of `retrystorm export` with that format's warnings. Empty without a recommendation.
+ * The recommendation as configuration: the resolved policy of each layer the search tunes (those
+ * its space sets and its presets replace, in every stack: the scenario's, each workload's, each
+ * call's) in the first part's scenario with the recommended overrides (tune's overrides apply to
+ * every part alike), written in every format of `retrystorm export` with that format's warnings.
+ * Layers of one name whose recommended policies are the same share one entry listing their paths.
+ * Empty without a recommendation.
  */
 export function recommendedConfiguration(problem: TuneProblem, answer: TuneAnswer): LayerConfiguration[] {
   const rec = answer.recommendation;
@@ -28,18 +18,21 @@ export function recommendedConfiguration(problem: TuneProblem, answer: TuneAnswe
   if (rec === null || part === undefined) return [];
   const resolved = resolveScenario(applyOverrides(part.scenario, rec.overrides[part.name] ?? {}), ['scenario']);
   if (!resolved.ok) throw new Error(`the recommended scenario does not resolve: ${resolved.errors.join('; ')}`);
-  const stack = resolved.scenario.stack;
-  return tunedLayers(problem, stack.map((l) => l.name)).flatMap((i) => {
-    const layer = stack[i];
-    if (layer === undefined) return [];
-    return [
-      {
-        layer: layer.name,
-        exports: EXPORT_FORMATS.map((format) => {
-          const r = exportPolicy(layer.policy, format, { name: exportNameOf(layer.name) });
-          return { format, text: r.text, warnings: r.warnings };
-        }),
-      },
-    ];
-  });
+  const groups = new Map<string, { name: string; policy: NonNullable<ReturnType<typeof resolvedLayerAt>>['policy']; layers: string[] }>();
+  for (const tuned of tunedLayers(part, problem.space, problem.presets)) {
+    const layer = resolvedLayerAt(resolved.scenario, tuned.path);
+    if (layer === undefined) continue;
+    const key = `${layer.name}\u0000${canonicalJson(layer.policy)}`;
+    const group = groups.get(key) ?? { name: layer.name, policy: layer.policy, layers: [] };
+    group.layers.push(tuned.path.join('.'));
+    groups.set(key, group);
+  }
+  return [...groups.values()].map((g) => ({
+    layer: g.name,
+    layers: g.layers,
+    exports: EXPORT_FORMATS.map((format) => {
+      const r = exportPolicy(g.policy, format, { name: exportNameOf(g.name) });
+      return { format, text: r.text, warnings: r.warnings };
+    }),
+  }));
 }

@@ -19,27 +19,36 @@ function rangeChecked<T extends z.ZodObject>(schema: T, positive: boolean) {
   });
 }
 
+/**
+ * `free` of a dimension keyed by a layer selector: one dimension per matched layer (named by the
+ * layer's full path) instead of one value shared by every matched layer.
+ */
+const free = doc(
+  f.boolean().optional(),
+  'With a layer selector as the key: one dimension per matched layer, named by its full path (default false: one value shared by every matched layer).',
+);
+
 const intRange = doc(
-  rangeChecked(f.object({ kind: z.literal('int'), min: f.integer('an integer'), max: f.integer('an integer') }), false),
+  rangeChecked(f.object({ kind: z.literal('int'), min: f.integer('an integer'), max: f.integer('an integer'), free }), false),
   'Integers min, min + 1, ..., max.',
 );
 const linearRange = doc(
-  rangeChecked(f.object({ kind: z.literal('linear'), min: f.number('finite'), max: f.number('finite') }), false),
+  rangeChecked(f.object({ kind: z.literal('linear'), min: f.number('finite'), max: f.number('finite'), free }), false),
   'Any number in [min, max], drawn uniformly.',
 );
 const logRange = doc(
-  rangeChecked(f.object({ kind: z.literal('log'), min: f.number('> 0'), max: f.number('> 0') }), true),
+  rangeChecked(f.object({ kind: z.literal('log'), min: f.number('> 0'), max: f.number('> 0'), free }), true),
   'Any number in [min, max] (min > 0), drawn uniformly on a log scale.',
 );
 const choiceDimension = doc(
-  f.object({ kind: z.literal('choice'), values: f.array(z.unknown(), 'values', 1) }),
+  f.object({ kind: z.literal('choice'), values: f.array(z.unknown(), 'values', 1), free }),
   'One of the listed values (in this order: a neighbour is the adjacent entry).',
 );
 
 /** One dimension of a search space: an integer, linear or log-scaled range, or a list of choices. */
 export const tuneDimensionSchema = doc(
   f.choice('kind', ['int', 'linear', 'log', 'choice'], [intRange, linearRange, logRange, choiceDimension]),
-  'int: integers in [min, max]; linear: numbers in [min, max]; log: numbers in [min, max] on a log scale; choice: one of values.',
+  'int: integers in [min, max]; linear: numbers in [min, max]; log: numbers in [min, max] on a log scale; choice: one of values. free (with a layer selector): one dimension per matched layer.',
   'TuneDimension',
 );
 
@@ -85,7 +94,7 @@ export const tuneSchema = doc(
   f.object({
     space: doc(
       f.record(tuneDimensionSchema, 'an object mapping dotted paths (relative to the scenario) to dimensions'),
-      'Dotted path relative to the scenario (e.g. "stack.1.policy.maxAttempts"), or a layer selector (e.g. "layers[sdk].policy.maxAttempts": one value at every layer of that name) -> its range or choices.',
+      'Dotted path relative to the scenario (e.g. "stack.1.policy.maxAttempts"), or a layer selector (e.g. "layers[sdk].policy.maxAttempts": one value at every layer of that name, or with free: true one dimension per layer) -> its range or choices.',
     ),
     presets: doc(
       f

@@ -32,7 +32,8 @@ export interface TuneReportInput {
   stopReason: string | null;
   totalRuns: number;
   maxRuns: number;
-  space: Array<{ path: string; dimension: unknown }>;
+  /** Each dimension with the layers it sets by full path (a tied selector's several). */
+  space: Array<{ path: string; dimension: unknown; layers?: string[] }>;
   objectives: Array<{ label: string; goal: string; tolerance: number | null }>;
   constraints: string[];
   rounds: Array<{ index: number; replications: number; entered: string[]; runs: number; totalRuns: number; leader: string | null; dropped: Array<{ id: string; reason: string }>; added: string[] }>;
@@ -58,7 +59,7 @@ export interface TuneReportInput {
     setFlags: string[];
     indistinguishableFrom: string[];
     notSeparatedFrom: string[];
-    configuration?: Array<{ layer: string; exports: Array<{ format: string; text: string; warnings: string[] }> }>;
+    configuration?: Array<{ layer: string; layers?: string[]; exports: Array<{ format: string; text: string; warnings: string[] }> }>;
   } | null;
   front: string[];
   closest: string[];
@@ -246,14 +247,16 @@ const BOOT = `
 /** The recommended policy of each tuned layer in every export format, each with what the format cannot express. */
 function configurationHtml(layers: NonNullable<NonNullable<TuneReportInput['recommendation']>['configuration']>): string {
   if (layers.length === 0) return '';
-  const blocks = layers.flatMap((l) =>
-    l.exports.map(
+  const blocks = layers.flatMap((l) => [
+    // Which layers the entry applies to: a tied dimension's layers share one.
+    ...(l.layers !== undefined && l.layers.length > 0 ? [`<p>${escapeHtml(l.layer)} at ${l.layers.map((p) => `<code>${escapeHtml(p)}</code>`).join(', ')}:</p>`] : []),
+    ...l.exports.map(
       (e) =>
         `<details><summary>${escapeHtml(`${l.layer} as ${e.format}`)}${e.warnings.length > 0 ? ` (${e.warnings.length} warning${e.warnings.length > 1 ? 's' : ''})` : ''}</summary>${
           e.warnings.length > 0 ? `<ul>${e.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''
         }<pre>${escapeHtml(e.text)}</pre></details>`,
     ),
-  );
+  ]);
   return `\n<p>As configuration (<code>retrystorm export</code>; what a format cannot express is listed as a warning):</p>\n${blocks.join('\n')}`;
 }
 
@@ -280,7 +283,9 @@ export function renderTuneReport(a: TuneReportInput, opts: TuneReportOptions): s
   const rounds = a.rounds
     .map((r) => `<tr><td class="num">${r.index}</td><td class="num">${r.replications}</td><td class="num">${r.entered.length}</td><td class="num">${r.runs}</td><td class="num">${r.totalRuns}</td><td>${escapeHtml(r.leader ?? '–')}</td><td>${escapeHtml(r.dropped.map((d) => d.id).join(', ') || '–')}</td><td>${escapeHtml(r.added.join(', ') || '–')}</td></tr>`)
     .join('\n');
-  const space = a.space.map((s) => `<li><code>${escapeHtml(s.path)}</code>: ${escapeHtml(formatValue(s.dimension))}</li>`).join('');
+  // A dimension tied across several layers says which: one value is set at all of them.
+  const tiedAt = (layers: readonly string[] | undefined) => (layers !== undefined && layers.length > 1 ? `, one value at ${layers.length} layers: ${layers.map((l) => `<code>${escapeHtml(l)}</code>`).join(', ')}` : '');
+  const space = a.space.map((s) => `<li><code>${escapeHtml(s.path)}</code>: ${escapeHtml(formatValue(s.dimension))}${tiedAt(s.layers)}</li>`).join('');
   return `${reportHead({ title: `${a.experiment}: retrystorm tune`, style: STYLE, version: opts.version, assets: opts.assets })}<body>
 <main>
 <h1>${escapeHtml(a.experiment)}</h1>

@@ -1,9 +1,10 @@
-import { MAIN_PART, matchLayerSelector, resolveDescriptions, writtenLayerNames, resolveScenario, splitPath, tuneSchema, type TuneObjective, type TuneSection } from '../experiment/index.js';
+import { isLayerSelector, MAIN_PART, matchLayerSelector, resolveDescriptions, resolvePathKey, resolveScenario, SELECTOR_WORD, splitPath, tuneSchema, writtenLayerNames, type TuneDimension, type TuneObjective, type TuneSection } from '../experiment/index.js';
 import { WINDOW_METRICS } from '../metrics/MetricWindows.js';
 import { isPresetName, PRESET_NAMES } from '../policy/presets.js';
 import { isMetricName, METRIC_NAMES_TEXT, metricInfo, metricSubjects, type MetricRange } from '../report/metrics.js';
 import { missingSubject, scenarioSubjects, type ScenarioSubjects } from '../report/scenarioSubjects.js';
 import type { SpaceDimension } from './searchSpace.js';
+import { dimensionLayers } from './tunedLayers.js';
 import { metricKey, resolveCandidate, type Constraint, type Objective, type PrepareTuneResult, type PresetContender, type TunePart } from './tuneProblem.js';
 
 /**
@@ -70,14 +71,54 @@ function combinedProblems(root: Record<string, unknown>, hasParts: boolean): str
   return errors;
 }
 
-/** The space's dimensions; every path must be one that the scenarios accept (at one of its probes at least). */
+/** A dimension as the space holds it: `free` is spent in the expansion. */
+function withoutFree(dimension: TuneDimension): TuneDimension {
+  const { free: _free, ...rest } = dimension;
+  return rest as TuneDimension;
+}
+
+/**
+ * The dimensions of one key of `tune.space`: itself (a selector tied across every layer it matches),
+ * or with `free: true` one dimension per matched layer, keyed by the concrete path in that layer;
+ * null when the key cannot be expanded (the problem pushed to `errors`).
+ */
+function keyDimensions(key: string, dimension: TuneDimension, parts: TunePart[], hasParts: boolean, errors: string[]): SpaceDimension[] | null {
+  const where = `tune.space.${key}`;
+  const first = parts[0] as TunePart;
+  if (dimension.free !== true) return [{ path: key, dimension: withoutFree(dimension), layers: dimensionLayers(first.scenario, key).map((l) => l.path.join('.')) }];
+  if (!isLayerSelector(key)) {
+    errors.push(`${where}.free needs a layer selector as the key (${SELECTOR_WORD}[<name>]...): ${JSON.stringify(key)} sets one place`);
+    return null;
+  }
+  const matched: string[][] = [];
+  for (const part of parts) {
+    const resolved = resolvePathKey(part.scenario, key);
+    if (!resolved.ok) {
+      errors.push(`${where}: ${key} ${resolved.problem}${hasParts ? ` (part ${JSON.stringify(part.name)})` : ''}`);
+      return null;
+    }
+    matched.push(resolved.paths.map((p) => p.join('.')));
+  }
+  const texts = matched.map((m) => m.join(', '));
+  if (texts.some((t) => t !== texts[0])) {
+    errors.push(`${where}.free needs the same layers in every part (${parts.map((p, i) => `part ${JSON.stringify(p.name)}: ${texts[i]}`).join('; ')})`);
+    return null;
+  }
+  return (matched[0] as string[]).map((path) => ({ path, dimension: withoutFree(dimension), layers: dimensionLayers(first.scenario, path).map((l) => l.path.join('.')) }));
+}
+
+/**
+ * The space's dimensions (a `free` selector expanded); every path must be one that the scenarios
+ * accept (at one of its probes at least), and no two dimensions may set one path.
+ */
 function tuneSpace(tune: TuneSection, parts: TunePart[], hasParts: boolean, errors: string[]): SpaceDimension[] {
-  const space: SpaceDimension[] = Object.entries(tune.space).map(([path, dimension]) => ({ path, dimension }));
-  for (const { path, dimension } of space) {
-    const where = `tune.space.${path}`;
+  const space: SpaceDimension[] = [];
+  const keyOf = new Map<string, string>();
+  for (const [key, dimension] of Object.entries(tune.space)) {
+    const where = `tune.space.${key}`;
     let segments;
     try {
-      segments = splitPath(path);
+      segments = splitPath(key);
     } catch {
       errors.push(`${where} is not a valid path (empty segment)`);
       continue;
@@ -86,11 +127,22 @@ function tuneSpace(tune: TuneSection, parts: TunePart[], hasParts: boolean, erro
       errors.push(`${where}: paths are relative to the scenario (write ${JSON.stringify(segments.slice(1).join('.'))})`);
       continue;
     }
-    const probes: unknown[] = dimension.kind === 'choice' ? dimension.values : [dimension.min, dimension.max];
-    const results = probes.map((value) => resolveCandidate({ parts, hasParts }, () => ({ [path]: value })));
-    const firstBad = results.find((r) => !r.ok);
-    if (firstBad && !firstBad.ok && results.every((r) => !r.ok)) {
-      for (const e of firstBad.errors) errors.push(`${where}: ${e}`);
+    const dimensions = keyDimensions(key, dimension, parts, hasParts, errors);
+    if (dimensions === null) continue;
+    for (const d of dimensions) {
+      const other = keyOf.get(d.path);
+      if (other !== undefined) {
+        errors.push(`${where} sets ${d.path}, which tune.space.${other} sets too (one dimension per path)`);
+        continue;
+      }
+      keyOf.set(d.path, key);
+      const probes: unknown[] = dimension.kind === 'choice' ? dimension.values : [dimension.min, dimension.max];
+      const results = probes.map((value) => resolveCandidate({ parts, hasParts }, () => ({ [d.path]: value })));
+      const firstBad = results.find((r) => !r.ok);
+      if (firstBad && !firstBad.ok && results.every((r) => !r.ok)) {
+        for (const e of firstBad.errors) errors.push(`${where}: ${e}`);
+      }
+      space.push(d);
     }
   }
   return space;

@@ -5,6 +5,11 @@ import { canonicalJson, type TuneDimension } from '../experiment/index.js';
 export interface SpaceDimension {
   path: string;
   dimension: TuneDimension;
+  /**
+   * The layers it sets, by full path in the (first) part's scenario: every layer a tied selector
+   * matches, the one layer of a plain path or of a `free` selector's expansion; none outside the stacks.
+   */
+  layers?: string[];
 }
 
 /** A point of a search space: one value per dimension, in the space's order. */

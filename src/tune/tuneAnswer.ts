@@ -51,9 +51,16 @@ export interface Recommendation {
   configuration?: LayerConfiguration[];
 }
 
-/** One tuned layer's recommended policy as configuration: one text per export format, with what the format cannot express. */
+/**
+ * One tuned layer's recommended policy as configuration: one text per export format, with what the
+ * format cannot express. Layers of one name whose recommended policies are the same (a tied
+ * dimension's layers, unless they differ elsewhere) share one entry.
+ */
 export interface LayerConfiguration {
+  /** The layers' name. */
   layer: string;
+  /** The full paths of the layers it applies to, in the scenario as written (`stack.1`, `services.gateway.endpoints.get.steps.0.calls.0.stack.0`). */
+  layers: string[];
   exports: Array<{ format: string; text: string; warnings: string[] }>;
 }
 
@@ -69,7 +76,8 @@ export interface TuneAnswer {
   headline: string;
   totalRuns: number;
   maxRuns: number;
-  space: Array<{ path: string; dimension: unknown }>;
+  /** The space's dimensions, each with the layers it sets (full paths; a tied selector's several, a `free` selector's one each). */
+  space: Array<{ path: string; dimension: unknown; layers: string[] }>;
   objectives: Array<{ label: string; goal: string; tolerance: number | null }>;
   constraints: string[];
   rounds: RoundLog[];
@@ -164,7 +172,7 @@ export function tuneAnswer(problem: TuneProblem, outcome: TuneOutcome): TuneAnsw
     headline: headline(problem, outcome, recommendation, closest, byId),
     totalRuns: outcome.totalRuns,
     maxRuns: problem.maxRuns,
-    space: problem.space.map((s) => ({ path: s.path, dimension: s.dimension })),
+    space: problem.space.map((s) => ({ path: s.path, dimension: s.dimension, layers: s.layers ?? [] })),
     objectives: problem.objectives.map((o) => ({ label: o.label, goal: o.goal, tolerance: o.tolerance })),
     constraints: problem.constraints.map((k) => k.label),
     rounds: outcome.rounds,
