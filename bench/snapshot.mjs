@@ -1,16 +1,17 @@
 // The cost of copying a run's state (src/engine/copyState.ts) at a simulated time, for the storm
 // (10,000 clients, 3 layers; bench/lib/scenarios.mjs) and the graph benchmark's scenario (10,000
 // clients, 7 services):
-//   node --expose-gc bench/snapshot.mjs [--at MS] [--copies N]
+//   node --expose-gc bench/snapshot.mjs [--at MS] [--copies N] [--only storm|graph]
 // (run `npm run build` first). Each model is run as Model.run() runs it, but only to --at (default
 // 5,000 ms: in the storm's fault window), and its state is surveyed: the paths from the model to
 // every function that is neither a random stream nor a known stateless function (closures, whose
 // captured state no copy can reach: what the model must turn into plain fields), and the
 // per-client generators built from a bare seed (which fresh streams cannot re-seed). Then the
-// state is copied N times (default 5) regardless, those functions shared as if they held no
+// state is copied N times (default 3) regardless, those functions shared as if they held no
 // state, to measure what a copy costs: CPU milliseconds per copy (median) and the bytes a copy
-// holds (heap and array buffers, after a full collection, per copy). Until the survey is empty a
-// copy is not a snapshot the run could go on from.
+// holds (heap and array buffers, after a full collection, per copy); and the original and one copy
+// go on to twice --at, with their events and events per CPU second (the same events when nothing
+// was shared). Until the survey is empty a copy is not a snapshot every run could go on from.
 import { copyState, stateProblems } from '../dist/engine/copyState.js';
 import { streamOrigin } from '../dist/engine/random.js';
 import { Model } from '../dist/model/Model.js';
@@ -24,7 +25,7 @@ const opt = (name, fallback) => {
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
 const atMs = opt('--at', 5000);
-const copies = opt('--copies', 5);
+const copies = opt('--copies', 3);
 if (typeof globalThis.gc !== 'function') {
   process.stderr.write('run with node --expose-gc (the bytes of a copy are measured after a full collection)\n');
   process.exit(2);
@@ -97,8 +98,18 @@ function measure(name, sc) {
   }
   const bytes = (heldBytes() - before) / copies;
   process.stdout.write(`  a copy: ${median(times).toFixed(1)} CPU ms (median of ${copies}), ${(bytes / 1e6).toFixed(2)} MB held${problems.length > 0 ? ' (the closures above shared, not copied)' : ''}\n`);
-  return kept.length;
+  // The original and a copy go on to twice the time: the same events (when nothing was shared), at what cost.
+  const copy = kept[0];
+  kept.length = 0;
+  for (const [what, m] of [['original', model], ['copy', copy]]) {
+    const target = m.graphRun ?? m;
+    const clock = startClock();
+    const s = target.sim.run(target, { horizonMs: 2 * atMs, maxEvents: target.sc.maxEvents });
+    const cpu = clock.stop().cpuSec;
+    process.stdout.write(`  the ${what} goes on to ${2 * atMs} ms: ${s.events} events, ${(s.events / cpu / 1e6).toFixed(2)} M events per CPU second\n`);
+  }
 }
 
-measure('storm, 10,000 clients', stormScenario({ clients: 10_000 }));
-measure('graph, 10,000 clients', graphScenario());
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
+if (only === null || only === 'storm') measure('storm, 10,000 clients', stormScenario({ clients: 10_000 }));
+if (only === null || only === 'graph') measure('graph, 10,000 clients', graphScenario());

@@ -248,7 +248,9 @@ class Copier {
         this.refused = true;
         return v;
       }
-      made = Object.create(proto);
+      // Copies made alike share their hidden classes (one family per class, apart from the
+      // original's: see docs/performance.md, "Copies of a run's state").
+      made = Object.create(proto) as object;
       if (typeof (made as { [RESEED]?: unknown })[RESEED] === 'function') this.reseeded.push(made);
     }
     this.pending.push([v, made]);
