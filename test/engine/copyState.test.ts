@@ -206,6 +206,19 @@ describe('per-client generators copied', () => {
     expect(clientDraws(later, 3, 10)).toEqual(clientDraws(seededFresh, 3, 10));
   });
 
+  it('keeps the seeding mode under a fresh seed: shared clients still draw alike, independent ones apart', () => {
+    const shared = ClientRandom.named(3, { kind: 'shared' }, 5, 'jitter', 0);
+    shared.next(2);
+    const s = copyState(shared, { streams: { kind: 'fresh', seed: 8 } });
+    const first = clientDraws(s, 0, 10);
+    expect(clientDraws(s, 1, 10)).toEqual(first);
+    // Client 2 drew once more before the copy: it runs one draw ahead on the same sequence.
+    expect(clientDraws(s, 2, 9)).toEqual(first.slice(1));
+    expect(first).not.toEqual(clientDraws(copyState(shared, { streams: ORIGINAL }), 0, 10));
+    const independent = copyState(ClientRandom.named(3, { kind: 'independent' }, 5, 'jitter', 0), { streams: { kind: 'fresh', seed: 8 } });
+    expect(clientDraws(independent, 0, 10)).not.toEqual(clientDraws(independent, 1, 10));
+  });
+
   it('refuses fresh streams for a generator built from a bare seed, naming its path', () => {
     const root = { layers: { jitter: [new ClientRandom(2, 9, { kind: 'independent' })] } };
     expect(() => copyState(root, { streams: { kind: 'fresh', seed: 1 }, rootName: 'model' })).toThrow(/model\.layers\.jitter\[0\]: a ClientRandom built from a bare seed cannot take fresh streams/);
