@@ -13,5 +13,7 @@ export * from './simulator.js';
 export * from './interrupt.js';
 /** Named random streams, seed derivation and per-client generators. */
 export * from './random.js';
+/** Deep copies of a run's state, to continue it any number of times from a simulated time. */
+export * from './copyState.js';
 /** Distribution specs, samplers, exact means and validation. */
 export * from './distributions.js';

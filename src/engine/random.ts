@@ -92,21 +92,86 @@ export function deriveSeed(master: number | string, ...names: Array<string | num
   return fmix32(h);
 }
 
+/** The master seed and names a random stream was made under ({@link stream}, {@link ClientRandom.named}). */
+export interface StreamOrigin {
+  readonly master: number | string;
+  readonly names: ReadonlyArray<string | number>;
+}
+
+/**
+ * How the random streams of a copy of a run's state go on (src/engine/copyState.ts):
+ * - `original`: each stream continues from where it stood, drawing what the run would have drawn;
+ * - `fresh`: each stream is made anew under `seed` in place of the run's master seed, with the
+ *   same names: a named stream is `stream(seed, ...names)`, a {@link ClientRandom} is re-seeded
+ *   as {@link ClientRandom.named} describes. The same seed gives the same streams.
+ */
+export type StreamRule = { kind: 'original' } | { kind: 'fresh'; seed: number };
+
+/** The state of one Alea generator (seedrandom's `{ state: true }`): enough to continue it exactly. */
+type AleaState = seedrandom.State.Alea;
+
+/** What a copy needs of a stream made by {@link stream}: its origin and a reader of its state. */
+interface StreamRecord {
+  readonly origin: StreamOrigin;
+  readonly state: () => AleaState;
+}
+
+/**
+ * The streams made by {@link stream}, by the function drawn from. The draw itself is seedrandom's
+ * own function, unchanged: keeping the record beside it rather than on it costs a draw nothing.
+ */
+const streamRecords = new WeakMap<Uniform, StreamRecord>();
+
+function aleaStream(seedText: string, state: AleaState | true, origin: StreamOrigin): Uniform {
+  // seedrandom 3 is CommonJS: under ESM only the default import carries `alea`.
+  const prng = seedrandom.alea(seedText, { state });
+  streamRecords.set(prng, { origin, state: prng.state });
+  return prng;
+}
+
 /**
  * A named random stream: Baagøe's Alea generator (seedrandom's `alea`, fast and with a period
  * near 2^116) seeded with {@link deriveSeed}`(master, ...names)`. Streams with different names
  * are unrelated; the same master and names always give the same sequence. Each draw has 32
- * bits of resolution.
+ * bits of resolution. The stream remembers its origin and can be copied ({@link copyStream}).
  */
 export function stream(master: number | string, ...names: Array<string | number>): Uniform {
-  // seedrandom 3 is CommonJS: under ESM only the default import carries `alea`.
-  return seedrandom.alea(String(deriveSeed(master, ...names)));
+  return aleaStream(String(deriveSeed(master, ...names)), true, { master, names });
 }
+
+/** The origin of `u` when {@link stream} made it (a copy of one included), else null. */
+export function streamOrigin(u: Uniform): StreamOrigin | null {
+  const record = streamRecords.get(u);
+  return record === undefined ? null : { master: record.origin.master, names: [...record.origin.names] };
+}
+
+/**
+ * A copy of the stream `u` made by {@link stream} (null for any other function), as `rule` says:
+ * `original` continues from `u`'s state, drawing exactly what `u` would draw next (and leaves `u`
+ * as it is); `fresh` is `stream(rule.seed, ...names)` under `u`'s names. The copy can be copied in
+ * turn.
+ */
+export function copyStream(u: Uniform, rule: StreamRule): Uniform | null {
+  const record = streamRecords.get(u);
+  if (record === undefined) return null;
+  if (rule.kind === 'fresh') return stream(rule.seed, ...record.origin.names);
+  return aleaStream('', record.state(), record.origin);
+}
+
+/**
+ * The method by which an object of a run's state re-seeds its own random state when a copy of it
+ * takes fresh streams (`StreamRule` `fresh`): src/engine/copyState.ts calls `object[RESEED](seed)`
+ * on the copy of every object whose class has it, once the whole copy is made. It throws (with
+ * the reason) when the object cannot be re-seeded.
+ */
+export const RESEED: unique symbol = Symbol('reseed');
 
 /** Weyl increment of mulberry32. */
 const MULBERRY_GAMMA = 0x6d2b79f5;
 /** 2^-32. */
 const INV_2_32 = 1 / 4294967296;
+/** Mixed with a re-seeded {@link ClientRandom}'s base into the offset its clients' states move by. */
+const FRESH_OFFSET_KEY = 0x5bd1e995;
 /** Multiplier (2^32 / golden ratio, odd) that spreads consecutive keys before mixing. */
 const GOLDEN_GAMMA = 0x9e3779b9;
 
@@ -140,9 +205,11 @@ export class ClientRandom {
   readonly clients: number;
   /** How the clients are seeded. */
   readonly mode: SeedingMode;
+  /** The master seed and names of {@link ClientRandom.named}; null: built from a bare seed, which fresh streams cannot replace. */
+  readonly origin: StreamOrigin | null = null;
   private readonly state: Uint32Array;
-  /** hash(seed): the base every client state derives from. */
-  private readonly base: number;
+  /** hash(seed): the base every client state derives from (replaced when re-seeded for fresh streams). */
+  private base: number;
   /** 0 independent, 1 shared, 2 time-seeded. */
   private readonly modeCode: number;
   private readonly resolutionMs: number;
@@ -185,6 +252,35 @@ export class ClientRandom {
     this.base = deriveSeed(seed);
     this.state = new Uint32Array(clients);
     this.seedAll();
+  }
+
+  /**
+   * `clients` streams under `deriveSeed(master, ...names)`, as the constructor makes them, that
+   * remember their origin, so that a copy of a run's state can re-seed them under a fresh master
+   * seed (`StreamRule` `fresh`). Re-seeded under `seed`, the base becomes hash(deriveSeed(seed,
+   * ...names)) (what `named(clients, mode, seed, ...names)` has), so every later seeding ({@link
+   * start}, {@link reset}) is the fresh generator's; and every client's state moves by one offset
+   * along mulberry32's cycle, derived from the new base: clients whose draws coincided (the
+   * `shared` mode, clients of one `time-seeded` window) still coincide, shifted runs stay shifted,
+   * and the draws themselves are new.
+   */
+  static named(clients: number, mode: SeedingMode, master: number | string, ...names: Array<string | number>): ClientRandom {
+    const r = new ClientRandom(clients, deriveSeed(master, ...names), mode);
+    (r as { origin: StreamOrigin | null }).origin = { master, names };
+    return r;
+  }
+
+  /** Re-seeds the streams under the fresh master seed `seed`, as {@link ClientRandom.named} says; for a copy of a run's state (src/engine/copyState.ts). */
+  [RESEED](seed: number): void {
+    const origin = this.origin;
+    if (origin === null) {
+      throw new Error('a ClientRandom built from a bare seed cannot take fresh streams: build it with ClientRandom.named(clients, mode, master, ...names)');
+    }
+    this.base = deriveSeed(deriveSeed(seed, ...origin.names));
+    // Odd, hence never 0: the fresh draws never continue the original ones.
+    const offset = (fmix32((this.base ^ FRESH_OFFSET_KEY) >>> 0) | 1) >>> 0;
+    const state = this.state;
+    for (let i = 0; i < state.length; i++) state[i] = ((state[i] as number) + offset) >>> 0;
   }
 
   private seedAll(): void {
