@@ -219,6 +219,18 @@ describe('docs/tutorial.md', () => {
     expect(problems(text, runs, summary, finding)).toEqual([]);
   });
 
+  it('suggests only changes that validate: its --set options and variant lines', () => {
+    const spans = [...blocks(text).reduce((t, b) => t.replace(b.body, ''), text).matchAll(/`([^`\n]+)`/g)].map((x) => x[1] as string);
+    const sets = spans.filter((x) => x.startsWith('--set ')).map((x) => x.slice('--set '.length));
+    const variantLines = spans.filter((x) => /^"layers\[[^\]]+\][^"]*": /.test(x)).map((x) => `variants.suggested={${x}}`);
+    expect(sets.length + variantLines.length).toBe(2);
+    for (const set of [...sets, ...variantLines]) {
+      const r = spawnSync(process.execPath, [BIN, 'validate', EXPERIMENT, '--quick', '--set', set], { cwd: ROOT, encoding: 'utf8' });
+      expect([r.status, r.stderr], set).toEqual([0, '']);
+      expect(r.stdout.startsWith('shop: valid\n'), set).toBe(true);
+    }
+  });
+
   it('disagrees as soon as one number, one output line or one field of a piece changes', () => {
     const probes: Array<[string, string]> = [
       ['98.3% of', '98.4% of'],
