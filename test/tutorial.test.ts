@@ -42,7 +42,7 @@ type Export = { format: string; text: string; warnings: string[] };
 type TuneJson = {
   stopReason: string;
   ranking: Ranked[];
-  recommendation: { id: string; overrides: Record<string, Record<string, number>>; configuration: Array<{ layer: string; layers: string[]; exports: Export[] }> } | null;
+  recommendation: { id: string; overrides: Record<string, Record<string, number>>; setFlags: string[]; configuration: Array<{ layer: string; layers: string[]; exports: Export[] }> } | null;
 };
 /** What the test saw: the shown commands' runs, the quick run's summary and headline, the search's answer, the tuned layer exported without a name. */
 type Seen = { runs: Map<string, Run>; summary: Summary; finding: string; tune: TuneJson; exported: Run };
@@ -313,16 +313,18 @@ describe('docs/tutorial.md', () => {
     expect(problems(text, seen)).toEqual([]);
   });
 
-  it('suggests only changes that validate: its --set options and variant lines', () => {
+  it('suggests only changes that validate: its --set options, variant lines and the recommendation\'s flags on the file', () => {
     const spans = [...blocks(text).reduce((t, b) => t.replace(b.body, ''), text).matchAll(/`([^`\n]+)`/g)].map((x) => x[1] as string);
     const sets = spans.filter((x) => x.startsWith('--set ')).map((x) => x.slice('--set '.length));
     const variantLines = spans.filter((x) => /^"layers\[[^\]]+\][^"]*": /.test(x)).map((x) => `variants.suggested={${x}}`);
     expect(sets.length + variantLines.length).toBe(2);
-    for (const set of [...sets, ...variantLines]) {
-      const r = spawnSync(process.execPath, [BIN, 'validate', EXPERIMENT, '--quick', '--set', set], { cwd: ROOT, encoding: 'utf8' });
-      expect([r.status, r.stderr], set).toEqual([0, '']);
-      expect(r.stdout.startsWith('shop: valid\n'), set).toBe(true);
-    }
+    const recommended = (seen.tune.recommendation?.setFlags ?? []).map((f) => f.replace(/^--set /, ''));
+    expect(recommended.map((f) => f.split('=')[0])).toEqual([TUNED_PATH]);
+    // One validation of all of them (they set different paths, so none hides another's problem): each is named in any error.
+    const all = [...sets, ...variantLines, ...recommended];
+    const r = spawnSync(process.execPath, [BIN, 'validate', EXPERIMENT, '--quick', ...all.flatMap((s) => ['--set', s])], { cwd: ROOT, encoding: 'utf8' });
+    expect([r.status, r.stderr], all.join(' ')).toEqual([0, '']);
+    expect(r.stdout.startsWith('shop: valid\n'), all.join(' ')).toBe(true);
   });
 
   it('disagrees as soon as one number, one output line or one field of a piece changes', () => {
