@@ -216,11 +216,11 @@ export abstract class ServiceHandlers {
         H.hFrames[base + j] = -1;
         continue;
       }
-      const ly = site.layers;
-      const f = ly.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number, t);
+      const top = site.layers.top;
+      const f = top.openCall(H.hBackend[h] as number, site.methodFor(H.hOpSeq[h] as number), H.hBad[h] as number, H.hChain[h] as number, H.hOpSeq[h] as number, H.hDeadline[h] as number, t);
       site.record(f, h, gen, j);
       H.hFrames[base + j] = f;
-      ly.startCall(f, t);
+      top.startCall(f, t);
     }
   }
 
