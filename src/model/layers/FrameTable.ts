@@ -104,10 +104,10 @@ export class FrameTable {
 
   /**
    * A top frame (layer 0, no parent) for a call of `client` through instance `inst`, with its
-   * method, bad-input mark, retry-chain mark, operation number and deadline (absolute; its layer's
-   * loop may shorten it when the call begins).
+   * method, bad-input mark, retry-chain mark and operation number, its call begun at t
+   * ({@link beginCall}: the deadline is its layer's loop's, absolute).
    */
-  openTop(client: number, inst: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number): number {
+  openTop(client: number, inst: number, method: number, bad: number, chain: number, opSeq: number, deadlineAtMs: number, initialPrevSleepMs: number, t: number): number {
     const f = this.alloc();
     this.fLayer[f] = 0;
     this.fParent[f] = -1;
@@ -118,7 +118,7 @@ export class FrameTable {
     this.fBad[f] = bad;
     this.fChain[f] = chain;
     this.fOpSeq[f] = opSeq;
-    this.fDeadline[f] = deadlineMs;
+    this.beginCall(f, deadlineAtMs, initialPrevSleepMs, t);
     return f;
   }
 
@@ -158,16 +158,10 @@ export class FrameTable {
     this.fChild[f] = NO_CHILD;
   }
 
-  /** Frame f sends an attempt: it is counted and in flight. Returns its number (1 for the first). */
-  attemptSent(f: number): number {
-    const n = (this.fAttempts[f] as number) + 1;
+  /** Frame f sends its attempt number `n` (1 for the first; one more than fAttempts), in flight until `end`. */
+  attemptSent(f: number, n: number, end: number): void {
     this.fAttempts[f] = n;
     this.fInAttempt[f] = 1;
-    return n;
-  }
-
-  /** Frame f's attempt in flight stops waiting at `end`. */
-  attemptEndsAt(f: number, end: number): void {
     this.fAttemptEnd[f] = end;
   }
 

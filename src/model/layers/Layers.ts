@@ -113,9 +113,8 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
   readonly hedging: boolean[];
   readonly hedges: Hedging;
   /**
-   * The event queue's lane for the layer's timeouts, where it has a per-attempt timeout (-1:
-   * none). With a constant timeout they come in time order, so they need no heap, and most of them
-   * are stale by the time they pop (the attempt ended first).
+   * The event queue's lane for the layer's timeouts, where it has a per-attempt timeout (-1: none): in time order
+   * with a constant timeout (no heap), and most are stale by the time they pop (the attempt ended first).
    */
   private readonly timeoutLane: Int32Array;
   /** Where the backoff is none or constant: the lane for its wake-ups (in time order but for Retry-After hints). */
@@ -189,8 +188,17 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
     this.startAttempt(f, t);
   }
 
+  /** A top frame for a call of `client` (through `inst`; incoming deadline `deadlineMs`, absolute), its loop's state started at t as {@link initCall} does. */
+  openTop(client: number, inst: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number {
+    const loop = this.loops[0] as RetryLoop;
+    const f = this.frames.openTop(client, inst, method, bad, chain, opSeq, loop.deadlineAtMs(deadlineMs, t), loop.policy.compiledBackoff.initialPrevSleepMs, t);
+    if (this.timeSeeded[0]) (this.jitter[0] as ClientRandom).start(client, t);
+    if (this.trace) this.traceCallOf(f, 0, t);
+    return f;
+  }
+
   /** {@link beginCall} before the first attempt: frame f's call (of layer k) starts its loop's state at t. */
-  initCall(f: number, k: number, t: number): void {
+  private initCall(f: number, k: number, t: number): void {
     const fr = this.frames;
     const loop = this.loops[k] as RetryLoop;
     fr.beginCall(f, loop.deadlineAtMs(fr.fDeadline[f] as number, t), loop.policy.compiledBackoff.initialPrevSleepMs, t);
@@ -234,7 +242,7 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
   sendAttempt(f: number, t: number): void {
     const fr = this.frames;
     const k = fr.fLayer[f] as number;
-    const n = fr.attemptSent(f);
+    const n = (fr.fAttempts[f] as number) + 1;
     const hedged = this.hedging[k] as boolean;
     const m = this.m;
     if (t >= 0) {
@@ -257,7 +265,7 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
       if (end < Infinity) this.sim.atInLane(this.timeoutLane[k] as number, end, this.kb + K_FRAME_TIMEOUT, f, gen);
       if (this.trace) traceAttempt(this.trace, t, fr.fOpSeq[f] as number, k, n, timeout);
     }
-    fr.attemptEndsAt(f, end);
+    fr.attemptSent(f, n, end);
     const retryChain = fr.fChain[f] === 1 || n > 1 ? 1 : 0;
     if (k < this.L - 1) this.callNextLayer(f, k, gen, retryChain, end, t);
     else this.link.callLeaf(f, k, n, gen, retryChain, end, t);
@@ -349,10 +357,7 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
     traceWait(this.trace as TraceSink, t, this.frames.fOpSeq[f] as number, k, this.frames.fAttempts[f] as number, this.step);
   }
 
-  /**
-   * Frame f retries as its loop planned (in {@link step}): carry the backoff's state and arm the
-   * wake-up, or, `ahead`, send the attempt at once with the wake-up's time.
-   */
+  /** Frame f retries as its loop planned (in {@link step}): carry the backoff's state and arm the wake-up, or, `ahead`, send the attempt at once with the wake-up's time. */
   private retryLater(f: number, k: number, gen: number, ahead: boolean): void {
     const step = this.step;
     this.frames.retryPlanned(f, step.backoffBase, step.nextPrevSleepMs);
@@ -472,11 +477,10 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
   // ---------------------------------------------------------------- timed interventions
 
   /**
-   * Layer k takes `policy` at t (a timed intervention, README "Timed interventions"): its retry
-   * loop is recompiled and swapped in, in every instance; its budgets and admission control follow
-   * (`LayerGuards.swap`). Every frame of the layer waiting for a retry is marked for a re-check
-   * ({@link PolicySwaps.markWaiting}). The policy's hedging and seeding stay (validation), so a
-   * hedging layer marks none.
+   * Layer k takes `policy` at t (a timed intervention, README "Timed interventions"): its retry loop is recompiled and
+   * swapped in, in every instance; its budgets and admission control follow (`LayerGuards.swap`). Every frame of the
+   * layer waiting for a retry is marked for a re-check ({@link PolicySwaps.markWaiting}). The policy's hedging and
+   * seeding stay (validation), so a hedging layer marks none.
    */
   swapPolicy(k: number, policy: Policy, t: number): void {
     this.loops[k] = new RetryLoop(compilePolicy(policy));

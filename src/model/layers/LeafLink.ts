@@ -90,8 +90,9 @@ export class LeafLink implements LeafHost {
    */
   callLeaf(f: number, k: number, n: number, gen: number, chain: number, end: number, t: number): void {
     const leaf = this.leaf;
-    if (this.gate !== null && !this.gate.admits(f, t)) {
-      this.loop.attemptEnded(f, this.gate.refusal, NaN, t);
+    const gate = this.gate;
+    if (gate !== null && !gate.admits(f, t)) {
+      this.refused(f, gate, t);
       return;
     }
     const hopZero = this.hops.zero[k] as boolean;
@@ -99,14 +100,26 @@ export class LeafLink implements LeafHost {
       this.callLeafAtOnce(f, n, gen, chain, end, t);
       return;
     }
-    const r = this.req.alloc();
+    const fr = this.frames;
+    const req = this.req;
+    const r = req.alloc();
     this.fillRequest(r, f, gen, chain, end);
     leaf.route(r, f, n);
-    this.frames.callsRequest(f, r);
-    const rg = this.req.timers.arm(r);
+    fr.callsRequest(f, r);
+    const rg = req.timers.arm(r);
     if (hopZero) this.leafArrive(r, t);
-    else if (this.folds.readAhead && this.frames.fBad[f] === 0) leaf.arriveAhead(r, rg, t);
-    else this.hops.send(k, this.frames.fClient[f] as number, K_LEAF_ARRIVE, r, rg, t);
+    else if (this.folds.readAhead && fr.fBad[f] === 0) leaf.arriveAhead(r, rg, t);
+    else this.acrossHop(k, f, r, rg, t);
+  }
+
+  /** {@link callLeaf} refused by the gate: the attempt ends at once with the gate's refusal (apart, to keep the send small). */
+  private refused(f: number, gate: SendGate, t: number): void {
+    this.loop.attemptEnded(f, gate.refusal, NaN, t);
+  }
+
+  /** Request r (armed with generation `rg`) of frame f crosses the last hop (layer k's) as an event (apart, to keep the send small). */
+  private acrossHop(k: number, f: number, r: number, rg: number, t: number): void {
+    this.hops.send(k, this.frames.fClient[f] as number, K_LEAF_ARRIVE, r, rg, t);
   }
 
   /**

@@ -24,10 +24,8 @@ export interface CallEnds {
 
 /** What the top of a stack asks of the retry loop of its frames (`Layers`). */
 export interface CallLoop {
-  /** A call arrives at frame f's layer: its loop's state starts and its first attempt is asked for. */
-  beginCall(f: number, t: number): void;
-  /** Frame f's call (of layer k) starts its loop's state at t, before its first attempt. */
-  initCall(f: number, k: number, t: number): void;
+  /** A top frame opened for a call of `client` through instance `inst`, its loop's state started at t, before its first attempt (the frame is returned). */
+  openTop(client: number, inst: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number;
   /** Before an attempt of frame f: the loop's answer (send, send later or end). */
   startAttempt(f: number, t: number): void;
   /** Send an admitted attempt of frame f. */
@@ -92,13 +90,13 @@ export class StackTop implements OperationStarter, TopWaits {
 
   /** Client `client` starts an operation at t: a top frame with the workload's method and deadline, its call begun ({@link OperationStarter}). */
   startOperation(client: number, bad: number, t: number): void {
-    const f = this.frames.openTop(client, this.instOf(client), this.opMethod, bad, 0, this.nextOpSeq++, t + this.opDeadlineMs);
+    const f = this.loop.openTop(client, this.instOf(client), this.opMethod, bad, 0, this.nextOpSeq++, t + this.opDeadlineMs, t);
     this.inFlightOps++;
     this.m.gInFlight.set(t, this.inFlightOps);
     // Each operation in flight holds memory until it ends: past the cap the run stops (say so rather than run out of memory).
     if (this.inFlightOps > this.maxInFlight) this.sim.stop();
     if (t >= 0) this.m.operationStarted(t);
-    this.loop.beginCall(f, t);
+    this.loop.startAttempt(f, t);
   }
 
   /**
@@ -109,9 +107,7 @@ export class StackTop implements OperationStarter, TopWaits {
    * the site's {@link CallEnds}.
    */
   openCall(backend: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number {
-    const f = this.frames.openTop(backend, this.instOf(backend), method, bad, chain, opSeq, deadlineMs);
-    this.loop.initCall(f, 0, t);
-    return f;
+    return this.loop.openTop(backend, this.instOf(backend), method, bad, chain, opSeq, deadlineMs, t);
   }
 
   /**
