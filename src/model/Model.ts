@@ -81,20 +81,20 @@ export class Model implements EventDispatcher, InterventionTarget {
     this.m = new Measurements(sc, folds.readAhead);
     const later = sc.interventions === undefined ? undefined : laterPolicies(sc.interventions, (ref) => ref.kind === 'workload', L);
     this.layers = new Layers(sc, this.sim, this.req, this.m, initial, { seed, policies, fixedDraw: options.fixedDraw, trace: options.trace, folds, laterPolicies: later });
-    this.workload = makeWorkload(sc, this.sim, seed, this.layers);
+    this.workload = makeWorkload(sc, this.sim, seed, this.layers.top);
     this.leaf = makeLeaf(
       sc,
       {
         sim: this.sim,
         req: this.req,
-        host: this.layers,
+        host: this.layers.link,
         measurements: this.m,
         kindBase: LEAF_KINDS_FROM,
         seed,
         startMs: -sc.warmupMs,
         binMs: sc.metrics.timeSeriesBinMs,
       },
-      { folds, lastHopZero: this.layers.hopZero[L - 1] as boolean, lastHopLane: this.layers.hopLane[L - 1] as number, tracing },
+      { folds, lastHopZero: this.layers.hops.zero[L - 1] as boolean, lastHopLane: this.layers.hops.lane[L - 1] as number, tracing },
     );
     this.layers.connect(this.leaf, this.workload);
   }
@@ -152,7 +152,7 @@ export class Model implements EventDispatcher, InterventionTarget {
     // The leaf's kinds first: in an OCC run nearly every event is a write.
     if (kind >= LEAF_KINDS_FROM) {
       // Answers are work; schedules and periodic checks stop once no operation is left, and then do not count as activity.
-      const active = layers.inFlightOps > 0 || this.workload.pending > 0;
+      const active = layers.top.inFlightOps > 0 || this.workload.pending > 0;
       if (this.leaf.dispatch(kind - LEAF_KINDS_FROM, a, b, t, active)) this.lastLiveMs = t;
       return;
     }
@@ -171,7 +171,7 @@ export class Model implements EventDispatcher, InterventionTarget {
       endMs,
       events,
       truncated,
-      unfinished: this.layers.inFlightOps,
+      unfinished: this.layers.top.inFlightOps,
       leaf: this.leaf,
       queuedAtEnd: this.req.count(R_QUEUED),
       hanging: this.req.count(R_HANG),

@@ -254,7 +254,7 @@ function decisions(timeline: TraceEvent[]): Decision[] {
     .filter((e) => e.event !== 'call')
     .map((e) => {
       // `frame` is the call's row in the simulator's frame table, which the executor has no use for.
-      const { op: _op, layer: _layer, frame: _frame, ...rest } = e;
+      const { op: _op, layer: _layer, frame: _frame, ...rest } = e as TraceEvent & { frame?: number };
       return rest as Decision;
     });
 }
@@ -353,7 +353,10 @@ describe('nested retry calls make the decisions of a two-layer trace', () => {
       await time.run(call).then(top.succeeded, () => undefined);
       await time.advanceTo(trace.timeline[trace.timeline.length - 1]?.tMs ?? 0);
     });
-    expect(log).toEqual(trace.timeline.filter((e) => e.event !== 'call').map(({ op: _op, frame: _frame, ...rest }) => rest));
+    expect(log).toEqual(trace.timeline.filter((e) => e.event !== 'call').map((e) => {
+        const { op: _op, frame: _frame, ...rest } = e as TraceEvent & { frame?: number };
+        return rest;
+      }));
     // Both layers of both run through the one RetryLoop, call for call.
     expect(simulatorCalls).toEqual(executorCalls);
     expect(new Set(callsOf(simulatorCalls, 'afterAttempt').map((a) => a.loop))).toEqual(new Set([0, 1]));

@@ -51,7 +51,7 @@ export class CallSite implements CallEnds {
       if (cache.waitedFor(f)) return;
       cache.cancelled(f);
     }
-    this.layers.cancelCall(f, t);
+    this.layers.top.cancelCall(f, t);
   }
 
   /** Room for top frame f (out of line: {@link record} is on the path of every call). */

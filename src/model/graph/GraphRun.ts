@@ -167,7 +167,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       endMs: end.endMs,
       events: end.events,
       truncated: end.truncated,
-      unfinished: stacks.reduce((n, e) => n + e.layers.inFlightOps, 0),
+      unfinished: stacks.reduce((n, e) => n + e.layers.top.inFlightOps, 0),
       leaf: entryService.fleet,
       queuedAtEnd: entryService.req.count(R_QUEUED),
       hanging: stacks.reduce((n, e) => n + e.req.count(R_HANG), 0),
@@ -272,7 +272,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
 
   /** Whether some workload still has operations in flight or to come. */
   private active(): boolean {
-    for (const e of this.entryStacks) if (e.layers.inFlightOps > 0 || e.workload.pending > 0) return true;
+    for (const e of this.entryStacks) if (e.layers.top.inFlightOps > 0 || e.workload.pending > 0) return true;
     return false;
   }
 }

@@ -183,11 +183,11 @@ export class ServiceHandlers implements CacheOwner {
         H.hFrames[base + j] = -1;
         continue;
       }
-      const ly = site.layers;
-      const f = ly.openCall(H.hBackend[h]!, site.methodFor(H.hOpSeq[h]!), H.hBad[h]!, H.hChain[h]!, H.hOpSeq[h]!, H.hDeadline[h]!, t);
+      const top = site.layers.top;
+      const f = top.openCall(H.hBackend[h]!, site.methodFor(H.hOpSeq[h]!), H.hBad[h]!, H.hChain[h]!, H.hOpSeq[h]!, H.hDeadline[h]!, t);
       site.record(f, h, gen, j);
       H.hFrames[base + j] = f;
-      ly.startCall(f, t);
+      top.startCall(f, t);
     }
   }
 

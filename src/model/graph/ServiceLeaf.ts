@@ -1,8 +1,9 @@
 import { deriveSeed } from '../../engine/random.js';
 import * as outcomeModule from '../../policy/outcome.js';
 import type { BackendStats, Leaf, LeafAnswer, ServerSeries, ServerTotals } from '../leaves/Leaf.js';
+import type { FrameTable } from '../layers/FrameTable.js';
 import type { Layers } from '../layers/Layers.js';
-import type { SendGate } from '../layers/LeafLink.js';
+import type { LeafLink, SendGate } from '../layers/LeafLink.js';
 import type { RequestTable } from '../RequestTable.js';
 import * as requestTableModule from '../RequestTable.js';
 import type { Bulkhead } from './Bulkhead.js';
@@ -57,6 +58,10 @@ export class ServiceLeaf implements Leaf, SendGate {
   readonly arrivesAhead = false;
   private readonly req: RequestTable;
   readonly layers: Layers;
+  /** The stack's frames (read: the path of a call up to its top frame). */
+  private readonly frames: FrameTable;
+  /** The stack's side of the leaf (its LeafHost): where the callee's answers go. */
+  private readonly host: LeafLink;
   /** The index of this stack among the graph's callers. */
   readonly caller: number;
   readonly targets: ServiceTarget[];
@@ -108,6 +113,8 @@ export class ServiceLeaf implements Leaf, SendGate {
     this.wIndex = workloads?.index ?? -1;
     this.byWorkload = Array.from({ length: targets.length * this.wCount }, () => new EdgeCounters());
     this.layers = layers;
+    this.frames = layers.frames;
+    this.host = layers.link;
     this.caller = caller;
     this.targets = targets;
     const total = targets.reduce((s, x) => s + x.weight, 0);
@@ -162,14 +169,14 @@ export class ServiceLeaf implements Leaf, SendGate {
 
   /** The top frame of the stack above last-layer frame f. */
   topOf(f: number): number {
-    const ly = this.layers;
+    const ly = this.frames;
     while ((ly.fParent[f] as number) >= 0) f = ly.fParent[f] as number;
     return f;
   }
 
   /** 1 when a layer of this stack is past its first attempt as attempt `attempt` of last-layer frame `frame` is sent. */
   private ownRetry(frame: number, attempt: number): number {
-    const ly = this.layers;
+    const ly = this.frames;
     let own = attempt > 1;
     for (let f = ly.fParent[frame] as number; !own && f >= 0; f = ly.fParent[f] as number) own = (ly.fAttempts[f] as number) > 1;
     return own ? 1 : 0;
@@ -198,11 +205,11 @@ export class ServiceLeaf implements Leaf, SendGate {
 
   admits(f: number, t: number): boolean {
     const b = this.bulkhead as Bulkhead;
-    if (b.free(this.layers.fClient[f] as number)) return true;
+    if (b.free(this.frames.fClient[f] as number)) return true;
     if (t >= 0) {
       b.refused++;
       (this.edges[0] as EdgeCounters).bulkheadFull++;
-      if (this.wCount > 0) (this.byWorkload[this.workloadOfKey(this.layers.fOpSeq[f] as number)] as EdgeCounters).bulkheadFull++;
+      if (this.wCount > 0) (this.byWorkload[this.workloadOfKey(this.frames.fOpSeq[f] as number)] as EdgeCounters).bulkheadFull++;
     }
     return false;
   }
@@ -258,7 +265,7 @@ export class ServiceLeaf implements Leaf, SendGate {
    * request, then the callee answers at once or says what the slot {@link hold} gets must hold.
    */
   arriveAtOnce(frame: number, attempt: number, bad: boolean, t: number, ans: LeafAnswer, chain: number): boolean {
-    if (t >= 0) this.count(0, chain, this.ownRetry(frame, attempt), this.layers.fOpSeq[frame] as number, t);
+    if (t >= 0) this.count(0, chain, this.ownRetry(frame, attempt), this.frames.fOpSeq[frame] as number, t);
     const target = this.targets[0] as ServiceTarget;
     return target.service.acceptAtOnce(frame, bad, chain, t, ans);
   }
@@ -308,7 +315,7 @@ export class ServiceLeaf implements Leaf, SendGate {
     const inner = this.inner[r] as number;
     if (inner === NO_INNER) {
       this.req.state[r] = R_CANCELLED;
-      this.layers.release(r);
+      this.host.release(r);
       return;
     }
     // A request of the fleet's own table is in the fleet's state, which its withdrawal reads.
@@ -321,7 +328,7 @@ export class ServiceLeaf implements Leaf, SendGate {
   /** The callee answers request r (`degraded`: a success some optional call below did not help). */
   answer(r: number, outcome: number, retryAfterMs: number, degraded: boolean, t: number): void {
     this.inner[r] = NO_INNER;
-    if (degraded && outcome === Outcome.SUCCESS && this.layers.stillWanted(r)) {
+    if (degraded && outcome === Outcome.SUCCESS && this.host.stillWanted(r)) {
       const top = this.topOf(this.req.parent[r] as number);
       if (top >= this.degradedTop.length) {
         const b = new Uint8Array(Math.max(top + 1, this.degradedTop.length * 2));
@@ -331,20 +338,20 @@ export class ServiceLeaf implements Leaf, SendGate {
       this.degradedTop[top] = 1;
       if (t >= 0) this.degradedAnswers++;
     }
-    this.layers.respond(r, outcome, retryAfterMs, t);
+    this.host.respond(r, outcome, retryAfterMs, t);
   }
 
   /** The callee lost request r (a crash, an expired request dropped): nobody answers. */
   lost(r: number, t: number): void {
     this.inner[r] = NO_INNER;
-    this.layers.drop(r);
+    this.host.drop(r);
     void t;
   }
 
   /** The callee holds nothing more for request r and it was withdrawn: free it. */
   freed(r: number): void {
     this.inner[r] = NO_INNER;
-    this.layers.release(r);
+    this.host.release(r);
   }
 
   /** The callee's fleet hung request r (a scripted hang): the caller frees it when its attempt times out. */
@@ -355,6 +362,6 @@ export class ServiceLeaf implements Leaf, SendGate {
 
   /** Whether anyone still waits for request r, up to the entry operation. */
   wanted(r: number): boolean {
-    return this.layers.stillWanted(r);
+    return this.host.stillWanted(r);
   }
 }

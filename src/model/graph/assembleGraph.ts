@@ -208,7 +208,7 @@ class GraphAssembly {
       const isWorkload = (ref: StackRef) => ref.kind === 'workload' && (named === undefined ? ref.workload === null : ref.workload === w.name);
       const layers = new Layers(wSc, this.sim, req, m, INITIAL_ROWS, { ...this.stackOptions(w.stack, wSeed, stackBase, isWorkload), trace: i === 0 ? this.options.trace : undefined });
       this.claimStack(layers);
-      const workload = makeWorkload(wSc, this.sim, wSeed, layers, workloadBase);
+      const workload = makeWorkload(wSc, this.sim, wSeed, layers.top, workloadBase);
       const leaf = new ServiceLeaf(
         req,
         layers,

@@ -1,7 +1,7 @@
 import { ClientRandom, deriveSeed } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
 import { idempotencyInto, METHOD_CODES, METHOD_COUNT } from '../../policy/classify.js';
-import type { CompiledPolicy } from '../../policy/decision.js';
+import { compilePolicy, type CompiledPolicy } from '../../policy/decision.js';
 import { GIVE_UP_NAMES } from '../../policy/outcome.js';
 import * as outcomeModule from '../../policy/outcome.js';
 import type { AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
@@ -10,15 +10,20 @@ import { EndedAttempt, RetryLoop, RetryStep, type NextCode, type UniformDraw } f
 import * as retryLoopModule from '../../policy/retryLoop.js';
 import * as eventKindsModule from '../eventKinds.js';
 import type { Folds } from '../folds.js';
+import type { Leaf } from '../leaves/Leaf.js';
 import type { Measurements } from '../Measurements.js';
 import type { RequestTable } from '../RequestTable.js';
 import * as requestTableModule from '../RequestTable.js';
 import type { Policy, Scenario } from '../scenario.js';
+import type { Workload } from '../workloads/Workload.js';
 import * as frameTableModule from './FrameTable.js';
+import { FrameTable } from './FrameTable.js';
 import { Hedging } from './Hedging.js';
+import { Hops } from './Hops.js';
 import { LayerGuards } from './LayerGuards.js';
+import { LeafLink, type AttemptEnds, type SendGate } from './LeafLink.js';
 import { PolicySwaps } from './PolicySwaps.js';
-import { StackTop } from './StackTop.js';
+import { StackTop, type CallEnds, type CallLoop } from './StackTop.js';
 import { traceAttempt, traceCall, traceGiveUp, traceOutcome, traceWait, type TraceSink } from './traceEvents.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { GiveUp, Outcome } = outcomeModule;
@@ -56,17 +61,42 @@ export interface LayersOptions {
  * The stack of retrying layers: each layer's call for one operation is a frame (a row of the
  * {@link FrameTable}) that drives its layer's {@link RetryLoop} (src/policy/retryLoop.ts, the one
  * copy of docs/concepts.md, "The retry decision": the frames keep the call's state in their columns, the
- * loop decides, the layers do what it says: send, wait, hedge or end) against the next hop: the next layer's frame, or a request to the leaf. A caller that stops
- * waiting (an attempt timeout) abandons its downstream call, which goes on unless cancellation is
- * enabled: orphaned frames keep retrying, and server time spent on requests nobody waits for is
- * wasted work. It is the leaf's host: the leaf's answers come back here. Per-client jitter state
- * lives in typed arrays; nothing is allocated per event. Where its top frames' calls come from and
- * end (a workload's operations, a call site's calls) is {@link StackTop}, which it extends; a timed
- * intervention's change of a layer's policy is {@link PolicySwaps}'.
+ * loop decides, the layers do what it says: send, wait, hedge or end) against the next hop: the
+ * next layer's frame, or a request to the leaf. A caller that stops waiting (an attempt timeout)
+ * abandons its downstream call, which goes on unless cancellation is enabled: orphaned frames keep
+ * retrying, and server time spent on requests nobody waits for is wasted work. Per-client jitter
+ * state lives in typed arrays; nothing is allocated per event.
+ *
+ * This class is the retry loop of the frames, and it holds the stack's parts, each with a narrow
+ * interface: the {@link frames}; the network {@link hops}; the {@link top} of the stack (where
+ * the calls of top frames come from and end: a workload's operations, a call site's calls); the
+ * {@link link} to the leaf (its requests and answers: the leaf's host); the budgets and admission
+ * controls ({@link guards}); the {@link hedges}; and a timed intervention's re-checks
+ * ({@link PolicySwaps}).
  */
-export class Layers extends StackTop implements UniformDraw {
+export class Layers implements UniformDraw, CallLoop, AttemptEnds {
   private readonly sc: Scenario;
-  /** Per layer: the retry loop of its policy, and the step its answers are written into. */
+  private readonly sim: Simulator;
+  private readonly req: RequestTable;
+  private readonly m: Measurements;
+  private readonly folds: Folds;
+  /** The number of layers. */
+  readonly L: number;
+  /** The first of this stack's event kinds: 0 for a workload's stack, a range of its own for each call site of a graph. */
+  readonly kb: number;
+  /** The frames: their columns, written only through the table's own steps. */
+  readonly frames: FrameTable;
+  /** The hops between the layers, and from the last layer to the leaf. */
+  readonly hops: Hops;
+  /** Per layer instance: the retry budgets and admission controls. */
+  readonly guards: LayerGuards;
+  /** The top of the stack: a workload's operations (the workload's `OperationStarter`) or a graph call site's calls. */
+  readonly top: StackTop;
+  /** The link to the leaf: the last layer's requests and the leaf's answers (the leaf's `LeafHost`). */
+  readonly link: LeafLink;
+  /** Per layer: its instances (a frame's client goes through instance client % instances). */
+  private readonly instances: number[];
+  /** Per layer: the retry loop of its policy (a timed intervention swaps it: {@link swapPolicy}), and the step its answers are written into. */
   readonly loops: RetryLoop[];
   readonly step = new RetryStep();
   /** What the retry loop is told when an attempt ends (filled in place before each decision). */
@@ -79,13 +109,12 @@ export class Layers extends StackTop implements UniformDraw {
   /** The layer and client the loop's next jitter draw is for ({@link uniform}). */
   private drawLayer = 0;
   private drawClient = 0;
+  /** Per layer: it hedges its calls. */
   readonly hedging: boolean[];
-  override readonly guards: LayerGuards;
   readonly hedges: Hedging;
   /**
-   * The event queue's lane for the layer's timeouts, where it has a per-attempt timeout (-1:
-   * none). With a constant timeout they come in time order, so they need no heap, and most of them
-   * are stale by the time they pop (the attempt ended first).
+   * The event queue's lane for the layer's timeouts, where it has a per-attempt timeout (-1: none): in time order
+   * with a constant timeout (no heap), and most are stale by the time they pop (the attempt ended first).
    */
   private readonly timeoutLane: Int32Array;
   /** Where the backoff is none or constant: the lane for its wake-ups (in time order but for Retry-After hints). */
@@ -94,20 +123,29 @@ export class Layers extends StackTop implements UniformDraw {
   readonly trace: TraceSink | undefined;
   private readonly horizonMs: number;
 
-  /** The timed interventions' changes of policy and the retries they re-check (null until the first change: {@link swapPolicy}). */
+  /** The retries a timed intervention's change of policy re-checks (null until the first change that marks one: {@link swapPolicy}). */
   private swaps: PolicySwaps | null = null;
   /** Some wake-up may have to be asked again ({@link wake}): set by the first policy change that marks a retry; the dispatch calls `startAttempt` directly until then. */
   rechecks = false;
 
+  /** The layers of `sc.stack`, over the request table `req`, with room for `initialFrames` frames to start with. */
   constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, o: LayersOptions) {
-    super(sc, sim, req, m, initialFrames, o.seed, o.folds, o.kindBase ?? 0);
     this.sc = sc;
+    this.sim = sim;
+    this.req = req;
+    this.m = m;
+    this.folds = o.folds;
     this.fixedDraw = o.fixedDraw;
     this.trace = o.trace;
     this.horizonMs = sc.horizonMs;
     const seed = o.seed;
     const L = sc.stack.length;
+    this.L = L;
+    this.kb = o.kindBase ?? 0;
     const clients = sc.workload.clients;
+    this.frames = new FrameTable(initialFrames);
+    this.hops = new Hops(sc, sim, seed, this.kb);
+    this.instances = sc.stack.map((l) => l.instances);
     this.loops = o.policies.map((p) => new RetryLoop(p));
     this.idempotent = new Uint8Array(L * METHOD_COUNT);
     sc.stack.forEach((l, k) => idempotencyInto(this.idempotent, k * METHOD_COUNT, l.policy.idempotency));
@@ -120,7 +158,9 @@ export class Layers extends StackTop implements UniformDraw {
     });
     this.guards = new LayerGuards(sc, seed, o.laterPolicies);
     this.hedging = sc.stack.map((l) => l.policy.hedging !== undefined);
-    this.hedges = new Hedging(this, sim);
+    this.top = new StackTop(sc, sim, m, this.frames, this.guards, this);
+    this.link = new LeafLink(L, req, m, this.frames, this.hops, this.folds, this, this.top);
+    this.hedges = new Hedging(this, this.frames, sim);
   }
 
   /** The stack's request table. */
@@ -128,33 +168,46 @@ export class Layers extends StackTop implements UniformDraw {
     return this.req;
   }
 
+  /** Connect the leaf the last layer calls, and the workload whose operations start at the top (told when one ends). */
+  connect(leaf: Leaf, workload: Workload): void {
+    this.link.connect(leaf, null);
+    this.top.connectWorkload(workload);
+  }
+
+  /** Connect a graph's call site: the leaf is the callee service, the calls end at `site`, and `gate` (a bulkhead) may refuse its attempts. */
+  connectCallSite(leaf: Leaf, site: CallEnds, gate: SendGate | null = null): void {
+    this.link.connect(leaf, gate);
+    this.top.connectSite(site);
+  }
+
   // ---------------------------------------------------------------- the retry loop
 
   /** A call arrives at frame f's layer: start its retry loop. fDeadline holds the incoming deadline. */
-  override beginCall(f: number, t: number): void {
-    this.initCall(f, this.fLayer[f] as number, t);
+  beginCall(f: number, t: number): void {
+    this.initCall(f, this.frames.fLayer[f] as number, t);
     this.startAttempt(f, t);
   }
 
+  /** A top frame for a call of `client` (through `inst`; incoming deadline `deadlineMs`, absolute), its loop's state started at t as {@link initCall} does. */
+  openTop(client: number, inst: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number {
+    const loop = this.loops[0] as RetryLoop;
+    const f = this.frames.openTop(client, inst, method, bad, chain, opSeq, loop.deadlineAtMs(deadlineMs, t), loop.policy.compiledBackoff.initialPrevSleepMs, t);
+    if (this.timeSeeded[0]) (this.jitter[0] as ClientRandom).start(client, t);
+    if (this.trace) this.traceCallOf(f, 0, t);
+    return f;
+  }
+
   /** {@link beginCall} before the first attempt: frame f's call (of layer k) starts its loop's state at t. */
-  protected override initCall(f: number, k: number, t: number): void {
+  private initCall(f: number, k: number, t: number): void {
+    const fr = this.frames;
     const loop = this.loops[k] as RetryLoop;
-    this.fDeadline[f] = loop.deadlineAtMs(this.fDeadline[f] as number, t);
-    this.fAttempts[f] = 0;
-    this.fBackoffBase[f] = 0;
-    this.fInAttempt[f] = 0;
-    this.fOutstanding[f] = 0;
-    if (this.timeSeeded[k]) (this.jitter[k] as ClientRandom).start(this.fClient[f] as number, t);
-    this.fStart[f] = t;
-    this.fPrevSleep[f] = loop.policy.compiledBackoff.initialPrevSleepMs;
-    this.fLastOutcome[f] = Outcome.DEADLINE_EXCEEDED;
-    this.fLastRA[f] = NaN;
-    this.fChild[f] = NO_CHILD;
+    fr.beginCall(f, loop.deadlineAtMs(fr.fDeadline[f] as number, t), loop.policy.compiledBackoff.initialPrevSleepMs, t);
+    if (this.timeSeeded[k]) (this.jitter[k] as ClientRandom).start(fr.fClient[f] as number, t);
     if (this.trace) this.traceCallOf(f, k, t);
   }
 
   private traceCallOf(f: number, k: number, t: number): void {
-    traceCall(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fDeadline[f] as number, f, this.fParent[f] as number);
+    traceCall(this.trace as TraceSink, t, this.frames.fOpSeq[f] as number, k, this.frames.fDeadline[f] as number, f, this.frames.fParent[f] as number);
   }
 
   /** Frame f's backoff wake-up (armed with generation `gen`) at t: the next attempt starts, unless a policy changed while it waited and the loop now ends the call. */
@@ -165,30 +218,31 @@ export class Layers extends StackTop implements UniformDraw {
   }
 
   /** Before an attempt, the loop's answer: end the call (a spent deadline, a refusal), send the attempt later (an admission delay) or now. */
-  override startAttempt(f: number, t: number): void {
-    const k = this.fLayer[f] as number;
+  startAttempt(f: number, t: number): void {
+    const fr = this.frames;
+    const k = fr.fLayer[f] as number;
     const guards = this.guards;
-    const admission = guards.hasAdmission[k] ? guards.admission(k, this.fInst[f] as number) : null;
+    const admission = guards.hasAdmission[k] ? guards.admission(k, fr.fInst[f] as number) : null;
     const step = this.step;
     const next = (this.loops[k] as RetryLoop).beforeAttempt(
-      this.fAttempts[f] as number,
-      this.fLastOutcome[f] as number,
+      fr.fAttempts[f] as number,
+      fr.fLastOutcome[f] as number,
       t,
-      this.fDeadline[f] as number,
+      fr.fDeadline[f] as number,
       admission,
       guards,
       step,
     );
     if (next === Next.SEND) this.sendAttempt(f, t);
-    else if (next === Next.SEND_LATER) this.sim.at(step.wakeAtMs, this.kb + K_FRAME_SEND, f, this.frameTimers.arm(f));
-    else this.endFrame(f, step.reason, step.outcome, this.fLastRA[f] as number, t);
+    else if (next === Next.SEND_LATER) this.sim.at(step.wakeAtMs, this.kb + K_FRAME_SEND, f, fr.frameTimers.arm(f));
+    else this.endFrame(f, step.reason, step.outcome, fr.fLastRA[f] as number, t);
   }
 
   /** Send an attempt (admitted): count it, arm its timeout, and call the next hop. */
-  override sendAttempt(f: number, t: number): void {
-    const k = this.fLayer[f] as number;
-    const n = (this.fAttempts[f] as number) + 1;
-    this.fAttempts[f] = n;
+  sendAttempt(f: number, t: number): void {
+    const fr = this.frames;
+    const k = fr.fLayer[f] as number;
+    const n = (fr.fAttempts[f] as number) + 1;
     const hedged = this.hedging[k] as boolean;
     const m = this.m;
     if (t >= 0) {
@@ -197,9 +251,8 @@ export class Layers extends StackTop implements UniformDraw {
       else m.layerRetries[k] = (m.layerRetries[k] as number) + 1;
     }
     const loop = this.loops[k] as RetryLoop;
-    const deadline = this.fDeadline[f] as number;
-    const chain = this.guards.hasBudget[k] ? this.guards.chain(k, this.fInst[f] as number) : null;
-    this.fInAttempt[f] = 1;
+    const deadline = fr.fDeadline[f] as number;
+    const chain = this.guards.hasBudget[k] ? this.guards.chain(k, fr.fInst[f] as number) : null;
     let gen: number;
     let end: number;
     if (hedged) {
@@ -208,43 +261,35 @@ export class Layers extends StackTop implements UniformDraw {
     } else {
       const timeout = loop.startAttempt(n, t, deadline, chain);
       end = t + timeout;
-      gen = this.frameTimers.arm(f);
+      gen = fr.frameTimers.arm(f);
       if (end < Infinity) this.sim.atInLane(this.timeoutLane[k] as number, end, this.kb + K_FRAME_TIMEOUT, f, gen);
-      if (this.trace) traceAttempt(this.trace, t, this.fOpSeq[f] as number, k, n, timeout, f);
+      if (this.trace) traceAttempt(this.trace, t, fr.fOpSeq[f] as number, k, n, timeout, f);
     }
-    this.fAttemptEnd[f] = end;
-    const retryChain = this.fChain[f] === 1 || n > 1 ? 1 : 0;
+    fr.attemptSent(f, n, end);
+    const retryChain = fr.fChain[f] === 1 || n > 1 ? 1 : 0;
     if (k < this.L - 1) this.callNextLayer(f, k, gen, retryChain, end, t);
-    else this.callLeaf(f, k, n, gen, retryChain, end, t);
+    else this.link.callLeaf(f, k, n, gen, retryChain, end, t);
   }
+
   /** Frame f's attempt calls the next layer down: a new frame, its call starting after the hop. */
   private callNextLayer(f: number, k: number, gen: number, chain: number, end: number, t: number): void {
-    const c = this.allocFrame();
-    this.fLayer[c] = k + 1;
-    this.fParent[c] = f;
-    this.fParentGen[c] = gen;
-    this.fClient[c] = this.fClient[f] as number;
-    if (this.guards.guarded[k + 1]) this.fInst[c] = (this.fClient[f] as number) % (this.instances[k + 1] as number);
-    this.fMethod[c] = this.fMethod[f] as number;
-    this.fBad[c] = this.fBad[f] as number;
-    this.fChain[c] = chain;
-    this.fOpSeq[c] = this.fOpSeq[f] as number;
-    this.fDeadline[c] = end;
-    this.fChild[c] = NO_CHILD;
-    this.fChild[f] = c;
-    const cg = this.frameTimers.arm(c);
-    if (this.hopZero[k]) this.beginCall(c, t);
-    else this.acrossHop(k, this.fClient[c] as number, K_FRAME_ARRIVE, c, cg, t);
+    const fr = this.frames;
+    const inst = this.guards.guarded[k + 1] ? (fr.fClient[f] as number) % (this.instances[k + 1] as number) : 0;
+    const c = fr.openChild(f, gen, inst, chain, end);
+    const cg = fr.frameTimers.arm(c);
+    if (this.hops.zero[k]) this.beginCall(c, t);
+    else this.hops.send(k, fr.fClient[c] as number, K_FRAME_ARRIVE, c, cg, t);
   }
 
   /** Frame f's attempt timed out: its downstream call is abandoned (or cancelled), and the retry decision follows. */
   attemptTimedOut(f: number, t: number): void {
-    const c = this.fChild[f] as number;
+    const fr = this.frames;
+    const c = fr.fChild[f] as number;
     if (c !== NO_CHILD && c < 0) {
-      this.leaf.abandon(~c, t);
+      this.link.leaf.abandon(~c, t);
       if (this.req.state[~c] === R_HANG) {
-        this.fChild[f] = NO_CHILD;
-        this.release(~c);
+        fr.dropChild(f);
+        this.link.release(~c);
       }
     }
     if (this.sc.cancellation) this.cancelDownstream(f, t);
@@ -252,17 +297,15 @@ export class Layers extends StackTop implements UniformDraw {
   }
 
   /** The retry decision (docs/concepts.md, "The retry decision", the loop's afterAttempt) after frame f's current attempt ended. */
-  override attemptEnded(f: number, outcome: number, retryAfterMs: number, t: number): void {
-    const k = this.fLayer[f] as number;
+  attemptEnded(f: number, outcome: number, retryAfterMs: number, t: number): void {
+    const fr = this.frames;
+    const k = fr.fLayer[f] as number;
     if (this.hedging[k]) {
       this.hedges.ended(f, outcome, retryAfterMs, t);
       return;
     }
-    const gen = this.frameTimers.arm(f);
-    this.fChild[f] = NO_CHILD;
-    this.fInAttempt[f] = 0;
-    this.fLastOutcome[f] = outcome;
-    this.fLastRA[f] = retryAfterMs;
+    const gen = fr.frameTimers.arm(f);
+    fr.attemptOver(f, outcome, retryAfterMs);
     if (this.trace) this.traceOutcomeOf(f, k, outcome, retryAfterMs, t);
     const next = this.guards.guarded[k] ? this.decideGuarded(f, k, outcome, retryAfterMs, t) : this.decide(f, k, outcome, retryAfterMs, t, null, null);
     if (next === Next.RETRY) this.retryLater(f, k, gen, false);
@@ -271,12 +314,12 @@ export class Layers extends StackTop implements UniformDraw {
 
   /** {@link decide} for a layer with budgets, breakers or an admission control: those of frame f's instance. */
   private decideGuarded(f: number, k: number, outcome: number, retryAfterMs: number, t: number): NextCode {
-    const inst = this.fInst[f] as number;
+    const inst = this.frames.fInst[f] as number;
     return this.decide(f, k, outcome, retryAfterMs, t, this.guards.decisionChain(k, inst), this.guards.admission(k, inst));
   }
 
   private traceOutcomeOf(f: number, k: number, outcome: number, retryAfterMs: number, t: number): void {
-    traceOutcome(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, outcome, retryAfterMs, f);
+    traceOutcome(this.trace as TraceSink, t, this.frames.fOpSeq[f] as number, k, this.frames.fAttempts[f] as number, outcome, retryAfterMs, f);
   }
 
   /** Frame f's retry loop decides after its attempt ended at t (its answer in {@link step}). */
@@ -289,19 +332,20 @@ export class Layers extends StackTop implements UniformDraw {
     chain: BudgetChain | null,
     admission: AdmissionControl | null,
   ): NextCode {
+    const fr = this.frames;
     const step = this.step;
     this.drawLayer = k;
-    this.drawClient = this.fClient[f] as number;
+    this.drawClient = fr.fClient[f] as number;
     const a = this.attemptEnd;
-    a.attemptsMade = this.fAttempts[f] as number;
+    a.attemptsMade = fr.fAttempts[f] as number;
     a.outcome = outcome;
     a.retryAfterMs = retryAfterMs;
-    a.idempotent = this.idempotent[k * IDEMPOTENT_ROW + (this.fMethod[f] as number)] === 1;
+    a.idempotent = this.idempotent[k * IDEMPOTENT_ROW + (fr.fMethod[f] as number)] === 1;
     a.nowMs = t;
-    a.deadlineAtMs = this.fDeadline[f] as number;
-    a.callStartMs = this.fStart[f] as number;
-    a.backoffBase = this.fBackoffBase[f] as number;
-    a.prevSleepMs = this.fPrevSleep[f] as number;
+    a.deadlineAtMs = fr.fDeadline[f] as number;
+    a.callStartMs = fr.fStart[f] as number;
+    a.backoffBase = fr.fBackoffBase[f] as number;
+    a.prevSleepMs = fr.fPrevSleep[f] as number;
     a.chain = chain;
     a.admission = admission;
     const next = (this.loops[k] as RetryLoop).afterAttempt(a, this, step);
@@ -310,17 +354,13 @@ export class Layers extends StackTop implements UniformDraw {
   }
 
   private traceWaitOf(f: number, k: number, t: number): void {
-    traceWait(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, this.fAttempts[f] as number, this.step, f);
+    traceWait(this.trace as TraceSink, t, this.frames.fOpSeq[f] as number, k, this.frames.fAttempts[f] as number, this.step, f);
   }
 
-  /**
-   * Frame f retries as its loop planned (in {@link step}): carry the backoff's state and arm the
-   * wake-up, or, `ahead`, send the attempt at once with the wake-up's time.
-   */
+  /** Frame f retries as its loop planned (in {@link step}): carry the backoff's state and arm the wake-up, or, `ahead`, send the attempt at once with the wake-up's time. */
   private retryLater(f: number, k: number, gen: number, ahead: boolean): void {
     const step = this.step;
-    this.fBackoffBase[f] = step.backoffBase;
-    this.fPrevSleep[f] = step.nextPrevSleepMs;
+    this.frames.retryPlanned(f, step.backoffBase, step.nextPrevSleepMs);
     // Sent ahead only if the wake-up would run before the horizon. (A run stopped by its event cap
     // is the exception: its last retries sent ahead may be counted after its last event.)
     if (ahead && step.wakeAtMs <= this.horizonMs) this.sendAttempt(f, step.wakeAtMs);
@@ -337,15 +377,13 @@ export class Layers extends StackTop implements UniformDraw {
    * deadline or maxElapsedMs a planned wait always fits, so the loop ends the call only before its
    * draw.
    */
-  protected override retryAhead(f: number, outcome: number, retryAfterMs: number, arriveMs: number): boolean {
+  retryAhead(f: number, outcome: number, retryAfterMs: number, arriveMs: number): boolean {
     const k = this.L - 1;
-    if (this.fDeadline[f] !== Infinity) return false;
+    const fr = this.frames;
+    if (fr.fDeadline[f] !== Infinity) return false;
     if (this.decide(f, k, outcome, retryAfterMs, arriveMs, null, null) !== Next.RETRY) return false;
-    const gen = this.frameTimers.arm(f);
-    this.fChild[f] = NO_CHILD;
-    this.fInAttempt[f] = 0;
-    this.fLastOutcome[f] = outcome;
-    this.fLastRA[f] = retryAfterMs;
+    const gen = fr.frameTimers.arm(f);
+    fr.attemptOver(f, outcome, retryAfterMs);
     this.retryLater(f, k, gen, this.folds.sendAhead);
     return true;
   }
@@ -361,68 +399,59 @@ export class Layers extends StackTop implements UniformDraw {
     return (this.jitter[k] as ClientRandom).next(client);
   }
 
-  /** Frame f gives up (or succeeds): report to its caller, or end the operation at the top. */
+  /** Frame f gives up (or succeeds): report to its caller, or end the call at the top. */
   endFrame(f: number, reason: number, outcome: number, retryAfterMs: number, t: number): void {
-    const k = this.fLayer[f] as number;
-    if (this.hedging[k]) this.hedgeTimers.cancel(f);
+    const fr = this.frames;
+    const k = fr.fLayer[f] as number;
+    if (this.hedging[k]) fr.hedgeTimers.cancel(f);
     const m = this.m;
     if (t >= 0) m.layerGiveUps[k * GIVE_UP_COUNT + reason] = (m.layerGiveUps[k * GIVE_UP_COUNT + reason] as number) + 1;
     if (this.trace) this.traceGiveUpOf(f, k, reason, outcome, t);
-    const parent = this.fParent[f] as number;
-    if (parent < 0) this.endTop(f, reason, outcome, t);
+    const parent = fr.fParent[f] as number;
+    if (parent < 0) this.top.ended(f, reason, outcome, t);
     else this.answerParent(f, k, parent, reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome, retryAfterMs, t);
   }
 
-  /** Top frame f's call ends: its call site is told, or its operation ends. */
-  private endTop(f: number, reason: number, outcome: number, t: number): void {
-    const site = this.site;
-    if (site !== null) {
-      this.freeFrame(f);
-      site.callEnded(f, reason, reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome, t);
-      return;
-    }
-    this.endOperation(f, reason, t);
-    this.freeFrame(f);
-  }
-
   private traceGiveUpOf(f: number, k: number, reason: number, outcome: number, t: number): void {
-    traceGiveUp(this.trace as TraceSink, t, this.fOpSeq[f] as number, k, reason, this.fAttempts[f] as number, outcome, f);
+    traceGiveUp(this.trace as TraceSink, t, this.frames.fOpSeq[f] as number, k, reason, this.frames.fAttempts[f] as number, outcome, f);
   }
 
   /** Frame f (of layer k) answers `result` to its parent's attempt, across the hop between them. */
   private answerParent(f: number, k: number, parent: number, result: number, retryAfterMs: number, t: number): void {
-    const pg = this.fParentGen[f] as number;
-    if (!this.frameTimers.isLive(parent, pg)) {
-      this.freeFrame(f);
+    const fr = this.frames;
+    const pg = fr.fParentGen[f] as number;
+    if (!fr.frameTimers.isLive(parent, pg)) {
+      fr.free(f);
       return;
     }
     const pk = k - 1;
-    if (this.hopZero[pk]) {
-      this.freeFrame(f);
+    if (this.hops.zero[pk]) {
+      fr.free(f);
       this.attemptEnded(parent, result, retryAfterMs, t);
       return;
     }
-    this.fResOutcome[f] = result;
-    this.fResRA[f] = retryAfterMs;
-    const g = this.frameTimers.arm(f);
-    this.acrossHop(pk, this.fClient[f] as number, K_FRAME_RESPONSE, f, g, t);
+    fr.holdAnswer(f, result, retryAfterMs);
+    const g = fr.frameTimers.arm(f);
+    this.hops.send(pk, fr.fClient[f] as number, K_FRAME_RESPONSE, f, g, t);
   }
 
   /** Frame f's answer reached its caller across the hop. */
   frameResponseArrived(f: number, t: number): void {
-    const parent = this.fParent[f] as number;
-    const pg = this.fParentGen[f] as number;
-    const result = this.fResOutcome[f] as number;
-    const ra = this.fResRA[f] as number;
-    this.freeFrame(f);
-    if (this.frameTimers.isLive(parent, pg)) this.attemptEnded(parent, result, ra, t);
+    const fr = this.frames;
+    const parent = fr.fParent[f] as number;
+    const pg = fr.fParentGen[f] as number;
+    const result = fr.fResOutcome[f] as number;
+    const ra = fr.fResRA[f] as number;
+    fr.free(f);
+    if (fr.frameTimers.isLive(parent, pg)) this.attemptEnded(parent, result, ra, t);
   }
 
   /** Cancellation propagated downstream: the abandoned call stops, its leaf work is withdrawn. */
   cancelDownstream(f: number, t: number): void {
-    const c = this.fChild[f] as number;
+    const fr = this.frames;
+    const c = fr.fChild[f] as number;
     if (c === NO_CHILD) return;
-    this.fChild[f] = NO_CHILD;
+    fr.dropChild(f);
     if (c >= 0) {
       this.cancelFrame(c, t);
       return;
@@ -430,25 +459,36 @@ export class Layers extends StackTop implements UniformDraw {
     const r = ~c;
     const state = this.req.state[r];
     if (state === R_FREE || state === R_CANCELLED) return;
-    this.leaf.withdraw(r, t);
+    this.link.leaf.withdraw(r, t);
   }
 
   /** Frame c is cancelled: its own downstream call first, then its attempt is withdrawn from the budgets and the frame freed. */
-  protected override cancelFrame(c: number, t: number): void {
+  cancelFrame(c: number, t: number): void {
     this.cancelDownstream(c, t);
-    const ck = this.fLayer[c] as number;
-    if (this.fInAttempt[c] === 1 && this.guards.hasBudget[ck]) {
-      (this.loops[ck] as RetryLoop).withdrawAttempt(this.fAttempts[c] as number, t, this.guards.chain(ck, this.fInst[c] as number));
+    const fr = this.frames;
+    const ck = fr.fLayer[c] as number;
+    if (fr.fInAttempt[c] === 1 && this.guards.hasBudget[ck]) {
+      (this.loops[ck] as RetryLoop).withdrawAttempt(fr.fAttempts[c] as number, t, this.guards.chain(ck, fr.fInst[c] as number));
     }
     if (t >= 0) this.m.layerCancelled[ck] = (this.m.layerCancelled[ck] as number) + 1;
-    this.freeFrame(c);
+    fr.free(c);
   }
 
   // ---------------------------------------------------------------- timed interventions
 
-  /** Layer k takes `policy` at t (a timed intervention, docs/experiments.md, "Timed interventions"): see {@link PolicySwaps.swap}. */
+  /**
+   * Layer k takes `policy` at t (a timed intervention, docs/experiments.md, "Timed interventions"): its retry loop is recompiled and
+   * swapped in, in every instance; its budgets and admission control follow (`LayerGuards.swap`). Every frame of the
+   * layer waiting for a retry is marked for a re-check ({@link PolicySwaps.markWaiting}). The policy's hedging and
+   * seeding stay (validation), so a hedging layer marks none.
+   */
   swapPolicy(k: number, policy: Policy, t: number): void {
-    (this.swaps ??= new PolicySwaps(this)).swap(k, policy, this.frameCount, t);
+    this.loops[k] = new RetryLoop(compilePolicy(policy));
+    idempotencyInto(this.idempotent, k * METHOD_COUNT, policy.idempotency);
+    const newBudgets = this.guards.swap(k, policy, t);
+    if (this.hedging[k]) return;
+    (this.swaps ??= new PolicySwaps(this, this.frames)).markWaiting(k, newBudgets);
+    this.rechecks = true;
   }
 
   /** Close the layers' series at the end of the run. */

@@ -1,15 +1,15 @@
 import type { Simulator } from '../../engine/simulator.js';
 import * as classifyModule from '../../policy/classify.js';
-import type { Folds } from '../folds.js';
-import type { Leaf } from '../leaves/Leaf.js';
+import * as outcomeModule from '../../policy/outcome.js';
 import type { Measurements } from '../Measurements.js';
-import type { RequestTable } from '../RequestTable.js';
 import type { Scenario } from '../scenario.js';
 import type { OperationStarter, Workload } from '../workloads/Workload.js';
+import type { FrameTable } from './FrameTable.js';
 import type { LayerGuards } from './LayerGuards.js';
-import { LeafLink, type SendGate } from './LeafLink.js';
+import type { TopWaits } from './LeafLink.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { METHOD_CODES } = classifyModule;
+const { GiveUp, Outcome } = outcomeModule;
 
 /**
  * Where the calls of a graph's call site end: its top frames are started by a handler
@@ -22,18 +22,34 @@ export interface CallEnds {
   wanted(f: number): boolean;
 }
 
+/** What the top of a stack asks of the retry loop of its frames (`Layers`). */
+export interface CallLoop {
+  /** A top frame opened for a call of `client` through instance `inst`, its loop's state started at t, before its first attempt (the frame is returned). */
+  openTop(client: number, inst: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number;
+  /** Before an attempt of frame f: the loop's answer (send, send later or end). */
+  startAttempt(f: number, t: number): void;
+  /** Send an admitted attempt of frame f. */
+  sendAttempt(f: number, t: number): void;
+  /** Frame f is cancelled, and its downstream call with it. */
+  cancelFrame(f: number, t: number): void;
+}
+
 /**
  * The top of a stack of layers: where the calls of its top frames come from and where they end. A
  * workload's stack starts a top frame for each operation of the workload ({@link OperationStarter})
- * and ends the operation when that frame ends; a graph's call site opens a top frame for each call
- * of a handler ({@link openCall}, {@link startCall}, {@link cancelCall}) and hands its end to the
- * site's {@link CallEnds}. `Layers` extends it with the retry loop, whose frames it begins
- * (`beginCall`), and whose top frames end here (`Layers.endFrame`: {@link endOperation}, or the
- * site); the three share the frames of `FrameTable` and the leaf side of {@link LeafLink}.
+ * and ends the operation when that frame ends ({@link ended}); a graph's call site opens a top
+ * frame for each call of a handler ({@link openCall}, {@link startCall}, {@link cancelCall}) and
+ * hands its end to the site's {@link CallEnds}. The calls themselves are the retry loop's
+ * ({@link CallLoop}).
  */
-export abstract class StackTop extends LeafLink implements OperationStarter {
-  /** Per layer: its instances (a frame's client goes through instance client % instances). */
-  readonly instances: number[];
+export class StackTop implements OperationStarter, TopWaits {
+  private readonly sim: Simulator;
+  private readonly m: Measurements;
+  private readonly frames: FrameTable;
+  private readonly guards: LayerGuards;
+  private readonly loop: CallLoop;
+  /** The top layer's instances (a frame's client goes through instance client % instances). */
+  private readonly topInstances: number;
   private readonly opMethod: number;
   private readonly opDeadlineMs: number;
   private nextOpSeq = 0;
@@ -42,83 +58,56 @@ export abstract class StackTop extends LeafLink implements OperationStarter {
   private maxInFlight = Infinity;
   private workload!: Workload;
   /** A graph's call site: where its calls end (null: a workload's stack, whose top frames are operations). */
-  protected site: CallEnds | null = null;
+  private site: CallEnds | null = null;
 
-  constructor(sc: Scenario, sim: Simulator, req: RequestTable, m: Measurements, initialFrames: number, seed: number, folds: Folds, kindBase: number) {
-    super(sc, sim, req, m, initialFrames, seed, folds, kindBase);
+  /** The top of `sc`'s stack, its frames in `frames`, its calls run by `loop`. */
+  constructor(sc: Scenario, sim: Simulator, m: Measurements, frames: FrameTable, guards: LayerGuards, loop: CallLoop) {
+    this.sim = sim;
+    this.m = m;
+    this.frames = frames;
+    this.guards = guards;
+    this.loop = loop;
     this.opMethod = METHOD_CODES[sc.workload.method];
     this.opDeadlineMs = sc.workload.deadlineMs ?? Infinity;
-    this.instances = sc.stack.map((l) => l.instances);
+    this.topInstances = (sc.stack[0] as Scenario['stack'][number]).instances;
   }
 
-  /** Per layer instance: the retry budgets and admission controls (see `Layers`). */
-  abstract readonly guards: LayerGuards;
-  /** A call arrives at frame f's layer: its retry loop starts (see `Layers`). */
-  abstract beginCall(f: number, t: number): void;
-  /** Frame f's call (of layer k) starts its loop's state at t, before its first attempt (see `Layers`). */
-  protected abstract initCall(f: number, k: number, t: number): void;
-  /** Before an attempt of frame f, the loop's answer (see `Layers`). */
-  abstract startAttempt(f: number, t: number): void;
-  /** Send an admitted attempt of frame f (see `Layers`). */
-  abstract sendAttempt(f: number, t: number): void;
-  /** Frame f is cancelled, and its downstream call with it (see `Layers`). */
-  protected abstract cancelFrame(f: number, t: number): void;
-
-  /** Connect the leaf the last layer calls, and the workload whose operations start here (told when one ends). */
-  connect(leaf: Leaf, workload: Workload): void {
-    this.connectLeaf(leaf);
+  /** The workload whose operations start here (told when one ends). */
+  connectWorkload(workload: Workload): void {
     this.workload = workload;
     this.maxInFlight = workload.maxInFlight;
   }
 
-  /** Connect a graph's call site: the leaf is the callee service, the calls end at `site`, and `gate` (a bulkhead) may refuse its attempts. */
-  connectCallSite(leaf: Leaf, site: CallEnds, gate: SendGate | null = null): void {
-    this.connectLeaf(leaf, gate);
+  /** A graph's call site: its calls end at `site`. */
+  connectSite(site: CallEnds): void {
     this.site = site;
+  }
+
+  /** The top layer's instance that `client` goes through, where the layer has budgets or admission control (0 elsewhere). */
+  private instOf(client: number): number {
+    return this.guards.guarded[0] ? client % this.topInstances : 0;
   }
 
   /** Client `client` starts an operation at t: a top frame with the workload's method and deadline, its call begun ({@link OperationStarter}). */
   startOperation(client: number, bad: number, t: number): void {
-    const f = this.allocFrame();
-    this.fLayer[f] = 0;
-    this.fParent[f] = -1;
-    this.fParentGen[f] = 0;
-    this.fClient[f] = client;
-    if (this.guards.guarded[0]) this.fInst[f] = client % (this.instances[0] as number);
-    this.fMethod[f] = this.opMethod;
-    this.fBad[f] = bad;
-    this.fChain[f] = 0;
-    this.fOpSeq[f] = this.nextOpSeq++;
-    this.fDeadline[f] = t + this.opDeadlineMs;
+    const f = this.loop.openTop(client, this.instOf(client), this.opMethod, bad, 0, this.nextOpSeq++, t + this.opDeadlineMs, t);
     this.inFlightOps++;
     this.m.gInFlight.set(t, this.inFlightOps);
     // Each operation in flight holds memory until it ends: past the cap the run stops (say so rather than run out of memory).
     if (this.inFlightOps > this.maxInFlight) this.sim.stop();
     if (t >= 0) this.m.operationStarted(t);
-    this.beginCall(f, t);
+    this.loop.startAttempt(f, t);
   }
 
   /**
    * A handler opens a call through this call site's stack at t: a top frame whose deadline is the
    * handler's (the absolute time its caller stops waiting), `chain` 1 when a layer upstream is on a
-   * retry, and the calling backend as its client (the layers' instance), its call begun as
-   * {@link beginCall} begins one. Its first attempt starts with {@link startCall}; its end goes to
+   * retry, and the calling backend as its client (the layers' instance), its loop's state started
+   * as a call's is when it begins. Its first attempt starts with {@link startCall}; its end goes to
    * the site's {@link CallEnds}.
    */
   openCall(backend: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number {
-    const f = this.allocFrame();
-    this.fLayer[f] = 0;
-    this.fParent[f] = -1;
-    this.fParentGen[f] = 0;
-    this.fClient[f] = backend;
-    if (this.guards.guarded[0]) this.fInst[f] = backend % (this.instances[0] as number);
-    this.fMethod[f] = method;
-    this.fBad[f] = bad;
-    this.fChain[f] = chain;
-    this.fOpSeq[f] = opSeq;
-    this.fDeadline[f] = deadlineMs;
-    this.initCall(f, 0, t);
-    return f;
+    return this.loop.openTop(backend, this.instOf(backend), method, bad, chain, opSeq, deadlineMs, t);
   }
 
   /**
@@ -127,25 +116,33 @@ export abstract class StackTop extends LeafLink implements OperationStarter {
    * is sent without asking.
    */
   startCall(f: number, t: number): void {
-    if (this.fDeadline[f] === Infinity && !this.guards.hasAdmission[0]) this.sendAttempt(f, t);
-    else this.startAttempt(f, t);
+    if (this.frames.fDeadline[f] === Infinity && !this.guards.hasAdmission[0]) this.loop.sendAttempt(f, t);
+    else this.loop.startAttempt(f, t);
   }
 
   /** Cancel the call of top frame f (its handler no longer waits): it stops, and its downstream work is withdrawn. */
   cancelCall(f: number, t: number): void {
-    this.cancelFrame(f, t);
+    this.loop.cancelFrame(f, t);
   }
 
   /** Whether the caller of top frame f still waits for it: a workload's operation always does; a call site's call while its handler waits. */
-  protected override topWanted(f: number): boolean {
+  wanted(f: number): boolean {
     return this.site === null || this.site.wanted(f);
   }
 
-  /** Top frame f's operation ended at t (why: `reason`), as its frame ends: the workload is told. */
-  protected endOperation(f: number, reason: number, t: number): void {
+  /** Top frame f's call ended at t (why: `reason`, a give-up code; its last outcome): its call site is told, or its operation ends; the frame is freed. */
+  ended(f: number, reason: number, outcome: number, t: number): void {
+    const site = this.site;
+    if (site !== null) {
+      this.frames.free(f);
+      site.callEnded(f, reason, reason === GiveUp.SUCCESS ? Outcome.SUCCESS : outcome, t);
+      return;
+    }
+    const frames = this.frames;
     this.inFlightOps--;
     this.m.gInFlight.set(t, this.inFlightOps);
-    this.m.operationEnded(reason, this.fStart[f] as number, t);
-    this.workload.ended(this.fClient[f] as number, t);
+    this.m.operationEnded(reason, frames.fStart[f] as number, t);
+    this.workload.ended(frames.fClient[f] as number, t);
+    frames.free(f);
   }
 }

@@ -11,12 +11,12 @@ const { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME
  */
 export function dispatchStackEvent(ly: Layers, kind: number, a: number, b: number, t: number): boolean {
   if (kind === K_HEDGE) {
-    if (!ly.hedgeTimers.isLive(a, b)) return false;
+    if (!ly.frames.hedgeTimers.isLive(a, b)) return false;
     ly.hedges.due(a, t);
     return true;
   }
   if (kind <= K_FRAME_SEND) {
-    if (!ly.frameTimers.isLive(a, b)) return false;
+    if (!ly.frames.frameTimers.isLive(a, b)) return false;
   } else if (!ly.requests.timers.isLive(a, b)) return false;
   switch (kind) {
     case K_FRAME_WAKE:
@@ -37,10 +37,10 @@ export function dispatchStackEvent(ly: Layers, kind: number, a: number, b: numbe
       ly.frameResponseArrived(a, t);
       break;
     case K_LEAF_ARRIVE:
-      ly.leafArrive(a, t);
+      ly.link.leafArrive(a, t);
       break;
     case K_LEAF_RESPONSE:
-      ly.leafResponseArrived(a, t);
+      ly.link.leafResponseArrived(a, t);
       break;
   }
   return true;
