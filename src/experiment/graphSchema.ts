@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WORKLOAD_CALLER, type Bulkhead, type CallCacheSpec, type GraphEntry, type GraphService, type GraphStep, type GraphWorkload, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
+import { WORKLOAD_CALLER, type Bulkhead, type CallCacheSpec, type SharedCacheSpec, type GraphEntry, type GraphService, type GraphStep, type GraphWorkload, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
 import type { Dist, Layer, Leaf, Method, Workload } from '../model/scenario.js';
 import { between } from '../policy/schema/between.js';
 import { describeValue } from '../policy/schema/describeValue.js';
@@ -31,8 +31,19 @@ interface ParsedCall {
   optional: boolean;
   cache?: ParsedCache | undefined;
 }
-/** A call's cache as parsed (its name not yet defaulted). */
-type ParsedCache = Omit<CallCacheSpec, 'name' | 'ttlMs'> & { name?: string | undefined; ttlMs?: number | undefined };
+/** A call's cache as parsed: its own (settings not yet defaulted, its name not yet the callee's), or one naming a shared tier. */
+type ParsedCache = { [K in keyof Omit<CallCacheSpec, 'coalesce' | 'shared'>]?: CallCacheSpec[K] | undefined } & { coalesce: boolean; shared?: string | undefined };
+/** A shared tier as parsed (`caches.<name>`). */
+type ParsedSharedCache = Omit<SharedCacheSpec, 'name' | 'ttlMs'> & { ttlMs?: number | undefined };
+
+/**
+ * The defaults of a cache's settings, for a call's own cache and a shared tier alike (a call's own
+ * applies them when it is resolved, so that a call naming a shared tier can be told it wrote one).
+ */
+export const CACHE_DEFAULTS = { hitLatencyMs: 1, perBackend: false, initial: 'warm', flushAtMs: [] as number[] } as const;
+
+/** The settings of a call's cache that belong to a shared tier: a call naming one (`shared`) may not write them. */
+const TIER_FIELDS = ['name', 'capacity', 'keys', 'zipf', 'ttlMs', 'hitLatencyMs', 'initial', 'flushAtMs'] as const;
 type ParsedStep =
   | { kind: 'work'; serviceMs?: Dist | undefined }
   | { kind: 'call'; calls: ParsedCall[]; join: 'all' | 'any' | { quorum: number }; cancellation?: boolean | undefined };
@@ -55,6 +66,7 @@ interface ParsedEntry {
 /** The graph fields of a scenario as parsed: `services`, `bulkheads` and the workload's `entry` (or each named workload's). */
 export interface ParsedGraph {
   services: Record<string, ParsedService>;
+  caches?: Record<string, ParsedSharedCache> | undefined;
   bulkheads?: Array<{ caller: string; callee: string; maxConcurrent: number }> | undefined;
   entry?: ParsedEntry | ParsedEntry[] | undefined;
   workloads?: Record<string, { entry?: ParsedEntry | ParsedEntry[] | undefined }> | undefined;
@@ -94,21 +106,41 @@ export function graphSchemas(parts: GraphSchemaParts) {
     });
   const callStack = f.array(callLayer, 'layers', 1, 16).superRefine(uniqueLayerNames).transform(namedLayers);
 
+  const tier = {
+    capacity: doc(f.boundedInt(10_000_000), 'Entries held at most (per copy); the least recently used is evicted first.'),
+    keys: doc(f.boundedInt(10_000_000), 'The key space K: each operation carries one key, rank i in 1..K with probability proportional to i^-zipf; every cache of a graph declares the same keys and zipf.'),
+    zipf: doc(f.number('>= 0'), 'The Zipf exponent s of the keys\' popularity (0: uniform; web traces: 0.64 to 0.83, Breslau et al. 1999).'),
+    ttlMs: doc(f.number('> 0').optional(), 'Time to live from the fill; a hit does not extend it; an expired entry is a miss. Default: none.'),
+    hitLatencyMs: doc(parts.dist, 'The time a hit takes to answer the call (ms); default 1.'),
+    initial: doc(f.oneOf(['warm', 'empty']), 'warm (default): at the start it holds the LRU state of 20 x capacity requests drawn from the keys\' popularity; empty: cold.'),
+    flushAtMs: doc(f.array(f.number('>= 0'), 'times'), 'Times (ms from t = 0) at which every copy is emptied; default none.'),
+  };
   const cache = doc(
     f.object({
+      shared: doc(f.nonEmptyString().optional(), 'Look up the graph\'s shared tier caches.<name> instead of a cache of the call\'s own (then only coalesce may be set beside it).'),
       name: doc(f.matching(NAME, 'a name (a letter, then letters, digits, "_" and "-")').optional(), "Its name among the calling service's caches (results: services.<service>.caches.<name>); default: the callee's name."),
-      capacity: doc(f.boundedInt(10_000_000), 'Entries held at most (per copy); the least recently used is evicted first.'),
-      keys: doc(f.boundedInt(10_000_000), 'The key space K: each operation carries one key, rank i in 1..K with probability proportional to i^-zipf; every cache of a graph declares the same keys and zipf.'),
-      zipf: doc(f.number('>= 0'), 'The Zipf exponent s of the keys\' popularity (0: uniform; web traces: 0.64 to 0.83, Breslau et al. 1999).'),
-      ttlMs: doc(f.number('> 0').optional(), 'Time to live from the fill; a hit does not extend it; an expired entry is a miss. Default: none.'),
-      hitLatencyMs: doc(parts.dist.prefault(1), 'The time a hit takes to answer the call (ms); default 1.'),
-      perBackend: doc(f.boolean().default(false), 'One copy per backend of the calling service, each of `capacity` entries; default: one copy shared by its backends.'),
-      coalesce: doc(f.boolean().default(false), "Request coalescing: later misses for a key in flight wait for the first miss's call and share its outcome."),
-      initial: doc(f.oneOf(['warm', 'empty']).default('warm'), 'warm: at the start it holds the LRU state of 20 x capacity requests drawn from the keys\' popularity; empty: cold.'),
-      flushAtMs: doc(f.array(f.number('>= 0'), 'times').default([]), 'Times (ms from t = 0) at which every copy is emptied.'),
+      capacity: doc(tier.capacity.optional(), 'Entries held at most (per copy); the least recently used is evicted first. Required unless shared.'),
+      keys: doc(tier.keys.optional(), 'The key space K: each operation carries one key, rank i in 1..K with probability proportional to i^-zipf; every cache of a graph declares the same keys and zipf. Required unless shared.'),
+      zipf: doc(tier.zipf.optional(), 'The Zipf exponent s of the keys\' popularity (0: uniform; web traces: 0.64 to 0.83, Breslau et al. 1999). Required unless shared.'),
+      ttlMs: tier.ttlMs,
+      hitLatencyMs: tier.hitLatencyMs.optional(),
+      perBackend: doc(f.boolean().optional(), 'One copy per backend of the calling service, each of `capacity` entries; default false: one copy shared by its backends. Not with shared.'),
+      coalesce: doc(f.boolean().default(false), "Request coalescing at the calling side: later misses of this call for a key in flight wait for the first miss's call and share its outcome."),
+      initial: tier.initial.optional(),
+      flushAtMs: tier.flushAtMs.optional(),
     }),
-    'A lookaside cache in front of the call, at the calling service: a hit answers without calling; a miss fills the entry on a success that arrives while the call waits.',
+    'A lookaside cache in front of the call, at the calling service (or the graph\'s shared tier it names): a hit answers without calling; a miss fills the entry on a success that arrives while the call waits.',
     'Cache',
+  );
+  const sharedCache = doc(
+    f.object({
+      ...tier,
+      hitLatencyMs: tier.hitLatencyMs.prefault(CACHE_DEFAULTS.hitLatencyMs),
+      initial: tier.initial.default(CACHE_DEFAULTS.initial),
+      flushAtMs: tier.flushAtMs.default([...CACHE_DEFAULTS.flushAtMs]),
+    }),
+    'A cache tier shared by the calls of several services that name it (cache: { "shared": "<name>" }): one store, one hit ratio, one flush (a Memcached or Redis in front of a database).',
+    'Shared cache',
   );
   const call = f.object({
     service: doc(f.nonEmptyString(), 'The service called.'),
@@ -157,7 +189,11 @@ export function graphSchemas(parts: GraphSchemaParts) {
     f.array(f.object({ caller: f.nonEmptyString(), callee: f.nonEmptyString(), maxConcurrent: f.positiveInt() }), 'bulkheads'),
     'Caps on concurrent calls from each backend of `caller` to `callee` (Hystrix, resilience4j Bulkhead); a full one refuses with bulkhead-full.',
   );
-  return { services: doc(f.record(service), 'Named services of a service graph (instead of `leaf`).'), bulkheads };
+  return {
+    services: doc(f.record(service), 'Named services of a service graph (instead of `leaf`).'),
+    bulkheads,
+    caches: doc(f.record(sharedCache), 'Cache tiers of a service graph by name, each looked up by the calls that name it (cache: { "shared": "<name>" }).'),
+  };
 }
 
 /** A name of `names` for `word`, or the list of them: `did you mean "db"?` / `the services are a, b`. */
@@ -178,7 +214,7 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
   serviceIssues(check);
   const edges = callEdges(check);
   reportCycles(edges, check.report);
-  cacheIssues(graph.services, check.report);
+  cacheIssues(graph, check.report);
   entryIssues(graph, check);
   bulkheadIssues(graph, edges, check);
 }
@@ -322,11 +358,38 @@ function bulkheadIssues(graph: ParsedGraph, edges: CallEdges, { services, report
 /**
  * The caches' checks across the graph: names unique among a service's caches (a cache's name is
  * its callee's unless written), and one key space for the whole graph (every operation carries one
- * key, which every cache on its way reads: they must agree on `keys` and `zipf`).
+ * key, which every cache on its way reads: they must agree on `keys` and `zipf`), a call's own cache
+ * has its capacity and key space; shared tiers (`caches`): valid names, each looked up by some call, a
+ * call naming one names a tier that exists and writes none of the tier's settings (nor `perBackend`).
  */
-function cacheIssues(services: Record<string, ParsedService>, report: (path: PathSegment[], message: string, input: unknown, related?: PathSegment[][]) => void): void {
+function cacheIssues(graph: ParsedGraph, report: GraphReport): void {
+  const tiers = graph.caches ?? {};
+  const tierNames = Object.keys(tiers);
+  const used = new Set<string>();
   let space: { keys: number; zipf: number; path: PathSegment[] } | undefined;
-  for (const [name, s] of Object.entries(services)) {
+  const sameSpace = (at: PathSegment[], c: { keys?: number | undefined; zipf?: number | undefined }): void => {
+    if (c.keys === undefined || c.zipf === undefined) return;
+    if (space === undefined) {
+      space = { keys: c.keys, zipf: c.zipf, path: at };
+      return;
+    }
+    for (const field of ['keys', 'zipf'] as const) {
+      if (c[field] !== space[field]) {
+        report([...at, field], `must equal the ${field} of the cache at ${space.path.join('.')} (got ${c[field]}, there ${space[field]}; an operation carries one key, read alike by every cache of the graph)`, c[field], [[...space.path, field]]);
+      }
+    }
+  };
+  const inOrder = (at: PathSegment[], flushAtMs: readonly number[]): void => {
+    const late = flushAtMs.findIndex((t, k) => k > 0 && t < (flushAtMs[k - 1] as number));
+    if (late >= 0) report([...at, 'flushAtMs', late], `must not be earlier than the flush before it (got ${flushAtMs[late]} < ${flushAtMs[late - 1]})`, flushAtMs[late]);
+  };
+  for (const [name, tier] of Object.entries(tiers)) {
+    const at: PathSegment[] = ['caches', name];
+    if (!NAME.test(name)) report(at, 'is not a valid cache name (a letter, then letters, digits, "_" and "-")', name);
+    sameSpace(at, tier);
+    inOrder(at, tier.flushAtMs);
+  }
+  for (const [name, s] of Object.entries(graph.services)) {
     const names = new Map<string, PathSegment[]>();
     for (const [e, ep] of Object.entries(s.endpoints)) {
       (ep.steps ?? []).forEach((st, i) => {
@@ -335,24 +398,44 @@ function cacheIssues(services: Record<string, ParsedService>, report: (path: Pat
           const cache = c.cache;
           if (cache === undefined) return;
           const at: PathSegment[] = ['services', name, 'endpoints', e, 'steps', i, 'calls', j, 'cache'];
+          if (cache.shared !== undefined) {
+            sharedCallIssues(at, cache, tierNames, report);
+            used.add(cache.shared);
+            return;
+          }
+          for (const field of ['capacity', 'keys', 'zipf'] as const) {
+            if (cache[field] === undefined) report([...at, field], 'is required (a call\'s own cache; or name a shared tier of caches with "shared")', undefined);
+          }
           const cacheName = cache.name ?? c.service;
           const first = names.get(cacheName);
           if (first !== undefined) {
             const why = cache.name === undefined ? `its default name, the callee's, is ${JSON.stringify(cacheName)}` : `named ${JSON.stringify(cacheName)}`;
             report(cache.name === undefined ? at : [...at, 'name'], `repeats the name of the cache at ${first.join('.')} (${why}; a service's caches need distinct names: set name)`, cacheName, [first]);
           } else names.set(cacheName, at);
-          if (space === undefined) space = { keys: cache.keys, zipf: cache.zipf, path: at };
-          else {
-            for (const field of ['keys', 'zipf'] as const) {
-              if (cache[field] !== space[field]) {
-                report([...at, field], `must equal the ${field} of the cache at ${space.path.join('.')} (got ${cache[field]}, there ${space[field]}; an operation carries one key, read alike by every cache of the graph)`, cache[field], [[...space.path, field]]);
-              }
-            }
-          }
-          const late = cache.flushAtMs.findIndex((t, k) => k > 0 && t < (cache.flushAtMs[k - 1] as number));
-          if (late >= 0) report([...at, 'flushAtMs', late], `must not be earlier than the flush before it (got ${cache.flushAtMs[late]} < ${cache.flushAtMs[late - 1]})`, cache.flushAtMs[late]);
+          sameSpace(at, cache);
+          inOrder(at, cache.flushAtMs ?? []);
         });
       });
+    }
+  }
+  for (const name of tierNames) {
+    if (!used.has(name)) report(['caches', name], `is looked up by no call (a call names it with cache: { "shared": ${JSON.stringify(name)} })`, tiers[name]);
+  }
+}
+
+/** A call's cache naming a shared tier: the tier exists, and the call writes none of its settings. */
+function sharedCallIssues(at: PathSegment[], cache: ParsedCache, tierNames: readonly string[], report: GraphReport): void {
+  const shared = cache.shared as string;
+  if (!tierNames.includes(shared)) {
+    const known = tierNames.length > 0 ? hint(shared, tierNames, 'the caches are') : 'the graph declares no caches';
+    report([...at, 'shared'], `must name a shared cache of caches (got ${describeValue(shared)}; ${known})`, shared);
+  }
+  if (cache.perBackend === true) {
+    report([...at, 'perBackend'], `does not apply to a shared cache (caches.${shared} is one store for every call naming it; per-backend copies are a call's own cache)`, cache.perBackend, [[...at, 'shared']]);
+  }
+  for (const field of TIER_FIELDS) {
+    if (cache[field] !== undefined) {
+      report([...at, field], `is a setting of the shared cache caches.${shared} (a call naming a shared cache may set only coalesce beside shared)`, cache[field], [[...at, 'shared']]);
     }
   }
 }
@@ -404,10 +487,30 @@ function endpointOf(services: Record<string, ParsedService>, service: string, en
   return endpoint ?? (Object.keys((services[service] as ParsedService).endpoints)[0] as string);
 }
 
-/** A call's resolved cache: named after the callee unless named. */
-function resolveCache(cache: ParsedCache, callee: string): CallCacheSpec {
-  const { name, ttlMs, ...rest } = cache;
-  return { name: name ?? callee, ...rest, ...(ttlMs !== undefined ? { ttlMs } : {}) };
+/** A call's resolved cache: its own, named after the callee unless named, defaults filled in; or the shared tier it names, with the call's coalescing. */
+function resolveCache(cache: ParsedCache, callee: string, tiers: Record<string, ParsedSharedCache>): CallCacheSpec {
+  if (cache.shared !== undefined) {
+    const { ttlMs, ...tier } = tiers[cache.shared] as ParsedSharedCache;
+    return { name: cache.shared, ...tier, ...(ttlMs !== undefined ? { ttlMs } : {}), perBackend: false, coalesce: cache.coalesce, shared: true };
+  }
+  const { name, ttlMs, capacity, keys, zipf, hitLatencyMs, perBackend, initial, flushAtMs, coalesce } = cache;
+  return {
+    name: name ?? callee,
+    capacity: capacity as number,
+    keys: keys as number,
+    zipf: zipf as number,
+    ...(ttlMs !== undefined ? { ttlMs } : {}),
+    hitLatencyMs: hitLatencyMs ?? { dist: 'constant', value: CACHE_DEFAULTS.hitLatencyMs },
+    perBackend: perBackend ?? CACHE_DEFAULTS.perBackend,
+    coalesce,
+    initial: initial ?? CACHE_DEFAULTS.initial,
+    flushAtMs: flushAtMs ?? [...CACHE_DEFAULTS.flushAtMs],
+  };
+}
+
+/** The shared tiers, resolved, in declaration order. */
+function resolveTiers(tiers: Record<string, ParsedSharedCache>): SharedCacheSpec[] {
+  return Object.entries(tiers).map(([name, { ttlMs, ...tier }]) => ({ name, ...tier, ...(ttlMs !== undefined ? { ttlMs } : {}) }));
 }
 
 function resolveJoin(join: 'all' | 'any' | { quorum: number }): Join {
@@ -446,7 +549,7 @@ export function resolveGraph(graph: Omit<ParsedGraph, 'workloads'> & { workloads
                       endpoint: endpointOf(services, c.service, c.endpoint),
                       stack: c.stack,
                       optional: c.optional,
-                      ...(c.cache !== undefined ? { cache: resolveCache(c.cache, c.service) } : {}),
+                      ...(c.cache !== undefined ? { cache: resolveCache(c.cache, c.service, graph.caches ?? {}) } : {}),
                     })),
                     join: resolveJoin(st.join),
                     cancellation: st.cancellation ?? cancellation,
@@ -457,12 +560,13 @@ export function resolveGraph(graph: Omit<ParsedGraph, 'workloads'> & { workloads
     })),
   }));
   const bulkheads: Bulkhead[] = (graph.bulkheads ?? []).map((b) => ({ caller: b.caller, callee: b.callee, maxConcurrent: b.maxConcurrent }));
-  if (graph.workloads === undefined) return { services: resolved, entries: resolveEntries(services, graph.entry), bulkheads };
+  const caches = graph.caches === undefined ? {} : { caches: resolveTiers(graph.caches) };
+  if (graph.workloads === undefined) return { services: resolved, entries: resolveEntries(services, graph.entry), bulkheads, ...caches };
   const workloads: GraphWorkload[] = Object.entries(graph.workloads).map(([name, { entry, stack, ...workload }]) => ({
     name,
     workload: workload as Workload,
     stack,
     entries: resolveEntries(services, entry),
   }));
-  return { services: resolved, entries: workloads[0]?.entries ?? [], bulkheads, workloads };
+  return { services: resolved, entries: workloads[0]?.entries ?? [], bulkheads, ...caches, workloads };
 }
