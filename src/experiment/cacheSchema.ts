@@ -21,6 +21,8 @@ export type ParsedSharedCache = Omit<SharedCacheSpec, 'name' | 'ttlMs'> & { ttlM
  */
 export const CACHE_DEFAULTS = { hitLatencyMs: 1, perBackend: false, initial: 'warm', flushAtMs: [] as number[] } as const;
 
+const HIT_LATENCY_TEXT = 'The time a hit takes to answer the call (ms); default 1.';
+
 /** The settings of a call's cache that belong to a shared tier: a call naming one (`shared`) may not write them. */
 const TIER_FIELDS = ['name', 'capacity', 'keys', 'zipf', 'ttlMs', 'hitLatencyMs', 'initial', 'flushAtMs'] as const;
 
@@ -34,7 +36,6 @@ export function cacheSchemas(dist: z.ZodType<Dist, unknown>) {
     keys: doc(f.boundedInt(10_000_000), 'The key space K: each operation carries one key, rank i in 1..K with probability proportional to i^-zipf; every cache of a graph declares the same keys and zipf.'),
     zipf: doc(f.number('>= 0'), 'The Zipf exponent s of the keys\' popularity (0: uniform; web traces: 0.64 to 0.83, Breslau et al. 1999).'),
     ttlMs: doc(f.number('> 0').optional(), 'Time to live from the fill; a hit does not extend it; an expired entry is a miss. Default: none.'),
-    hitLatencyMs: doc(dist, 'The time a hit takes to answer the call (ms); default 1.'),
     initial: doc(f.oneOf(['warm', 'empty']), 'warm (default): at the start it holds the LRU state of 20 x capacity requests drawn from the keys\' popularity; empty: cold.'),
     flushAtMs: doc(f.array(f.number('>= 0'), 'times'), 'Times (ms from t = 0) at which every copy is emptied; default none.'),
   };
@@ -46,7 +47,7 @@ export function cacheSchemas(dist: z.ZodType<Dist, unknown>) {
       keys: doc(tier.keys.optional(), 'The key space K: each operation carries one key, rank i in 1..K with probability proportional to i^-zipf; every cache of a graph declares the same keys and zipf. Required unless shared.'),
       zipf: doc(tier.zipf.optional(), 'The Zipf exponent s of the keys\' popularity (0: uniform; web traces: 0.64 to 0.83, Breslau et al. 1999). Required unless shared.'),
       ttlMs: tier.ttlMs,
-      hitLatencyMs: tier.hitLatencyMs.optional(),
+      hitLatencyMs: doc(dist.optional(), HIT_LATENCY_TEXT),
       perBackend: doc(f.boolean().optional(), 'One copy per backend of the calling service, each of `capacity` entries; default false: one copy shared by its backends. Not with shared.'),
       coalesce: doc(f.boolean().default(false), "Request coalescing at the calling side: later misses of this call for a key in flight wait for the first miss's call and share its outcome."),
       initial: tier.initial.optional(),
@@ -58,7 +59,7 @@ export function cacheSchemas(dist: z.ZodType<Dist, unknown>) {
   const sharedCache = doc(
     f.object({
       ...tier,
-      hitLatencyMs: tier.hitLatencyMs.prefault(CACHE_DEFAULTS.hitLatencyMs),
+      hitLatencyMs: doc(dist.prefault(CACHE_DEFAULTS.hitLatencyMs), HIT_LATENCY_TEXT),
       initial: tier.initial.default(CACHE_DEFAULTS.initial),
       flushAtMs: tier.flushAtMs.default([...CACHE_DEFAULTS.flushAtMs]),
     }),
