@@ -5,6 +5,13 @@ import { Model } from '../../src/model/Model.js';
 import type { SimulationResults } from '../../src/model/results.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { flattenMetrics } from '../../src/sweep/flattenMetrics.js';
+import { seriesShape } from '../../src/sweep/estimateOutput.js';
+import { graphSummary } from '../../src/sweep/runPlan.js';
+import { flushMarks } from '../../src/report/interventionMarks.js';
+import { metricInfo, metricSubjects } from '../../src/report/metrics.js';
+import { missingSubject, scenarioSubjects } from '../../src/report/scenarioSubjects.js';
+import { cacheSeries } from '../../src/report/selectCharts.js';
+import { cell } from '../report/helpers.js';
 
 type Json = Record<string, any>;
 
@@ -157,5 +164,42 @@ describe('shared cache tiers: validation', () => {
     );
     const leafOnly = { workload: { kind: 'burst', clients: 1 }, stack: [{ policy: oneTry }], leaf: { kind: 'script', script: ['200:0'] }, caches: { t: { capacity: 1, keys: 1, zipf: 0 } } };
     expect(errors(leafOnly)).toEqual(["scenario.caches needs services (shared caches are looked up by services' calls)"]);
+  });
+});
+
+describe('shared cache tiers in the output estimate', () => {
+  it("a tier named by two calls adds its two series (lookups, hits) once, as a call's own cache does", () => {
+    const shared = resolve(twoServices({}));
+    const own = twoServices({});
+    for (const name of ['a', 'b']) own.services[name].endpoints.get.steps[0].calls[0].cache = { capacity: 1, keys: 1, zipf: 0, hitLatencyMs: 0 };
+    delete own.caches;
+    const none = twoServices({});
+    for (const name of ['a', 'b']) delete none.services[name].endpoints.get.steps[0].calls[0].cache;
+    delete none.caches;
+    const base = seriesShape(resolve(none)).serviceSeries;
+    expect(seriesShape(shared).serviceSeries).toBe(base + 2);
+    expect(seriesShape(resolve(own)).serviceSeries).toBe(base + 4);
+  });
+});
+
+describe('shared cache tiers in metrics and reports', () => {
+  const sc = resolve(twoServices({ flushAtMs: [25] }));
+  const r = new Model(sc, { seed: 1 }).run();
+
+  it('names its metrics caches.<name>.<field>, a subject the scenario must have', () => {
+    expect(metricInfo('caches.tier.hitRatio')).toMatchObject({ title: 'Hit ratio of shared cache tier', unit: 'hits / lookups' });
+    expect(metricSubjects('caches.tier.hits')).toEqual([{ kind: 'sharedCache', name: 'tier' }]);
+    expect(missingSubject({ kind: 'sharedCache', name: 'tier' }, scenarioSubjects(sc))).toBeNull();
+    expect(missingSubject({ kind: 'sharedCache', name: 'redis' }, scenarioSubjects(sc))).toEqual({ what: 'a shared cache of caches', known: 'shared caches: tier' });
+    // A shared tier is no service's own cache.
+    expect(scenarioSubjects(sc).caches.get('a')).toEqual([]);
+  });
+
+  it('keeps the tier\'s series in the summary, draws it on the hit-ratio panel as "shared tier", and marks its flush once', () => {
+    const c = cell({ scenario: sc, series: r.timeSeries as never });
+    c.graph = graphSummary(r);
+    expect(c.graph?.caches).toEqual({ tier: { lookups: [2, 2, 2, 2, 2, 2], hits: [2, 2, 2, 0, 2, 2] } });
+    expect(cacheSeries(c)).toEqual([{ name: 'shared tier', lookups: [2, 2, 2, 2, 2, 2], hits: [2, 2, 2, 0, 2, 2] }]);
+    expect(flushMarks(sc)).toEqual([{ atMs: 25, label: '25 ms: shared cache tier flushed' }]);
   });
 });
