@@ -1,17 +1,16 @@
 import { z } from 'zod';
-import { WORKLOAD_CALLER, type Bulkhead, type CallCacheSpec, type GraphEntry, type GraphService, type GraphStep, type GraphWorkload, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
+import { WORKLOAD_CALLER, type Bulkhead, type GraphEntry, type GraphService, type GraphStep, type GraphWorkload, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
 import type { Dist, Layer, Leaf, Method, Workload } from '../model/scenario.js';
 import { between } from '../policy/schema/between.js';
 import { describeValue } from '../policy/schema/describeValue.js';
 import { fields as f } from '../policy/schema/fields.js';
 import { namedLayers, uniqueLayerNames } from './layerNames.js';
-import { nearestName } from '../policy/schema/nearestName.js';
+import { cacheIssues, cacheSchemas, resolveCache, resolveTiers, type GraphReport, type ParsedCache, type ParsedSharedCache } from './cacheSchema.js';
+import { hint, NAME } from './graphNames.js';
 import type { PathSegment } from './Problem.js';
 import { policySchema } from '../policy/schema/policySchema.js';
 import { doc } from '../policy/schema/schemaDocs.js';
 
-/** Names of services and endpoints: a letter, then letters, digits, "_" and "-" (they appear in dotted paths and edge names). */
-const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
 /** The stack of a call when none is written: one layer that makes one attempt (a plain call, no retries). */
 const DEFAULT_CALL_STACK = [{ name: 'client', policy: { maxAttempts: 1 } }];
@@ -31,8 +30,6 @@ interface ParsedCall {
   optional: boolean;
   cache?: ParsedCache | undefined;
 }
-/** A call's cache as parsed (its name not yet defaulted). */
-type ParsedCache = Omit<CallCacheSpec, 'name' | 'ttlMs'> & { name?: string | undefined; ttlMs?: number | undefined };
 type ParsedStep =
   | { kind: 'work'; serviceMs?: Dist | undefined }
   | { kind: 'call'; calls: ParsedCall[]; join: 'all' | 'any' | { quorum: number }; cancellation?: boolean | undefined };
@@ -55,6 +52,7 @@ interface ParsedEntry {
 /** The graph fields of a scenario as parsed: `services`, `bulkheads` and the workload's `entry` (or each named workload's). */
 export interface ParsedGraph {
   services: Record<string, ParsedService>;
+  caches?: Record<string, ParsedSharedCache> | undefined;
   bulkheads?: Array<{ caller: string; callee: string; maxConcurrent: number }> | undefined;
   entry?: ParsedEntry | ParsedEntry[] | undefined;
   workloads?: Record<string, { entry?: ParsedEntry | ParsedEntry[] | undefined }> | undefined;
@@ -94,22 +92,7 @@ export function graphSchemas(parts: GraphSchemaParts) {
     });
   const callStack = f.array(callLayer, 'layers', 1, 16).superRefine(uniqueLayerNames).transform(namedLayers);
 
-  const cache = doc(
-    f.object({
-      name: doc(f.matching(NAME, 'a name (a letter, then letters, digits, "_" and "-")').optional(), "Its name among the calling service's caches (results: services.<service>.caches.<name>); default: the callee's name."),
-      capacity: doc(f.boundedInt(10_000_000), 'Entries held at most (per copy); the least recently used is evicted first.'),
-      keys: doc(f.boundedInt(10_000_000), 'The key space K: each operation carries one key, rank i in 1..K with probability proportional to i^-zipf; every cache of a graph declares the same keys and zipf.'),
-      zipf: doc(f.number('>= 0'), 'The Zipf exponent s of the keys\' popularity (0: uniform; web traces: 0.64 to 0.83, Breslau et al. 1999).'),
-      ttlMs: doc(f.number('> 0').optional(), 'Time to live from the fill; a hit does not extend it; an expired entry is a miss. Default: none.'),
-      hitLatencyMs: doc(parts.dist.prefault(1), 'The time a hit takes to answer the call (ms); default 1.'),
-      perBackend: doc(f.boolean().default(false), 'One copy per backend of the calling service, each of `capacity` entries; default: one copy shared by its backends.'),
-      coalesce: doc(f.boolean().default(false), "Request coalescing: later misses for a key in flight wait for the first miss's call and share its outcome."),
-      initial: doc(f.oneOf(['warm', 'empty']).default('warm'), 'warm: at the start it holds the LRU state of 20 x capacity requests drawn from the keys\' popularity; empty: cold.'),
-      flushAtMs: doc(f.array(f.number('>= 0'), 'times').default([]), 'Times (ms from t = 0) at which every copy is emptied.'),
-    }),
-    'A lookaside cache in front of the call, at the calling service: a hit answers without calling; a miss fills the entry on a success that arrives while the call waits.',
-    'Cache',
-  );
+  const { cache, sharedCache } = cacheSchemas(parts.dist);
   const call = f.object({
     service: doc(f.nonEmptyString(), 'The service called.'),
     endpoint: doc(f.nonEmptyString().optional(), 'The endpoint called; may be left out when the service has one.'),
@@ -157,13 +140,11 @@ export function graphSchemas(parts: GraphSchemaParts) {
     f.array(f.object({ caller: f.nonEmptyString(), callee: f.nonEmptyString(), maxConcurrent: f.positiveInt() }), 'bulkheads'),
     'Caps on concurrent calls from each backend of `caller` to `callee` (Hystrix, resilience4j Bulkhead); a full one refuses with bulkhead-full.',
   );
-  return { services: doc(f.record(service), 'Named services of a service graph (instead of `leaf`).'), bulkheads };
-}
-
-/** A name of `names` for `word`, or the list of them: `did you mean "db"?` / `the services are a, b`. */
-function hint(word: string, names: readonly string[], listed: string): string {
-  const near = nearestName(word, names);
-  return near !== undefined ? `did you mean ${JSON.stringify(near)}?` : `${listed} ${names.join(', ')}`;
+  return {
+    services: doc(f.record(service), 'Named services of a service graph (instead of `leaf`).'),
+    bulkheads,
+    caches: doc(f.record(sharedCache), 'Cache tiers of a service graph by name, each looked up by the calls that name it (cache: { "shared": "<name>" }).'),
+  };
 }
 
 /**
@@ -178,13 +159,11 @@ export function graphIssues(graph: ParsedGraph, ctx: z.RefinementCtx): void {
   serviceIssues(check);
   const edges = callEdges(check);
   reportCycles(edges, check.report);
-  cacheIssues(graph.services, check.report);
+  cacheIssues(graph, check.report);
   entryIssues(graph, check);
   bulkheadIssues(graph, edges, check);
 }
 
-/** How a graph check reports a problem at a path (related paths: the fields it involves). */
-type GraphReport = (path: PathSegment[], message: string, input: unknown, related?: PathSegment[][]) => void;
 
 /** The edges of the (service, endpoint) graph from each node, with the path of the call that makes each. */
 type CallEdges = Map<string, Array<{ to: string; path: PathSegment[] }>>;
@@ -319,44 +298,6 @@ function bulkheadIssues(graph: ParsedGraph, edges: CallEdges, { services, report
   });
 }
 
-/**
- * The caches' checks across the graph: names unique among a service's caches (a cache's name is
- * its callee's unless written), and one key space for the whole graph (every operation carries one
- * key, which every cache on its way reads: they must agree on `keys` and `zipf`).
- */
-function cacheIssues(services: Record<string, ParsedService>, report: (path: PathSegment[], message: string, input: unknown, related?: PathSegment[][]) => void): void {
-  let space: { keys: number; zipf: number; path: PathSegment[] } | undefined;
-  for (const [name, s] of Object.entries(services)) {
-    const names = new Map<string, PathSegment[]>();
-    for (const [e, ep] of Object.entries(s.endpoints)) {
-      (ep.steps ?? []).forEach((st, i) => {
-        if (st.kind !== 'call') return;
-        st.calls.forEach((c, j) => {
-          const cache = c.cache;
-          if (cache === undefined) return;
-          const at: PathSegment[] = ['services', name, 'endpoints', e, 'steps', i, 'calls', j, 'cache'];
-          const cacheName = cache.name ?? c.service;
-          const first = names.get(cacheName);
-          if (first !== undefined) {
-            const why = cache.name === undefined ? `its default name, the callee's, is ${JSON.stringify(cacheName)}` : `named ${JSON.stringify(cacheName)}`;
-            report(cache.name === undefined ? at : [...at, 'name'], `repeats the name of the cache at ${first.join('.')} (${why}; a service's caches need distinct names: set name)`, cacheName, [first]);
-          } else names.set(cacheName, at);
-          if (space === undefined) space = { keys: cache.keys, zipf: cache.zipf, path: at };
-          else {
-            for (const field of ['keys', 'zipf'] as const) {
-              if (cache[field] !== space[field]) {
-                report([...at, field], `must equal the ${field} of the cache at ${space.path.join('.')} (got ${cache[field]}, there ${space[field]}; an operation carries one key, read alike by every cache of the graph)`, cache[field], [[...space.path, field]]);
-              }
-            }
-          }
-          const late = cache.flushAtMs.findIndex((t, k) => k > 0 && t < (cache.flushAtMs[k - 1] as number));
-          if (late >= 0) report([...at, 'flushAtMs', late], `must not be earlier than the flush before it (got ${cache.flushAtMs[late]} < ${cache.flushAtMs[late - 1]})`, cache.flushAtMs[late]);
-        });
-      });
-    }
-  }
-}
-
 /** Depth-first search for cycles; each cycle is reported once, at the call that closes it. */
 function reportCycles(
   edges: ReadonlyMap<string, ReadonlyArray<{ to: string; path: PathSegment[] }>>,
@@ -404,12 +345,6 @@ function endpointOf(services: Record<string, ParsedService>, service: string, en
   return endpoint ?? (Object.keys((services[service] as ParsedService).endpoints)[0] as string);
 }
 
-/** A call's resolved cache: named after the callee unless named. */
-function resolveCache(cache: ParsedCache, callee: string): CallCacheSpec {
-  const { name, ttlMs, ...rest } = cache;
-  return { name: name ?? callee, ...rest, ...(ttlMs !== undefined ? { ttlMs } : {}) };
-}
-
 function resolveJoin(join: 'all' | 'any' | { quorum: number }): Join {
   return typeof join === 'object' ? { kind: 'quorum', k: join.quorum } : { kind: join };
 }
@@ -446,7 +381,7 @@ export function resolveGraph(graph: Omit<ParsedGraph, 'workloads'> & { workloads
                       endpoint: endpointOf(services, c.service, c.endpoint),
                       stack: c.stack,
                       optional: c.optional,
-                      ...(c.cache !== undefined ? { cache: resolveCache(c.cache, c.service) } : {}),
+                      ...(c.cache !== undefined ? { cache: resolveCache(c.cache, c.service, graph.caches ?? {}) } : {}),
                     })),
                     join: resolveJoin(st.join),
                     cancellation: st.cancellation ?? cancellation,
@@ -457,12 +392,13 @@ export function resolveGraph(graph: Omit<ParsedGraph, 'workloads'> & { workloads
     })),
   }));
   const bulkheads: Bulkhead[] = (graph.bulkheads ?? []).map((b) => ({ caller: b.caller, callee: b.callee, maxConcurrent: b.maxConcurrent }));
-  if (graph.workloads === undefined) return { services: resolved, entries: resolveEntries(services, graph.entry), bulkheads };
+  const caches = graph.caches === undefined ? {} : { caches: resolveTiers(graph.caches) };
+  if (graph.workloads === undefined) return { services: resolved, entries: resolveEntries(services, graph.entry), bulkheads, ...caches };
   const workloads: GraphWorkload[] = Object.entries(graph.workloads).map(([name, { entry, stack, ...workload }]) => ({
     name,
     workload: workload as Workload,
     stack,
     entries: resolveEntries(services, entry),
   }));
-  return { services: resolved, entries: workloads[0]?.entries ?? [], bulkheads, workloads };
+  return { services: resolved, entries: workloads[0]?.entries ?? [], bulkheads, ...caches, workloads };
 }

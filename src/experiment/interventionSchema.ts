@@ -20,7 +20,7 @@ export const interventionsSchema = doc(
         atMs: doc(f.number('>= 0'), 'When the change applies (after the warm-up); it governs every decision at or after this moment.'),
         set: doc(
           f.record(z.unknown(), 'an object of dotted paths and values'),
-          'Paths relative to the scenario (as variants write them) and their new values: a layer\'s `policy` or its fields, a fleet\'s `queueLimit`, a service\'s `maxInFlight`, a call\'s `cache.warm` (fill its N most popular keys).',
+          'Paths relative to the scenario (as variants write them) and their new values: a layer\'s `policy` or its fields, a fleet\'s `queueLimit`, a service\'s `maxInFlight`, a call\'s `cache.warm` or a shared cache\'s `caches.<name>.warm` (fill its N most popular keys).',
         ),
       }),
       'interventions',
@@ -34,10 +34,11 @@ export type SetTarget =
   | { kind: 'policy'; stack: StackRef; layer: number }
   | { kind: 'queueLimit'; service: string | null }
   | { kind: 'maxInFlight'; service: string }
-  | { kind: 'warm'; call: Extract<StackRef, { kind: 'call' }> };
+  | { kind: 'warm'; call: Extract<StackRef, { kind: 'call' }> }
+  | { kind: 'warmShared'; cache: string };
 
 const SUPPORTED =
-  'an intervention changes a layer\'s policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call\'s stack), a fleet\'s queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet), a service\'s maxInFlight (services.<name>.maxInFlight), or warms a call\'s cache (<call>.cache.warm: the number of most popular keys)';
+  'an intervention changes a layer\'s policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call\'s stack), a fleet\'s queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet), a service\'s maxInFlight (services.<name>.maxInFlight), or warms a call\'s cache (<call>.cache.warm: the number of most popular keys) or a shared cache (caches.<name>.warm)';
 
 /** Policy fields that are built into the run's structure once and stay as they were: a change to them is refused. */
 const FIXED_POLICY_FIELDS = [
@@ -57,6 +58,7 @@ function targetOf(segments: readonly PathSegment[]): SetTarget | undefined {
   if (a === 'stack') return policyAt(1, { kind: 'workload', workload: null });
   if (a === 'workloads' && isName(b) && c === 'stack') return policyAt(3, { kind: 'workload', workload: b });
   if (a === 'leaf') return fleetLimit(segments.slice(1), null);
+  if (a === 'caches' && isName(b) && c === 'warm' && segments.length === 3) return { kind: 'warmShared', cache: b };
   if (a !== 'services' || !isName(b)) return undefined;
   if (c === 'maxInFlight' && segments.length === 3) return { kind: 'maxInFlight', service: b };
   if (c === 'fleet') return fleetLimit(segments.slice(3), b);
@@ -172,7 +174,7 @@ function setTargets(set: Record<string, unknown>, next: Record<string, unknown>,
       continue;
     }
     // Warming is an action, not a field of the cache: its value is checked here, the scenario left as it is.
-    if (target.kind === 'warm') {
+    if (target.kind === 'warm' || target.kind === 'warmShared') {
       const n = set[key];
       if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
         problems.push({ path: at('set', key), text: `must be a positive integer, the number of most popular keys to fill (got ${describeValue(n)})` });
@@ -278,6 +280,14 @@ function changeOf(target: SetTarget, after: Scenario, before: Scenario, refuse: 
         return undefined;
       }
       return { kind: 'warm', service: ref.service, cache: cache.name, keys: value as number };
+    }
+    case 'warmShared': {
+      const tiers = (after.graph?.caches ?? []).map((c) => c.name);
+      if (!tiers.includes(target.cache)) {
+        refuse(`names no shared cache (${tiers.length > 0 ? `the shared caches are ${tiers.join(', ')}` : 'the scenario declares no caches'})`);
+        return undefined;
+      }
+      return { kind: 'warm', service: null, cache: target.cache, keys: value as number };
     }
   }
 }

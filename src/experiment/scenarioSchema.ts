@@ -258,6 +258,7 @@ export const scenarioSchema = doc(
         leaf: leafSchema.optional(),
         services: graph.services.optional(),
         bulkheads: graph.bulkheads.optional(),
+        caches: graph.caches.optional(),
         network: f.object({ hopMs: titled(distSchema.prefault(0), 'Network hop') }).prefault({}),
         cancellation: doc(f.boolean().default(false), 'Propagate cancellation downstream when a caller stops waiting.'),
         warmupMs: titled(doc(f.number('>= 0').default(0), 'The system runs this long before t = 0; nothing is measured meanwhile.'), 'Warm-up'),
@@ -278,6 +279,7 @@ export const scenarioSchema = doc(
           if (scenario.workloads !== undefined) between(ctx, ['workloads'], 'needs services (several workloads enter a service graph)', scenario.workloads, [['services']]);
           else if (scenario.workload.entry !== undefined) between(ctx, ['workload', 'entry'], 'needs services (a stack + leaf scenario calls its leaf)', scenario.workload.entry, [['services']]);
           if (scenario.bulkheads !== undefined) between(ctx, ['bulkheads'], 'needs services (bulkheads are between services)', scenario.bulkheads, [['services']]);
+          if (scenario.caches !== undefined) between(ctx, ['caches'], "needs services (shared caches are looked up by services' calls)", scenario.caches, [['services']]);
         } else {
           if (scenario.leaf !== undefined) between(ctx, ['services'], 'cannot be combined with leaf (in a service graph the services are the leaves)', scenario.services, [['leaf']]);
           for (const w of workloads) {
@@ -287,6 +289,7 @@ export const scenarioSchema = doc(
             {
               services: scenario.services,
               bulkheads: scenario.bulkheads,
+              caches: scenario.caches,
               entry: scenario.workloads === undefined ? scenario.workload.entry : undefined,
               workloads: scenario.workloads === undefined ? undefined : Object.fromEntries(Object.entries(scenario.workloads).map(([name, w]) => [name, { entry: w.entry }])),
             },
@@ -310,13 +313,13 @@ export const scenarioSchema = doc(
         }
       })
       // The interventions as written are resolved against the whole scenario afterwards (resolveScenario.ts).
-      .transform(({ workload: { entry, ...workload }, stack, workloads, leaf, services, bulkheads, interventions: _interventions, ...rest }): Scenario => {
+      .transform(({ workload: { entry, ...workload }, stack, workloads, leaf, services, bulkheads, caches, interventions: _interventions, ...rest }): Scenario => {
         if (services === undefined) return { ...rest, workload, stack, leaf: leaf as Leaf };
         if (workloads === undefined) {
-          const graph = resolveGraph({ services, bulkheads, entry }, rest.cancellation);
+          const graph = resolveGraph({ services, bulkheads, caches, entry }, rest.cancellation);
           return { ...rest, workload, stack, leaf: entryFleet(services, entry) as Leaf, graph };
         }
-        const graph = resolveGraph({ services, bulkheads, workloads }, rest.cancellation);
+        const graph = resolveGraph({ services, bulkheads, caches, workloads }, rest.cancellation);
         const first = Object.values(workloads)[0] as ParsedNamedWorkload;
         const { entry: firstEntryWritten, stack: firstStack, ...firstWorkload } = first;
         return { ...rest, workload: firstWorkload, stack: firstStack, leaf: entryFleet(services, firstEntryWritten) as Leaf, graph };

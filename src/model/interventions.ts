@@ -24,8 +24,8 @@ export type InterventionChange =
   | { kind: 'queueLimit'; service: string | null; limits: number[] }
   /** The service admits at most `value` requests in flight (Infinity: unlimited). */
   | { kind: 'maxInFlight'; service: string; value: number }
-  /** The cache `cache` of `service` is warmed with its `keys` most popular keys, every copy (CallCache.warm). */
-  | { kind: 'warm'; service: string; cache: string; keys: number };
+  /** The cache `cache` of `service` (null: the graph's shared tier `caches.<cache>`) is warmed with its `keys` most popular keys, every copy (CacheStore.warm). */
+  | { kind: 'warm'; service: string | null; cache: string; keys: number };
 
 /** One intervention of a scenario, resolved: when, the paths it sets (as written), and what changes. */
 export interface Intervention {

@@ -165,6 +165,8 @@ export interface SimulationResults {
   edges?: EdgeResult[];
   /** Service graphs only: each service's arrivals and its fleet's totals, in declaration order. */
   services?: ServiceResult[];
+  /** Service graphs with shared cache tiers only: each tier's result by name (`caches.<name>`, docs/experiments.md, "Caches"). */
+  caches?: Record<string, CacheResult>;
   /**
    * Service graphs only: the cascade timeline (src/metrics/cascadeTimeline.ts), from each service's
    * 1 s bins: when it first got in trouble (utilisation >= 0.9 or error rate >= 0.5), first crashed,

@@ -16,6 +16,7 @@ function limitWords(v: number | null | undefined): string {
 }
 
 function sameTarget(t: SetTarget, c: InterventionChange): boolean {
+  if (t.kind === 'warmShared') return c.kind === 'warm' && c.service === null && c.cache === t.cache;
   if (t.kind !== c.kind) return false;
   if (t.kind === 'policy' && c.kind === 'policy') return t.layer === c.layer && JSON.stringify(t.stack) === JSON.stringify(c.stack);
   if (t.kind === 'warm' || c.kind === 'warm') return t.kind === 'warm' && c.kind === 'warm' && t.call.service === c.service;
@@ -46,7 +47,7 @@ function changeWords(sc: Scenario, c: InterventionChange, fields: string[]): str
     case 'maxInFlight':
       return `${c.service} admits at most ${limitWords(c.value)} requests in flight`;
     case 'warm':
-      return `cache ${c.cache} at ${c.service} warmed with its ${c.keys} most popular keys`;
+      return `${c.service === null ? `shared cache ${c.cache}` : `cache ${c.cache} at ${c.service}`} warmed with its ${c.keys} most popular keys`;
   }
 }
 
@@ -82,10 +83,15 @@ export function flushMarks(sc: Scenario): InterventionMark[] {
       for (const step of endpoint.steps ?? []) {
         if (step.kind !== 'call') continue;
         for (const call of step.calls) {
+          if (call.cache?.shared === true) continue;
           for (const atMs of call.cache?.flushAtMs ?? []) out.push({ atMs, label: `${formatDuration(atMs)}: cache ${call.cache?.name} at ${service.name} flushed` });
         }
       }
     }
+  }
+  // A shared tier is flushed once, for every call naming it.
+  for (const tier of sc.graph?.caches ?? []) {
+    for (const atMs of tier.flushAtMs ?? []) out.push({ atMs, label: `${formatDuration(atMs)}: shared cache ${tier.name} flushed` });
   }
   return out.sort((a, b) => a.atMs - b.atMs);
 }

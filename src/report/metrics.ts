@@ -36,7 +36,7 @@ type Titled = Omit<MetricInfo, 'range'>;
  * the scenario must have for the metric to be measured at all.
  */
 export type MetricSubject =
-  | { kind: 'service' | 'window' | 'layer' | 'workload' | 'cluster' | 'binMs'; name: string }
+  | { kind: 'service' | 'window' | 'layer' | 'workload' | 'cluster' | 'binMs' | 'sharedCache'; name: string }
   | { kind: 'edge'; caller: string; callee: string }
   | { kind: 'cache'; service: string; name: string };
 
@@ -166,6 +166,20 @@ const PATTERNS: Array<{ re: RegExp; info: (m: RegExpExecArray) => Titled; subjec
       { kind: 'cache', service: m[1] as string, name: m[2] as string },
     ],
   },
+  // The graph's shared cache tiers (docs/experiments.md, "Caches").
+  {
+    re: /^caches\.(.+)\.(lookups|hits|hitRatio|coalesced|fills|lateSuccesses)$/,
+    info: (m) =>
+      ({
+        lookups: counted(`Lookups in shared cache ${m[1]}`, 'lookups'),
+        hits: counted(`Hits in shared cache ${m[1]}`, 'lookups'),
+        hitRatio: { title: `Hit ratio of shared cache ${m[1]}`, unit: 'hits / lookups' },
+        coalesced: counted(`Coalesced misses in shared cache ${m[1]}`, 'lookups'),
+        fills: counted(`Fills of shared cache ${m[1]}`, 'entries'),
+        lateSuccesses: counted(`Successes too late to fill shared cache ${m[1]}`, 'calls'),
+      })[m[2] as string] as Titled,
+    subjects: (m) => [{ kind: 'sharedCache', name: m[1] as string }],
+  },
   { re: /^fleet\.(.+)\.crashes$/, info: (m) => counted(`Backend crashes in cluster ${m[1]}`, 'crashes'), subjects: (m) => [{ kind: 'cluster', name: m[1] as string }] },
   { re: /^fleet\.(.+)\.served$/, info: (m) => counted(`Requests served by cluster ${m[1]}`, 'requests'), subjects: (m) => [{ kind: 'cluster', name: m[1] as string }] },
   // Service graphs (docs/experiments.md, "Service graphs"): edges, services, workloads and the cascade timeline.
@@ -244,6 +258,7 @@ export const METRIC_NAMES_TEXT = [
   'windows.<name>.<amplification|successRate|goodputPerSec|recovered|recoveryMs>',
   'windows.<name>.edges.<caller>-><callee>.<calls|retries|amplification>',
   'services.<service>.caches.<cache>.<lookups|hits|hitRatio|coalesced|fills|lateSuccesses>',
+  'caches.<cache>.<lookups|hits|hitRatio|coalesced|fills|lateSuccesses>',
   'fleet.<cluster>.crashes',
   'fleet.<cluster>.served',
   'edges.<caller>-><callee>.<calls|retries|ownRetries|amplification|bulkheadFull>',

@@ -6,13 +6,15 @@ import type { MetricSubject } from './metrics.js';
 /**
  * The names of what a scenario has that metric names refer to (`metricSubjects`): its services,
  * the edges between callers and callees (`workload->frontend`, `frontend->db`), each service's
- * caches, its metric windows, its layers (as `attempts.<layer>` names them), its graph's named
+ * caches and its shared cache tiers, its metric windows, its layers (as `attempts.<layer>` names them), its graph's named
  * workloads, its pools' clusters and its clustering bin widths.
  */
 export interface ScenarioSubjects {
   services: string[];
   edges: string[];
   caches: Map<string, string[]>;
+  /** The graph's shared cache tiers (`caches.<name>`). */
+  sharedCaches: string[];
   windows: string[];
   layers: string[];
   workloads: string[];
@@ -34,6 +36,7 @@ export function scenarioSubjects(sc: Scenario): ScenarioSubjects {
     services: [],
     edges: [],
     caches: new Map(),
+    sharedCaches: (sc.graph?.caches ?? []).map((c) => c.name),
     windows: (sc.metrics.windows ?? []).map((w) => w.name),
     layers: [],
     workloads: [],
@@ -64,7 +67,7 @@ export function scenarioSubjects(sc: Scenario): ScenarioSubjects {
     for (const endpoint of s.endpoints) {
       for (const call of callsOf(endpoint)) {
         add(out.edges, `${s.name}->${call.service}`);
-        if (call.cache !== undefined) add(caches, call.cache.name);
+        if (call.cache !== undefined && call.cache.shared !== true) add(caches, call.cache.name);
       }
     }
     out.caches.set(s.name, caches);
@@ -87,6 +90,8 @@ export function missingSubject(subject: MetricSubject, has: ScenarioSubjects): {
       return check(has.edges, `${subject.caller}->${subject.callee}`, 'an edge (<caller>-><callee>)', 'edges');
     case 'cache':
       return check(has.caches.get(subject.service) ?? [], subject.name, `a cache of service ${JSON.stringify(subject.service)}`, 'caches there');
+    case 'sharedCache':
+      return check(has.sharedCaches, subject.name, 'a shared cache of caches', 'shared caches');
     case 'window':
       return check(has.windows, subject.name, 'a window of metrics.windows', 'windows');
     case 'layer':

@@ -83,9 +83,14 @@ function measuredEdges(cell: ReportCell, callers: readonly string[], services: r
   return found.sort((x, y) => x.order - y.order).map((f) => f.edge);
 }
 
-/** The lookaside caches' lookups and hits per bin in a cell's typical run, each named "<cache> at <service>" (as its flushes are). */
+/**
+ * The lookaside caches' lookups and hits per bin in a cell's typical run, each named "<cache> at
+ * <service>" (as its flushes are), then the shared tiers', each named "shared <cache>".
+ */
 export function cacheSeries(cell: ReportCell): CacheSeries[] {
-  return (cell.graph?.services ?? []).flatMap((s) => Object.entries(s.caches ?? {}).map(([name, c]) => ({ name: `${name} at ${s.service}`, lookups: c.lookups, hits: c.hits })));
+  const own = (cell.graph?.services ?? []).flatMap((s) => Object.entries(s.caches ?? {}).map(([name, c]) => ({ name: `${name} at ${s.service}`, lookups: c.lookups, hits: c.hits })));
+  const shared = Object.entries(cell.graph?.caches ?? {}).map(([name, c]) => ({ name: `shared ${name}`, lookups: c.lookups, hits: c.hits }));
+  return [...own, ...shared];
 }
 
 /** Whether a cell kept its typical run's per-service series (a service graph). */

@@ -336,8 +336,10 @@ export function estimateOutput(plan: ExperimentPlan, spans: Map<Cell, SeriesSpan
   return { bytes: Math.round(bytes), seriesBytes: Math.round(seriesBytes), runs, largest };
 }
 
-/** The lookaside caches of a scenario's graph (one per call that declares one), when it runs as a graph. */
+/** The lookaside caches of a scenario's graph (one per call that declares its own, and one per shared tier), when it runs as a graph. */
 function cachesOf(sc: Scenario): number {
   const g = needsGraphRuntime(sc) ? sc.graph : undefined;
-  return g === undefined ? 0 : g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.filter((c) => c.cache !== undefined).length : 0), 0), 0), 0);
+  if (g === undefined) return 0;
+  const own = g.services.reduce((n, sv) => n + sv.endpoints.reduce((m, e) => m + (e.steps ?? []).reduce((k, st) => k + (st.kind === 'call' ? st.calls.filter((c) => c.cache !== undefined && c.cache.shared !== true).length : 0), 0), 0), 0);
+  return own + (g.caches?.length ?? 0);
 }

@@ -94,6 +94,10 @@ export function flattenMetrics(r: SimulationResults): Record<string, number> {
       for (const [k, v] of Object.entries(c)) put(out, `services.${s.service}.caches.${name}.${k}`, v);
     }
   }
+  // The graph's shared cache tiers (docs/experiments.md, "Caches").
+  for (const [name, c] of Object.entries(r.caches ?? {})) {
+    for (const [k, v] of Object.entries(c)) put(out, `caches.${name}.${k}`, v);
+  }
   // The cascade timeline: when each service first got in trouble, crashed, recovered (absent: it did not).
   for (const e of r.cascade ?? []) put(out, `cascade.${e.service}.${e.event}AtMs`, e.atMs);
   put(out, 'simulatedMs', r.simulatedMs);

@@ -60,6 +60,8 @@ export interface CellSummary {
 export interface GraphSummary {
   services: Array<{ service: string; timeSeries: ServiceResult['timeSeries']; caches?: Record<string, CacheResult['timeSeries']> }>;
   cascade: CascadeEvent[];
+  /** The shared cache tiers' lookups and hits per bin, by name (graphs with shared tiers only). */
+  caches?: Record<string, CacheResult['timeSeries']>;
 }
 
 /** What a summary keeps of a graph run for the report ({@link GraphSummary}); undefined for a run without services. */
@@ -72,6 +74,7 @@ export function graphSummary(r: SimulationResults): GraphSummary | undefined {
       ...(x.caches ? { caches: Object.fromEntries(Object.entries(x.caches).map(([name, c]) => [name, c.timeSeries])) } : {}),
     })),
     cascade: r.cascade ?? [],
+    ...(r.caches ? { caches: Object.fromEntries(Object.entries(r.caches).map(([name, c]) => [name, c.timeSeries])) } : {}),
   };
 }
 

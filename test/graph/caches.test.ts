@@ -384,7 +384,7 @@ describe('lookaside caches: results, metrics and validation', () => {
   it('the JSON schema for editors accepts a call with a cache and knows its fields', () => {
     const schema = experimentJsonSchema() as Json;
     expect(jsonSchemaCheck(schema, { name: 'x', scenario: graph({ capacity: 10, keys: 100, zipf: 0.8, ttlMs: 50, coalesce: true, flushAtMs: [1] }) })).toEqual([]);
-    expect(Object.keys(schema.$defs.Cache.properties)).toEqual(['name', 'capacity', 'keys', 'zipf', 'ttlMs', 'hitLatencyMs', 'perBackend', 'coalesce', 'initial', 'flushAtMs']);
+    expect(Object.keys(schema.$defs.Cache.properties)).toEqual(['shared', 'name', 'capacity', 'keys', 'zipf', 'ttlMs', 'hitLatencyMs', 'perBackend', 'coalesce', 'initial', 'flushAtMs']);
     const bad = graph({ capacity: 10, keys: 100, zipf: 0.8 });
     cache(bad).colour = 'red';
     expect(jsonSchemaCheck(schema, { name: 'x', scenario: bad }).length).toBeGreaterThan(0);

@@ -38,7 +38,7 @@ function errors(scenario: Record<string, unknown>): string[] {
 }
 
 const SUPPORTED_TEXT =
-  "an intervention changes a layer's policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call's stack), a fleet's queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet), a service's maxInFlight (services.<name>.maxInFlight), or warms a call's cache (<call>.cache.warm: the number of most popular keys)";
+  "an intervention changes a layer's policy (<stack>.<i>.policy or one of its fields, the stack being stack, workloads.<name>.stack or a call's stack), a fleet's queueLimit (leaf.queueLimit, leaf.server.queueLimit, leaf.clusters.<i>.server.queueLimit, or the same under services.<name>.fleet), a service's maxInFlight (services.<name>.maxInFlight), or warms a call's cache (<call>.cache.warm: the number of most popular keys) or a shared cache (caches.<name>.warm)";
 
 const constant100 = { kind: 'constant', baseMs: 100, capMs: 100 };
 

@@ -1,24 +1,18 @@
-import { keyedUniform, stream } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
-import { makeSampler, type Sampler } from '../../engine/distributions.js';
-import { BinnedSeries } from '../../metrics/BinnedSeries.js';
+import type { Sampler } from '../../engine/distributions.js';
+import type { BinnedSeries } from '../../metrics/BinnedSeries.js';
 import * as outcomeModule from '../../policy/outcome.js';
-import { LruCache } from '../cache/LruCache.js';
+import type { LruCache } from '../cache/LruCache.js';
 import type { ZipfKeys } from '../cache/ZipfKeys.js';
 import type { ServiceTracer } from '../traceGraph.js';
 import type { CallCacheSpec } from './ServiceGraph.js';
 import { tableGrew } from '../../engine/memoryMeter.js';
+import { keyedUniform } from '../../engine/random.js';
+import { K_CACHE_HIT, K_CACHE_WAIT, type CacheCounts, type CacheResult, type CacheStore } from './CacheStore.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { GiveUp, Outcome } = outcomeModule;
 
-/** The event kinds of a graph's caches, relative to their first (GraphRun gives them a range when the graph has a cache). */
-export const K_CACHE_HIT = 0;
-export const K_CACHE_WAIT = 1;
-export const K_CACHE_FLUSH = 2;
-export const CACHE_KINDS = 3;
-
-/** Requests per entry of capacity that leave a warm cache's LRU state (docs/experiments.md, "Caches"). */
-export const WARM_REQUESTS_PER_ENTRY = 20;
+export { CACHE_KINDS, K_CACHE_FLUSH, K_CACHE_HIT, K_CACHE_WAIT, WARM_REQUESTS_PER_ENTRY, type CacheCounts, type CacheResult } from './CacheStore.js';
 
 const NONE = -1;
 
@@ -32,28 +26,13 @@ export interface CacheOwner {
   waitsFor(h: number, gen: number): boolean;
 }
 
-/** A cache's counters and series (docs/experiments.md, "Caches"; the results' `services.<service>.caches.<name>`). */
-export interface CacheCounts {
-  lookups: number;
-  hits: number;
-  /** Misses that waited for a call of the same key already in flight (coalescing). */
-  coalesced: number;
-  /** Entries filled by a miss's success. */
-  fills: number;
-  /** Successes of misses that came too late to fill (the call no longer waited for them). */
-  lateSuccesses: number;
-}
-
-/**
- * One cache in a graph's results (`services.<service>.caches.<name>`): its counts from t = 0 on,
- * the hit ratio (hits / lookups; null without lookups) and, per bin, its lookups and hits.
- */
-export type CacheResult = CacheCounts & { hitRatio: number | null; timeSeries: { lookups: number[]; hits: number[] } };
-
 /**
  * The lookaside cache of one call of a `call` step (docs/experiments.md, "Service graphs", "Caches"), at the
- * calling service: one copy, or one per backend of that service (`perBackend`), each an
- * {@link LruCache} over the graph's key space. Each operation carries one key, the rank the
+ * calling service: the lookaside part (the handlers it answers, hits on their way, coalescing and
+ * its waiters) over a {@link CacheStore} (the copies, counts, series, flushes and warming): its own
+ * store (one copy, or one per backend of that service, `perBackend`), or a shared tier's, looked up
+ * by the calls of several services alike. Each copy is an {@link LruCache} over the graph's key
+ * space. Each operation carries one key, the rank the
  * operation's own draw stands for in the keys' popularity ({@link opKey}: a draw keyed by the
  * operation, so every cache on its way and every retry sees the same key).
  *
@@ -63,7 +42,8 @@ export type CacheResult = CacheCounts & { hitRatio: number | null; timeSeries: {
  * handler that looked it up still waits for it (a success the stack accepted: within its attempt's
  * timeout and the deadline); a call that ends after its handler stopped waiting fills nothing.
  *
- * Coalescing: while a miss's call for a key is in flight at a copy, later misses of that key wait
+ * Coalescing (a behaviour of the calling side, so per call even over a shared tier): while a miss's
+ * call of this call site for a key is in flight at a copy, later misses of that key wait
  * for it (they count as misses) and share its outcome, success or failure, when it ends, which
  * clears the mark; a waiter whose own deadline (the one the call's top layer would have worked to)
  * passes first gives up with `deadline`. A call some waiter still waits for is not cancelled when
@@ -82,7 +62,10 @@ export class CallCache {
   readonly popularity: ZipfKeys;
   /** One copy, or one per backend of the calling service. */
   readonly copies: LruCache[];
-  readonly counts: CacheCounts = { lookups: 0, hits: 0, coalesced: 0, fills: 0, lateSuccesses: 0 };
+  /** What it looks up: its own store, or a shared tier's (one store for several calls). */
+  readonly store: CacheStore;
+  /** The store's counts (shared with every call looking the same store up). */
+  readonly counts: CacheCounts;
   private readonly sLookups: BinnedSeries;
   private readonly sHits: BinnedSeries;
   private readonly sim: Simulator;
@@ -133,35 +116,28 @@ export class CallCache {
   constructor(
     service: string,
     spec: CallCacheSpec,
-    popularity: ZipfKeys,
-    backends: number,
+    store: CacheStore,
     path: string,
-    o: { sim: Simulator; seed: number; keySeed: number; kindBase: number; index: number; binMs: number; startMs: number },
+    o: { sim: Simulator; kindBase: number; index: number },
   ) {
     this.service = service;
     this.name = spec.name;
     this.path = path;
     this.spec = spec;
-    this.popularity = popularity;
+    this.store = store;
+    this.popularity = store.popularity;
     this.sim = o.sim;
     this.kindBase = o.kindBase;
     this.index = o.index;
-    this.keySeed = o.keySeed;
-    const n = spec.perBackend ? backends : 1;
-    const ttl = spec.ttlMs ?? Infinity;
-    this.copies = Array.from({ length: n }, (_, c) => {
-      const cache = new LruCache(popularity.keys, spec.capacity, ttl);
-      if (spec.initial === 'warm') cache.warmFromRequests(WARM_REQUESTS_PER_ENTRY * spec.capacity, popularity, stream(o.seed, 'cache', service, spec.name, 'warm', c), o.startMs);
-      return cache;
-    });
-    const hit = spec.hitLatencyMs;
-    const constant = hit.dist === 'constant';
-    this.hitMs = makeSampler(hit, constant ? () => 0 : stream(o.seed, 'cache', service, spec.name, 'hit'));
-    this.hitLane = constant ? o.sim.addLane() : -1;
-    this.sLookups = new BinnedSeries(o.binMs);
-    this.sHits = new BinnedSeries(o.binMs);
-    this.slotsPerCopy = popularity.keys + 1;
-    const slots = spec.coalesce ? n * this.slotsPerCopy : 0;
+    this.keySeed = store.keySeed;
+    this.copies = store.copies;
+    this.counts = store.counts;
+    this.hitMs = store.hitMs;
+    this.hitLane = store.hitLane;
+    this.sLookups = store.sLookups;
+    this.sHits = store.sHits;
+    this.slotsPerCopy = store.popularity.keys + 1;
+    const slots = spec.coalesce ? this.copies.length * this.slotsPerCopy : 0;
     this.leader = new Int32Array(slots).fill(NONE);
     this.wHead = new Int32Array(slots).fill(NONE);
     this.wTail = new Int32Array(slots).fill(NONE);
@@ -171,11 +147,6 @@ export class CallCache {
   connect(owner: CacheOwner, deadlineOf: (incomingMs: number, t: number) => number): void {
     this.owner = owner;
     this.deadlineOf = deadlineOf;
-  }
-
-  /** The flushes to come: each an event at its time (from t = 0 on); one past the run's horizon never comes (and does not hold the run open). */
-  start(horizonMs: number): void {
-    for (const at of this.spec.flushAtMs) if (at <= horizonMs) this.sim.at(at, this.kindBase + K_CACHE_FLUSH, 0, this.index);
   }
 
   /** The key operation `opSeq` carries: the rank its own draw stands for in the keys' popularity. */
@@ -309,17 +280,14 @@ export class CallCache {
     return slot !== NONE && this.spec.coalesce && this.leader[slot] === f && this.anyWanted(this.wHead[slot] as number);
   }
 
-  /** Empty every copy (a flush). */
+  /** Empty every copy of its store (a flush; a shared tier's is emptied for every call looking it up). */
   flush(): void {
-    for (const c of this.copies) c.flush();
+    this.store.flush();
   }
 
-  /**
-   * Warm every copy at t with the n most popular keys (an operator's warming: the most popular ends
-   * at the head, LRU evicting beyond the capacity; LruCache.warmMostPopular).
-   */
+  /** Warm every copy of its store at t with the n most popular keys (CacheStore.warm). */
   warm(n: number, t: number): void {
-    for (const c of this.copies) c.warmMostPopular(n, t);
+    this.store.warm(n, t);
   }
 
   /**
@@ -356,15 +324,9 @@ export class CallCache {
     return false;
   }
 
-  /** The cache's result over `bins` bins (docs/experiments.md, "Caches"; hitRatio null without lookups). */
+  /** Its store's result over `bins` bins (CacheStore.result). */
   result(bins: number): CacheResult {
-    const c = this.counts;
-    return { ...c, hitRatio: c.lookups > 0 ? c.hits / c.lookups : null, timeSeries: this.series(bins) };
-  }
-
-  /** The series over `bins` bins: lookups and hits per bin. */
-  series(bins: number): { lookups: number[]; hits: number[] } {
-    return { lookups: this.sLookups.toArray(bins), hits: this.sHits.toArray(bins) };
+    return this.store.result(bins);
   }
 
   private answerHit(h: number, gen: number, j: number, t: number): void {

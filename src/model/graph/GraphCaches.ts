@@ -3,12 +3,15 @@ import type { Simulator } from '../../engine/simulator.js';
 import { ZipfKeys } from '../cache/ZipfKeys.js';
 import type { Layers } from '../layers/Layers.js';
 import type { ServiceResult } from '../results.js';
-import { CACHE_KINDS, CallCache, type CacheResult } from './CallCache.js';
+import { CallCache } from './CallCache.js';
+import { CACHE_KINDS, CacheStore, type CacheResult } from './CacheStore.js';
 import type { CallCacheSpec } from './ServiceGraph.js';
 import type { ServiceRuntime } from './ServiceRuntime.js';
 
 /**
- * The lookaside caches of a graph's run (docs/experiments.md, "Caches"): each call's {@link CallCache}, their
+ * The lookaside caches of a graph's run (docs/experiments.md, "Caches"): each call's {@link CallCache} over
+ * its own {@link CacheStore} or over a shared tier's (one store per name of the graph's `caches`,
+ * made when a call first looks it up), their
  * one range of event kinds (taken only when the graph has a cache, so that other graphs run as
  * before), the keys' popularity (one {@link ZipfKeys} per key space; validation allows one), and
  * their results beside their services'. `cache(service, name)` is how a run reaches one (an
@@ -16,6 +19,8 @@ import type { ServiceRuntime } from './ServiceRuntime.js';
  */
 export class GraphCaches {
   readonly list: CallCache[] = [];
+  /** The shared tiers by name, in the order calls first look them up. */
+  readonly shared = new Map<string, CacheStore>();
   private readonly popularity = new Map<string, ZipfKeys>();
   private readonly sim: Simulator;
   private readonly seed: number;
@@ -45,7 +50,7 @@ export class GraphCaches {
       keys = new ZipfKeys(spec.keys, spec.zipf);
       this.popularity.set(space, keys);
     }
-    const cache = new CallCache(owner.name, spec, keys, owner.backendCount, path, {
+    const o = {
       sim: this.sim,
       seed: this.seed,
       // One stream of keys for the whole graph: every cache reads the same draw of an operation.
@@ -54,7 +59,16 @@ export class GraphCaches {
       index: this.list.length,
       binMs: this.binMs,
       startMs: this.startMs,
-    });
+    };
+    let store: CacheStore | undefined;
+    if (spec.shared) {
+      store = this.shared.get(spec.name);
+      if (store === undefined) {
+        store = new CacheStore(spec, keys, 1, ['shared-cache', spec.name], o);
+        this.shared.set(spec.name, store);
+      }
+    } else store = new CacheStore(spec, keys, spec.perBackend ? owner.backendCount : 1, ['cache', owner.name, spec.name], o);
+    const cache = new CallCache(owner.name, spec, store, path, o);
     cache.tracer = owner.handlers.tracer;
     cache.endpoint = endpoint;
     const top = layers.loops[0];
@@ -63,9 +77,9 @@ export class GraphCaches {
     return cache;
   }
 
-  /** The cache named `name` of service `service`, if any. */
+  /** The cache named `name` of service `service` (a call's own), if any. */
   cache(service: string, name: string): CallCache | undefined {
-    return this.list.find((c) => c.service === service && c.name === name);
+    return this.list.find((c) => c.service === service && c.name === name && !c.spec.shared);
   }
 
   /** The cache declared at `path` (relative to the scenario: `services.app.endpoints.get.steps.0.calls.0.cache`), if any. */
@@ -83,18 +97,35 @@ export class GraphCaches {
     return (this.list[b] as CallCache).fire(kind - this.kindBase, a, t);
   }
 
-  /** Arm the flushes (those up to the run's horizon). */
+  /** Arm the flushes (those up to the run's horizon): each store's once, in the order of the calls first looking it up. */
   start(horizonMs: number): void {
-    for (const c of this.list) c.start(horizonMs);
+    const started = new Set<CacheStore>();
+    for (const c of this.list) {
+      if (started.has(c.store)) continue;
+      started.add(c.store);
+      c.store.start(horizonMs);
+    }
   }
 
   /** Each service's caches in its result (`caches.<name>`), over `bins` bins; services without a cache have none. */
   attach(services: ServiceResult[], bins: number): void {
     for (const c of this.list) {
+      if (c.spec.shared) continue;
       const s = services.find((x) => x.service === c.service);
       if (s === undefined) continue;
       (s.caches ??= {})[c.name] = c.result(bins);
     }
+  }
+
+  /** The shared tiers' results by name (`caches.<name>`), in the order `names` declares them; undefined when the graph has none. */
+  sharedResults(names: readonly string[], bins: number): Record<string, CacheResult> | undefined {
+    if (this.shared.size === 0) return undefined;
+    const out: Record<string, CacheResult> = {};
+    for (const name of names) {
+      const store = this.shared.get(name);
+      if (store !== undefined) out[name] = store.result(bins);
+    }
+    return out;
   }
 }
 

@@ -215,6 +215,8 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       });
     });
     this.caches.attach(results.services, bins);
+    const shared = this.caches.sharedResults(((this.sc.graph as ServiceGraph).caches ?? []).map((c) => c.name), bins);
+    if (shared !== undefined) results.caches = shared;
     results.cascade = cascade(this.services, endMs);
   }
 
@@ -241,7 +243,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
         this.serviceByName.get(change.service)?.setMaxInFlight(change.value);
         return;
       case 'warm': {
-        const cache = this.caches.cache(change.service, change.cache);
+        const cache = change.service === null ? this.caches.shared.get(change.cache) : this.caches.cache(change.service, change.cache);
         if (cache === undefined) throw new Error('internal: an intervention warms a cache the graph does not run');
         cache.warm(change.keys, t);
         return;

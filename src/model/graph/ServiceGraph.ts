@@ -65,7 +65,19 @@ export interface CallCacheSpec {
   initial: 'warm' | 'empty';
   /** Times (ms, from t = 0) at which every copy is emptied. */
   flushAtMs: number[];
+  /**
+   * The call looks up the graph's shared tier `caches.<name>` (then `name` is the tier's, its
+   * settings are the tier's and `perBackend` is false); absent: the call's own cache.
+   */
+  shared?: boolean;
 }
+
+/**
+ * A cache tier declared once for the graph (`caches.<name>`, docs/experiments.md, "Caches"), looked
+ * up by the calls of several services that name it (`cache: { "shared": "<name>" }`): one store of
+ * `capacity` entries, one hit ratio, one flush.
+ */
+export type SharedCacheSpec = Omit<CallCacheSpec, 'perBackend' | 'coalesce' | 'shared'>;
 
 /** One step of a handler; the steps run in order and a failed step ends the handler. */
 export type GraphStep =
@@ -120,6 +132,8 @@ export interface ServiceGraph {
   /** At least one; the workload's stack calls these (with several workloads: the first one's). */
   entries: GraphEntry[];
   bulkheads: Bulkhead[];
+  /** The shared cache tiers (`caches`), in declaration order; absent: none. */
+  caches?: SharedCacheSpec[];
   /**
    * Several workloads, each entering through its own stack (the scenario's `workload` and `stack`
    * are then the first one's); absent: the scenario's one workload and stack, entering at `entries`.

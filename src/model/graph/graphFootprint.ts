@@ -90,6 +90,7 @@ export function graphFootprint(sc: Scenario): GraphFootprint {
   let cacheBytes = 0;
   let warmRequests = 0;
   const spaces = new Set<string>();
+  const tiers = new Set<string>();
   for (const s of graph.services) {
     for (const e of s.endpoints) {
       for (const step of e.steps ?? []) {
@@ -97,6 +98,11 @@ export function graphFootprint(sc: Scenario): GraphFootprint {
         for (const call of step.calls) {
           const c = call.cache;
           if (c === undefined) continue;
+          // A shared tier is one store, however many calls look it up.
+          if (c.shared) {
+            if (tiers.has(c.name)) continue;
+            tiers.add(c.name);
+          }
           const copies = c.perBackend ? backendsOf(s.fleet) : 1;
           cacheBytes += copies * ((c.keys + 1) * LRU_KEY_BYTES + c.capacity * LRU_ENTRY_BYTES);
           if (c.initial === 'warm') warmRequests += copies * WARM_REQUESTS_PER_ENTRY * c.capacity;
