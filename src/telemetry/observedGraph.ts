@@ -35,7 +35,7 @@ export interface ObservedStep {
 /** One endpoint of a service. */
 export interface ObservedEndpoint {
   requests: number;
-  /** The mean of the handler's own time: its duration minus the time its calls covered (ms). */
+  /** The mean of the handler's own time: its duration minus the time its calls covered (ms), over the requests that did not fail on their own (spans), or over all (metrics). */
   ownWorkMs: number;
   /** The fraction of requests that failed while none of their calls failed (the service's own errors). */
   ownErrorRate: number;
