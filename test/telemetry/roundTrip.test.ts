@@ -15,7 +15,7 @@ import { combineGraphs } from '../../src/telemetry/combineGraphs.js';
 import { graphFromMetrics, graphFromSpans, importTelemetry, PLACEHOLDER_PREFIX, readMetricTexts, readSpanText, type Span } from '../../src/telemetry/index.js';
 import type { ObservedGraph } from '../../src/telemetry/observedGraph.js';
 import { spanWindowSec } from '../../src/telemetry/spanInference.js';
-import { servicegraphText } from './servicegraphOf.js';
+import { CONNECTOR_BUCKETS_SEC, servicegraphText } from './servicegraphOf.js';
 
 const DURATION_MS = 30_000;
 const SEED = 11;
@@ -146,5 +146,38 @@ describe('telemetry round trip: a simulated graph\'s spans and servicegraph seri
       const half = t * sd * Math.sqrt(1 + 1 / vals.length);
       expect(Math.abs((original[m] as number) - mean), `${m}: original ${original[m]}, re-simulated ${mean} ± ${half}`).toBeLessThanOrEqual(half);
     }
+  });
+
+  it('from the series alone, a service that makes no calls is given its server-time buckets as an empirical histogram; one that calls, an exponential of its own work', () => {
+    const imported = importTelemetry({ metrics: [{ file: 'servicegraph.prom', text: metricsText }], spans: [], windowSec: DURATION_MS / 1000, name: 'metrics-only', durationMs: DURATION_MS });
+    const services = (imported.experiment.scenario as { services: Record<string, { fleet: { serviceMs: unknown } }> }).services;
+    for (const leaf of ['users', 'recs', 'db']) {
+      const served = spans.filter((x) => x.kind === 'server' && x.service === leaf).map((x) => x.durationUs / 1e6);
+      const below = (le: number) => served.filter((d) => d <= le).length;
+      const last = CONNECTOR_BUCKETS_SEC[CONNECTOR_BUCKETS_SEC.length - 1] as number;
+      const tail = below(last) < served.length;
+      expect(services[leaf]?.fleet.serviceMs, leaf).toEqual({
+        dist: 'histogram',
+        le: [...CONNECTOR_BUCKETS_SEC.map((le) => Math.round(le * 1000)), ...(tail ? ['+Inf'] : [])],
+        counts: [...CONNECTOR_BUCKETS_SEC.map(below), ...(tail ? [served.length] : [])],
+        ...(tail ? { tail: 'exponential', sum: expect.any(Number) as number } : {}),
+      });
+    }
+    for (const caller of ['frontend', 'reports']) expect((services[caller]?.fleet.serviceMs as { dist: string }).dist, caller).toBe('exponential');
+  });
+
+  it('from the series alone, buckets that do not make a histogram (counts that decrease) give an exponential of the mean instead', () => {
+    const labels = 'client="user",server="db",connection_type=""';
+    const text = [
+      `traces_service_graph_request_total{${labels}} 10`,
+      `traces_service_graph_request_server_seconds_bucket{${labels},le="0.002"} 6`,
+      `traces_service_graph_request_server_seconds_bucket{${labels},le="0.004"} 4`,
+      `traces_service_graph_request_server_seconds_bucket{${labels},le="+Inf"} 10`,
+      `traces_service_graph_request_server_seconds_sum{${labels}} 0.03`,
+      `traces_service_graph_request_server_seconds_count{${labels}} 10`,
+    ].join('\n');
+    const imported = importTelemetry({ metrics: [{ file: 'bad-buckets.prom', text }], spans: [], windowSec: 10, name: 'bad-buckets' });
+    const services = (imported.experiment.scenario as { services: Record<string, { fleet: { serviceMs: unknown } }> }).services;
+    expect(services.db?.fleet.serviceMs).toEqual({ dist: 'exponential', mean: 3 });
   });
 });
