@@ -42,7 +42,7 @@ export function traceCell(cell: Cell, index: number, masterSeed: number, every: 
   return otlpTraces(events, {
     layers: sc.stack.map((l) => l.name),
     workloadLayers: new Map(sc.graph?.workloads?.map((w) => [w.name, w.stack.map((l) => l.name)])),
-    entryServices: sc.graph?.entries.map((e) => e.service) ?? [],
+    entryServices: [...new Set([...(sc.graph?.entries ?? []), ...(sc.graph?.workloads ?? []).flatMap((w) => w.entries)].map((e) => e.service))],
     traceIdPrefix: index,
     seed,
     resourceAttributes: [attr('retrystorm.cell', index), attr('retrystorm.part', cell.part), attr('retrystorm.variant', cell.variant)],

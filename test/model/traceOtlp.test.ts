@@ -396,13 +396,13 @@ describe('run --traces otlp: sampled operations of every cell, in files named by
 
   it('a graph with several workloads: each operation one trace under its workload (service.name and retrystorm.workload), the services\' spans in the trace of the operation that reached them', async () => {
     const dir = tempDir();
-    const open = (rate: number) => ({ kind: 'open', rate, durationMs: 300, entry: { service: 'api' } });
+    const open = (rate: number, service: string) => ({ kind: 'open', rate, durationMs: 300, entry: { service } });
     const retried = { maxAttempts: 3, backoff: { kind: 'constant', baseMs: 1 } };
     const graph = writeExperiment(dir, 'g.json', {
       name: 'two-workloads',
       seed: 3,
       scenario: {
-        workloads: { web: { ...open(200), stack: [{ name: 'app', policy: retried }] }, batch: { ...open(100), stack: [{ name: 'job', policy: retried }] } },
+        workloads: { web: { ...open(200, 'api'), stack: [{ name: 'app', policy: retried }] }, batch: { ...open(100, 'db'), stack: [{ name: 'job', policy: retried }] } },
         services: {
           api: { fleet: { kind: 'server', concurrency: 2, serviceMs: { dist: 'exponential', mean: 2 } }, endpoints: { get: { steps: [{ kind: 'work' }, { kind: 'call', calls: [{ service: 'db', stack: [{ name: 'sdk', policy: retried }] }] }] } } },
           db: { fleet: { kind: 'server', serviceMs: 1, faults: [{ fromMs: 0, probability: 0.2, status: 503 }] }, endpoints: { get: { steps: [{ kind: 'work' }] } } },
@@ -428,10 +428,10 @@ describe('run --traces otlp: sampled operations of every cell, in files named by
       const tree: Loaded[] = [];
       const walk = (s: Loaded) => (tree.push(s), s.children.forEach(walk));
       walk(root);
-      // Every span of the operation names its workload; each attempt of the workload's stack that was served reached one api handler of this trace.
+      // Every span of the operation names its workload; each attempt of the workload's stack that was served reached one handler of its entry in this trace.
       expect(tree.every((s) => s.attrs['retrystorm.workload'] === w)).toBe(true);
       for (const attempt of tree.filter((s) => s.service === w && s.kind === CLIENT)) {
-        expect(attempt.children.every((c) => c.service === 'api' && c.kind === SERVER)).toBe(true);
+        expect(attempt.children.every((c) => c.service === (w === 'web' ? 'api' : 'db') && c.kind === SERVER)).toBe(true);
         expect(attempt.children.length).toBeLessThanOrEqual(1);
       }
       // Each api handler's calls to db are in its trace, each served attempt reaching a db handler.
