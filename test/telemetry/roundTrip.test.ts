@@ -71,6 +71,15 @@ function structure(g: ObservedGraph): Record<string, Record<string, unknown>> {
   return out;
 }
 
+type ScenarioShape = { workloads: Record<string, { entry: { service: string } }>; services: Record<string, { endpoints: Record<string, { steps?: Array<{ kind: string; calls?: Array<{ service: string; optional?: boolean }> }> }> }> };
+
+/** An experiment's graph as written: each workload's entry service, each endpoint's steps (`work`, or the callees, `?` for optional), an endpoint without steps one work step. */
+function writtenShape(sc: ScenarioShape): unknown {
+  const services = Object.fromEntries(Object.entries(sc.services).map(([name, s]) => [name, Object.fromEntries(Object.entries(s.endpoints).map(([ep, e]) => [ep, (e.steps ?? [{ kind: 'work' }]).map((st) => (st.kind === 'work' ? 'work' : (st.calls ?? []).map((c) => `${c.service}${c.optional === true ? '?' : ''}`).sort()))]))]));
+  const workloads = Object.fromEntries(Object.entries(sc.workloads).map(([name, w]) => [name, w.entry.service]));
+  return { services, workloads };
+}
+
 /** Set the dotted `path` of `doc` to `value`. */
 function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
   const keys = path.split('.');
@@ -126,6 +135,8 @@ describe('telemetry round trip: a simulated graph\'s spans and servicegraph seri
       name: 'imported',
       durationMs: DURATION_MS,
     });
+    // The file written has the original's graph: its services, endpoints, steps, optional call, workloads and entries.
+    expect(writtenShape(imported.experiment.scenario as ScenarioShape)).toEqual(writtenShape(ORIGINAL as unknown as ScenarioShape));
     expect(imported.placeholders.length).toBeGreaterThan(0);
     for (const p of imported.placeholders) {
       const value = p.path.endsWith('.concurrency') ? WORKERS : p.path.endsWith('.queueLimit') ? 'unlimited' : p.path.endsWith('.maxAttempts') ? ATTEMPTS : undefined;
