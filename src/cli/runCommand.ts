@@ -6,7 +6,7 @@ import type { IndexEntry } from '../report/index.js';
 import { FINISHED_RUN_FILES } from '../sweep/ResultReader.js';
 import { OutputError } from '../sweep/ResultWriter.js';
 import { runManifest, runSweep, SweepPool, type ShardSpec } from '../sweep/runSweep.js';
-import { DEFAULT_TRACE_SAMPLE, traceCell, traceFileName, TRACES_DIR, untraceableCells } from '../sweep/cellTraces.js';
+import { DEFAULT_TRACE_SAMPLE, traceCell, traceFileName, TRACES_DIR } from '../sweep/cellTraces.js';
 import { planCells } from '../sweep/runPlan.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { lockDir, type DirLock } from './dirLock.js';
@@ -55,11 +55,11 @@ export interface RunOptions {
   traceSample?: number;
 }
 
-/** What keeps `--traces` from running: a sharded run, a graph with several workloads, a sample without traces. */
-function traceProblems(io: CliIO, loaded: Array<{ file: string; plan: ExperimentPlan }>, opts: RunOptions): string[] {
+/** What keeps `--traces` from running: a sharded run, a sample without traces. */
+function traceProblems(opts: RunOptions): string[] {
   if (opts.traces === undefined) return opts.traceSample !== undefined ? ['--trace-sample needs --traces otlp'] : [];
   if (opts.shard) return ['--traces cannot be combined with --shard (trace the whole plan in one run)'];
-  return loaded.flatMap(({ file, plan }) => untraceableCells(plan).map((p) => `${relative(io.cwd, file) || file}: ${p}`));
+  return [];
 }
 
 /**
@@ -106,7 +106,7 @@ export async function runFiles(io: CliIO, files: string[], opts: RunOptions): Pr
     }
   }
   problems.push(...sameNameProblems(io, loaded));
-  problems.push(...traceProblems(io, loaded, opts));
+  problems.push(...traceProblems(opts));
   for (const l of loaded) {
     const limits = planLimits(relative(io.cwd, l.file) || l.file, l.plan, { force: opts.force ?? false, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit });
     l.memoryLimitBytes = limits.findings.memoryLimitBytes;

@@ -21,7 +21,7 @@ import { between } from '../policy/schema/between.js';
 import { fields as f } from '../policy/schema/fields.js';
 import { doc } from '../policy/schema/schemaDocs.js';
 
-export { DIST_KINDS };
+export { DIST_KINDS, INF_BOUND };
 
 /** Reports the engine's problem with an empirical distribution at its field. */
 function report(ctx: z.RefinementCtx, problem: DistProblem | null, input: unknown): void {

@@ -52,7 +52,7 @@ export {
   stackSchema,
   workloadSchema,
 } from './scenarioSchema.js';
-export { DIST_KINDS, distSchema } from './distSchema.js';
+export { DIST_KINDS, distSchema, INF_BOUND } from './distSchema.js';
 export { leafSchema } from './leafSchema.js';
 export { cloneJson, mergeValue, setPath, splitExperimentPath, splitPath, type PathInput } from './setPath.js';
 export { ValidationError } from './ValidationError.js';

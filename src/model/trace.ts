@@ -15,7 +15,9 @@ export interface TraceSite {
 /**
  * One line of an operation's timeline, as `retrystorm trace` prints it. Times in ms from the start;
  * `op` numbers the operations of a run from 0 (every event of a call chain carries its operation's,
- * in a service graph the handlers' and their calls' too).
+ * in a service graph the handlers' and their calls' too). In a graph with several workloads traced
+ * through the graph, `op` is the operation's key in the graph (the workload's own number times the
+ * number of workloads, plus the workload's index) and `workload` names its workload.
  */
 export type TraceEvent = LayerTraceEvent | ServiceTraceEvent;
 
@@ -27,7 +29,7 @@ export type TraceEvent = LayerTraceEvent | ServiceTraceEvent;
  * was lost (a crash, an outage, an expired request dropped) and nobody answers. Its `layer` is
  * {@link NO_LAYER}.
  */
-export type ServiceTraceEvent = { tMs: number; op: number; layer: typeof NO_LAYER; service: string; endpoint: string; level: number } & (
+export type ServiceTraceEvent = { tMs: number; op: number; layer: typeof NO_LAYER; service: string; endpoint: string; level: number; workload?: string } & (
   | { event: 'handler' }
   | { event: 'step'; step: number; kind: 'work' | 'call'; calls: string[]; join: string }
   | { event: 'join'; step: number; join: string; decision: 'success' | 'failure'; degraded: boolean }
@@ -46,8 +48,12 @@ export type CacheTraceWhat = 'hit' | 'miss' | 'waits' | 'filled' | 'late';
 /** The `layer` of a service's event: none. */
 export const NO_LAYER = -1;
 
-/** An event of a layer (in a graph, of a call's stack when `site` says so). */
-export type LayerTraceEvent = LayerEvent & { site?: TraceSite };
+/**
+ * An event of a layer (in a graph, of a call's stack when `site` says so). In a graph with several
+ * workloads, every event (a service's too) names its operation's `workload`, and `op` is the
+ * operation's key in the whole graph (src/model/traceGraph.ts, workloadSink).
+ */
+export type LayerTraceEvent = LayerEvent & { site?: TraceSite; workload?: string };
 
 /**
  * What every event of a layer carries besides its own fields: `frame`, the row of the layer's call in

@@ -46,14 +46,39 @@ export function traceSite(caller: string, c: { service: string; endpoint: string
   return { caller, callee: c.service, endpoint: c.endpoint, layers: c.stack.map((l) => l.name), level: handlerLevel + 1 };
 }
 
-/** A sink that marks every event of a call's stack with its site. */
-export function siteSink(sink: (e: TraceEvent) => void, site: TraceSite): (e: TraceEvent) => void {
-  return (e) => sink({ ...e, site } as TraceEvent);
+/**
+ * The workloads' names of a graph with several workloads (index as the operations' keys), or null
+ * with one: its events need no workload.
+ */
+export type WorkloadNames = readonly string[] | null;
+
+/** The name of the workload of operation key `op` (the key modulo the number of workloads). */
+function workloadOf(names: readonly string[], op: number): string {
+  return names[op % names.length] as string;
+}
+
+/** A sink that marks every event of a call's stack with its site (and with several workloads, its operation's workload). */
+export function siteSink(sink: (e: TraceEvent) => void, site: TraceSite, workloads: WorkloadNames = null): (e: TraceEvent) => void {
+  if (workloads === null) return (e) => sink({ ...e, site } as TraceEvent);
+  return (e) => sink({ ...e, site, workload: workloadOf(workloads, e.op) } as TraceEvent);
+}
+
+/**
+ * A sink for the own stack of workload `index` of a graph with several workloads `workloads`: its
+ * events numbered by their operation's key in the graph (the workload's own number times the
+ * number of workloads, plus `index`, as ServiceLeaf keys a request leaving the stack) and marked
+ * with the workload's name, so that they join the services' events of the same operation.
+ */
+export function workloadSink(sink: (e: TraceEvent) => void, workloads: readonly string[], index: number): (e: TraceEvent) => void {
+  const count = workloads.length;
+  const workload = workloads[index] as string;
+  return (e) => sink({ ...e, op: e.op * count + index, workload } as TraceEvent);
 }
 
 /**
  * What one service's runtime reports to a traced run's timeline: its handlers' starts, steps, join
- * decisions, answers and losses ({@link ServiceTraceEvent}), at its handlers' level.
+ * decisions, answers and losses ({@link ServiceTraceEvent}), at its handlers' level; with several
+ * workloads, each event names its operation's workload.
  */
 export class ServiceTracer {
   private readonly endpoints: string[];
@@ -63,13 +88,16 @@ export class ServiceTracer {
     private readonly sink: (e: TraceEvent) => void,
     private readonly service: GraphService,
     private readonly level: number,
+    private readonly workloads: WorkloadNames = null,
   ) {
     this.endpoints = service.endpoints.map((e) => e.name);
     this.steps = service.endpoints.map((e) => e.steps ?? []);
   }
 
   private emit(e: { event: ServiceTraceEvent['event'] } & Record<string, unknown>, op: number, endpoint: number, t: number): void {
-    this.sink({ tMs: t, op, layer: NO_LAYER, service: this.service.name, endpoint: this.endpoints[endpoint] as string, level: this.level, ...e } as ServiceTraceEvent);
+    const ev = { tMs: t, op, layer: NO_LAYER, service: this.service.name, endpoint: this.endpoints[endpoint] as string, level: this.level, ...e } as ServiceTraceEvent;
+    if (this.workloads !== null) ev.workload = workloadOf(this.workloads, op);
+    this.sink(ev);
   }
 
   /** A handler starts for a request of `endpoint` (operation `op`). */

@@ -12,15 +12,19 @@ import type { LayerTraceEvent, ServiceTraceEvent, TraceEvent, TraceSite } from '
  * `http.request.resend_count` from the second attempt on); a call of the layer below is a child of
  * the attempt that made it; in a service graph each handler is a span (SERVER) of its service, a
  * child of the last layer's attempt that reached it, and the calls its steps make are its children.
- * Spans carry `service.name` through their resource: the caller's service for a call's layers, the
- * workload's name for the workload's own stack.
+ * Spans carry `service.name` through their resource: the caller's service for a call's layers, and
+ * for the workload's own stack {@link WORKLOAD_SERVICE}, or in a graph with several workloads the
+ * workload's name (every span of such an operation also carries it as `retrystorm.workload`).
  */
 
 /** Simulated time 0 as Unix time in ms: 2000-01-01T00:00:00Z, so that every trace has the same, recognisable dates. */
 export const OTLP_EPOCH_MS = 946_684_800_000;
 
-/** The `service.name` of the spans of a workload's own stack (its clients). */
+/** The `service.name` of the spans of a workload's own stack (its clients), unless a graph's several workloads name theirs. */
 export const WORKLOAD_SERVICE = 'workload';
+
+/** The attribute that names an operation's workload on each of its spans, in a graph with several workloads. */
+export const WORKLOAD_ATTRIBUTE = 'retrystorm.workload';
 
 /** The instrumentation scope every span is reported under. */
 export const OTLP_SCOPE_NAME = 'retrystorm';
@@ -73,6 +77,8 @@ export interface OtlpTraces {
 export interface OtlpOptions {
   /** The names of the workload's own stack's layers, top first. */
   layers: string[];
+  /** In a graph with several workloads: each one's stack's layer names, by the workload's name (else {@link layers}). */
+  workloadLayers?: ReadonlyMap<string, string[]>;
   /** A graph's entry services (the services the workload's stack calls); none for a stack run. */
   entryServices: string[];
   /** 32 bits written first in every trace id, so that the traces of several files differ (e.g. a cell's index). */
@@ -154,6 +160,8 @@ const UNFINISHED = 'retrystorm.unfinished';
 /** The spans of one operation, built from its events in order. */
 class OperationSpans {
   readonly spans: BuildSpan[] = [];
+  /** The operation's workload, in a graph with several (its events name it). */
+  workload: string | undefined;
   private readonly frames = new Map<string, OpenFrame>();
   private readonly handlers: Array<{ span: number; service: string; endpoint: string; open: boolean }> = [];
   private readonly sent: SentRequest[] = [];
@@ -169,6 +177,7 @@ class OperationSpans {
   }
 
   add(e: TraceEvent): void {
+    if (e.workload !== undefined) this.workload = e.workload;
     if ('service' in e) this.service(e);
     else this.layer(e);
   }
@@ -176,13 +185,13 @@ class OperationSpans {
   private layer(e: LayerTraceEvent): void {
     const site = e.site;
     const key = `${this.stackId(site)}:${e.frame}`;
-    const layers = site?.layers ?? this.options.layers;
+    const layers = site?.layers ?? (e.workload === undefined ? undefined : this.options.workloadLayers?.get(e.workload)) ?? this.options.layers;
     const name = layers[e.layer] ?? `layer${e.layer}`;
     if (e.event === 'call') {
       const attrs = [attr('retrystorm.layer', name), attr('retrystorm.layer.index', e.layer)];
       if (site) attrs.push(attr('retrystorm.call', `${site.caller} -> ${site.callee}.${site.endpoint}`));
       if (Number.isFinite(e.deadlineAtMs)) attrs.push(attr('retrystorm.deadline_ms', e.deadlineAtMs));
-      const service = site?.caller ?? WORKLOAD_SERVICE;
+      const service = site?.caller ?? e.workload ?? WORKLOAD_SERVICE;
       const span = this.open({ parent: this.callParent(e, site), name, kind: SpanKind.INTERNAL, service, start: e.tMs, attrs });
       this.frames.set(key, { span, attempts: new Map(), last: -1 });
       return;
@@ -333,6 +342,7 @@ export function otlpTraces(events: readonly TraceEvent[], options: OtlpOptions):
     spans.close(lastMs);
     const traceId = `${head}${hex(Math.floor((op + 1) / 2 ** 32), 8)}${hex(op + 1, 8)}`;
     const spanId = (i: number) => `${hex(op + 1, 8)}${hex(i + 1, 8)}`;
+    const workload = spans.workload === undefined ? [] : [attr(WORKLOAD_ATTRIBUTE, spans.workload)];
     spans.spans.forEach((s, i) => {
       const list = byService.get(s.service) ?? [];
       byService.set(s.service, list);
@@ -344,7 +354,7 @@ export function otlpTraces(events: readonly TraceEvent[], options: OtlpOptions):
         kind: s.kind,
         startTimeUnixNano: unixNanos(s.start),
         endTimeUnixNano: unixNanos(s.end),
-        attributes: s.attrs,
+        attributes: [...s.attrs, ...workload],
         events: s.events.map((ev) => ({ timeUnixNano: unixNanos(ev.tMs), name: ev.name, attributes: ev.attrs })),
         status: s.status,
       });

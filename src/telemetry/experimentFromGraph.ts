@@ -8,9 +8,11 @@
  * `validate` names each one until it is replaced: every fleet's workers and queue limit, every
  * retry policy's attempts (the evidence in the placeholder and in the description).
  */
+import { distSchema, INF_BOUND } from '../experiment/index.js';
 import { WORKLOAD_CALLER } from '../model/graph/ServiceGraph.js';
 import type { ObservedCall, ObservedEndpoint, ObservedGraph, ObservedService } from './observedGraph.js';
 import { SafeNames } from './safeNames.js';
+import type { DurationHistogram } from './servicegraphSeries.js';
 
 /** What starts every placeholder: a string where the schema requires a number, which `validate` reports by its path. */
 export const PLACEHOLDER_PREFIX = 'FILL IN: ';
@@ -53,7 +55,37 @@ function sig(x: number): number {
   return Number(x.toPrecision(3));
 }
 
-function serviceMsOf(meanMs: number): unknown {
+/**
+ * A server-time histogram (seconds, cumulative buckets) as an empirical `histogram` service time in
+ * ms (docs/concepts.md, "Concepts", the bullet "Distributions"): its bounds and counts as read,
+ * the `+Inf` bucket's observations drawn with the exponential tail that keeps the histogram's mean
+ * (`_sum` over `_count`), or at the highest bound where the buckets' midpoints already exceed that
+ * mean; undefined when the buckets do not make a valid histogram (decreasing counts, no finite
+ * bound, nothing counted).
+ */
+function histogramServiceMs(h: DurationHistogram): Record<string, unknown> | undefined {
+  const finite = h.buckets.filter((b) => Number.isFinite(b.le));
+  const inf = h.buckets.find((b) => !Number.isFinite(b.le));
+  if (finite.length === 0) return undefined;
+  const total = Math.max(inf?.count ?? 0, h.count);
+  const last = (finite[finite.length - 1] as { count: number }).count;
+  const tail = total > last;
+  const spec = {
+    dist: 'histogram',
+    le: [...finite.map((b) => Number((b.le * 1000).toPrecision(12))), ...(tail ? [INF_BOUND] : [])],
+    counts: [...finite.map((b) => b.count), ...(tail ? [total] : [])],
+  };
+  const exponential = tail ? { ...spec, tail: 'exponential', sum: Number((h.sumSec * 1000).toPrecision(12)) } : spec;
+  return [exponential, spec].find((s) => distSchema.safeParse(s).success);
+}
+
+/**
+ * A service's time: from the series alone for a service that makes no calls, its server-time
+ * histogram as an empirical distribution; otherwise exponential with the mean own work.
+ */
+function serviceMsOf(meanMs: number, serverTime?: DurationHistogram): unknown {
+  const empirical = serverTime === undefined ? undefined : histogramServiceMs(serverTime);
+  if (empirical !== undefined) return empirical;
   return meanMs > 0 ? { dist: 'exponential', mean: sig(meanMs) } : 0;
 }
 
@@ -164,7 +196,7 @@ class ExperimentWriter {
       kind: 'server',
       concurrency: this.hold(`${at}.fleet.concurrency`, 'workers', inFlight),
       queueLimit: this.hold(`${at}.fleet.queueLimit`, 'queue limit', ''),
-      serviceMs: s.timed ? serviceMsOf(own) : this.hold(`${at}.fleet.serviceMs`, 'service time ms', 'no duration series'),
+      serviceMs: s.timed ? serviceMsOf(own, s.serverTime) : this.hold(`${at}.fleet.serviceMs`, 'service time ms', 'no duration series'),
     };
     if (errors > 0) fleet.faults = [{ probability: sig(errors), status: OWN_ERROR_STATUS }];
     const endpoints: Record<string, unknown> = {};

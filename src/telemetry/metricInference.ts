@@ -8,7 +8,7 @@
  * errors are the failed fraction of the requests minus the failed fraction of the calls, each
  * weighted the same way. Requests count attempts: retries are not told apart from calls.
  */
-import { histogramMeanMs, type EdgeSeries } from './servicegraphSeries.js';
+import { histogramMeanMs, type DurationHistogram, type EdgeSeries } from './servicegraphSeries.js';
 import type { ObservedEndpoint, ObservedGraph, ObservedService, ObservedWorkload } from './observedGraph.js';
 
 /** The endpoint name of a service read from the series alone (they have no endpoints). */
@@ -23,6 +23,20 @@ export const METRICS_ASSUMPTIONS = [
 
 function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
+}
+
+/** The server-time histograms of `inbound` added up, or undefined when none has buckets or their bounds differ. */
+function addedHistograms(inbound: readonly EdgeSeries[]): DurationHistogram | undefined {
+  const timed = inbound.filter((e) => e.serverTime.count > 0);
+  const first = timed[0]?.serverTime.buckets;
+  if (first === undefined || first.length === 0) return undefined;
+  const bounds = first.map((b) => b.le);
+  if (!timed.every((e) => e.serverTime.buckets.length === bounds.length && e.serverTime.buckets.every((b, i) => b.le === bounds[i]))) return undefined;
+  return {
+    sumSec: sum(timed.map((e) => e.serverTime.sumSec)),
+    count: sum(timed.map((e) => e.serverTime.count)),
+    buckets: bounds.map((le, i) => ({ le, count: sum(timed.map((e) => (e.serverTime.buckets[i] as { count: number }).count)) })),
+  };
 }
 
 /** The graph of the servicegraph edges over `windowSec` seconds. */
@@ -54,6 +68,8 @@ export function graphFromMetrics(edges: readonly EdgeSeries[], windowSec: number
       return { service: e.server, endpoint: undefined, perRequest, attemptsPerCall: 1, maxAttempts: 1, retriesSeen: false, optional: false, calls: e.requests };
     });
     const ownWorkMs = serverMeanMs - childMs;
+    // A service that makes no calls: its server time is its own work, buckets and all.
+    const serverTime = outbound.length === 0 && serverCount > 0 ? addedHistograms(inbound) : undefined;
     if (ownWorkMs < 0) notes.push(`${name}: its calls' client-time means, weighted, exceed its server-time mean (${serverMeanMs.toPrecision(3)} ms): its own work is taken as 0 (parallel calls overlap).`);
     const endpoint: ObservedEndpoint = {
       requests,
@@ -67,6 +83,7 @@ export function graphFromMetrics(edges: readonly EdgeSeries[], windowSec: number
       peakInFlight: undefined,
       meanInFlight: windowSec > 0 ? (requests / windowSec) * (serverMeanMs / 1000) : 0,
       timed: serverCount > 0,
+      ...(serverTime !== undefined ? { serverTime } : {}),
     });
   }
   const roots = [...new Set(edges.map((e) => e.client))].filter((c) => !servers.has(c));

@@ -3,6 +3,7 @@
  * their endpoints, each endpoint's own work, own errors and steps of calls, and the workloads
  * entering the graph. Span and metric inference both produce it; `experimentFromGraph` writes it.
  */
+import type { DurationHistogram } from './servicegraphSeries.js';
 
 /** How the calls of a step are joined (the experiment's `join`). */
 export type ObservedJoin = 'all' | 'any' | { quorum: number };
@@ -35,7 +36,7 @@ export interface ObservedStep {
 /** One endpoint of a service. */
 export interface ObservedEndpoint {
   requests: number;
-  /** The mean of the handler's own time: its duration minus the time its calls covered (ms). */
+  /** The mean of the handler's own time: its duration minus the time its calls covered (ms), over the requests that did not fail on their own (spans), or over all (metrics). */
   ownWorkMs: number;
   /** The fraction of requests that failed while none of their calls failed (the service's own errors). */
   ownErrorRate: number;
@@ -53,6 +54,12 @@ export interface ObservedService {
   meanInFlight: number;
   /** Whether its durations were seen (spans, or a server-time histogram); without them its service time is a placeholder. */
   timed: boolean;
+  /**
+   * From the series alone, for a service that makes no calls (its server time is its own work):
+   * the server-time histogram of its requests (the buckets of its inbound edges added up, when they
+   * share their bounds), which the experiment writes as its service time.
+   */
+  serverTime?: DurationHistogram;
 }
 
 /** A workload: operations entering the graph from a caller outside it. */

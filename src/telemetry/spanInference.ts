@@ -26,6 +26,7 @@ interface CallTally {
 
 interface EndpointTally {
   requests: number;
+  /** The own time of the requests that did not fail on their own (an own error is written as a fault, which answers at once). */
   ownUs: number;
   ownErrors: number;
   patterns: Map<string, { count: number; clean: number; steps: Callee[][] }>;
@@ -76,7 +77,8 @@ function endpointOf(t: EndpointTally): ObservedEndpoint {
     const join = joinOf(t.joins.get(`${patternKey(best?.steps ?? [])}#${i}`), calls.length);
     steps.push({ calls: join === 'all' ? calls : calls.map((c) => ({ ...c, optional: false })), join });
   });
-  return { requests: t.requests, ownWorkMs: t.ownUs / t.requests / 1000, ownErrorRate: t.ownErrors / t.requests, steps };
+  const served = t.requests - t.ownErrors;
+  return { requests: t.requests, ownWorkMs: served > 0 ? t.ownUs / served / 1000 : 0, ownErrorRate: t.ownErrors / t.requests, steps };
 }
 
 function patternKey(steps: readonly Callee[][]): string {
@@ -95,9 +97,9 @@ function tallyRequest(t: EndpointTally, index: TraceIndex, r: Span): void {
   const startUs = r.startUs;
   const endUs = r.startUs + r.durationUs;
   t.requests++;
-  t.ownUs += Math.max(0, r.durationUs - coveredTime(calls.map((c) => [Math.max(startUs, c.startUs), Math.min(endUs, Math.max(c.startUs, c.endUs))] as const)));
   const anyFailed = calls.some((c) => c.failed);
   if (r.error && !anyFailed) t.ownErrors++;
+  else t.ownUs += Math.max(0, r.durationUs - coveredTime(calls.map((c) => [Math.max(startUs, c.startUs), Math.min(endUs, Math.max(c.startUs, c.endUs))] as const)));
   for (const c of calls) tallyCall(t.tallies, c, !r.error);
   const shape = steps.map((s) => s.map((c) => c.callee));
   const key = patternKey(shape);

@@ -384,24 +384,64 @@ describe('run --traces otlp: sampled operations of every cell, in files named by
     }
   });
 
-  it('--trace-sample without --traces, and --traces on a graph with several workloads, are refused before anything runs', async () => {
+  it('--trace-sample without --traces, and --traces with --shard, are refused before anything runs', async () => {
     const dir = tempDir();
     const file = writeExperiment(dir, 'e.json', experiment);
     const r1 = await cli(['run', file, '--out', join(dir, 'o'), '--trace-sample', '3']);
     expect([r1.code, r1.err]).toEqual([2, 'error: --trace-sample needs --traces otlp\n']);
     const r0 = await cli(['run', file, '--out', join(dir, 'o'), '--traces', 'otlp', '--shard', '0/2']);
     expect([r0.code, r0.err]).toEqual([2, 'error: --traces cannot be combined with --shard (trace the whole plan in one run)\n']);
-    const entry = { kind: 'burst', clients: 1, entry: { service: 'api' } };
+    expect(readdirSync(dir).includes('o')).toBe(false);
+  });
+
+  it('a graph with several workloads: each operation one trace under its workload (service.name and retrystorm.workload), the services\' spans in the trace of the operation that reached them', async () => {
+    const dir = tempDir();
+    const open = (rate: number, service: string) => ({ kind: 'open', rate, durationMs: 300, entry: { service } });
+    const retried = { maxAttempts: 3, backoff: { kind: 'constant', baseMs: 1 } };
     const graph = writeExperiment(dir, 'g.json', {
       name: 'two-workloads',
+      seed: 3,
       scenario: {
-        workloads: { web: { ...entry, stack: [{ name: 'app' }] }, batch: { ...entry, stack: [{ name: 'job' }] } },
-        services: { api: { fleet: { kind: 'server', serviceMs: 1 }, endpoints: { get: {} } } },
+        workloads: { web: { ...open(200, 'api'), stack: [{ name: 'app', policy: retried }] }, batch: { ...open(100, 'db'), stack: [{ name: 'job', policy: retried }] } },
+        services: {
+          api: { fleet: { kind: 'server', concurrency: 2, serviceMs: { dist: 'exponential', mean: 2 } }, endpoints: { get: { steps: [{ kind: 'work' }, { kind: 'call', calls: [{ service: 'db', stack: [{ name: 'sdk', policy: retried }] }] }] } } },
+          db: { fleet: { kind: 'server', serviceMs: 1, faults: [{ fromMs: 0, probability: 0.2, status: 503 }] }, endpoints: { get: { steps: [{ kind: 'work' }] } } },
+        },
+        horizonMs: 3000,
       },
+      replications: 1,
     });
-    const r2 = await cli(['run', graph, '--out', join(dir, 'o'), '--traces', 'otlp']);
-    expect(r2.code).toBe(2);
-    expect(r2.err).toContain('several (web, batch)');
-    expect(readdirSync(dir).includes('o')).toBe(false);
+    const r = await cli(['run', graph, '--out', join(dir, 'o'), '--quiet', '--workers', '1', '--traces', 'otlp', '--trace-sample', '1']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const { spans, roots } = load(readFileSync(join(dir, 'o', 'two-workloads', 'traces', 'cell-0.otlp.json'), 'utf8'));
+    const byWorkload = (w: string) => roots.filter((s) => s.service === w);
+    expect(byWorkload('web').length).toBeGreaterThan(20);
+    expect(byWorkload('batch').length).toBeGreaterThan(10);
+    expect(byWorkload('web').length + byWorkload('batch').length).toBe(roots.length);
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(roots.length);
+    const retriedCalls = spans.filter((s) => s.kind === INTERNAL && (s.attrs['retrystorm.attempts'] as number) > 1);
+    expect(retriedCalls.length).toBeGreaterThan(0);
+    for (const root of roots) {
+      const w = root.service;
+      expect(root.name).toBe(w === 'web' ? 'app' : 'job');
+      const tree: Loaded[] = [];
+      const walk = (s: Loaded) => (tree.push(s), s.children.forEach(walk));
+      walk(root);
+      // Every span of the operation names its workload; each attempt of the workload's stack that was served reached one handler of its entry in this trace.
+      expect(tree.every((s) => s.attrs['retrystorm.workload'] === w)).toBe(true);
+      for (const attempt of tree.filter((s) => s.service === w && s.kind === CLIENT)) {
+        expect(attempt.children.every((c) => c.service === (w === 'web' ? 'api' : 'db') && c.kind === SERVER)).toBe(true);
+        expect(attempt.children.length).toBeLessThanOrEqual(1);
+      }
+      // Each api handler's calls to db are in its trace, each served attempt reaching a db handler.
+      for (const handler of tree.filter((s) => s.service === 'api' && s.kind === SERVER && s.status === UNSET)) {
+        const calls = handler.children.filter((c) => c.name === 'sdk');
+        expect(calls).toHaveLength(1);
+        expect(calls[0]?.children.every((a) => a.kind === CLIENT && a.children.length === 1 && a.children[0]?.service === 'db')).toBe(true);
+      }
+    }
+    // No span is left without its operation: every server span has the client that reached it.
+    expect(spans.filter((s) => s.kind === SERVER).every((s) => s.parent !== undefined)).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import { RequestTable } from '../RequestTable.js';
 import type { Layer, Scenario } from '../scenario.js';
 import { ScenarioError } from '../ScenarioError.js';
 import type { TraceEvent } from '../trace.js';
-import { handlerLevels, ServiceTracer, siteSink, traceSite } from '../traceGraph.js';
+import { handlerLevels, ServiceTracer, siteSink, traceSite, workloadSink, type WorkloadNames } from '../traceGraph.js';
 import { makeWorkload, type Workload } from '../workloads/Workload.js';
 import { Bulkhead } from './Bulkhead.js';
 import { CallSite } from './CallSite.js';
@@ -112,6 +112,8 @@ class GraphAssembly {
   /** A run traced through the graph: each service reports its handlers, each call's stack marks its events with its site, at their levels. */
   private readonly trace: ((e: TraceEvent) => void) | undefined;
   private readonly levels: Map<string, number> | null;
+  /** Traced through a graph of named workloads: their names, which every event of an operation carries. */
+  private readonly workloadNames: WorkloadNames;
 
   constructor(
     private readonly sc: Scenario,
@@ -140,6 +142,7 @@ class GraphAssembly {
     this.specs = named ?? [{ name: WORKLOAD_CALLER, workload: sc.workload, stack: sc.stack, entries: graph.entries }];
     this.trace = options.traceGraph === true ? options.trace : undefined;
     this.levels = this.trace !== undefined ? handlerLevels(graph, sc.stack.length) : null;
+    this.workloadNames = this.trace !== undefined && named !== undefined ? named.map((w) => w.name) : null;
   }
 
   /** The next `n` event kinds. */
@@ -182,7 +185,7 @@ class GraphAssembly {
     for (const s of graph.services) {
       const rt = new ServiceRuntime(s, parts.callers);
       rt.measure = new ServiceMeasurements(sc.metrics.timeSeriesBinMs, -sc.warmupMs, this.sim);
-      if (this.trace !== undefined) rt.handlers.tracer = new ServiceTracer(this.trace, s, this.levels?.get(s.name) ?? 0);
+      if (this.trace !== undefined) rt.handlers.tracer = new ServiceTracer(this.trace, s, this.levels?.get(s.name) ?? 0, this.workloadNames);
       this.runtimes.set(s.name, rt);
       parts.serviceByName.set(s.name, rt);
       parts.services.push(rt);
@@ -206,7 +209,9 @@ class GraphAssembly {
       const req = new RequestTable(INITIAL_ROWS);
       const m = named === undefined ? parts.m : new WorkloadMeasurements(wSc, parts.m);
       const isWorkload = (ref: StackRef) => ref.kind === 'workload' && (named === undefined ? ref.workload === null : ref.workload === w.name);
-      const layers = new Layers(wSc, this.sim, req, m, INITIAL_ROWS, { ...this.stackOptions(w.stack, wSeed, stackBase, isWorkload), trace: i === 0 ? this.options.trace : undefined });
+      // Traced through a graph of named workloads, every workload's stack is traced, its operations keyed as the graph keys them.
+      const trace = this.workloadNames !== null && this.trace !== undefined ? workloadSink(this.trace, this.workloadNames, i) : i === 0 ? this.options.trace : undefined;
+      const layers = new Layers(wSc, this.sim, req, m, INITIAL_ROWS, { ...this.stackOptions(w.stack, wSeed, stackBase, isWorkload), trace });
       this.claimStack(layers);
       const workload = makeWorkload(wSc, this.sim, wSeed, layers.top, workloadBase);
       const leaf = new ServiceLeaf(
@@ -272,7 +277,7 @@ class GraphAssembly {
     const kb = this.takeKinds(STACK_KINDS) - K_FRAME_WAKE;
     // A call's requests are slots of the callee fleet's own table (ServiceLeaf.direct).
     const siteReq = (this.runtimes.get(call.service) as ServiceRuntime).req;
-    const siteTrace = this.trace !== undefined ? siteSink(this.trace, traceSite(service, call, this.levels?.get(service) ?? 0)) : undefined;
+    const siteTrace = this.trace !== undefined ? siteSink(this.trace, traceSite(service, call, this.levels?.get(service) ?? 0), this.workloadNames) : undefined;
     const key = callKey(service, endpoint, i, j);
     const isCall = (ref: StackRef) => ref.kind === 'call' && callKey(ref.service, ref.endpoint, ref.step, ref.call) === key;
     const ly = new Layers(siteSc, this.sim, siteReq, new Measurements(callSiteMetrics(siteSc), false), SITE_ROWS, {
