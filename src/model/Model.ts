@@ -5,13 +5,14 @@ import * as stackEventsModule from './layers/stackEvents.js';
 import { planFolds } from './folds.js';
 import { GraphRun, needsGraphRuntime } from './graph/GraphRun.js';
 import { unsimulatedGraphParts } from './graph/simulatedGraph.js';
-import { laterPolicies, runWithInterventions, type InterventionChange, type InterventionTarget } from './interventions.js';
+import { laterPolicies, type InterventionChange, type InterventionTarget } from './interventions.js';
 import { Layers } from './layers/Layers.js';
 import type { Leaf } from './leaves/Leaf.js';
 import { makeLeaf } from './leaves/makeLeaf.js';
 import { ServerFarm } from './leaves/server/ServerFarm.js';
 import { Measurements } from './Measurements.js';
 import { RequestTable } from './RequestTable.js';
+import { RunCursor } from './RunCursor.js';
 import * as requestTableModule from './RequestTable.js';
 import { buildResults, endOfRunMs, truncationOf, type SimulationResults, type Truncation } from './results.js';
 import type { Scenario } from './scenario.js';
@@ -56,6 +57,8 @@ export class Model implements EventDispatcher, InterventionTarget {
   private lastLiveMs = 0;
   /** A service graph with handlers or several entries runs on its own runtime (graph/GraphRun.ts); null: the stack run. */
   private readonly graphRun: GraphRun | null = null;
+  /** The run in progress, from {@link begin} on (null before). */
+  private cursor: RunCursor | null = null;
 
   constructor(scenario: Scenario, options: ModelOptions) {
     const sc = scenario;
@@ -101,18 +104,47 @@ export class Model implements EventDispatcher, InterventionTarget {
 
   /** Run the scenario to completion (or to its horizon / event cap) and return the results. */
   run(): SimulationResults {
-    if (this.graphRun !== null) return this.graphRun.run();
+    this.begin();
+    this.runUntil(Infinity);
+    return this.end();
+  }
+
+  /**
+   * Starts the run at the start of its warm-up (once): the workload and the leaf schedule their
+   * first events. Then {@link runUntil} advances it in pieces and {@link end} ends it, which is
+   * what {@link run} does in one go; a run advanced in pieces gives the same results.
+   */
+  begin(): void {
+    if (this.graphRun !== null) return this.graphRun.begin();
+    if (this.cursor !== null) throw new Error('internal: a run begins once');
     const sc = this.sc;
     const t0 = -sc.warmupMs;
     this.workload.start(t0);
     this.leaf.start(t0);
-    const { stats, applied } = runWithInterventions(
-      this.sim,
-      this,
-      { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents },
-      sc.interventions,
-      this,
-    );
+    this.cursor = new RunCursor(this.sim, this, { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents }, sc.interventions ?? [], this);
+  }
+
+  /**
+   * Runs every event at or before `tMs` (and at most `eventsAtMost` of them: a pause), timed
+   * interventions applied on the way (src/model/RunCursor.ts). Returns whether the run is over (its
+   * horizon reached, its events run out, or a bound stopped it).
+   */
+  runUntil(tMs: number, eventsAtMost?: number): boolean {
+    if (this.graphRun !== null) return this.graphRun.runUntil(tMs, eventsAtMost);
+    return this.begun().runUntil(tMs, eventsAtMost);
+  }
+
+  /** The simulated time now (the last event's, or the end of the last piece run). */
+  nowMs(): number {
+    return this.graphRun !== null ? this.graphRun.nowMs() : this.sim.nowMs;
+  }
+
+  /** Ends the run where it stands (the end of the run is the horizon if it reached it, else its last event) and returns the results. */
+  end(): SimulationResults {
+    if (this.graphRun !== null) return this.graphRun.end();
+    const sc = this.sc;
+    const cursor = this.begun();
+    const stats = cursor.stats();
     const endMs = endOfRunMs(stats, this.lastLiveMs);
     this.m.flushReads(endMs);
     const truncated: Truncation = truncationOf(stats.truncated);
@@ -120,8 +152,13 @@ export class Model implements EventDispatcher, InterventionTarget {
     this.leaf.finish(endMs);
     this.layers.finish(endMs);
     const results = buildResults({ ...this.snapshot(endMs, stats.events, truncated), seed: this.seed });
-    if (sc.interventions !== undefined) results.interventions = applied;
+    if (sc.interventions !== undefined) results.interventions = cursor.applied;
     return results;
+  }
+
+  private begun(): RunCursor {
+    if (this.cursor === null) throw new Error('internal: the run has not begun');
+    return this.cursor;
   }
 
   /** @internal A timed intervention's change at t (src/model/interventions.ts): the stack's layers, or the leaf's queue limits. */

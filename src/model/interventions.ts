@@ -1,4 +1,3 @@
-import type { EventDispatcher, EventHandler, RunBounds, RunStats, Simulator } from '../engine/simulator.js';
 import type { PolicySpec } from '../policy/types.js';
 import type { Layer, Scenario } from './scenario.js';
 
@@ -46,53 +45,6 @@ export interface AppliedIntervention {
   paths: string[];
 }
 
-/**
- * Runs the simulator with `interventions` (in time order; equal times in list order) applied
- * between the events: the events before `atMs` run, then the intervention's changes apply at
- * `atMs`, then the events at `atMs` and later run, so that the change governs every decision at or
- * after its moment and none before. An intervention whose moment lies beyond the run's end (its
- * events ran out, or a bound stopped it) is not applied. Without interventions this is one
- * `sim.run`: a run without them pays nothing. Returns the run's stats (events summed over the
- * pieces) and the interventions applied.
- */
-export function runWithInterventions(
-  sim: Simulator,
-  handler: EventHandler | EventDispatcher,
-  bounds: RunBounds,
-  interventions: readonly Intervention[] | undefined,
-  target: InterventionTarget,
-): { stats: RunStats; applied: AppliedIntervention[] } {
-  const applied: AppliedIntervention[] = [];
-  if (interventions === undefined || interventions.length === 0) return { stats: sim.run(handler, bounds), applied };
-  let events = 0;
-  let i = 0;
-  while (i < interventions.length) {
-    const at = (interventions[i] as Intervention).atMs;
-    if (at > bounds.horizonMs) break;
-    // The events strictly before `at`: the horizon is the largest time below it.
-    const stats = sim.run(handler, { horizonMs: below(at), maxEvents: bounds.maxEvents - events });
-    events += stats.events;
-    if (stats.truncated !== 'horizon') return { stats: { ...stats, events }, applied };
-    if (sim.nowMs < at) sim.nowMs = at;
-    while (i < interventions.length && (interventions[i] as Intervention).atMs === at) {
-      const iv = interventions[i] as Intervention;
-      for (const change of iv.changes) target.apply(change, at);
-      applied.push({ atMs: iv.atMs, paths: [...iv.paths] });
-      i++;
-    }
-  }
-  const stats = sim.run(handler, { horizonMs: bounds.horizonMs, maxEvents: bounds.maxEvents - events });
-  return { stats: { ...stats, events: stats.events + events }, applied };
-}
-
-/** The largest double below x (x finite). */
-function below(x: number): number {
-  if (x === 0) return -Number.MIN_VALUE;
-  const buf = new Float64Array([x]);
-  const bits = new BigInt64Array(buf.buffer);
-  bits[0] = (bits[0] as bigint) + (x > 0 ? -1n : 1n);
-  return buf[0] as number;
-}
 
 /** Per layer of a stack of `layers` layers, the policies the interventions give it, in order (for `LayersOptions.laterPolicies`). */
 export function laterPolicies(interventions: readonly Intervention[] | undefined, isStack: (ref: StackRef) => boolean, layers: number): PolicySpec[][] {

@@ -2,7 +2,8 @@ import { Simulator, type EventDispatcher } from '../../engine/simulator.js';
 import { Layers } from '../layers/Layers.js';
 import * as stackEventsModule from '../layers/stackEvents.js';
 import { assembleGraph, INITIAL_ROWS, type EntryStack } from './assembleGraph.js';
-import { callKey, runWithInterventions, type InterventionChange, type InterventionTarget } from '../interventions.js';
+import { callKey, type InterventionChange, type InterventionTarget } from '../interventions.js';
+import { RunCursor } from '../RunCursor.js';
 import { ServerFarm } from '../leaves/server/ServerFarm.js';
 import { NO_SERVER_TOTALS, type Leaf } from '../leaves/Leaf.js';
 import { Measurements } from '../Measurements.js';
@@ -84,6 +85,8 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
   private readonly kindStack: Array<Layers | null>;
   private readonly kindFleet: Array<Leaf | null>;
   private readonly kindFrom: Int32Array;
+  /** The run in progress, from {@link begin} on (null before). */
+  private cursor: RunCursor | null = null;
   private lastLiveMs = 0;
   /** The stacks of the graph's calls by {@link callKey}, and the services by name (for timed interventions). */
   private readonly callStacks: Map<string, Layers>;
@@ -112,15 +115,37 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
 
   /** Run the graph to completion (or to its horizon / event cap) and return the results. */
   run(): SimulationResults {
+    this.begin();
+    this.runUntil(Infinity);
+    return this.end();
+  }
+
+  /** Starts the run at the start of its warm-up (once); see `Model.begin`. */
+  begin(): void {
+    if (this.cursor !== null) throw new Error('internal: a run begins once');
     const sc = this.sc;
-    this.start(-sc.warmupMs);
-    const { stats, applied } = runWithInterventions(
-      this.sim,
-      this,
-      { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents },
-      sc.interventions,
-      this,
-    );
+    const t0 = -sc.warmupMs;
+    for (const e of this.entryStacks) e.workload.start(t0);
+    for (const s of this.services) s.fleet.start(t0);
+    this.caches.start(sc.horizonMs);
+    this.cursor = new RunCursor(this.sim, this, { horizonMs: sc.horizonMs, maxEvents: sc.maxEvents }, sc.interventions ?? [], this);
+  }
+
+  /** Runs every event at or before `tMs` (at most `eventsAtMost`); see `Model.runUntil`. Returns whether the run is over. */
+  runUntil(tMs: number, eventsAtMost?: number): boolean {
+    return this.begun().runUntil(tMs, eventsAtMost);
+  }
+
+  /** The simulated time now. */
+  nowMs(): number {
+    return this.sim.nowMs;
+  }
+
+  /** Ends the run where it stands and returns the results; see `Model.end`. */
+  end(): SimulationResults {
+    const sc = this.sc;
+    const cursor = this.begun();
+    const stats = cursor.stats();
     const end: RunEnd = { endMs: endOfRunMs(stats, this.lastLiveMs), events: stats.events, truncated: truncationOf(stats.truncated) };
     this.finish(end.endMs);
     const several = this.entryStacks.length > 1 || (sc.graph as ServiceGraph).workloads !== undefined;
@@ -135,15 +160,13 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
       results.workloads = perWorkload;
     }
     this.addGraphResults(results, perWorkload, end.endMs);
-    if (sc.interventions !== undefined) results.interventions = applied;
+    if (sc.interventions !== undefined) results.interventions = cursor.applied;
     return results;
   }
 
-  /** Start the workloads, the fleets' own timed events and the caches at t0. */
-  private start(t0: number): void {
-    for (const e of this.entryStacks) e.workload.start(t0);
-    for (const s of this.services) s.fleet.start(t0);
-    this.caches.start(this.sc.horizonMs);
+  private begun(): RunCursor {
+    if (this.cursor === null) throw new Error('internal: the run has not begun');
+    return this.cursor;
   }
 
   /** Close every time-weighted series at the end of the run, endMs. */
