@@ -75,7 +75,7 @@ const ALLOWED: Record<string, string[]> = {
   policy: ['policy'],
   metrics: ['metrics'],
   model: ['model', 'policy', 'engine', 'metrics', 'version'],
-  experiment: ['experiment', 'model', 'policy', 'engine'],
+  experiment: ['experiment', 'model', 'policy', 'engine', 'risk'],
   sweep: ['sweep', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version'],
   report: ['report', 'model', 'sweep', 'experiment', 'policy', 'engine', 'metrics', 'version'],
   check: ['check', 'experiment', 'model', 'policy', 'engine', 'metrics', 'simulate', 'version'],
