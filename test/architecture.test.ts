@@ -83,6 +83,7 @@ const ALLOWED: Record<string, string[]> = {
   telemetry: ['telemetry', 'experiment', 'model', 'policy'],
   tune: ['tune', 'sweep', 'report', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version'],
   risk: ['risk', 'engine', 'metrics'],
+  riskModel: ['riskModel', 'risk', 'model', 'experiment', 'engine', 'metrics'],
 };
 
 /** Besides src/cli, the only modules that read or write files: the sweep's result files. */

@@ -156,6 +156,19 @@ export class Model implements EventDispatcher, InterventionTarget {
     return results;
   }
 
+  /** @internal Events run so far, over every piece (0 before {@link begin}): the effort of a risk estimate. */
+  eventsRun(): number {
+    return this.graphRun !== null ? this.graphRun.eventsRun() : (this.cursor?.events ?? 0);
+  }
+
+  /**
+   * @internal What probes of the running model read (src/riskModel/probes.ts): a stack run's leaf
+   * and measurements, or a graph run's runtime.
+   */
+  probeParts(): { kind: 'stack'; leaf: Leaf; measurements: Measurements } | { kind: 'graph'; graph: GraphRun } {
+    return this.graphRun !== null ? { kind: 'graph', graph: this.graphRun } : { kind: 'stack', leaf: this.leaf, measurements: this.m };
+  }
+
   private begun(): RunCursor {
     if (this.cursor === null) throw new Error('internal: the run has not begun');
     return this.cursor;

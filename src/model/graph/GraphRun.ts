@@ -164,6 +164,11 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
     return results;
   }
 
+  /** @internal Events run so far, over every piece (0 before `begin`): see `Model.eventsRun`. */
+  eventsRun(): number {
+    return this.cursor?.events ?? 0;
+  }
+
   private begun(): RunCursor {
     if (this.cursor === null) throw new Error('internal: the run has not begun');
     return this.cursor;

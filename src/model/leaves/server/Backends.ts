@@ -80,11 +80,11 @@ export class Backends {
 
   // Per backend.
   private readonly queues: IntDeque[];
-  private readonly busy: Int32Array;
+  readonly busy: Int32Array;
   private readonly cancelledInQueue: Int32Array;
   /** Per backend: its workers (`concurrency`; Infinity: unlimited) outside capacity windows. */
   readonly baseConcurrency: Float64Array;
-  private readonly capacityNow: Float64Array;
+  readonly capacityNow: Float64Array;
   private readonly queueLimit: Float64Array;
   private readonly activeWindows: number[][];
   /** Per backend: 1 while it is down (the farm's array: it sets it, triage reads it). */
@@ -188,7 +188,7 @@ export class Backends {
   }
 
   /** The requests waiting in backend b's queue (those cancelled there not counted). */
-  private queued(b: number): number {
+  queued(b: number): number {
     return (this.queues[b] as IntDeque).length - this.cancelledInQueue[b]!;
   }
 

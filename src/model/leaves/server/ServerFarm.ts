@@ -387,6 +387,23 @@ export class ServerFarm implements Leaf, BackendsOwner {
     this.sim.at(t + restartMs, this.kindBase + FarmKind.RESTART, b, this.restartTimers.arm(b));
   }
 
+  /**
+   * @internal The farm's load now, summed over its backends, for probes of a running model
+   * (src/riskModel/probes.ts): busy workers, queued requests, workers now.
+   */
+  load(): { busy: number; queued: number; workers: number } {
+    let busy = 0;
+    let queued = 0;
+    let workers = 0;
+    const x = this.backends;
+    for (let b = 0; b < this.n; b++) {
+      busy += x.busy[b]!;
+      queued += x.queued(b);
+      workers += x.capacityNow[b]!;
+    }
+    return { busy, queued, workers };
+  }
+
   // ------------------------------------------------------------ results
 
   finish(endMs: number): void {

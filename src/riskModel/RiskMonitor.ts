@@ -1,0 +1,121 @@
+import type { RiskSection } from '../experiment/riskSchema.js';
+import type { Model } from '../model/Model.js';
+import type { StopReason } from '../risk/SplittableSystem.js';
+import { Probe } from './probes.js';
+
+/** The most points of the example trajectory a {@link RiskMonitor} keeps (it thins them past this). */
+export const EXAMPLE_POINTS = 500;
+
+/** One trajectory as the check grid saw it, plain JSON: see `CellRisk.example`. */
+export interface ExampleTrajectory {
+  tMs: number[];
+  importance: number[];
+  collapseMetric: number[];
+  /** When the collapse condition began to hold without a break (NaN while it does not). */
+  collapseAtMs: number;
+}
+
+/** The number of check intervals in a window of `windowMs` on a grid of `checkEveryMs` (at least 1). */
+export function windowChecks(windowMs: number | undefined, checkEveryMs: number): number {
+  if (checkEveryMs <= 0) return 1;
+  return Math.max(1, Math.round((windowMs ?? checkEveryMs) / checkEveryMs));
+}
+
+/**
+ * What a risk estimate watches in one running model, read at each point of the check grid: the
+ * importance and collapse probes, the time since which the collapse condition has held without a
+ * break, whether the importance has reached `absorbBelow` (after which falling below it ends the
+ * trajectory), the next check's time, and the trajectory's points as the grid saw them (thinned to
+ * at most {@link EXAMPLE_POINTS}, every `stride`-th check kept). Its state is plain fields, copied
+ * with the model it refers to (a snapshot is the pair).
+ */
+export class RiskMonitor {
+  readonly importanceProbe: Probe;
+  readonly collapseProbe: Probe;
+  /** The readings of the last check. */
+  importance = 0;
+  collapseMetric = 0;
+  /** The time of the first check of the current unbroken run of checks at which the collapse condition held (NaN: it does not hold). */
+  heldSinceMs = NaN;
+  /** Whether the importance has reached `absorbBelow` at some check. */
+  reachedAbsorb = false;
+  /** The time of the last check, and of the next (grid of checkEveryMs > 0). */
+  lastCheckMs = -Infinity;
+  nextCheckMs: number;
+  /** Whether the run is over (its horizon reached, or its events run out). */
+  over = false;
+  /** The example trajectory's points (checks at t >= 0), every `stride`-th check. */
+  readonly tMs: number[] = [];
+  readonly importances: number[] = [];
+  readonly collapseMetrics: number[] = [];
+  private stride = 1;
+  private checks = 0;
+
+  /** The check grid (0: after every event). */
+  get checkEveryMs(): number {
+    return this.risk.checkEveryMs;
+  }
+
+  /** A monitor of `model` (begun, at its start time `t0Ms`) for `risk`. */
+  constructor(
+    model: Model,
+    private readonly risk: RiskSection,
+    t0Ms: number,
+  ) {
+    const dt = risk.checkEveryMs;
+    this.importanceProbe = Probe.on(model, risk.importance, windowChecks(risk.importance.windowMs, dt));
+    this.collapseProbe = Probe.on(model, risk.collapse, windowChecks(risk.collapse.windowMs, dt));
+    this.nextCheckMs = dt > 0 ? Math.ceil(t0Ms / dt) * dt : t0Ms;
+  }
+
+  /** Whether the collapse condition holds for this reading (past its threshold). */
+  private past(x: number): boolean {
+    const c = this.risk.collapse;
+    return (c.above === undefined || x > c.above) && (c.below === undefined || x < c.below);
+  }
+
+  /** Reads the probes at a check at `tMs` (the run over after it if `over`) and updates the state. */
+  check(tMs: number, over: boolean): void {
+    this.over = over;
+    this.lastCheckMs = tMs;
+    this.importance = this.importanceProbe.read();
+    this.collapseMetric = this.collapseProbe.read();
+    if (this.past(this.collapseMetric)) {
+      if (Number.isNaN(this.heldSinceMs)) this.heldSinceMs = tMs;
+    } else this.heldSinceMs = NaN;
+    const absorb = this.risk.absorbBelow;
+    if (absorb !== undefined && this.importance >= absorb) this.reachedAbsorb = true;
+    if (tMs >= 0) this.record(tMs);
+  }
+
+  /** Keeps this check's point of the example trajectory, thinning the points past {@link EXAMPLE_POINTS}. */
+  private record(tMs: number): void {
+    if (this.checks++ % this.stride !== 0) return;
+    this.tMs.push(tMs);
+    this.importances.push(this.importance);
+    this.collapseMetrics.push(this.collapseMetric);
+    if (this.tMs.length >= EXAMPLE_POINTS) {
+      for (const a of [this.tMs, this.importances, this.collapseMetrics]) {
+        let k = 0;
+        for (let i = 0; i < a.length; i += 2) a[k++] = a[i] as number;
+        a.length = k;
+      }
+      this.stride *= 2;
+    }
+  }
+
+  /** Why a trajectory stops at this check when asked to run until `untilImportance` (null: it goes on), in the order of {@link StopReason}. */
+  verdict(untilImportance: number): StopReason | null {
+    if (!Number.isNaN(this.heldSinceMs) && this.lastCheckMs - this.heldSinceMs >= this.risk.collapse.forMs) return 'collapse';
+    if (this.importance >= untilImportance) return 'level';
+    const absorb = this.risk.absorbBelow;
+    if (absorb !== undefined && this.reachedAbsorb && this.importance < absorb) return 'absorbed';
+    if (this.over) return 'horizon';
+    return null;
+  }
+
+  /** The trajectory so far, as plain JSON. */
+  example(): ExampleTrajectory {
+    return { tMs: [...this.tMs], importance: [...this.importances], collapseMetric: [...this.collapseMetrics], collapseAtMs: this.heldSinceMs };
+  }
+}

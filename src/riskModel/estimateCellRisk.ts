@@ -1,0 +1,117 @@
+import type { RiskSection } from '../experiment/riskSchema.js';
+import type { Scenario } from '../model/scenario.js';
+import { adaptiveSplitting } from '../risk/adaptiveSplitting.js';
+import type { Effort } from '../risk/Brancher.js';
+import { fixedLevelSplitting } from '../risk/fixedLevelSplitting.js';
+import { plainMonteCarlo } from '../risk/monteCarlo.js';
+import { monteCarloRunsFor, type RiskEstimate } from '../risk/riskEstimate.js';
+import { ModelSystem } from './modelSystem.js';
+import type { ExampleTrajectory } from './RiskMonitor.js';
+import { riskProblems } from './riskProblems.js';
+
+/** The estimator a risk section names when it names none. */
+export const DEFAULT_RISK_METHOD = 'adaptive';
+
+/** One cell's estimate of P(collapse within the horizon), plain JSON (worker threads send it back). */
+export interface CellRisk {
+  method: 'adaptive' | 'fixed' | 'monte-carlo';
+  probability: number;
+  ci95: [number, number];
+  relativeError: number;
+  /** Plain Monte Carlo runs for the same relative error (NaN when p = 0). */
+  monteCarloRuns: number;
+  /** As measured: trajectories, events, CPU milliseconds (of the clock given), snapshots. */
+  effort: { runs: number; events: number; cpuMs: number; snapshots: number };
+  /** The level-crossing pyramid ([] for monte-carlo); the last level, Infinity, is the collapse. */
+  pyramid: Array<{ level: number; trajectories: number; probability: number; conditional: number }>;
+  /** Each repetition's probability (monte-carlo: []). */
+  repetitions: number[];
+  /**
+   * One trajectory that collapsed, as the check grid saw it (null if none did): times in ms from 0,
+   * importance and collapse-metric values, the collapse start. At most `EXAMPLE_POINTS` points.
+   */
+  example: ExampleTrajectory | null;
+}
+
+/** The options of {@link estimateCellRisk}. */
+export interface CellRiskOptions {
+  /** Polled between trajectories: true stops the estimate with a `RiskStopped` error (an interrupt). */
+  shouldStop?: () => boolean;
+  /**
+   * The clock the effort's `cpuMs` is read from, in ms (the command line passes the thread's CPU
+   * time; default: `performance.now()`, the elapsed time, which is the CPU time of a busy thread).
+   */
+  clockMs?: () => number;
+}
+
+/** A problem of the risk section or scenario, found before anything runs: every sentence names its field. */
+export class RiskInputError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('; '));
+    this.name = 'RiskInputError';
+  }
+}
+
+/** The effort in {@link CellRisk}'s terms. */
+function effortOf(e: Effort, cpuMs: number): CellRisk['effort'] {
+  return { runs: e.runs, events: e.steps, cpuMs, snapshots: e.snapshots };
+}
+
+/** A splitting estimate in {@link CellRisk}'s terms. */
+function fromSplitting(method: 'adaptive' | 'fixed', e: RiskEstimate, cpuMs: number, example: ExampleTrajectory | null): CellRisk {
+  return {
+    method,
+    probability: e.probability,
+    ci95: e.ci95,
+    relativeError: e.relativeError,
+    monteCarloRuns: e.monteCarloRuns,
+    effort: effortOf(e.effort, cpuMs),
+    pyramid: e.pyramid.map((l) => ({ level: l.level, trajectories: l.trajectories, probability: l.probability, conditional: l.conditional })),
+    repetitions: e.repetitions.map((r) => r.probability),
+    example,
+  };
+}
+
+/**
+ * One cell's estimate of P(collapse within the horizon): the model of `scenario` as a splittable
+ * system watched as `risk` says (`ModelSystem`), the estimator `risk.method` names (adaptive
+ * multilevel splitting by default, fixed-level splitting at `risk.levels`, or `risk.runs` runs of
+ * plain Monte Carlo) with the defaults of src/risk/riskOptions.ts, under master seed `seed`.
+ * Deterministic: the same arguments give the same estimate (all but `effort.cpuMs`). Throws
+ * {@link RiskInputError} when {@link riskProblems} finds any, and `RiskStopped` when `shouldStop`
+ * says so between trajectories.
+ */
+export function estimateCellRisk(scenario: Scenario, risk: RiskSection, seed: number, options: CellRiskOptions = {}): CellRisk {
+  const problems = riskProblems(scenario, risk);
+  if (problems.length > 0) throw new RiskInputError(problems);
+  const clock = options.clockMs ?? (() => performance.now());
+  const system = new ModelSystem(scenario, risk, { shouldStop: options.shouldStop });
+  const t0 = clock();
+  const method = risk.method ?? DEFAULT_RISK_METHOD;
+  switch (method) {
+    case 'adaptive': {
+      const e = adaptiveSplitting(system, { seed, repetitions: risk.repetitions, particles: risk.particles, killCount: risk.killCount, importanceStep: risk.importanceStep });
+      return fromSplitting(method, e, clock() - t0, system.example);
+    }
+    case 'fixed': {
+      if (risk.levels === undefined) throw new RiskInputError(['risk.levels: fixed-level splitting needs its levels']);
+      const e = fixedLevelSplitting(system, { seed, repetitions: risk.repetitions, particles: risk.particles, levels: risk.levels });
+      return fromSplitting(method, e, clock() - t0, system.example);
+    }
+    case 'monte-carlo': {
+      if (risk.runs === undefined) throw new RiskInputError(['risk.runs: monte-carlo needs its number of runs']);
+      const e = plainMonteCarlo(system, { seed, runs: risk.runs });
+      return {
+        method,
+        probability: e.probability,
+        ci95: e.ci95,
+        relativeError: e.relativeError,
+        monteCarloRuns: monteCarloRunsFor(e.probability, e.relativeError),
+        effort: effortOf(e.effort, clock() - t0),
+        pyramid: [],
+        repetitions: [],
+        example: system.example,
+      };
+    }
+  }
+}

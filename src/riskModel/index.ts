@@ -1,0 +1,13 @@
+/**
+ * The model as a rare-event system: a scenario's run watched by the probes a risk section names
+ * (importance and collapse), snapshotted and continued for multilevel splitting (src/risk), and one
+ * cell's estimate of P(collapse within the horizon). Pure: no files, process or console.
+ */
+export { estimateCellRisk, DEFAULT_RISK_METHOD, RiskInputError } from './estimateCellRisk.js';
+export type { CellRisk, CellRiskOptions } from './estimateCellRisk.js';
+export { riskProblems, WINDOW_MULTIPLE_TOLERANCE } from './riskProblems.js';
+export { ModelSystem, RiskStopped, STATELESS_FUNCTIONS } from './modelSystem.js';
+export type { ModelState, ModelSystemOptions } from './modelSystem.js';
+export { EXAMPLE_POINTS } from './RiskMonitor.js';
+export type { ExampleTrajectory } from './RiskMonitor.js';
+export { EMPTY_WINDOW_VALUE } from './probes.js';
