@@ -76,7 +76,7 @@ const ALLOWED: Record<string, string[]> = {
   metrics: ['metrics'],
   model: ['model', 'policy', 'engine', 'metrics', 'version'],
   experiment: ['experiment', 'model', 'policy', 'engine', 'risk'],
-  sweep: ['sweep', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version'],
+  sweep: ['sweep', 'experiment', 'model', 'policy', 'engine', 'metrics', 'version', 'riskModel'],
   report: ['report', 'model', 'sweep', 'experiment', 'policy', 'engine', 'metrics', 'version'],
   check: ['check', 'experiment', 'model', 'policy', 'engine', 'metrics', 'simulate', 'version'],
   executor: ['executor', 'policy'],
