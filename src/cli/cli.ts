@@ -37,7 +37,7 @@ import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
 import { runFiles, type RunOptions } from './runCommand.js';
 import { validateCommand } from './validateCommand.js';
-import { DEFAULT_RISK_OUT, riskFile, type RiskOptions } from './riskCommand.js';
+import { DEFAULT_RISK_OUT, riskFile, writeRiskReport, type RiskOptions } from './riskCommand.js';
 import { mergeRiskDirs } from '../sweep/riskMerge.js';
 import { FINISHED_RISK_FILES } from '../sweep/riskRecord.js';
 import { registerImportTelemetry } from './importTelemetryCommand.js';
@@ -232,7 +232,10 @@ function registerMerge(program: Command, io: CliIO): void {
           output = planOutput(final, shown, risk ? FINISHED_RISK_FILES : FINISHED_RUN_FILES, { replace: opts.replace, resume: false, kind: risk ? 'risk' : 'run' });
           return output.work;
         };
+        const startedMs = Date.now();
         const merged = risk ? mergeRiskDirs(abs, place) : mergeRunDirs(abs, place);
+        // Risk estimates have a report of their own, written with the merged files.
+        if ('result' in merged) writeRiskReport(merged.outDir, relative(io.cwd, merged.outDir) || '.', merged.result, merged.quick, Date.now() - startedMs);
         const done = output as OutputPlan | null;
         if (done) commitOutput(done);
         const [name, cells, json] = 'result' in merged ? [merged.result.experiment, merged.result.cells.length, merged.result] : [merged.plan.name, merged.summary.cells.length, merged.summary];

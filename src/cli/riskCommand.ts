@@ -71,6 +71,12 @@ function printedResult(result: RiskResult): string {
   return [...lines, riskFinding(result)].join('\n');
 }
 
+/** The report of a risk result, self-contained, as `<dir>/index.html` (`shownDir` names the directory in messages). */
+export function writeRiskReport(dir: string, shownDir: string, result: RiskResult, quick: boolean, runTimeMs: number): void {
+  const html = renderRiskReport(result, { version: VERSION, date: new Date().toISOString(), runTimeMs, quick, assets: { mode: 'inline', scripts: readBundles() } });
+  writeFileAtomic(join(dir, REPORT_FILE), html, { shown: join(shownDir, REPORT_FILE) });
+}
+
 /** Estimate every cell of the file's plan and write the results and the report; returns the exit code. */
 export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Promise<number> {
   const shownFile = relative(io.cwd, file) || file;
@@ -110,10 +116,7 @@ export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Prom
       io.stderr(`interrupted: ${res.done} of ${res.total} cells are in ${join(where, RISK_LINES_FILE)}${kept}; run again with ${output.staged ? '--replace --resume' : '--resume'} to finish\n`);
       return 130;
     }
-    if (!opts.shard) {
-      const html = renderRiskReport(res.result, { version: VERSION, date: new Date().toISOString(), runTimeMs: Date.now() - startedMs, quick: opts.quick, assets: { mode: 'inline', scripts: readBundles() } });
-      writeFileAtomic(join(output.work, REPORT_FILE), html, { shown: join(where, REPORT_FILE) });
-    }
+    if (!opts.shard) writeRiskReport(output.work, where, res.result, opts.quick, Date.now() - startedMs);
     commitOutput(output);
     if (opts.json) printJson(io.stdout, res.result);
     else if (!opts.quiet) io.stdout(`\n${plan.name} (${shownFile})\n${printedResult(res.result)}\nwritten to ${shown}\n`);

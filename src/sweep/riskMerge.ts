@@ -15,7 +15,7 @@ import { shownPath } from './fileErrors.js';
  * another experiment file, seed, version or overrides, a missing or repeated shard, and a shard
  * whose cells are not all estimated.
  */
-export function mergeRiskDirs(dirs: string[], out: (experiment: string) => string): { result: RiskResult; outDir: string } {
+export function mergeRiskDirs(dirs: string[], out: (experiment: string) => string): { result: RiskResult; outDir: string; quick: boolean } {
   if (dirs.length === 0) throw new MergeError('merge needs at least one directory');
   const runs = dirs.map((d) => {
     if (!isRunDir(d)) throw new MergeError(`${shownPath(d)}: not a retrystorm run directory (no ${RUN_FILE})`);
@@ -43,5 +43,5 @@ export function mergeRiskDirs(dirs: string[], out: (experiment: string) => strin
   writer.writeJsonFile(RISK_RESULT_FILE, result, 2);
   writer.writeFile(RISK_CSV_FILE, riskCsv(result.cells));
   writer.close();
-  return { result, outDir };
+  return { result, outDir, quick: first.manifest.quick };
 }

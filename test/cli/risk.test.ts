@@ -127,6 +127,7 @@ describe('retrystorm risk', () => {
     const merged = await cli(['merge', join(dir, 'shard0', 'mm1-ruin'), join(dir, 'shard1', 'mm1-ruin'), '--out', join(dir, 'merged')]);
     expect(merged.err).toBe('');
     expect(merged.out).toContain('merged 2 shards of mm1-ruin: 2 cells');
+    expect(readdirSync(join(dir, 'merged', 'mm1-ruin')).sort()).toEqual(['index.html', 'risk.csv', 'risk.json', 'risk.jsonl', 'run.json']);
     expect(computed(join(dir, 'merged', 'mm1-ruin'))).toEqual(computed(join(dir, 'whole', 'mm1-ruin')));
     expect(csvComputed(join(dir, 'merged', 'mm1-ruin'))).toEqual(csvComputed(join(dir, 'whole', 'mm1-ruin')));
     const half = await cli(['merge', join(dir, 'shard0', 'mm1-ruin'), '--out', join(dir, 'half')]);
