@@ -5,21 +5,19 @@ import { join, relative, resolve } from 'node:path';
 import type { ExperimentPlan } from '../experiment/index.js';
 import type { RiskSection } from '../experiment/riskSchema.js';
 import { formatDuration } from '../policy/formatDuration.js';
-import { renderRiskReport, riskFinding, formatProbability, effortComparison, noCollapseBound } from '../report/riskReport.js';
+import { riskFinding, formatProbability, effortComparison, noCollapseBound } from '../report/riskReport.js';
 import { riskProblems } from '../riskModel/index.js';
 import { FINISHED_RISK_FILES, RISK_LINES_FILE } from '../sweep/riskRecord.js';
 import { runRiskSweep, type RiskResult } from '../sweep/riskSweep.js';
 import { runManifest, type ShardSpec } from '../sweep/runSweep.js';
 import { planCells } from '../sweep/runPlan.js';
-import { VERSION } from '../version.js';
 import { lockDir } from './dirLock.js';
 import { UsageError, type CliIO } from './io.js';
 import { loadPlan, printWarnings, type PlanOptions } from './loadPlan.js';
 import { commitOutput, planOutput } from './outputDir.js';
 import { printJson } from './printJson.js';
 import { ProgressReporter } from './progress.js';
-import { readBundles, REPORT_FILE } from './report.js';
-import { writeFileAtomic } from './writeFileAtomic.js';
+import { writeRiskReport } from './report.js';
 
 /** Where `risk` writes unless told (`--out`): beside run's `results`, never in the same directory. */
 export const DEFAULT_RISK_OUT = 'risk';
@@ -69,12 +67,6 @@ function printedResult(result: RiskResult): string {
     return `  ${name}: ${p}, ${r.effort.runs} runs, ${formatDuration(r.effort.cpuMs)} CPU${cmp === '–' ? '' : ` (${cmp} than plain Monte Carlo for the same relative error)`}`;
   });
   return [...lines, riskFinding(result)].join('\n');
-}
-
-/** The report of a risk result, self-contained, as `<dir>/index.html` (`shownDir` names the directory in messages). */
-export function writeRiskReport(dir: string, shownDir: string, result: RiskResult, quick: boolean, runTimeMs: number): void {
-  const html = renderRiskReport(result, { version: VERSION, date: new Date().toISOString(), runTimeMs, quick, assets: { mode: 'inline', scripts: readBundles() } });
-  writeFileAtomic(join(dir, REPORT_FILE), html, { shown: join(shownDir, REPORT_FILE) });
 }
 
 /** Estimate every cell of the file's plan and write the results and the report; returns the exit code. */

@@ -13,7 +13,8 @@ import { cellName, describeHorizon, exampleChart, probabilityChart, pyramidChart
 export interface RiskReportOptions {
   version: string;
   date: string;
-  runTimeMs: number;
+  /** How long the estimates took (null: not known, a rebuilt report). */
+  runTimeMs: number | null;
   quick: boolean;
   assets: ReportAssets;
 }
@@ -167,7 +168,7 @@ ${cellTable(result, manyParts)}
 <p>Each interval is over the estimate's independent repetitions (Student-t, clipped to [0, 1]; plain Monte Carlo: Wilson). The last two columns compare the work: the plain runs that would give the same relative error, (1 - p) / (p × relative error²), against the runs splitting made. CPU time is measured; every other number is the same on every run of the same file and seed.</p>
 <h2>Charts</h2>
 ${figures.join('\n') || '<p>No chart: no cell saw a collapse.</p>'}
-<footer>retrystorm ${escapeHtml(opts.version)} risk, seed ${result.seed}, ${escapeHtml(opts.date.slice(0, 10))}, ${escapeHtml(formatDuration(opts.runTimeMs))}.</footer>
+<footer>retrystorm ${escapeHtml(opts.version)} risk, seed ${result.seed}, ${escapeHtml(opts.date.slice(0, 10))}${opts.runTimeMs === null ? '' : `, ${escapeHtml(formatDuration(opts.runTimeMs))}`}.</footer>
 </main>
 <script type="application/json" id="retrystorm-charts">${chartsForScript(charts)}</script>
 <script>${inlineScript(BOOT)}</script>

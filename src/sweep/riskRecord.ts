@@ -1,7 +1,9 @@
 // One cell's record of `retrystorm risk` as risk.jsonl holds it: its check when read back (the file
 // is untrusted), the numbers JSON cannot hold restored, and risk.csv.
+import { riskSchema } from '../experiment/riskSchema.js';
 import type { CellRisk } from '../riskModel/index.js';
 import { csvCell } from './csv.js';
+import type { RiskResult } from './riskSweep.js';
 
 /** The lines file of a risk run: one {@link RiskRecord} a line, as cells finish. */
 export const RISK_LINES_FILE = 'risk.jsonl';
@@ -128,4 +130,23 @@ export function riskCsv(records: readonly RiskRecord[]): string {
     rows.push([...lead, x.method, x.probability, num(x.ci95[0]), num(x.ci95[1]), num(x.relativeError), num(x.monteCarloRuns), x.effort.runs, x.effort.events, num(x.effort.cpuMs), x.effort.snapshots].map(csvCell).join(','));
   }
   return rows.join('\n') + '\n';
+}
+
+/** risk.json read back (`report` rebuilds the page from it): the result, or why it is not one, naming the field. */
+export function riskResultOf(v: unknown): RiskResult | string {
+  if (!isPlainObject(v)) return 'not a risk result (an object)';
+  for (const k of ['experiment', 'description', 'version'] as const) if (typeof v[k] !== 'string') return `${k} must be a string`;
+  if (typeof v.seed !== 'number') return 'seed must be a number';
+  const risk = riskSchema.safeParse(v.risk);
+  if (!risk.success) return `risk is not a valid risk section (${risk.error.issues[0]?.path.join('.') ?? ''}: ${risk.error.issues[0]?.message ?? ''})`;
+  if (!Array.isArray(v.cells)) return 'cells must be an array';
+  const cells: RiskResult['cells'] = [];
+  for (const [i, c] of v.cells.entries()) {
+    const rec = riskRecordOf(c);
+    if (typeof rec === 'string') return `cells.${i}: ${rec}`;
+    const horizonMs = isPlainObject(c) ? c.horizonMs : undefined;
+    if (typeof horizonMs !== 'number' || !(horizonMs > 0)) return `cells.${i}.horizonMs must be a number > 0`;
+    cells.push({ ...rec, horizonMs });
+  }
+  return { experiment: v.experiment as string, description: v.description as string, seed: v.seed, version: v.version as string, risk: risk.data, cells };
 }

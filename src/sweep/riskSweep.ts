@@ -118,7 +118,8 @@ export function riskResult(plan: ExperimentPlan, risk: RiskSection, cells: reado
   const sorted = [...cells].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const out = sorted.flatMap((c) => {
     const rec = records.get(c.key);
-    return rec ? [{ ...rec, horizonMs: c.scenario.horizonMs }] : [];
+    // Where the cell sits is the plan's, never what a file read back says.
+    return rec ? [{ ...rec, key: c.key, part: c.part, variant: c.variant, params: c.params, horizonMs: c.scenario.horizonMs }] : [];
   });
   return { experiment: plan.name, description: plan.description, seed: plan.seed, version: VERSION, risk, cells: out };
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../../src/cli/cli.js';
@@ -80,6 +80,15 @@ describe('retrystorm risk', () => {
     expect(html).toContain('P(collapse within 10 min)');
     expect(html).toContain('id="chart-risk-probability"');
     expect(r.out).toMatch(/\nP\(collapse within 10 min\): is ~0\.\d+\.\n/);
+    // report rebuilds the page from risk.json, and refuses a risk.json that is not one, naming the field.
+    rmSync(join(out, 'index.html'));
+    const rebuilt = await cli(['report', out]);
+    expect([rebuilt.code, rebuilt.err]).toEqual([0, '']);
+    expect(readFileSync(join(out, 'index.html'), 'utf8').replace(/<footer>.*<\/footer>/, '')).toBe(html.replace(/<footer>.*<\/footer>/, ''));
+    writeFileSync(join(out, 'risk.json'), JSON.stringify({ ...result, cells: [{ ...cell, risk: { ...cell.risk, probability: 2 } }] }));
+    const bad = await cli(['report', out]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('risk.json: cells.0: risk.probability must be a number from 0 to 1');
   });
 
   it('refuses a file without a risk section, a bad risk field, and a probe the scenario cannot give: exit 2, the file and the field named, nothing written', async () => {
