@@ -35,3 +35,39 @@ export function gamblersRuin(lambda: number, mu: number, n: number): number {
   const r = (1 - p) / p;
   return (1 - r) / (1 - r ** n);
 }
+
+const retrying = (attempts: number) => ({ maxAttempts: attempts, backoff: { kind: 'full-jitter', baseMs: 10, capMs: 200 } });
+
+/** A small storm: `clients` closed-loop clients through 2 layers of 3 attempts to `leaf`, a fault window at 1-2 s, horizon 4 s. */
+export function smallStorm(leaf: Record<string, unknown>, clients = 40): Scenario {
+  return parseScenario({
+    workload: { kind: 'closed', clients, durationMs: 3000, thinkMs: { dist: 'exponential', mean: 100 }, startMs: { dist: 'uniform', min: 0, max: 100 } },
+    stack: [
+      { name: 'app', policy: retrying(3) },
+      { name: 'sdk', policy: retrying(3) },
+    ],
+    leaf,
+    horizonMs: 4000,
+  });
+}
+
+/** A server leaf of `concurrency` workers, exponential service of mean 10 ms, failing every request from 1 s to 2 s. */
+export function faultyServer(concurrency = 2): Record<string, unknown> {
+  return { kind: 'server', concurrency, serviceMs: { dist: 'exponential', mean: 10 }, faults: [{ fromMs: 1000, toMs: 2000, probability: 1, status: 503 }] };
+}
+
+/** A small graph: closed-loop clients call a frontend whose handler calls a backend (3 attempts each way), horizon 3 s. */
+export function smallGraph(clients = 20): Scenario {
+  return parseScenario({
+    workload: { kind: 'closed', clients, durationMs: 2000, thinkMs: { dist: 'exponential', mean: 100 }, startMs: { dist: 'uniform', min: 0, max: 100 }, entry: { service: 'frontend' } },
+    stack: [{ name: 'app', policy: retrying(3) }],
+    services: {
+      frontend: {
+        fleet: { kind: 'server', serviceMs: 1 },
+        endpoints: { page: { steps: [{ kind: 'call', calls: [{ service: 'backend', stack: [{ name: 'sdk', policy: retrying(3) }] }] }] } },
+      },
+      backend: { fleet: { kind: 'server', concurrency: 2, serviceMs: { dist: 'exponential', mean: 10 } }, endpoints: { get: {} } },
+    },
+    horizonMs: 3000,
+  });
+}
