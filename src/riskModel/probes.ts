@@ -56,9 +56,8 @@ export function probeProblems(sc: Scenario, spec: ProbeSpec, path: string): stri
     out.push(`${path}.service: unknown service ${JSON.stringify(spec.service)} (${known})`);
   }
   if (spec.cache !== undefined || spec.metric === 'missRatio' || spec.metric === 'hitRatio') {
-    out.push(`${path}.metric: ${spec.metric}${spec.cache === undefined ? '' : ` of cache ${JSON.stringify(spec.cache)}`} is not read by risk estimates yet (inFlight, queued, utilization, goodput)`);
+    out.push(`${path}.metric: ${spec.metric}${spec.cache === undefined ? '' : ` of cache ${JSON.stringify(spec.cache)}`} is not read by risk estimates yet (inFlight, queued, utilization, retryShare, goodput)`);
   }
-  if (spec.metric === 'retryShare') out.push(`${path}.metric: retryShare is not read by risk estimates yet (inFlight, queued, utilization, goodput)`);
   const kind = leafKindAt(sc, spec.service, graph);
   if ((spec.metric === 'queued' || spec.metric === 'utilization' || (spec.metric === 'inFlight' && !graph)) && kind !== 'server' && kind !== 'pool') {
     out.push(`${path}.metric: ${spec.metric} needs servers at the service (a server or pool fleet; got ${kind})`);
@@ -123,6 +122,10 @@ export class Probe {
       }
       case 'goodput':
         return this.windowed(this.m.succeeded, this.m.offered);
+      case 'retryShare':
+        return this.service !== null
+          ? this.windowed(this.service.measure.retryArrivals, this.service.measure.arrivals)
+          : this.windowed(this.m.leafRetryCalls, this.m.leafCalls);
       default:
         throw new Error(`internal: ${this.metric} is not read by a probe`);
     }

@@ -34,6 +34,18 @@ function trajectory(sc: typeof burst, importance: RiskImportance, collapse: Risk
 /** The server empties: the collapse that ends the burst's trajectory. */
 const emptied: RiskCollapse = { metric: 'inFlight', below: 0.5, forMs: 0 };
 
+/**
+ * 10 clients at t = 0, 2 attempts 100 ms apart, to a server of 10 workers serving in exactly 100 ms
+ * that fails every request before 50 ms (503 at once): 10 first tries at 0, 10 retries at 100,
+ * done at 200.
+ */
+const retried = parseScenario({
+  workload: { kind: 'burst', clients: 10 },
+  stack: [{ name: 'client', policy: { maxAttempts: 2, backoff: { kind: 'constant', baseMs: 100 } } }],
+  leaf: { kind: 'server', concurrency: 10, serviceMs: 100, faults: [{ fromMs: 0, toMs: 50, probability: 1, status: 503 }] },
+  horizonMs: 10_000,
+});
+
 describe('probes of a running model read what the scenario implies', () => {
   // The burst: by time t (a check, at or after the events at t), 2 * floor(t / 100) requests are done.
   const grid = Array.from({ length: 11 }, (_, i) => i * 50);
@@ -83,5 +95,22 @@ describe('probes of a running model read what the scenario implies', () => {
     const firstBelow = x.tMs[expected.findIndex((g) => g < 0.5)] as number;
     expect(x.collapseAtMs).toBe(firstBelow);
     expect(x.tMs.at(-1)).toBe(firstBelow + 500);
+  });
+
+  it('retryShare over a window: the retries among the requests that reached the server in it', () => {
+    const firstTries = Array.from({ length: 10 }, () => 0);
+    const retries = Array.from({ length: 10 }, () => 100);
+    const windowMs = 100;
+    // Read until the retries have been more than half the arrivals for 50 ms: from 100 ms to 150 ms.
+    const x = trajectory(retried, { metric: 'inFlight' }, { metric: 'retryShare', windowMs, above: 0.5, forMs: 50 }, 50);
+    expect(x.tMs).toEqual([0, 50, 100, 150]);
+    const inWindow = (xs: number[], t: number) => xs.filter((a) => a > Math.max(0, t - windowMs) && a <= t).length;
+    // The first check's sample is where the windows start: what arrived at 0 is before every window.
+    expect(x.collapseMetric).toEqual(x.tMs.map((t) => {
+      const n = inWindow(firstTries, t) + inWindow(retries, t);
+      return n > 0 ? inWindow(retries, t) / n : 0;
+    }));
+    expect(x.importance).toEqual([0, 0, 10, 10]);
+    expect(x.collapseAtMs).toBe(100);
   });
 });

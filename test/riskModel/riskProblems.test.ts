@@ -41,7 +41,7 @@ describe('riskProblems names the field and the rule', () => {
   it('metrics not read yet, and estimateCellRisk refuses what riskProblems names', () => {
     const risk = grid({ importance: { metric: 'missRatio', cache: 'users' } });
     expect(riskProblems(mm1(100, 200), risk)).toEqual([
-      'risk.importance.metric: missRatio of cache "users" is not read by risk estimates yet (inFlight, queued, utilization, goodput)',
+      'risk.importance.metric: missRatio of cache "users" is not read by risk estimates yet (inFlight, queued, utilization, retryShare, goodput)',
     ]);
     expect(() => estimateCellRisk(mm1(100, 200), risk, 1)).toThrow(RiskInputError);
   });
