@@ -10,6 +10,8 @@
 //   aws     the aws-contention-2015 sweep vs an event-per-hop implementation (bench/naive/)
 //   memory  peak RSS: 1,000,000 clients; 10,000,000 open-loop operations vs 1,000,000
 //   sweep   worker-pool scaling vs two processes (bench/sweepScaling.mjs)
+//   risk    rare-event splitting on the real M/M/1 model at p ~ 1e-6 vs plain Monte Carlo's cost
+//           for the same relative error (work-normalised relative variance; bench/cases/risk.mjs)
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -23,6 +25,7 @@ const CASES = {
   aws: 'aws.mjs',
   memory: 'memoryRuns.mjs',
   sweep: 'sweepScaling.mjs',
+  risk: 'risk.mjs',
 };
 
 const argv = process.argv.slice(2);

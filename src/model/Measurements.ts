@@ -47,6 +47,8 @@ export class Measurements {
   readonly layerCancelled: Float64Array;
   readonly layerHedges: Float64Array;
   leafCalls = 0;
+  /** The leaf arrivals sent while some layer was retrying (`chain` 1), from t = 0 on: the retries among `leafCalls`. */
+  leafRetryCalls = 0;
   /** OCC leaf only: reads and conditional writes. */
   reads = 0;
   writes = 0;
@@ -113,6 +115,7 @@ export class Measurements {
     this.leafCalls++;
     this.windows?.leafCall(t);
     if (chain === 1) {
+      this.leafRetryCalls++;
       this.sArrRetry.add(t);
       const rc = this.retryClustering;
       for (let i = 0; i < rc.length; i++) (rc[i] as StreamingClustering).record(t);
@@ -299,6 +302,9 @@ class AnswerBins {
  * timeline's 1 s too. Only t >= 0 counts.
  */
 export class ServiceMeasurements {
+  /** Requests that reached the service from t = 0 on, and those among them sent while some layer was retrying. */
+  arrivals = 0;
+  retryArrivals = 0;
   private readonly sFirst: BinnedSeries;
   private readonly sRetry: BinnedSeries;
   private readonly sRefusedInFlight: BinnedSeries;
@@ -322,8 +328,11 @@ export class ServiceMeasurements {
   /** A request reaches the service at t. */
   arrival(chain: number, t: number): void {
     if (t < 0) return;
-    if (chain === 1) this.sRetry.add(t);
-    else this.sFirst.add(t);
+    this.arrivals++;
+    if (chain === 1) {
+      this.retryArrivals++;
+      this.sRetry.add(t);
+    } else this.sFirst.add(t);
   }
 
   /** A request was refused at t because `maxInFlight` were in flight (its answer is counted by {@link answered}). */

@@ -65,7 +65,8 @@ export class RiskMonitor {
     const dt = risk.checkEveryMs;
     this.importanceProbe = Probe.on(model, risk.importance, windowChecks(risk.importance.windowMs, dt));
     this.collapseProbe = Probe.on(model, risk.collapse, windowChecks(risk.collapse.windowMs, dt));
-    this.nextCheckMs = dt > 0 ? Math.ceil(t0Ms / dt) * dt : t0Ms;
+    // + 0: a start at -0 (no warm-up) checks at 0.
+    this.nextCheckMs = (dt > 0 ? Math.ceil(t0Ms / dt) * dt : t0Ms) + 0;
   }
 
   /** Whether the collapse condition holds for this reading (past its threshold). */

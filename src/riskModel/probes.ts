@@ -1,6 +1,7 @@
 import { WINDOWED_RISK_METRICS, type RiskMetric } from '../experiment/riskSchema.js';
 import type { Leaf } from '../model/leaves/Leaf.js';
-import { ServerFarm } from '../model/leaves/server/ServerFarm.js';
+import type { ServerFarm } from '../model/leaves/server/ServerFarm.js';
+import type { ServiceRuntime } from '../model/graph/ServiceRuntime.js';
 import type { Measurements } from '../model/Measurements.js';
 import type { Model } from '../model/Model.js';
 import { needsGraphRuntime } from '../model/graph/GraphRun.js';
@@ -29,9 +30,18 @@ export const EMPTY_WINDOW_VALUE: Readonly<Record<RiskMetric, number>> = {
   goodput: 1,
 };
 
-/** Where a stack run's probes read: its one service (a graph run as stack + leaf: the entry's), if it is named. */
-function stackService(sc: Scenario): string | undefined {
-  return sc.graph?.entries[0]?.service;
+/** The services a run of `sc` can be probed at: a graph's services, or a stack run's one (its name if the scenario names it). */
+function probedServices(sc: Scenario): { names: string[]; graph: boolean } {
+  if (needsGraphRuntime(sc)) return { names: (sc.graph?.services ?? []).map((x) => x.name), graph: true };
+  const entry = sc.graph?.entries[0]?.service;
+  return { names: entry === undefined ? [] : [entry], graph: false };
+}
+
+/** The leaf kind the probe's service answers with: the stack run's leaf, or the graph service's fleet. */
+function leafKindAt(sc: Scenario, service: string | undefined, graph: boolean): string {
+  if (!graph) return sc.leaf.kind;
+  const name = service ?? sc.graph?.entries[0]?.service;
+  return sc.graph?.services.find((x) => x.name === name)?.fleet.kind ?? sc.leaf.kind;
 }
 
 /**
@@ -39,27 +49,26 @@ function stackService(sc: Scenario): string | undefined {
  * `risk.importance`) and the rule (none: it can).
  */
 export function probeProblems(sc: Scenario, spec: ProbeSpec, path: string): string[] {
-  if (needsGraphRuntime(sc)) return [`${path}.metric: ${spec.metric} is not read on a service graph with handlers or several entries yet (a stack with a server or pool leaf only)`];
   const out: string[] = [];
-  const service = stackService(sc);
-  if (spec.service !== undefined && spec.service !== service) {
-    out.push(`${path}.service: unknown service ${JSON.stringify(spec.service)} (${service === undefined ? 'a stack run has one service, left unnamed' : `the run's one service is ${JSON.stringify(service)}`})`);
+  const { names, graph } = probedServices(sc);
+  if (spec.service !== undefined && !names.includes(spec.service)) {
+    const known = names.length === 0 ? 'a stack run has one service, left unnamed' : `known: ${names.map((n) => JSON.stringify(n)).join(', ')}`;
+    out.push(`${path}.service: unknown service ${JSON.stringify(spec.service)} (${known})`);
   }
-  if (spec.cache !== undefined) out.push(`${path}.cache: unknown cache ${JSON.stringify(spec.cache)} (a stack run has no cache)`);
-  if (spec.metric === 'missRatio' || spec.metric === 'hitRatio') out.push(`${path}.metric: ${spec.metric} needs a cache, and a stack run has none`);
-  if (spec.metric === 'retryShare') out.push(`${path}.metric: retryShare is not read on a stack run yet`);
-  if (INSTANT_SERVER_METRICS.has(spec.metric) && sc.leaf.kind !== 'server' && sc.leaf.kind !== 'pool') {
-    out.push(`${path}.metric: ${spec.metric} needs servers at the leaf (a server or pool leaf; got ${sc.leaf.kind})`);
+  if (spec.cache !== undefined || spec.metric === 'missRatio' || spec.metric === 'hitRatio') {
+    out.push(`${path}.metric: ${spec.metric}${spec.cache === undefined ? '' : ` of cache ${JSON.stringify(spec.cache)}`} is not read by risk estimates yet (inFlight, queued, utilization, retryShare, goodput)`);
+  }
+  const kind = leafKindAt(sc, spec.service, graph);
+  if ((spec.metric === 'queued' || spec.metric === 'utilization' || (spec.metric === 'inFlight' && !graph)) && kind !== 'server' && kind !== 'pool') {
+    out.push(`${path}.metric: ${spec.metric} needs servers at the service (a server or pool fleet; got ${kind})`);
   }
   return out;
 }
 
-/** The metrics read from the servers' load now. */
-const INSTANT_SERVER_METRICS: ReadonlySet<RiskMetric> = new Set(['inFlight', 'queued', 'utilization']);
-
 /**
- * A metric of a running model read at the points of the check grid. Instant metrics read the
- * model's state now; windowed ones (`WINDOWED_RISK_METRICS`) keep the cumulative counts of their
+ * A metric of a running model read at the points of the check grid: at a stack run's leaf, or at a
+ * graph's service (its requests admitted and not yet answered, its fleet's servers), and goodput
+ * over the run's operations. Instant metrics read the model's state now; windowed ones (`WINDOWED_RISK_METRICS`) keep the cumulative counts of their
  * numerator and denominator at the last `windowChecks` + 1 checks in a ring buffer, and read the
  * ratio of their increase over the window (over what there is until the window is full). Its state
  * is plain fields referring to parts of the model, so it is copied with the model.
@@ -81,6 +90,7 @@ export class Probe {
     private readonly leaf: Leaf,
     private readonly m: Measurements,
     windowChecks: number,
+    private readonly service: ServiceRuntime | null = null,
   ) {
     const slots = WINDOWED_RISK_METRICS.has(metric) ? windowChecks + 1 : 0;
     this.num = new Float64Array(slots);
@@ -90,14 +100,17 @@ export class Probe {
   /** The probe of `spec` on `model` (checked first by {@link probeProblems}), windows of `windowChecks` checks. */
   static on(model: Model, spec: ProbeSpec, windowChecks: number): Probe {
     const parts = model.probeParts();
-    if (parts.kind !== 'stack') throw new Error('internal: a probe on a graph run');
-    return new Probe(spec.metric, parts.leaf, parts.measurements, windowChecks);
+    if (parts.kind === 'stack') return new Probe(spec.metric, parts.leaf, parts.measurements, windowChecks);
+    const g = parts.graph.probeParts(spec.service);
+    if (g.service === undefined) throw new Error(`internal: no service ${spec.service}`);
+    return new Probe(spec.metric, g.service.fleet, g.measurements, windowChecks, g.service);
   }
 
   /** The metric now; a windowed one takes its sample of this check (call once per check). */
   read(): number {
     switch (this.metric) {
       case 'inFlight': {
+        if (this.service !== null) return this.service.inFlight;
         const x = (this.leaf as ServerFarm).load();
         return x.busy + x.queued;
       }
@@ -109,8 +122,12 @@ export class Probe {
       }
       case 'goodput':
         return this.windowed(this.m.succeeded, this.m.offered);
+      case 'retryShare':
+        return this.service !== null
+          ? this.windowed(this.service.measure.retryArrivals, this.service.measure.arrivals)
+          : this.windowed(this.m.leafRetryCalls, this.m.leafCalls);
       default:
-        throw new Error(`internal: ${this.metric} is not read on a stack run`);
+        throw new Error(`internal: ${this.metric} is not read by a probe`);
     }
   }
 

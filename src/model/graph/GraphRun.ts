@@ -164,6 +164,14 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
     return results;
   }
 
+  /**
+   * @internal What probes of the running graph read (src/riskModel/probes.ts): the service named
+   * `name` (absent: the first entry's; undefined: no such service) and the run's totals.
+   */
+  probeParts(name?: string): { service: ServiceRuntime | undefined; measurements: Measurements } {
+    return { service: this.serviceByName.get(name ?? (this.sc.graph?.entries[0]?.service as string)), measurements: this.m };
+  }
+
   /** @internal Events run so far, over every piece (0 before `begin`): see `Model.eventsRun`. */
   eventsRun(): number {
     return this.cursor?.events ?? 0;

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { RiskSection } from '../../src/experiment/riskSchema.js';
+import { estimateCellRisk, RiskInputError, riskProblems } from '../../src/riskModel/index.js';
+import { mm1, ruinRisk, smallGraph } from './riskScenarios.js';
+
+const grid = (more: Partial<RiskSection>): RiskSection => ({
+  importance: { metric: 'inFlight' },
+  collapse: { metric: 'goodput', below: 0.5, forMs: 1000 },
+  checkEveryMs: 100,
+  ...more,
+});
+
+describe('riskProblems names the field and the rule', () => {
+  it('a section the model can watch has none', () => {
+    expect(riskProblems(mm1(100, 200), ruinRisk(10))).toEqual([]);
+    expect(riskProblems(mm1(100, 200), grid({ collapse: { metric: 'goodput', windowMs: 500, below: 0.5, forMs: 1000 } }))).toEqual([]);
+    expect(riskProblems(smallGraph(), grid({ importance: { metric: 'queued', service: 'backend' } }))).toEqual([]);
+  });
+
+  it('an unknown service, in a stack run and in a graph', () => {
+    expect(riskProblems(mm1(100, 200), grid({ importance: { metric: 'inFlight', service: 'db' } }))).toEqual([
+      'risk.importance.service: unknown service "db" (a stack run has one service, left unnamed)',
+    ]);
+    expect(riskProblems(smallGraph(), grid({ importance: { metric: 'inFlight', service: 'db' } }))).toEqual([
+      'risk.importance.service: unknown service "db" (known: "frontend", "backend")',
+    ]);
+  });
+
+  it('a windowed metric without a grid, or with a window that is not a multiple of it', () => {
+    expect(riskProblems(mm1(100, 200), grid({ checkEveryMs: 0 }))).toEqual([
+      'risk.collapse.metric: goodput is read over a window, which needs a check grid (risk.checkEveryMs > 0; got 0, after every event)',
+    ]);
+    expect(riskProblems(mm1(100, 200), grid({ collapse: { metric: 'goodput', windowMs: 250, below: 0.5, forMs: 0 } }))).toEqual([
+      'risk.collapse.windowMs must be a whole multiple of risk.checkEveryMs (got 250 with checkEveryMs 100)',
+    ]);
+    expect(riskProblems(mm1(100, 200), grid({ importance: { metric: 'inFlight', windowMs: 200 } }))).toEqual([
+      'risk.importance.windowMs: only missRatio, hitRatio, retryShare and goodput are read over a window (got windowMs with inFlight)',
+    ]);
+  });
+
+  it('metrics not read yet, and estimateCellRisk refuses what riskProblems names', () => {
+    const risk = grid({ importance: { metric: 'missRatio', cache: 'users' } });
+    expect(riskProblems(mm1(100, 200), risk)).toEqual([
+      'risk.importance.metric: missRatio of cache "users" is not read by risk estimates yet (inFlight, queued, utilization, retryShare, goodput)',
+    ]);
+    expect(() => estimateCellRisk(mm1(100, 200), risk, 1)).toThrow(RiskInputError);
+  });
+});
