@@ -3,7 +3,7 @@
 // run; risk.jsonl, risk.json, risk.csv and the report (index.html) in <out>/<experiment>/.
 import { join, relative, resolve } from 'node:path';
 import type { ExperimentPlan } from '../experiment/index.js';
-import type { RiskSection } from '../experiment/riskSchema.js';
+import { DEFAULT_RISK_METHOD, type RiskSection } from '../experiment/riskSchema.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { riskFinding, formatProbability, effortComparison, noCollapseBound } from '../report/riskReport.js';
 import { riskProblems } from '../riskModel/index.js';
@@ -39,7 +39,7 @@ export function riskBrief(risk: RiskSection): string {
   const where = c.service ?? c.cache;
   const cond = `${c.metric}${where ? ` of ${where}` : ''} ${c.above !== undefined ? `> ${c.above}` : `< ${c.below}`}${c.forMs > 0 ? ` for ${formatDuration(c.forMs)}` : ''}`;
   const grid = risk.checkEveryMs > 0 ? `every ${formatDuration(risk.checkEveryMs)}` : 'after every event';
-  const method = risk.method ?? 'adaptive';
+  const method = risk.method ?? DEFAULT_RISK_METHOD;
   const how =
     method === 'monte-carlo'
       ? `${risk.runs} plain runs`

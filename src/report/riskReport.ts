@@ -2,6 +2,7 @@
 // estimates, the table of cells (probability, interval, relative error, effort, plain Monte Carlo's
 // runs for the same precision), and the charts of riskCharts.ts.
 import type { RiskResult } from '../sweep/riskSweep.js';
+import { DEFAULT_RISK_METHOD } from '../experiment/riskSchema.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { groupThousands } from '../policy/groupThousands.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
@@ -111,7 +112,7 @@ export function riskQuestion(result: RiskResult): string {
   const where = collapse.service ?? collapse.cache;
   const cond = `${collapse.metric}${where ? ` of ${where}` : ''} ${collapse.above !== undefined ? `above ${collapse.above}` : `below ${collapse.below}`}${collapse.forMs > 0 ? ` for ${formatDuration(collapse.forMs)}` : ''}`;
   const grid = result.risk.checkEveryMs > 0 ? `checked every ${formatDuration(result.risk.checkEveryMs)}` : 'checked after every event';
-  return `The probability that ${cond} (${grid}) within ${describeHorizon(result)}, estimated by ${method ?? 'adaptive'}${method === 'monte-carlo' ? ' runs' : ' splitting'} on ${importance.metric}.`;
+  return `The probability that ${cond} (${grid}) within ${describeHorizon(result)}, estimated by ${method === 'monte-carlo' ? 'plain Monte Carlo runs' : `${method ?? DEFAULT_RISK_METHOD} splitting on ${importance.metric}`}.`;
 }
 
 const STYLE = `

@@ -1,6 +1,6 @@
 // One cell's record of `retrystorm risk` as risk.jsonl holds it: its check when read back (the file
 // is untrusted), the numbers JSON cannot hold restored, and risk.csv.
-import { riskSchema } from '../experiment/riskSchema.js';
+import { RISK_METHODS, riskSchema } from '../experiment/riskSchema.js';
 import type { CellRisk } from '../riskModel/index.js';
 import { csvCell } from './csv.js';
 import type { RiskResult } from './riskSweep.js';
@@ -69,7 +69,7 @@ function exampleOf(v: unknown): CellRisk['example'] | string {
   return { tMs, importance, collapseMetric, collapseAtMs };
 }
 
-const METHODS: ReadonlyArray<CellRisk['method']> = ['adaptive', 'fixed', 'monte-carlo'];
+const METHODS: ReadonlyArray<CellRisk['method']> = RISK_METHODS;
 
 /** A cell's estimate read back from a file, or why it is not one. */
 export function cellRiskOf(v: unknown): CellRisk | string {
