@@ -95,15 +95,18 @@ export function effortComparison(c: EstimatedCell): string {
 
 /** The table of cells. */
 function cellTable(result: RiskResult, manyParts: boolean): string {
-  const head = ['Cell', 'P(collapse)', '95% interval', 'Relative error', 'Method', 'Runs', 'Events', 'CPU', 'Plain Monte Carlo runs for the same relative error', 'Against plain Monte Carlo'];
+  const head = ['Cell', 'P(collapse)', '95% interval', 'Relative error', 'Method', 'Runs', 'Events', 'CPU', 'Plain Monte Carlo runs, same relative error', 'Against plain Monte Carlo'];
   const row = (c: RiskResult['cells'][number]) => {
     if (c.state === 'errored') return `<tr><td>${escapeHtml(`${seriesOf(c, manyParts)} ${JSON.stringify(c.params)}`)}</td><td colspan="${head.length - 1}">errored: ${escapeHtml(c.error)}</td></tr>`;
     const r = c.risk;
-    const p = r.probability > 0 ? formatProbability(r.probability) : `0 (no collapse seen: ${noCollapseBound([c])})`;
-    const cells = [p, `[${formatProbability(r.ci95[0])}, ${formatProbability(r.ci95[1])}]`, Number.isFinite(r.relativeError) ? r.relativeError.toFixed(2) : '–', r.method, groupThousands(String(r.effort.runs)), groupThousands(String(r.effort.events)), formatDuration(r.effort.cpuMs), Number.isFinite(r.monteCarloRuns) ? groupThousands(String(Math.round(r.monteCarloRuns))) : '–', effortComparison(c)];
+    // No collapse seen: the interval of the repetitions is [0, 0], and what can be said is the bound.
+    const seen = r.probability > 0;
+    const p = seen ? formatProbability(r.probability) : '0, no collapse seen';
+    const interval = seen ? `[${formatProbability(r.ci95[0])}, ${formatProbability(r.ci95[1])}]` : noCollapseBound([c]);
+    const cells = [p, interval, Number.isFinite(r.relativeError) ? r.relativeError.toFixed(2) : '–', r.method, groupThousands(String(r.effort.runs)), groupThousands(String(r.effort.events)), formatDuration(r.effort.cpuMs), Number.isFinite(r.monteCarloRuns) ? groupThousands(String(Math.round(r.monteCarloRuns))) : '–', effortComparison(c)];
     return `<tr><td>${escapeHtml(cellName(c, manyParts))}</td>${cells.map((x) => `<td class="num">${escapeHtml(x)}</td>`).join('')}</tr>`;
   };
-  return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>\n${result.cells.map(row).join('\n')}\n</tbody></table>`;
+  return `<div class="wide"><table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>\n${result.cells.map(row).join('\n')}\n</tbody></table></div>`;
 }
 
 /** What the section estimates, in a sentence. */
@@ -125,7 +128,8 @@ h2 { margin: 32px 0 10px; font-size: 21px; border-bottom: 1px solid #d8dee4; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
 th, td { border: 1px solid #d8dee4; padding: 4px 10px; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
-td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.wide { overflow-x: auto; }
 figure { margin: 22px 0 30px; }
 figcaption { color: #59636e; max-width: 80ch; }
 footer { margin-top: 40px; color: #59636e; font-size: 13px; }

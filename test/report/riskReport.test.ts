@@ -49,6 +49,13 @@ describe("risk's report", () => {
     expect(riskFinding(none)).toBe('P(collapse within 1 h): no collapse seen at workload.rate = 1200, 1300 (below about 1/5,000 = 2e-4).');
   });
 
+  it('tables a cell where no collapse was seen by its bound, never as an interval [0, 0]', () => {
+    const html = renderRiskReport(result(), { version: '0.1.0', date: '2026-01-01T00:00:00Z', runTimeMs: null, quick: false, assets: { mode: 'shared', base: '../assets/' } });
+    expect(html.match(/<td class="num">0, no collapse seen<\/td><td class="num">below about 1\/5,000 = 2e-4<\/td>/g)).toHaveLength(2);
+    expect(html).not.toContain('[0, 0]');
+    expect(html).toContain('<td class="num">1.2e-6</td><td class="num">[6e-7, 1.9e-6]</td>');
+  });
+
   it('draws the probability on a log axis with a line per variant and its intervals, the pyramid, and an example with its threshold and collapse start', () => {
     const charts = riskCharts(result());
     expect(charts.map((c) => c.id)).toEqual(['risk-probability', 'risk-pyramid', 'risk-example']);
