@@ -9,6 +9,7 @@ import { riskFinding, formatProbability, effortComparison, noCollapseBound } fro
 import { riskProblems } from '../riskModel/index.js';
 import { FINISHED_RISK_FILES, RISK_LINES_FILE } from '../sweep/riskRecord.js';
 import { runRiskSweep, type RiskResult } from '../sweep/riskSweep.js';
+import { seriesOf } from '../report/riskCharts.js';
 import { runManifest, type ShardSpec } from '../sweep/runSweep.js';
 import { planCells } from '../sweep/runPlan.js';
 import { lockDir } from './dirLock.js';
@@ -58,8 +59,9 @@ export function planRiskProblems(file: string, plan: ExperimentPlan): string[] {
 
 /** The table `risk` prints: one line per cell, then the finding. */
 function printedResult(result: RiskResult): string {
+  const manyParts = new Set(result.cells.map((c) => c.part)).size > 1;
   const lines = result.cells.map((c) => {
-    const name = `${c.variant}${Object.keys(c.params).length > 0 ? ` ${Object.entries(c.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}` : ''}`;
+    const name = `${seriesOf(c, manyParts)}${Object.keys(c.params).length > 0 ? ` ${Object.entries(c.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}` : ''}`;
     if (c.state === 'errored') return `  ${name}: errored: ${c.error}`;
     const r = c.risk;
     const p = r.probability > 0 ? `P = ${formatProbability(r.probability)} [${formatProbability(r.ci95[0])}, ${formatProbability(r.ci95[1])}]` : `P = 0 (no collapse seen: ${noCollapseBound([c])})`;
