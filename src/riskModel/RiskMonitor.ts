@@ -117,6 +117,13 @@ export class RiskMonitor {
 
   /** The trajectory so far, as plain JSON. */
   example(): ExampleTrajectory {
-    return { tMs: [...this.tMs], importance: [...this.importances], collapseMetric: [...this.collapseMetrics], collapseAtMs: this.heldSinceMs };
+    const x = { tMs: [...this.tMs], importance: [...this.importances], collapseMetric: [...this.collapseMetrics], collapseAtMs: this.heldSinceMs };
+    // The last check (the collapse) is drawn even where the thinning skipped it.
+    if (this.lastCheckMs >= 0 && x.tMs.at(-1) !== this.lastCheckMs) {
+      x.tMs.push(this.lastCheckMs);
+      x.importance.push(this.importance);
+      x.collapseMetric.push(this.collapseMetric);
+    }
+    return x;
   }
 }
