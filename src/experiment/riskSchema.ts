@@ -30,7 +30,7 @@ export const RISK_METHODS = ['adaptive', 'fixed', 'monte-carlo'] as const;
 const probeFields = {
   metric: doc(f.oneOf(RISK_METRICS), 'inFlight, queued, utilization (a service, now); missRatio, hitRatio (a cache), retryShare (a service), goodput (the entry): over the last windowMs.'),
   service: doc(f.nonEmptyString().optional(), 'The service of inFlight, queued, utilization and retryShare in a graph (default: the entry service; a stack run has one).'),
-  cache: doc(f.nonEmptyString().optional(), 'The cache of missRatio and hitRatio: a shared tier\'s name, or "<service>.<endpoint>.<step>" of a call\'s own cache (required when the graph has more than one).'),
+  cache: doc(f.nonEmptyString().optional(), 'The cache of missRatio and hitRatio: a shared tier\'s name, or "<service>.<name>" of a call\'s own cache (its name among the service\'s caches, as in the results; required when the graph has more than one).'),
   windowMs: doc(f.number('> 0').optional(), 'For missRatio, hitRatio, retryShare and goodput: the window they are measured over, a multiple of checkEveryMs (default: checkEveryMs).'),
 };
 

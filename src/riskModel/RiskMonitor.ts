@@ -44,10 +44,11 @@ export class RiskMonitor {
   nextCheckMs: number;
   /** Whether the run is over (its horizon reached, or its events run out). */
   over = false;
-  /** The example trajectory's points (checks at t >= 0), every `stride`-th check. */
-  readonly tMs: number[] = [];
-  readonly importances: number[] = [];
-  readonly collapseMetrics: number[] = [];
+  /** The trajectory's points (checks at t >= 0), every `stride`-th check: the first `points` of each (typed arrays, cheap to copy). */
+  private readonly tMs = new Float64Array(EXAMPLE_POINTS);
+  private readonly importances = new Float64Array(EXAMPLE_POINTS);
+  private readonly collapseMetrics = new Float64Array(EXAMPLE_POINTS);
+  private points = 0;
   private stride = 1;
   private checks = 0;
 
@@ -92,15 +93,14 @@ export class RiskMonitor {
   /** Keeps this check's point of the example trajectory, thinning the points past {@link EXAMPLE_POINTS}. */
   private record(tMs: number): void {
     if (this.checks++ % this.stride !== 0) return;
-    this.tMs.push(tMs);
-    this.importances.push(this.importance);
-    this.collapseMetrics.push(this.collapseMetric);
-    if (this.tMs.length >= EXAMPLE_POINTS) {
-      for (const a of [this.tMs, this.importances, this.collapseMetrics]) {
-        let k = 0;
-        for (let i = 0; i < a.length; i += 2) a[k++] = a[i] as number;
-        a.length = k;
-      }
+    const n = this.points++;
+    this.tMs[n] = tMs;
+    this.importances[n] = this.importance;
+    this.collapseMetrics[n] = this.collapseMetric;
+    if (this.points === EXAMPLE_POINTS) {
+      // Every other point goes: the first stays, and the checks kept from now on are every 2 * stride-th.
+      for (const a of [this.tMs, this.importances, this.collapseMetrics]) for (let i = 0; 2 * i < EXAMPLE_POINTS; i++) a[i] = a[2 * i] as number;
+      this.points = Math.ceil(EXAMPLE_POINTS / 2);
       this.stride *= 2;
     }
   }
@@ -117,6 +117,19 @@ export class RiskMonitor {
 
   /** The trajectory so far, as plain JSON. */
   example(): ExampleTrajectory {
-    return { tMs: [...this.tMs], importance: [...this.importances], collapseMetric: [...this.collapseMetrics], collapseAtMs: this.heldSinceMs };
+    const n = this.points;
+    const x = {
+      tMs: Array.from(this.tMs.subarray(0, n)),
+      importance: Array.from(this.importances.subarray(0, n)),
+      collapseMetric: Array.from(this.collapseMetrics.subarray(0, n)),
+      collapseAtMs: this.heldSinceMs,
+    };
+    // The last check (the collapse) is drawn even where the thinning skipped it.
+    if (this.lastCheckMs >= 0 && x.tMs.at(-1) !== this.lastCheckMs) {
+      x.tMs.push(this.lastCheckMs);
+      x.importance.push(this.importance);
+      x.collapseMetric.push(this.collapseMetric);
+    }
+    return x;
   }
 }

@@ -1,6 +1,8 @@
 import { WINDOWED_RISK_METRICS, type RiskMetric } from '../experiment/riskSchema.js';
 import type { Leaf } from '../model/leaves/Leaf.js';
 import type { ServerFarm } from '../model/leaves/server/ServerFarm.js';
+import type { CacheCounts } from '../model/graph/CacheStore.js';
+import type { GraphCaches } from '../model/graph/GraphCaches.js';
 import type { ServiceRuntime } from '../model/graph/ServiceRuntime.js';
 import type { Measurements } from '../model/Measurements.js';
 import type { Model } from '../model/Model.js';
@@ -45,6 +47,28 @@ function leafKindAt(sc: Scenario, service: string | undefined, graph: boolean): 
 }
 
 /**
+ * The caches a risk probe can name in `sc`: each shared tier by its name, each call's own cache as
+ * `<service>.<name>` (its name among the calling service's caches, as in the results'
+ * `services.<service>.caches.<name>`).
+ */
+export function cacheNames(sc: Scenario): string[] {
+  const g = sc.graph;
+  if (g === undefined) return [];
+  const own = g.services.flatMap((s) =>
+    s.endpoints.flatMap((e) => (e.steps ?? []).flatMap((st) => (st.kind === 'call' ? st.calls.flatMap((c) => (c.cache !== undefined && c.cache.shared !== true ? [`${s.name}.${c.cache.name}`] : [])) : []))),
+  );
+  return [...new Set([...(g.caches ?? []).map((c) => c.name), ...own])];
+}
+
+/** Problems of a cache probe's `cache` field in `sc` (which needs the graph runtime and a known cache, or the graph's one). */
+function cacheProblems(sc: Scenario, spec: ProbeSpec, path: string, graph: boolean): string[] {
+  const names = cacheNames(sc);
+  if (!graph || names.length === 0) return [`${path}.metric: ${spec.metric} needs a cache, and ${graph ? 'the graph has none' : 'a stack run has none'}`];
+  if (spec.cache === undefined) return names.length === 1 ? [] : [`${path}.cache is required: the graph has ${names.length} caches (${names.map((n) => JSON.stringify(n)).join(', ')})`];
+  return names.includes(spec.cache) ? [] : [`${path}.cache: unknown cache ${JSON.stringify(spec.cache)} (known: ${names.map((n) => JSON.stringify(n)).join(', ')})`];
+}
+
+/**
  * Why a probe cannot be read on a run of `sc`, as sentences naming the field under `path` (e.g.
  * `risk.importance`) and the rule (none: it can).
  */
@@ -55,9 +79,8 @@ export function probeProblems(sc: Scenario, spec: ProbeSpec, path: string): stri
     const known = names.length === 0 ? 'a stack run has one service, left unnamed' : `known: ${names.map((n) => JSON.stringify(n)).join(', ')}`;
     out.push(`${path}.service: unknown service ${JSON.stringify(spec.service)} (${known})`);
   }
-  if (spec.cache !== undefined || spec.metric === 'missRatio' || spec.metric === 'hitRatio') {
-    out.push(`${path}.metric: ${spec.metric}${spec.cache === undefined ? '' : ` of cache ${JSON.stringify(spec.cache)}`} is not read by risk estimates yet (inFlight, queued, utilization, retryShare, goodput)`);
-  }
+  if (spec.metric === 'missRatio' || spec.metric === 'hitRatio') out.push(...cacheProblems(sc, spec, path, graph));
+  else if (spec.cache !== undefined) out.push(`${path}.cache: only missRatio and hitRatio read a cache (got cache with ${spec.metric})`);
   const kind = leafKindAt(sc, spec.service, graph);
   if ((spec.metric === 'queued' || spec.metric === 'utilization' || (spec.metric === 'inFlight' && !graph)) && kind !== 'server' && kind !== 'pool') {
     out.push(`${path}.metric: ${spec.metric} needs servers at the service (a server or pool fleet; got ${kind})`);
@@ -65,10 +88,20 @@ export function probeProblems(sc: Scenario, spec: ProbeSpec, path: string): stri
   return out;
 }
 
+/** The counts of the cache `name` names ({@link cacheNames}; absent: the graph's one cache) in a running graph's caches. */
+function cacheCounts(caches: GraphCaches, name: string | undefined): CacheCounts {
+  const shared = name === undefined ? undefined : caches.shared.get(name);
+  if (shared !== undefined) return shared.counts;
+  const own = name === undefined ? caches.list[0] : caches.list.find((c) => !c.spec.shared && `${c.service}.${c.name}` === name);
+  const store = own?.store ?? (name === undefined ? [...caches.shared.values()][0] : undefined);
+  if (store === undefined) throw new Error(`internal: no cache ${name}`);
+  return store.counts;
+}
+
 /**
  * A metric of a running model read at the points of the check grid: at a stack run's leaf, or at a
- * graph's service (its requests admitted and not yet answered, its fleet's servers), and goodput
- * over the run's operations. Instant metrics read the model's state now; windowed ones (`WINDOWED_RISK_METRICS`) keep the cumulative counts of their
+ * graph's service (its requests admitted and not yet answered, its fleet's servers), a graph's
+ * cache (its lookups and hits), and goodput over the run's operations. Instant metrics read the model's state now; windowed ones (`WINDOWED_RISK_METRICS`) keep the cumulative counts of their
  * numerator and denominator at the last `windowChecks` + 1 checks in a ring buffer, and read the
  * ratio of their increase over the window (over what there is until the window is full). Its state
  * is plain fields referring to parts of the model, so it is copied with the model.
@@ -91,6 +124,7 @@ export class Probe {
     private readonly m: Measurements,
     windowChecks: number,
     private readonly service: ServiceRuntime | null = null,
+    private readonly cache: CacheCounts | null = null,
   ) {
     const slots = WINDOWED_RISK_METRICS.has(metric) ? windowChecks + 1 : 0;
     this.num = new Float64Array(slots);
@@ -103,7 +137,8 @@ export class Probe {
     if (parts.kind === 'stack') return new Probe(spec.metric, parts.leaf, parts.measurements, windowChecks);
     const g = parts.graph.probeParts(spec.service);
     if (g.service === undefined) throw new Error(`internal: no service ${spec.service}`);
-    return new Probe(spec.metric, g.service.fleet, g.measurements, windowChecks, g.service);
+    const cache = spec.metric === 'missRatio' || spec.metric === 'hitRatio' ? cacheCounts(parts.graph.caches, spec.cache) : null;
+    return new Probe(spec.metric, g.service.fleet, g.measurements, windowChecks, g.service, cache);
   }
 
   /** The metric now; a windowed one takes its sample of this check (call once per check). */
@@ -122,6 +157,14 @@ export class Probe {
       }
       case 'goodput':
         return this.windowed(this.m.succeeded, this.m.offered);
+      case 'missRatio': {
+        const c = this.cache as CacheCounts;
+        return this.windowed(c.lookups - c.hits, c.lookups);
+      }
+      case 'hitRatio': {
+        const c = this.cache as CacheCounts;
+        return this.windowed(c.hits, c.lookups);
+      }
       case 'retryShare':
         return this.service !== null
           ? this.windowed(this.service.measure.retryArrivals, this.service.measure.arrivals)

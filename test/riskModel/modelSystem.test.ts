@@ -28,4 +28,18 @@ describe('the model as a splittable system keeps the contract (systemProblems: s
   it('a graph: a frontend calling a backend, probed at the backend', () => {
     expect(systemProblems(new ModelSystem(smallGraph(), gridRisk('backend')), { seed: 4, importanceStep: 1 })).toEqual([]);
   });
+
+  it('branches with fresh streams go their own ways from one snapshot; the original streams go on as the run did', () => {
+    const system = new ModelSystem(mm1(100, 200), ruinRisk(30));
+    // The first start (of the seeds 1, 2, ...) whose queue reaches 3 requests.
+    let seed = 1;
+    let c = system.start(seed);
+    while (c.advance(3).reason !== 'level') c = system.start(++seed);
+    const snap = c.snapshot();
+    const run = c.advance(Infinity);
+    const again = system.restore(snap, { kind: 'original' }).advance(Infinity);
+    expect(again).toEqual(run);
+    const branches = Array.from({ length: 8 }, (_, i) => system.restore(snap, { kind: 'fresh', seed: 100 + i }).advance(Infinity).steps);
+    expect(new Set(branches).size).toBeGreaterThan(1);
+  });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/experiment/index.js';
 import type { RiskCollapse, RiskImportance, RiskSection } from '../../src/experiment/riskSchema.js';
+import { Model } from '../../src/model/Model.js';
 import { ModelSystem, type ExampleTrajectory } from '../../src/riskModel/index.js';
+import { cachedGraph } from './riskScenarios.js';
 
 /** 10 clients at t = 0, one attempt each, to a server of 2 workers serving each in exactly 100 ms. */
 const burst = parseScenario({
@@ -112,5 +114,24 @@ describe('probes of a running model read what the scenario implies', () => {
     }));
     expect(x.importance).toEqual([0, 0, 10, 10]);
     expect(x.collapseAtMs).toBe(100);
+  });
+});
+
+describe('cache probes', () => {
+  it('hitRatio and missRatio over a window as long as the run are the results\' hit ratio and its complement', () => {
+    const sc = cachedGraph();
+    const results = new Model(sc, { seed: 9 }).run();
+    const hitRatio = results.services?.find((x) => x.service === 'app')?.caches?.db?.hitRatio as number;
+    expect(hitRatio).toBeGreaterThan(0);
+    expect(hitRatio).toBeLessThan(1);
+    // Collapse (always) held for the whole horizon: the trajectory is read to its last check, at 2,000 ms.
+    const always = (metric: 'hitRatio' | 'missRatio'): RiskCollapse => ({ metric, cache: 'app.db', windowMs: 2000, above: -1, forMs: 2000 });
+    for (const metric of ['hitRatio', 'missRatio'] as const) {
+      const system = new ModelSystem(sc, { importance: { metric: 'inFlight', service: 'db' }, collapse: always(metric), checkEveryMs: 100 });
+      expect(system.start(9).advance(Infinity).reason).toBe('collapse');
+      const x = system.example as ExampleTrajectory;
+      expect(x.tMs.at(-1)).toBe(2000);
+      expect(x.collapseMetric.at(-1)).toBeCloseTo(metric === 'hitRatio' ? hitRatio : 1 - hitRatio, 12);
+    }
   });
 });

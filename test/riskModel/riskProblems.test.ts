@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RiskSection } from '../../src/experiment/riskSchema.js';
 import { estimateCellRisk, RiskInputError, riskProblems } from '../../src/riskModel/index.js';
-import { mm1, ruinRisk, smallGraph } from './riskScenarios.js';
+import { cachedGraph, mm1, ruinRisk, smallGraph } from './riskScenarios.js';
 
 const grid = (more: Partial<RiskSection>): RiskSection => ({
   importance: { metric: 'inFlight' },
@@ -38,11 +38,14 @@ describe('riskProblems names the field and the rule', () => {
     ]);
   });
 
-  it('metrics not read yet, and estimateCellRisk refuses what riskProblems names', () => {
+  it('cache probes: a stack run has no cache; an unknown cache names those there are; cache with another metric', () => {
     const risk = grid({ importance: { metric: 'missRatio', cache: 'users' } });
-    expect(riskProblems(mm1(100, 200), risk)).toEqual([
-      'risk.importance.metric: missRatio of cache "users" is not read by risk estimates yet (inFlight, queued, utilization, retryShare, goodput)',
-    ]);
+    expect(riskProblems(mm1(100, 200), risk)).toEqual(['risk.importance.metric: missRatio needs a cache, and a stack run has none']);
     expect(() => estimateCellRisk(mm1(100, 200), risk, 1)).toThrow(RiskInputError);
+    expect(riskProblems(cachedGraph(), risk)).toEqual(['risk.importance.cache: unknown cache "users" (known: "app.db")']);
+    expect(riskProblems(cachedGraph(), grid({ importance: { metric: 'missRatio' } }))).toEqual([]);
+    expect(riskProblems(cachedGraph(), grid({ importance: { metric: 'inFlight', cache: 'app.db' } }))).toEqual([
+      'risk.importance.cache: only missRatio and hitRatio read a cache (got cache with inFlight)',
+    ]);
   });
 });

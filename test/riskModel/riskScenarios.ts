@@ -71,3 +71,23 @@ export function smallGraph(clients = 20): Scenario {
     horizonMs: 3000,
   });
 }
+
+/**
+ * Open-loop arrivals at `rate`/s (past the horizon of 2 s) into an app whose handler looks up a
+ * cache of `capacity` entries over 50 keys before calling a database (one attempt).
+ */
+export function cachedGraph(rate = 300, capacity = 10): Scenario {
+  return parseScenario({
+    workload: { kind: 'open', rate, durationMs: 10_000, method: 'GET', entry: { service: 'app', endpoint: 'get' } },
+    stack: [{ name: 'client', policy: { maxAttempts: 1 } }],
+    services: {
+      app: {
+        fleet: { kind: 'server', concurrency: 64, serviceMs: 0 },
+        execution: 'async',
+        endpoints: { get: { steps: [{ kind: 'call', calls: [{ service: 'db', stack: [{ name: 'app', policy: { maxAttempts: 1 } }], cache: { capacity, keys: 50, zipf: 0.8 } }] }] } },
+      },
+      db: { fleet: { kind: 'server', concurrency: 4, serviceMs: { dist: 'exponential', mean: 5 } }, endpoints: { get: {} } },
+    },
+    horizonMs: 2000,
+  });
+}
