@@ -1,5 +1,5 @@
 import { OUTCOME_NAMES } from '../policy/outcome.js';
-import type { GraphService, GraphStep, Join, ServiceGraph } from './graph/ServiceGraph.js';
+import { DEFAULT_CALL_PROBABILITY, type GraphService, type GraphStep, type Join, type ServiceGraph } from './graph/ServiceGraph.js';
 import { NO_LAYER, type CacheTraceWhat, type ServiceTraceEvent, type TraceEvent, type TraceSite } from './trace.js';
 
 /** A join as the timeline names it: `all`, `any` or `quorum k`. */
@@ -108,7 +108,7 @@ export class ServiceTracer {
   /** Step `step` (from 0) of the handler starts. */
   step(op: number, endpoint: number, step: number, t: number): void {
     const s = this.steps[endpoint]?.[step] as GraphStep;
-    const calls = s.kind === 'call' ? s.calls.map((c) => `${c.service}.${c.endpoint}${c.optional ? ' (optional)' : ''}`) : [];
+    const calls = s.kind === 'call' ? s.calls.map((c) => `${c.service}.${c.endpoint}${c.optional ? ' (optional)' : ''}${c.probability < DEFAULT_CALL_PROBABILITY ? ` (probability ${c.probability})` : ''}`) : [];
     this.emit({ event: 'step', step, kind: s.kind, calls, join: s.kind === 'call' ? joinName(s.join) : '' }, op, endpoint, t);
   }
 
