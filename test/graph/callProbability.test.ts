@@ -7,6 +7,7 @@ import { resolveScenario } from '../../src/experiment/index.js';
 import { Model } from '../../src/model/Model.js';
 import type { SimulationResults } from '../../src/model/results.js';
 import type { Scenario } from '../../src/model/scenario.js';
+import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
 
 type Json = Record<string, any>;
 
@@ -101,5 +102,13 @@ describe('a call with a probability', () => {
     expect(problems(graph('half' as unknown as number))).toEqual([expect.stringContaining(`${at}.calls.1.probability must be a number > 0 and <= 1 (got "half")`)]);
     expect(problems(graph(P, 'any'))).toEqual([expect.stringContaining(`${at}.calls.1.probability below 1 is allowed only with join "all" (got 0.3 with join "any")`)]);
     expect(problems(graph(1, 'any'))).toEqual([]);
+  });
+
+  it('a file with a probability out of range: validate names the file and the field, exit code 2, no stack trace', async () => {
+    const file = writeExperiment(tempDir(), 'p.json', { name: 'p', scenario: graph(0) });
+    const r = await cli(['validate', file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`p.json: scenario.services.fe.endpoints.page.steps.1.calls.1.probability must be > 0 and <= 1 (got 0)`);
+    expect(r.err).not.toMatch(/\bat .+:\d+:\d+/);
   });
 });
