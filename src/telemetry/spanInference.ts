@@ -3,7 +3,8 @@
  * span's name); its calls are read by `spanCalls.ts` and grouped into steps by time. Per endpoint:
  * the steps are those of the most frequent pattern among requests whose calls all succeeded (else
  * among all), with the calls only other patterns have (calls not made on every request) placed
- * where those patterns put them, each call's calls per request counted over every request; a step's join is `all`
+ * where those patterns put them, each call's calls per request counted over the requests that did
+ * not fail on their own (an own error is written as a fault, which answers at once, making no call); a step's join is `all`
  * when its requests went on only after every call ended, else a quorum of the calls that had
  * ended (`any` for one); a call that failed under a request that succeeded is optional; the own
  * work is the request's duration minus the time its calls covered; own errors are failed requests
@@ -107,6 +108,9 @@ function endpointOf(t: EndpointTally): ObservedEndpoint {
   const merged = mergedSteps(sorted);
   const slots = new Map<string, number>();
   for (const step of merged) for (const c of step.callees) slots.set(calleeKeyOf(c), (slots.get(calleeKeyOf(c)) ?? 0) + 1);
+  // Calls per request served: an own error is written as a fault, which answers at once (no call), so the calls
+  // over the requests that did not fail on their own keep the edge's rate.
+  const served = t.requests - t.ownErrors;
   const steps: ObservedStep[] = merged.map((step) => {
     const calls: ObservedCall[] = step.callees.map((callee) => {
       const key = calleeKeyOf(callee);
@@ -114,7 +118,7 @@ function endpointOf(t: EndpointTally): ObservedEndpoint {
       return {
         service: callee.service,
         endpoint: callee.endpoint,
-        perRequest: tally.calls / t.requests / (slots.get(key) ?? 1),
+        perRequest: tally.calls / (served > 0 ? served : t.requests) / (slots.get(key) ?? 1),
         attemptsPerCall: tally.attempts / tally.calls,
         maxAttempts: tally.maxAttempts,
         retriesSeen: tally.resendSeen,
@@ -126,7 +130,6 @@ function endpointOf(t: EndpointTally): ObservedEndpoint {
     const join = step.from < 0 ? 'all' : joinOf(t.joins.get(`${patternKey(best?.steps ?? [])}#${step.from}`), best?.steps[step.from]?.length ?? calls.length);
     return { calls: join === 'all' ? calls : calls.map((c) => ({ ...c, optional: false })), join };
   });
-  const served = t.requests - t.ownErrors;
   return { requests: t.requests, ownWorkMs: served > 0 ? t.ownUs / served / 1000 : 0, ownErrorRate: t.ownErrors / t.requests, steps };
 }
 

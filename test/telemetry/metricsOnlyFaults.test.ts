@@ -8,7 +8,7 @@ import type { TraceEvent } from '../../src/model/trace.js';
 import { otlpTraces } from '../../src/model/traceOtlp.js';
 import { simulate } from '../../src/simulate.js';
 import { flattenMetrics } from '../../src/sweep/flattenMetrics.js';
-import { graphFromMetrics, importTelemetry, readMetricTexts, readSpanText } from '../../src/telemetry/index.js';
+import { graphFromMetrics, graphFromSpans, importTelemetry, readMetricTexts, readSpanText, type Span } from '../../src/telemetry/index.js';
 import { servicegraphText } from './servicegraphOf.js';
 
 const DURATION_MS = 12_000;
@@ -46,12 +46,14 @@ function nearShare(actual: number | undefined, truth: number, n: number, what: s
 }
 
 let metricsText: string;
+let spans: Span[];
 let original: Record<string, number>;
 beforeAll(() => {
   const events: TraceEvent[] = [];
   original = flattenMetrics(simulate(MODEL, { seed: 5, trace: (e) => events.push(e), traceGraph: true }));
   const traces = otlpTraces(events, { layers: ['app'], entryServices: ['frontend'], traceIdPrefix: 0, seed: 5 });
-  metricsText = servicegraphText(readSpanText(JSON.stringify(traces), 'traces.json').spans);
+  spans = readSpanText(JSON.stringify(traces), 'traces.json').spans;
+  metricsText = servicegraphText(spans);
 });
 
 describe('a metrics-only import of faults that answer at once', () => {
@@ -90,5 +92,11 @@ describe('a metrics-only import of faults that answer at once', () => {
     }
     const again = flattenMetrics(simulate(imported.experiment.scenario, { seed: 6 }));
     near(again['edges.frontend->db.amplification'], original['edges.frontend->db.amplification'] as number, 'frontend -> db calls per operation');
+  });
+
+  it('from spans too: the calls per request are over the requests that did not fail on their own, as the fault written makes no call', () => {
+    const fe = graphFromSpans(spans).services.get('frontend')?.endpoints.get('page');
+    nearShare(fe?.ownErrorRate, FAULT.frontend, fe?.requests ?? 0, 'frontend own error rate');
+    near(fe?.steps[0]?.calls[0]?.perRequest, 1, 'frontend -> db calls per request');
   });
 });
