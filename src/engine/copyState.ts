@@ -1,4 +1,4 @@
-import { ClientRandom, copyStream, RESEED, streamOrigin, type StreamRule, type Uniform } from './random.js';
+import { ClientRandom, clientStream, clientStreamParts, copyStream, isStateless, RESEED, streamOrigin, type StreamRule, type Uniform } from './random.js';
 
 /** Any function (a random stream, a stateless function, or a closure to refuse). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- every function, whatever its parameters
@@ -9,10 +9,12 @@ export type AnyFunction = (...args: any[]) => unknown;
  * number of times ({@link copyState}): it lives in plain fields (numbers, strings, typed arrays,
  * arrays, Map, Set, plain objects and instances of classes), and no closure holds any of it, for
  * a closure's captured variables cannot be reached, hence not copied. Random streams are the
- * functions made by `stream` (random.ts), copied by their state; a function with no state at all
- * (a module-level function that reads nothing but its arguments and constants) may be listed as
- * {@link CopyOptions.stateless}. ECMAScript private fields (`#name`) cannot be reached either:
- * TypeScript's `private` is a plain field.
+ * functions made by `stream` and `clientStream` (random.ts), copied by their state; per-client
+ * generators come from `ClientRandom.named`, and a seed kept as a number for later draws is a
+ * `NamedSeed`, so that fresh streams re-derive them; a function with no state at all (a
+ * module-level function that reads nothing but its arguments and constants) is marked by
+ * `stateless` (random.ts) or listed as {@link CopyOptions.stateless}. ECMAScript private fields
+ * (`#name`) cannot be reached either: TypeScript's `private` is a plain field.
  */
 export interface CopyOptions {
   /** How the copy's random streams go on: where they stood, or made anew from a fresh seed. */
@@ -95,9 +97,9 @@ function ownKeys(v: object): Array<string | symbol> {
   return Reflect.ownKeys(v);
 }
 
-/** Whether a function of a run's state is copied (a random stream) or shared (listed as stateless). */
+/** Whether a function of a run's state is copied (a random stream, a client stream) or shared (listed or marked as stateless). */
 function acceptedFunction(fn: AnyFunction, stateless: ReadonlySet<AnyFunction>): boolean {
-  return stateless.has(fn) || streamOrigin(fn as Uniform) !== null;
+  return stateless.has(fn) || isStateless(fn) || streamOrigin(fn as Uniform) !== null || clientStreamParts(fn as Uniform) !== null;
 }
 
 /**
@@ -124,6 +126,11 @@ export function stateProblems(root: unknown, options: Partial<CopyOptions> = {})
       seen.add(v);
       if (typeof v === 'function') {
         if (!acceptedFunction(v as AnyFunction, stateless)) problems.push(`${path}: ${CLOSURE_PROBLEM}`);
+        const parts = clientStreamParts(v as Uniform);
+        if (parts !== null) {
+          visit(parts.random, `${path} (its generator)`);
+          visit(parts.cursor, `${path} (its cursor)`);
+        }
         continue;
       }
       const o = v as object;
@@ -197,7 +204,9 @@ class Copier {
   }
 
   private copyFunction(fn: AnyFunction): unknown {
-    if (this.stateless.has(fn)) return fn;
+    if (this.stateless.has(fn) || isStateless(fn)) return fn;
+    const parts = clientStreamParts(fn as Uniform);
+    if (parts !== null) return clientStream(this.copy(parts.random) as ClientRandom, this.copy(parts.cursor) as { client: number });
     const copied = copyStream(fn as Uniform, this.rule);
     if (copied === null) this.refused = true;
     return copied ?? fn;
@@ -312,9 +321,12 @@ class Copier {
  *   threads on purpose);
  * - random streams made by `stream` (random.ts) are copied as `options.streams` says: continued
  *   from their state (`original`: the copy draws exactly what the original would) or made anew
- *   under a fresh seed with the same names (`fresh`); every object whose class has a
- *   {@link RESEED} method (a `ClientRandom`) is then re-seeded under the fresh seed;
- * - functions listed in `options.stateless` are shared; any other function is refused, and so are
+ *   from a fresh seed with the same names (`fresh`, under the master `freshOrigin` gives); every
+ *   object whose class has a {@link RESEED} method (a `ClientRandom`, a `NamedSeed`: a seed kept
+ *   as a number for later draws) is then re-seeded from the fresh seed; a `clientStream` (a
+ *   uniform drawing from one client's generator) draws from the copies of its generator and cursor;
+ * - functions listed in `options.stateless` or marked by `stateless` (random.ts) are shared; any
+ *   other function is refused, and so are
  *   objects whose state is in internal slots (WeakMap, Promise, Date, iterators): a {@link SnapshotError} names
  *   the path from the root to each ({@link stateProblems}).
  * The original is not changed (its streams are read, not drawn from). Prototypes, and the

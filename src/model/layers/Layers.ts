@@ -1,4 +1,4 @@
-import { ClientRandom, deriveSeed } from '../../engine/random.js';
+import { ClientRandom } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
 import { idempotencyInto, METHOD_CODES, METHOD_COUNT } from '../../policy/classify.js';
 import { compilePolicy, type CompiledPolicy } from '../../policy/decision.js';
@@ -149,7 +149,7 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
     this.loops = o.policies.map((p) => new RetryLoop(p));
     this.idempotent = new Uint8Array(L * METHOD_COUNT);
     sc.stack.forEach((l, k) => idempotencyInto(this.idempotent, k * METHOD_COUNT, l.policy.idempotency));
-    this.jitter = sc.stack.map((l, k) => new ClientRandom(clients, deriveSeed(seed, 'jitter', k), l.policy.seeding ?? { kind: 'independent' }));
+    this.jitter = sc.stack.map((l, k) => ClientRandom.named(clients, l.policy.seeding ?? { kind: 'independent' }, seed, 'jitter', k));
     this.timeSeeded = sc.stack.map((l) => l.policy.seeding?.kind === 'time-seeded');
     this.timeoutLane = Int32Array.from(sc.stack, (l) => (l.policy.perAttemptTimeoutMs !== undefined ? sim.addLane() : -1));
     this.wakeLane = Int32Array.from(sc.stack, (l) => {
