@@ -10,6 +10,8 @@
 //   aws     the aws-contention-2015 sweep vs an event-per-hop implementation (bench/naive/)
 //   memory  peak RSS: 1,000,000 clients; 10,000,000 open-loop operations vs 1,000,000
 //   sweep   worker-pool scaling vs two processes (bench/sweepScaling.mjs)
+//   snapshot  a copy of a run's state at 5 s (storm and graph, 10,000 clients): CPU ms and MB per
+//           copy vs the CPU of the run to that point (bench/cases/snapshot.mjs)
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -23,6 +25,7 @@ const CASES = {
   aws: 'aws.mjs',
   memory: 'memoryRuns.mjs',
   sweep: 'sweepScaling.mjs',
+  snapshot: 'snapshot.mjs',
 };
 
 const argv = process.argv.slice(2);
