@@ -9,9 +9,10 @@
 // N times (default 3) with the original streams, to measure what a copy costs: CPU milliseconds per
 // copy (median) and the bytes a copy holds (heap and array buffers, after a full collection, per
 // copy; bench/lib/snapshotCost.mjs); and the original and one copy go on to twice --at, with their
-// events and events per CPU second (the same events: a copy with the original streams is the run).
+// events and events per CPU second (the same events: a copy with the original streams is the run),
+// and so does a copy made into the objects of a model just built (copyState's `into`).
 // `npm run bench` has the copy's cost as a row (bench/cases/snapshot.mjs).
-import { goOn, snapshotCost } from './lib/snapshotCost.mjs';
+import { copyInto, goOn, snapshotCost } from './lib/snapshotCost.mjs';
 import { graphScenario, stormScenario } from './lib/scenarios.mjs';
 
 const args = process.argv.slice(2);
@@ -30,7 +31,9 @@ function measure(name, sc) {
   process.stdout.write(`  a copy: ${s.copyCpuMs.toFixed(1)} CPU ms (median of ${copies}), ${(s.bytesPerCopy / 1e6).toFixed(2)} MB held\n`);
   const copy = s.kept[0];
   s.kept.length = 0;
-  for (const [what, m] of [['original', s.model], ['copy', copy]]) {
+  const into = copyInto(s.model, sc);
+  process.stdout.write(`  a copy into a model built for it: ${into.cpuMs.toFixed(1)} CPU ms, building the model included\n`);
+  for (const [what, m] of [['original', s.model], ['copy into a model built', into.copy], ['copy', copy]]) {
     const g = goOn(m, 2 * atMs);
     process.stdout.write(`  the ${what} goes on to ${2 * atMs} ms: ${g.events} events, ${(g.events / g.cpuSec / 1e6).toFixed(2)} M events per CPU second\n`);
   }

@@ -47,6 +47,17 @@ export function snapshotCost(sc, { seed = 1, atMs, copies, keep = false }) {
   return { model, events, runCpuMs, problems, copyCpuMs: median(times), copyTimesMs: times, bytesPerCopy, kept: keep ? kept.map((k) => k.model) : [] };
 }
 
+/**
+ * A copy of `model` (a run of `sc`) with its original streams, made into the objects of a model
+ * just built for `sc` (`copyState`'s `into`: the hidden classes of a run built by the
+ * constructors): { copy, cpuMs } (building the model included).
+ */
+export function copyInto(model, sc) {
+  const clock = startClock();
+  const copy = copyState({ model }, { streams: { kind: 'original' }, into: { model: new Model(sc, { seed: 1 }) } }).model;
+  return { copy, cpuMs: clock.stop().cpuSec * 1000 };
+}
+
 /** The events a begun model has run so far (its run cursor's count, over every piece). */
 export function eventsSoFar(model) {
   return (model.graphRun ?? model).cursor.events;

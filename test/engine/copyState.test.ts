@@ -383,3 +383,54 @@ describe('fresh streams of a model whose streams are named under derived masters
     expect(copyState(root, { streams: ORIGINAL }).never).toBe(never);
   });
 });
+
+describe('copyState into a state of the same shape', () => {
+  class Cell {
+    n = 0;
+    next: Cell | null = null;
+    readonly seen = new Map<string, Cell>();
+    readonly cells: Cell[] = [];
+  }
+
+  it("reuses the objects at the same places (same prototype, same keys in order), overwriting their fields: the copy is the same as without", () => {
+    const a = new Cell();
+    a.n = 5;
+    const b = new Cell();
+    b.n = 7;
+    a.next = b;
+    b.next = a;
+    a.seen.set('b', b);
+    a.cells.push(b, a);
+    const into = new Cell();
+    into.next = new Cell();
+    into.seen.set('b', new Cell());
+    const intoNext = into.next;
+    const copy = copyState(a, { streams: ORIGINAL, into });
+    expect(copy).toBe(into);
+    expect(copy.next).toBe(intoNext);
+    expect(copy.n).toBe(5);
+    expect(copy.next?.n).toBe(7);
+    expect(copy.next?.next).toBe(copy);
+    expect(copy.seen.get('b')).toBe(copy.next);
+    expect(copy.cells).toEqual([copy.next, copy]);
+    expect(copy).toEqual(copyState(a, { streams: ORIGINAL }));
+    expect(a.n).toBe(5);
+  });
+
+  it('makes its own object where the counterpart differs (another prototype, other keys, taken already, frozen)', () => {
+    const src = { x: new Cell(), y: { p: 1, q: 2 }, z: { p: 1 }, w: { p: 3 } };
+    const taken = { p: 9 };
+    const into = { x: { n: 0 }, y: { q: 2, p: 1 }, z: taken, w: taken };
+    const copy = copyState(src, { streams: ORIGINAL, into });
+    expect(copy).toBe(into);
+    expect(copy.x).toBeInstanceOf(Cell);
+    expect(copy.y).toEqual({ p: 1, q: 2 });
+    expect(Object.keys(copy.y)).toEqual(['p', 'q']);
+    expect(copy.z).toBe(taken);
+    expect(copy.w).not.toBe(taken);
+    expect([copy.z.p, copy.w.p]).toEqual([1, 3]);
+    const frozen = Object.freeze({ p: 0 });
+    expect(copyState({ f: { p: 4 } }, { streams: ORIGINAL, into: { f: frozen } }).f).toEqual({ p: 4 });
+    expect(frozen.p).toBe(0);
+  });
+});
