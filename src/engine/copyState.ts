@@ -1,4 +1,4 @@
-import { ClientRandom, copyStream, RESEED, streamOrigin, type StreamRule, type Uniform } from './random.js';
+import { ClientRandom, clientStream, clientStreamParts, copyStream, isStateless, RESEED, streamOrigin, type StreamRule, type Uniform } from './random.js';
 
 /** Any function (a random stream, a stateless function, or a closure to refuse). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- every function, whatever its parameters
@@ -9,10 +9,12 @@ export type AnyFunction = (...args: any[]) => unknown;
  * number of times ({@link copyState}): it lives in plain fields (numbers, strings, typed arrays,
  * arrays, Map, Set, plain objects and instances of classes), and no closure holds any of it, for
  * a closure's captured variables cannot be reached, hence not copied. Random streams are the
- * functions made by `stream` (random.ts), copied by their state; a function with no state at all
- * (a module-level function that reads nothing but its arguments and constants) may be listed as
- * {@link CopyOptions.stateless}. ECMAScript private fields (`#name`) cannot be reached either:
- * TypeScript's `private` is a plain field.
+ * functions made by `stream` and `clientStream` (random.ts), copied by their state; per-client
+ * generators come from `ClientRandom.named`, and a seed kept as a number for later draws is a
+ * `NamedSeed`, so that fresh streams re-derive them; a function with no state at all (a
+ * module-level function that reads nothing but its arguments and constants) is marked by
+ * `stateless` (random.ts) or listed as {@link CopyOptions.stateless}. ECMAScript private fields
+ * (`#name`) cannot be reached either: TypeScript's `private` is a plain field.
  */
 export interface CopyOptions {
   /** How the copy's random streams go on: where they stood, or made anew from a fresh seed. */
@@ -25,6 +27,17 @@ export interface CopyOptions {
   stateless?: Iterable<AnyFunction>;
   /** The name of the root in the paths of messages (default {@link DEFAULT_ROOT_NAME}). */
   rootName?: string;
+  /**
+   * A state of the same shape to copy into (e.g. a model just built by its constructor with the
+   * same scenario), whose objects are reused: an object of the original whose counterpart in
+   * `into` (the object at the same place: the same field, element or Map key) has the same
+   * prototype and the same own keys in the same order takes that object, its fields overwritten,
+   * instead of an object made by `Object.create`. The copy then has the objects' hidden classes
+   * of a run built by the constructors, on which the code already optimised for such runs stays
+   * fast (docs/performance.md, "Copies of a run's state"). `into` is overwritten; the copy is the
+   * same with it or without.
+   */
+  into?: unknown;
 }
 
 /** The root's name in the paths of {@link SnapshotError} and {@link stateProblems}. */
@@ -95,9 +108,9 @@ function ownKeys(v: object): Array<string | symbol> {
   return Reflect.ownKeys(v);
 }
 
-/** Whether a function of a run's state is copied (a random stream) or shared (listed as stateless). */
+/** Whether a function of a run's state is copied (a random stream, a client stream) or shared (listed or marked as stateless). */
 function acceptedFunction(fn: AnyFunction, stateless: ReadonlySet<AnyFunction>): boolean {
-  return stateless.has(fn) || streamOrigin(fn as Uniform) !== null;
+  return stateless.has(fn) || isStateless(fn) || streamOrigin(fn as Uniform) !== null || clientStreamParts(fn as Uniform) !== null;
 }
 
 /**
@@ -124,6 +137,11 @@ export function stateProblems(root: unknown, options: Partial<CopyOptions> = {})
       seen.add(v);
       if (typeof v === 'function') {
         if (!acceptedFunction(v as AnyFunction, stateless)) problems.push(`${path}: ${CLOSURE_PROBLEM}`);
+        const parts = clientStreamParts(v as Uniform);
+        if (parts !== null) {
+          visit(parts.random, `${path} (its generator)`);
+          visit(parts.cursor, `${path} (its cursor)`);
+        }
         continue;
       }
       const o = v as object;
@@ -172,8 +190,10 @@ type ViewConstructor = new (buffer: ArrayBufferLike, byteOffset: number, length:
 class Copier {
   /** Each original object or function, and its copy. */
   private readonly memo = new Map<unknown, unknown>();
-  /** Originals whose copies wait for their fields: [original, copy] pairs. */
-  private readonly pending: Array<[object, object]> = [];
+  /** Originals whose copies wait for their fields: [original, copy, the counterpart in `into` of the original's fields' values or undefined]. */
+  private readonly pending: Array<[object, object, unknown]> = [];
+  /** Objects of `into` already taken by a copy (each is taken once). */
+  private readonly taken = new Set<object>();
   /** Copies whose class re-seeds its own random state ({@link RESEED}), in the order they were made. */
   readonly reseeded: object[] = [];
   private readonly stateless: ReadonlySet<AnyFunction>;
@@ -184,20 +204,22 @@ class Copier {
     this.stateless = new Set(stateless);
   }
 
-  /** The copy of `v`, made (shallowly, its fields queued) on first sight. */
-  copy(v: unknown): unknown {
+  /** The copy of `v`, made (shallowly, its fields queued) on first sight; `like` is its counterpart in `into`, if any. */
+  copy(v: unknown, like?: unknown): unknown {
     if (typeof v !== 'object' || v === null) {
       if (typeof v !== 'function') return v;
     }
     const known = this.memo.get(v);
     if (known !== undefined) return known;
-    const made = typeof v === 'function' ? this.copyFunction(v as AnyFunction) : this.shell(v as object);
+    const made = typeof v === 'function' ? this.copyFunction(v as AnyFunction) : this.shell(v as object, like);
     this.memo.set(v, made);
     return made;
   }
 
   private copyFunction(fn: AnyFunction): unknown {
-    if (this.stateless.has(fn)) return fn;
+    if (this.stateless.has(fn) || isStateless(fn)) return fn;
+    const parts = clientStreamParts(fn as Uniform);
+    if (parts !== null) return clientStream(this.copy(parts.random) as ClientRandom, this.copy(parts.cursor) as { client: number });
     const copied = copyStream(fn as Uniform, this.rule);
     if (copied === null) this.refused = true;
     return copied ?? fn;
@@ -220,7 +242,23 @@ class Copier {
     return made;
   }
 
-  private shell(v: object): object {
+  /** `like` when it can take `v`'s copy: an object of `into` not yet taken, of `v`'s prototype and own keys in order, extensible; else null. */
+  private reusable(v: object, like: unknown): object | null {
+    if (typeof like !== 'object' || like === null || this.taken.has(like) || !Object.isExtensible(like)) return null;
+    if (Object.getPrototypeOf(like) !== Object.getPrototypeOf(v)) return null;
+    const a = ownKeys(v);
+    const b = ownKeys(like);
+    if (a.length !== b.length) return null;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return null;
+    for (const key of b) {
+      const d = Object.getOwnPropertyDescriptor(like, key) as PropertyDescriptor;
+      if (d.configurable !== true && !('value' in d && d.writable === true)) return null;
+    }
+    this.taken.add(like);
+    return like;
+  }
+
+  private shell(v: object, like?: unknown): object {
     if (ArrayBuffer.isView(v)) {
       const buffer = this.buffer(v.buffer);
       if (v instanceof DataView) return new DataView(buffer, v.byteOffset, v.byteLength);
@@ -249,11 +287,11 @@ class Copier {
         return v;
       }
       // Copies made alike share their hidden classes (one family per class, apart from the
-      // original's: see docs/performance.md, "Copies of a run's state").
-      made = Object.create(proto) as object;
+      // original's: see docs/performance.md, "Copies of a run's state"), unless `into` has the object.
+      made = this.reusable(v, like) ?? (Object.create(proto) as object);
       if (typeof (made as { [RESEED]?: unknown })[RESEED] === 'function') this.reseeded.push(made);
     }
-    this.pending.push([v, made]);
+    this.pending.push([v, made, like]);
     return made;
   }
 
@@ -261,22 +299,24 @@ class Copier {
   fill(): void {
     const pending = this.pending;
     while (pending.length > 0 && !this.refused) {
-      const [from, to] = pending.pop() as [object, object];
+      const [from, to, like] = pending.pop() as [object, object, unknown];
+      const likeArray = Array.isArray(like) ? (like as unknown[]) : null;
       if (Array.isArray(from)) {
         const a = to as unknown[];
         for (let i = 0; i < from.length; i++) {
           const x = from[i];
           // Holes stay holes.
           if (x === undefined && !(i in from)) continue;
-          a[i] = this.copy(x);
+          a[i] = this.copy(x, likeArray?.[i]);
         }
       } else {
         if (from instanceof Map) {
-          for (const [k, x] of from) (to as Map<unknown, unknown>).set(this.copy(k), this.copy(x));
+          const likeMap = like instanceof Map ? like : null;
+          for (const [k, x] of from) (to as Map<unknown, unknown>).set(this.copy(k), this.copy(x, likeMap?.get(k)));
         } else if (from instanceof Set) {
           for (const x of from) (to as Set<unknown>).add(this.copy(x));
         }
-        this.fields(from, to);
+        this.fields(from, to, to === like ? null : like);
       }
       if (Object.isFrozen(from)) Object.freeze(to);
       else if (Object.isSealed(from)) Object.seal(to);
@@ -284,12 +324,23 @@ class Copier {
     }
   }
 
-  /** Copies `from`'s own properties onto `to`, in their order, with their attributes. */
-  private fields(from: object, to: object): void {
+  /**
+   * Copies `from`'s own properties onto `to`, in their order, with their attributes; each value's
+   * counterpart in `into` is `to`'s own value there when `to` is reused from `into`, else `like`'s.
+   */
+  private fields(from: object, to: object, like: unknown): void {
+    const source = typeof like === 'object' && like !== null ? (like as Record<PropertyKey, unknown>) : null;
+    const reused = source === null && this.taken.has(to);
     for (const key of ownKeys(from)) {
       const d = Object.getOwnPropertyDescriptor(from, key) as PropertyDescriptor;
       if ('value' in d) {
-        d.value = this.copy(d.value);
+        const counterpart = reused ? (to as Record<PropertyKey, unknown>)[key] : source?.[key];
+        d.value = this.copy(d.value, counterpart);
+        if (reused && d.writable === true && d.enumerable === true && d.configurable === true) {
+          // A store into the field the constructor made keeps the object's hidden class.
+          (to as Record<PropertyKey, unknown>)[key] = d.value;
+          continue;
+        }
       } else {
         if (d.get !== undefined) d.get = this.copy(d.get) as () => unknown;
         if (d.set !== undefined) d.set = this.copy(d.set) as (x: unknown) => void;
@@ -312,9 +363,12 @@ class Copier {
  *   threads on purpose);
  * - random streams made by `stream` (random.ts) are copied as `options.streams` says: continued
  *   from their state (`original`: the copy draws exactly what the original would) or made anew
- *   under a fresh seed with the same names (`fresh`); every object whose class has a
- *   {@link RESEED} method (a `ClientRandom`) is then re-seeded under the fresh seed;
- * - functions listed in `options.stateless` are shared; any other function is refused, and so are
+ *   from a fresh seed with the same names (`fresh`, under the master `freshOrigin` gives); every
+ *   object whose class has a {@link RESEED} method (a `ClientRandom`, a `NamedSeed`: a seed kept
+ *   as a number for later draws) is then re-seeded from the fresh seed; a `clientStream` (a
+ *   uniform drawing from one client's generator) draws from the copies of its generator and cursor;
+ * - functions listed in `options.stateless` or marked by `stateless` (random.ts) are shared; any
+ *   other function is refused, and so are
  *   objects whose state is in internal slots (WeakMap, Promise, Date, iterators): a {@link SnapshotError} names
  *   the path from the root to each ({@link stateProblems}).
  * The original is not changed (its streams are read, not drawn from). Prototypes, and the
@@ -323,7 +377,7 @@ class Copier {
 export function copyState<T>(root: T, options: CopyOptions): T {
   const stateless = [...(options.stateless ?? [])];
   const copier = new Copier(options.streams, stateless);
-  const made = copier.copy(root);
+  const made = copier.copy(root, options.into);
   copier.fill();
   if (copier.refused) throw new SnapshotError(stateProblems(root, { ...options, stateless }));
   const rule = options.streams;

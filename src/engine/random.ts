@@ -101,11 +101,25 @@ export interface StreamOrigin {
 /**
  * How the random streams of a copy of a run's state go on (src/engine/copyState.ts):
  * - `original`: each stream continues from where it stood, drawing what the run would have drawn;
- * - `fresh`: each stream is made anew under `seed` in place of the run's master seed, with the
- *   same names: a named stream is `stream(seed, ...names)`, a {@link ClientRandom} is re-seeded
- *   as {@link ClientRandom.named} describes. The same seed gives the same streams.
+ * - `fresh`: each stream is made anew from `seed`, with the same names, under the master
+ *   {@link freshOrigin} gives (`deriveSeed(seed, master)`): a named stream is
+ *   `stream(deriveSeed(seed, master), ...names)`, a {@link ClientRandom} is re-seeded as
+ *   {@link ClientRandom.named} describes, a {@link NamedSeed} is derived anew likewise. The same
+ *   seed gives the same streams.
  */
 export type StreamRule = { kind: 'original' } | { kind: 'fresh'; seed: number };
+
+/**
+ * The origin a stream of origin `o` takes under fresh streams of seed `seed` (`StreamRule`
+ * `fresh`): the same names, under the master `deriveSeed(seed, o.master)`. The fresh seed is
+ * combined with the master rather than put in its place, because a model's streams are often
+ * named under masters that are themselves derived (a seed per service, per call, per workload):
+ * streams that differ only by their masters stay apart (each service its own service times),
+ * and a copy of a copy keeps an origin of the same size.
+ */
+export function freshOrigin(o: StreamOrigin, seed: number): StreamOrigin {
+  return { master: deriveSeed(seed, o.master), names: o.names };
+}
 
 /** The state of one Alea generator (seedrandom's `{ state: true }`): enough to continue it exactly. */
 type AleaState = seedrandom.State.Alea;
@@ -154,9 +168,60 @@ export function streamOrigin(u: Uniform): StreamOrigin | null {
 export function copyStream(u: Uniform, rule: StreamRule): Uniform | null {
   const record = streamRecords.get(u);
   if (record === undefined) return null;
-  if (rule.kind === 'fresh') return stream(rule.seed, ...record.origin.names);
+  if (rule.kind === 'fresh') {
+    const o = freshOrigin(record.origin, rule.seed);
+    return stream(o.master, ...o.names);
+  }
   return aleaStream('', record.state(), record.origin);
 }
+
+/** What {@link clientStream} draws from: a client's generator among many, the client named by `cursor`. */
+interface ClientStreamParts {
+  readonly random: ClientRandom;
+  readonly cursor: { client: number };
+}
+
+/** The streams made by {@link clientStream}, by the function drawn from, with what they draw from. */
+const clientStreams = new WeakMap<Uniform, ClientStreamParts>();
+
+/**
+ * A {@link Uniform} that draws from `random`'s generator of client `cursor.client` (set the cursor
+ * before a draw): a sampler built once draws each client's values from the client's own stream.
+ * Its state is `random`'s and `cursor`'s, which a copy of a run's state copies; the function
+ * remembers them ({@link clientStreamParts}), so the copy draws from the copies.
+ */
+export function clientStream(random: ClientRandom, cursor: { client: number }): Uniform {
+  const u: Uniform = () => random.next(cursor.client);
+  clientStreams.set(u, { random, cursor });
+  return u;
+}
+
+/** The generator and cursor `u` draws from when {@link clientStream} made it, else null. */
+export function clientStreamParts(u: Uniform): ClientStreamParts | null {
+  return clientStreams.get(u) ?? null;
+}
+
+/** Functions marked by {@link stateless}. */
+const statelessFunctions = new WeakSet<AnyFunctionOf>();
+/** A function of any parameters. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- every function, whatever its parameters
+type AnyFunctionOf = (...args: any[]) => unknown;
+
+/**
+ * `fn`, marked as holding no state at all (a module-level function that reads only its arguments
+ * and constants, such as a stream that must never be drawn from): a copy of a run's state
+ * (src/engine/copyState.ts) shares it instead of refusing it.
+ */
+export function stateless<F extends AnyFunctionOf>(fn: F): F {
+  statelessFunctions.add(fn);
+  return fn;
+}
+
+/** Whether {@link stateless} marked `fn`. */
+export function isStateless(fn: AnyFunctionOf): boolean {
+  return statelessFunctions.has(fn);
+}
+
 
 /**
  * The method by which an object of a run's state re-seeds its own random state when a copy of it
@@ -165,6 +230,31 @@ export function copyStream(u: Uniform, rule: StreamRule): Uniform | null {
  * the reason) when the object cannot be re-seeded.
  */
 export const RESEED: unique symbol = Symbol('reseed');
+
+/**
+ * A seed kept as a number for draws made later from it (the base of a counter-based
+ * {@link keyedUniform}: an operation's cache key, its entry among several targets), which
+ * remembers its origin as a named stream does: `value` is `deriveSeed(master, ...names)`, and a
+ * copy of a run's state under fresh streams derives it anew from the fresh origin
+ * ({@link freshOrigin}), so that what is drawn from it follows the branch, as streams do.
+ */
+export class NamedSeed {
+  /** The seed: `deriveSeed(origin.master, ...origin.names)`. */
+  value: number;
+  /** Where {@link value} comes from. */
+  origin: StreamOrigin;
+
+  constructor(master: number | string, ...names: Array<string | number>) {
+    this.origin = { master, names };
+    this.value = deriveSeed(master, ...names);
+  }
+
+  /** Derives the seed anew under fresh streams of seed `seed`; for a copy of a run's state (src/engine/copyState.ts). */
+  [RESEED](seed: number): void {
+    this.origin = freshOrigin(this.origin, seed);
+    this.value = deriveSeed(this.origin.master, ...this.origin.names);
+  }
+}
 
 /** Weyl increment of mulberry32. */
 const MULBERRY_GAMMA = 0x6d2b79f5;
@@ -257,8 +347,9 @@ export class ClientRandom {
   /**
    * `clients` streams under `deriveSeed(master, ...names)`, as the constructor makes them, that
    * remember their origin, so that a copy of a run's state can re-seed them under a fresh master
-   * seed (`StreamRule` `fresh`). Re-seeded under `seed`, the base becomes hash(deriveSeed(seed,
-   * ...names)) (what `named(clients, mode, seed, ...names)` has), so every later seeding ({@link
+   * seed (`StreamRule` `fresh`). Re-seeded under `seed`, the origin becomes {@link freshOrigin}'s
+   * and the base hash(deriveSeed(deriveSeed(seed, master), ...names)) (what `named(clients, mode,
+   * deriveSeed(seed, master), ...names)` has), so every later seeding ({@link
    * start}, {@link reset}) is the fresh generator's; and every client's state moves by one offset
    * along mulberry32's cycle, derived from the new base: clients whose draws coincided (the
    * `shared` mode, clients of one `time-seeded` window) still coincide, shifted runs stay shifted,
@@ -270,13 +361,14 @@ export class ClientRandom {
     return r;
   }
 
-  /** Re-seeds the streams under the fresh master seed `seed`, as {@link ClientRandom.named} says; for a copy of a run's state (src/engine/copyState.ts). */
+  /** Re-seeds the streams under fresh streams of seed `seed`, as {@link ClientRandom.named} says; for a copy of a run's state (src/engine/copyState.ts). */
   [RESEED](seed: number): void {
-    const origin = this.origin;
-    if (origin === null) {
+    if (this.origin === null) {
       throw new Error('a ClientRandom built from a bare seed cannot take fresh streams: build it with ClientRandom.named(clients, mode, master, ...names)');
     }
-    this.base = deriveSeed(deriveSeed(seed, ...origin.names));
+    const origin = freshOrigin(this.origin, seed);
+    (this as { origin: StreamOrigin | null }).origin = origin;
+    this.base = deriveSeed(deriveSeed(origin.master, ...origin.names));
     // Odd, hence never 0: the fresh draws never continue the original ones.
     const offset = (fmix32((this.base ^ FRESH_OFFSET_KEY) >>> 0) | 1) >>> 0;
     const state = this.state;

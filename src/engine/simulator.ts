@@ -1,6 +1,6 @@
 import { EventQueue } from './eventQueue.js';
 import { INTERRUPT_CHECK_EVENTS, interruptFlag } from './interrupt.js';
-import { beginRunMemory, runMemoryExceeded } from './memoryMeter.js';
+import { beginRunMemory, resumeRunMemory, type RunMemory } from './memoryMeter.js';
 
 /** Why a run stopped early; `null` when it ran out of events. */
 export type TruncatedBy = null | 'horizon' | 'event-cap' | 'stopped';
@@ -56,10 +56,12 @@ export class Simulator {
   /** Events the current run may still handle: the event cap, or 0 once {@link stop} was called. */
   private limit = 0;
   private stopRequested = false;
+  /** The count of this run's tables against the memory ceiling (src/engine/memoryMeter.ts). */
+  readonly memory: RunMemory;
 
   constructor(startMs = 0, initialCapacity = 1024) {
     // A simulator is a new run: the memory meter counts its tables from here (src/engine/memoryMeter.ts).
-    beginRunMemory(this);
+    this.memory = beginRunMemory(this);
     this.queue = new EventQueue(initialCapacity);
     this.nowMs = startMs;
   }
@@ -105,8 +107,10 @@ export class Simulator {
     const horizon = bounds.horizonMs;
     this.limit = bounds.maxEvents;
     this.stopRequested = false;
-    // Tables built past the memory ceiling before the run (or before this part of it) stop it at once.
-    if (runMemoryExceeded()) this.stop();
+    // The tables that grow from here are this run's; built past the ceiling before the run (or
+    // before this part of it), they stop it at once.
+    resumeRunMemory(this.memory);
+    if (this.memory.over) this.stop();
     let events = 0;
     let truncated: TruncatedBy = null;
     const interrupt = interruptFlag();

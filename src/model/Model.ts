@@ -139,6 +139,11 @@ export class Model implements EventDispatcher, InterventionTarget {
     return this.graphRun !== null ? this.graphRun.nowMs() : this.sim.nowMs;
   }
 
+  /** The bytes this run's tables hold now, as the memory meter counts them (src/engine/memoryMeter.ts; a copy of the run counts its own). */
+  memoryHeldBytes(): number {
+    return this.graphRun !== null ? this.graphRun.memoryHeldBytes() : this.sim.memory.heldBytes;
+  }
+
   /** Ends the run where it stands (the end of the run is the horizon if it reached it, else its last event) and returns the results. */
   end(): SimulationResults {
     if (this.graphRun !== null) return this.graphRun.end();
@@ -147,11 +152,11 @@ export class Model implements EventDispatcher, InterventionTarget {
     const stats = cursor.stats();
     const endMs = endOfRunMs(stats, this.lastLiveMs);
     this.m.flushReads(endMs);
-    const truncated: Truncation = truncationOf(stats.truncated);
+    const truncated: Truncation = truncationOf(stats.truncated, this.sim.memory);
     this.m.gInFlight.finish(endMs);
     this.leaf.finish(endMs);
     this.layers.finish(endMs);
-    const results = buildResults({ ...this.snapshot(endMs, stats.events, truncated), seed: this.seed });
+    const results = buildResults({ ...this.snapshot(endMs, stats.events, truncated), seed: this.seed, memoryPeakBytes: this.sim.memory.peakBytes });
     if (sc.interventions !== undefined) results.interventions = cursor.applied;
     return results;
   }

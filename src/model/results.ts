@@ -2,7 +2,7 @@ import type { CascadeEvent } from '../metrics/cascadeTimeline.js';
 import type { AppliedIntervention } from './interventions.js';
 import type { MetricWindowResult } from '../metrics/MetricWindows.js';
 import type { ClusteringResult, HistogramSummary, LogHistogram } from '../metrics/index.js';
-import { runMemoryCeiling, runMemoryExceeded, runMemoryPeak } from '../engine/memoryMeter.js';
+import { runMemoryCeiling, type RunMemory } from '../engine/memoryMeter.js';
 import type { TruncatedBy } from '../engine/simulator.js';
 import { VERSION } from '../version.js';
 import type { CacheResult } from './graph/CallCache.js';
@@ -136,12 +136,12 @@ export function endOfRunMs(stats: { truncated: TruncatedBy; nowMs: number }, las
 
 /**
  * The truncation of a run the engine ended as `stopped`: the memory meter's when the run's tables
- * passed its ceiling, otherwise the model's cap on operations in flight (an interrupt also stops a
- * run so; the sweep renames it, src/sweep/runPlan.ts).
+ * (`memory`, its simulator's count) passed its ceiling, otherwise the model's cap on operations in
+ * flight (an interrupt also stops a run so; the sweep renames it, src/sweep/runPlan.ts).
  */
-export function truncationOf(by: TruncatedBy): Truncation {
+export function truncationOf(by: TruncatedBy, memory: RunMemory): Truncation {
   if (by !== 'stopped') return by;
-  return runMemoryExceeded() ? 'memory-cap' : 'in-flight-cap';
+  return memory.over ? 'memory-cap' : 'in-flight-cap';
 }
 
 /** Everything one run measured (docs/concepts.md, "What is measured"). Times in ms, rates per second. */
@@ -269,6 +269,8 @@ export interface ResultInput {
   endMs: number;
   events: number;
   truncated: Truncation;
+  /** The most the run's tables held, in bytes (src/engine/memoryMeter.ts): what a `memory-cap` truncation's reason says. */
+  memoryPeakBytes?: number;
   unfinished: number;
   offered: number;
   succeeded: number;
@@ -328,7 +330,7 @@ function truncationReason(i: ResultInput): string | null {
   }
   if (i.truncated === 'memory-cap') {
     const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-    return `stopped at the memory ceiling (its tables grew to ${mb(runMemoryPeak())}, over the ${mb(runMemoryCeiling())} a run may hold: run --memory-limit) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
+    return `stopped at the memory ceiling (its tables grew to ${mb(i.memoryPeakBytes ?? 0)}, over the ${mb(runMemoryCeiling())} a run may hold: run --memory-limit) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
   }
   if (i.truncated === 'in-flight-cap') {
     return `stopped at the in-flight cap (maxInFlight ${sc.maxInFlight}) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;

@@ -4,9 +4,10 @@ import { deriveSeed } from '../engine/random.js';
  * The random streams a continuation runs with:
  * - `original`: the streams as they stood when the snapshot was taken, so the continuation goes on
  *   exactly as the run it was taken from would have (the check that a snapshot holds all state);
- * - `fresh`: every stream derived anew from `seed` in place of the run's master seed, under the same
- *   names (each named stream `stream(seed, ...names)`, each per-client generator from
- *   `deriveSeed(seed, ...names)` in the same seeding mode), so branches of one snapshot are
+ * - `fresh`: every stream derived anew from `seed` combined with its master, under the same names
+ *   (each named stream `stream(deriveSeed(seed, master), ...names)`, each per-client generator and
+ *   each seed kept as a number likewise, in the same seeding mode: `freshOrigin` in
+ *   src/engine/random.ts), so branches of one snapshot are
  *   independent of each other and of the original run, and the same seed gives the same branch.
  *   The estimators derive `seed` from the snapshot and the branch's number ({@link branchSeed}).
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { copyState, SnapshotError, stateProblems } from '../../src/engine/copyState.js';
-import { ClientRandom, copyStream, deriveSeed, stream, streamOrigin, type SeedingMode, type StreamRule, type Uniform } from '../../src/engine/random.js';
+import { ClientRandom, clientStream, copyStream, deriveSeed, NamedSeed, stateless, stream, streamOrigin, type SeedingMode, type StreamRule, type Uniform } from '../../src/engine/random.js';
 import { Simulator } from '../../src/engine/simulator.js';
 
 const ORIGINAL: StreamRule = { kind: 'original' };
@@ -145,12 +145,12 @@ describe('streams copied', () => {
     expect(draws(c.u, 50)).toEqual(draws(u, 50));
   });
 
-  it('makes fresh streams anew under the fresh seed and the same names: deterministic, unlike the original', () => {
+  it('makes fresh streams anew from the fresh seed combined with the master, and the same names: deterministic, unlike the original', () => {
     const u = stream(3, 'service', 'b0');
     draws(u, 17);
     const fresh = (seed: number) => copyState({ u }, { streams: { kind: 'fresh', seed } }).u;
     const a = draws(fresh(99), 50);
-    expect(a).toEqual(draws(stream(99, 'service', 'b0'), 50));
+    expect(a).toEqual(draws(stream(deriveSeed(99, 3), 'service', 'b0'), 50));
     expect(a).toEqual(draws(fresh(99), 50));
     expect(a).not.toEqual(draws(fresh(100), 50));
     expect(a).not.toEqual(draws(copyStream(u, ORIGINAL) as Uniform, 50));
@@ -201,7 +201,7 @@ describe('per-client generators copied', () => {
     // A client starting after the copy is seeded as the fresh generator seeds it.
     const later = fresh(42);
     later.start(3, 310);
-    const seededFresh = ClientRandom.named(4, { kind: 'time-seeded', resolutionMs: 100 }, 42, 'jitter', 0);
+    const seededFresh = ClientRandom.named(4, { kind: 'time-seeded', resolutionMs: 100 }, deriveSeed(42, 5), 'jitter', 0);
     seededFresh.start(3, 310);
     expect(clientDraws(later, 3, 10)).toEqual(clientDraws(seededFresh, 3, 10));
   });
@@ -321,5 +321,116 @@ describe('an engine run continued from a copy', () => {
     expect(a).not.toEqual(run.log);
     expect(branch(5)).toEqual(a);
     expect(branch(6)).not.toEqual(a);
+  });
+});
+
+describe('fresh streams of a model whose streams are named under derived masters', () => {
+  it('keeps apart, under one fresh seed, streams that differ only by their masters (a seed per service)', () => {
+    const a = stream(deriveSeed(7, 'service', 'a'), 'service');
+    const b = stream(deriveSeed(7, 'service', 'b'), 'service');
+    const copy = copyState({ a, b }, { streams: { kind: 'fresh', seed: 11 } });
+    expect(draws(copy.a, 20)).not.toEqual(draws(copy.b, 20));
+    const ra = ClientRandom.named(3, { kind: 'shared' }, deriveSeed(7, 'call', 0), 'jitter', 0);
+    const rb = ClientRandom.named(3, { kind: 'shared' }, deriveSeed(7, 'call', 1), 'jitter', 0);
+    const c = copyState({ ra, rb }, { streams: { kind: 'fresh', seed: 11 } });
+    expect(clientDraws(c.ra, 0, 10)).not.toEqual(clientDraws(c.rb, 0, 10));
+  });
+
+  it('re-derives a NamedSeed as its streams are: the same for the same fresh seed, another for another, shared where shared', () => {
+    const seed = new NamedSeed(deriveSeed(7, 'service', 'a'), 'entries');
+    expect(seed.value).toBe(deriveSeed(deriveSeed(7, 'service', 'a'), 'entries'));
+    const root = { seed, also: seed, other: new NamedSeed(deriveSeed(7, 'service', 'b'), 'entries') };
+    const fresh = (s: number) => copyState(root, { streams: { kind: 'fresh', seed: s } });
+    const one = fresh(11);
+    expect(one.also).toBe(one.seed);
+    expect(one.seed.value).toBe(deriveSeed(deriveSeed(11, deriveSeed(7, 'service', 'a')), 'entries'));
+    expect(one.seed.value).toBe(fresh(11).seed.value);
+    expect(one.seed.value).not.toBe(fresh(12).seed.value);
+    expect(one.seed.value).not.toBe(one.other.value);
+    expect(copyState(root, { streams: ORIGINAL }).seed.value).toBe(seed.value);
+    expect(seed.value).toBe(deriveSeed(deriveSeed(7, 'service', 'a'), 'entries'));
+  });
+
+  it('copies a client stream with its generator and cursor: original continues, fresh re-seeds, the cursor stays shared', () => {
+    const random = ClientRandom.named(4, { kind: 'independent' }, 5, 'network');
+    const cursor = { client: 2 };
+    const u = clientStream(random, cursor);
+    draws(u, 3);
+    const root = { u, cursor, sampler: { u } };
+    expect(stateProblems(root, { streams: { kind: 'fresh', seed: 1 } })).toEqual([]);
+    const copy = copyState(root, { streams: ORIGINAL });
+    expect(copy.u).not.toBe(u);
+    expect(copy.sampler.u).toBe(copy.u);
+    copy.cursor.client = 1;
+    cursor.client = 1;
+    expect(draws(copy.u, 10)).toEqual(draws(u, 10));
+    const fresh = copyState(root, { streams: { kind: 'fresh', seed: 9 } });
+    expect(draws(fresh.u, 10)).not.toEqual(draws(copyState(root, { streams: ORIGINAL }).u, 10));
+    expect(draws(copyState(root, { streams: { kind: 'fresh', seed: 9 } }).u, 10)).toEqual(draws(copyState(root, { streams: { kind: 'fresh', seed: 9 } }).u, 10));
+  });
+
+  it('names a bare-seeded generator behind a client stream when fresh streams are asked for', () => {
+    const root = { hop: { u: clientStream(new ClientRandom(2, 9, { kind: 'independent' }), { client: 0 }) } };
+    expect(stateProblems(root, { streams: { kind: 'fresh', seed: 1 }, rootName: 'model' })).toEqual([
+      'model.hop.u (its generator): a ClientRandom built from a bare seed cannot take fresh streams (build it with ClientRandom.named)',
+    ]);
+  });
+
+  it('shares a function marked stateless without being told', () => {
+    const never = stateless(() => 0);
+    const root = { never };
+    expect(stateProblems(root)).toEqual([]);
+    expect(copyState(root, { streams: ORIGINAL }).never).toBe(never);
+  });
+});
+
+describe('copyState into a state of the same shape', () => {
+  class Cell {
+    n = 0;
+    next: Cell | null = null;
+    readonly seen = new Map<string, Cell>();
+    readonly cells: Cell[] = [];
+  }
+
+  it("reuses the objects at the same places (same prototype, same keys in order), overwriting their fields: the copy is the same as without", () => {
+    const a = new Cell();
+    a.n = 5;
+    const b = new Cell();
+    b.n = 7;
+    a.next = b;
+    b.next = a;
+    a.seen.set('b', b);
+    a.cells.push(b, a);
+    const into = new Cell();
+    into.next = new Cell();
+    into.seen.set('b', new Cell());
+    const intoNext = into.next;
+    const copy = copyState(a, { streams: ORIGINAL, into });
+    expect(copy).toBe(into);
+    expect(copy.next).toBe(intoNext);
+    expect(copy.n).toBe(5);
+    expect(copy.next?.n).toBe(7);
+    expect(copy.next?.next).toBe(copy);
+    expect(copy.seen.get('b')).toBe(copy.next);
+    expect(copy.cells).toEqual([copy.next, copy]);
+    expect(copy).toEqual(copyState(a, { streams: ORIGINAL }));
+    expect(a.n).toBe(5);
+  });
+
+  it('makes its own object where the counterpart differs (another prototype, other keys, taken already, frozen)', () => {
+    const src = { x: new Cell(), y: { p: 1, q: 2 }, z: { p: 1 }, w: { p: 3 } };
+    const taken = { p: 9 };
+    const into = { x: { n: 0 }, y: { q: 2, p: 1 }, z: taken, w: taken };
+    const copy = copyState(src, { streams: ORIGINAL, into });
+    expect(copy).toBe(into);
+    expect(copy.x).toBeInstanceOf(Cell);
+    expect(copy.y).toEqual({ p: 1, q: 2 });
+    expect(Object.keys(copy.y)).toEqual(['p', 'q']);
+    expect(copy.z).toBe(taken);
+    expect(copy.w).not.toBe(taken);
+    expect([copy.z.p, copy.w.p]).toEqual([1, 3]);
+    const frozen = Object.freeze({ p: 0 });
+    expect(copyState({ f: { p: 4 } }, { streams: ORIGINAL, into: { f: frozen } }).f).toEqual({ p: 4 });
+    expect(frozen.p).toBe(0);
   });
 });

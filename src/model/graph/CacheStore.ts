@@ -1,4 +1,5 @@
-import { keyedUniform, stream } from '../../engine/random.js';
+import { keyedUniform, stream, type NamedSeed } from '../../engine/random.js';
+import { notDrawn } from '../streams.js';
 import type { Simulator } from '../../engine/simulator.js';
 import { makeSampler, type Sampler } from '../../engine/distributions.js';
 import { BinnedSeries } from '../../metrics/BinnedSeries.js';
@@ -52,7 +53,8 @@ export class CacheStore {
   readonly hitMs: Sampler;
   /** The lane of a constant hit latency's events (in time order), or -1. */
   readonly hitLane: number;
-  readonly keySeed: number;
+  /** The base of every operation's key draw (one for the whole graph: every cache reads the same draw of an operation). */
+  readonly keySeed: NamedSeed;
   /** The flush times (ms from t = 0). */
   private readonly flushAtMs: readonly number[];
   private readonly sim: Simulator;
@@ -69,7 +71,7 @@ export class CacheStore {
     popularity: ZipfKeys,
     copies: number,
     streamNames: readonly string[],
-    o: { sim: Simulator; seed: number; keySeed: number; kindBase: number; index: number; binMs: number; startMs: number },
+    o: { sim: Simulator; seed: number; keySeed: NamedSeed; kindBase: number; index: number; binMs: number; startMs: number },
   ) {
     this.name = spec.name;
     this.popularity = popularity;
@@ -86,7 +88,7 @@ export class CacheStore {
     });
     const hit = spec.hitLatencyMs;
     const constant = hit.dist === 'constant';
-    this.hitMs = makeSampler(hit, constant ? () => 0 : stream(o.seed, ...streamNames, 'hit'));
+    this.hitMs = makeSampler(hit, constant ? notDrawn : stream(o.seed, ...streamNames, 'hit'));
     this.hitLane = constant ? o.sim.addLane() : -1;
     this.sLookups = new BinnedSeries(o.binMs);
     this.sHits = new BinnedSeries(o.binMs);
@@ -99,7 +101,7 @@ export class CacheStore {
 
   /** The key operation `opSeq` carries: the rank its own draw stands for in the keys' popularity. */
   opKey(opSeq: number): number {
-    return this.popularity.draw(keyedUniform(this.keySeed, opSeq));
+    return this.popularity.draw(keyedUniform(this.keySeed.value, opSeq));
   }
 
   /** Empty every copy (a flush). */

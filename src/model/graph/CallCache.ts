@@ -7,7 +7,8 @@ import type { ZipfKeys } from '../cache/ZipfKeys.js';
 import type { ServiceTracer } from '../traceGraph.js';
 import type { CallCacheSpec } from './ServiceGraph.js';
 import { tableGrew } from '../../engine/memoryMeter.js';
-import { keyedUniform } from '../../engine/random.js';
+import { keyedUniform, type NamedSeed } from '../../engine/random.js';
+import type { RetryLoop } from '../../policy/retryLoop.js';
 import { K_CACHE_HIT, K_CACHE_WAIT, type CacheCounts, type CacheResult, type CacheStore } from './CacheStore.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { GiveUp, Outcome } = outcomeModule;
@@ -72,7 +73,7 @@ export class CallCache {
   /** The first of the graph's cache kinds, and this cache's index among the graph's caches (the events' `b`). */
   private readonly kindBase: number;
   private readonly index: number;
-  private readonly keySeed: number;
+  private readonly keySeed: NamedSeed;
   private readonly hitMs: Sampler;
   /** The lane of a constant hit latency's events (in time order), or -1. */
   private readonly hitLane: number;
@@ -80,8 +81,12 @@ export class CallCache {
   /** A traced run's reporter of the calling service (null when untraced), and the endpoint whose handlers look up. */
   tracer: ServiceTracer | null = null;
   endpoint = 0;
-  /** The deadline a waiter gives up at, from its handler's deadline and the time it starts waiting (the call's top layer's). */
-  private deadlineOf!: (incomingMs: number, t: number) => number;
+  /**
+   * The retry loop whose deadline rule a waiter gives up by (from its handler's deadline and the
+   * time it starts waiting): the call's top layer's when the cache was connected; null: the
+   * handler's deadline as it is (a call without layers).
+   */
+  private deadlineLoop: RetryLoop | null = null;
   private readonly slotsPerCopy: number;
 
   /** Hits on their way: handler, generation, call index. */
@@ -143,15 +148,21 @@ export class CallCache {
     this.wTail = new Int32Array(slots).fill(NONE);
   }
 
-  /** Connect the service whose handlers look up, and the deadline rule of the call's top layer. */
-  connect(owner: CacheOwner, deadlineOf: (incomingMs: number, t: number) => number): void {
+  /** Connect the service whose handlers look up, and the retry loop of the call's top layer (null: none), whose deadline rule a waiter follows. */
+  connect(owner: CacheOwner, deadlineLoop: RetryLoop | null): void {
     this.owner = owner;
-    this.deadlineOf = deadlineOf;
+    this.deadlineLoop = deadlineLoop;
+  }
+
+  /** The deadline a waiter starting at `t` gives up at, from its handler's deadline `incomingMs`. */
+  private deadlineOf(incomingMs: number, t: number): number {
+    const loop = this.deadlineLoop;
+    return loop === null ? incomingMs : loop.deadlineAtMs(incomingMs, t);
   }
 
   /** The key operation `opSeq` carries: the rank its own draw stands for in the keys' popularity. */
   opKey(opSeq: number): number {
-    return this.popularity.draw(keyedUniform(this.keySeed, opSeq));
+    return this.popularity.draw(keyedUniform(this.keySeed.value, opSeq));
   }
 
   /**

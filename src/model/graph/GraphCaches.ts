@@ -1,4 +1,4 @@
-import { deriveSeed } from '../../engine/random.js';
+import { NamedSeed } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
 import { ZipfKeys } from '../cache/ZipfKeys.js';
 import type { Layers } from '../layers/Layers.js';
@@ -24,6 +24,8 @@ export class GraphCaches {
   private readonly popularity = new Map<string, ZipfKeys>();
   private readonly sim: Simulator;
   private readonly seed: number;
+  /** The base of every operation's key draw, one for the whole graph (every cache reads the same draw of an operation). */
+  private readonly keySeed: NamedSeed;
   private readonly binMs: number;
   private readonly startMs: number;
   /** The first of the caches' event kinds (-1: none taken yet). */
@@ -32,6 +34,7 @@ export class GraphCaches {
   constructor(sim: Simulator, seed: number, binMs: number, startMs: number) {
     this.sim = sim;
     this.seed = seed;
+    this.keySeed = new NamedSeed(seed, 'cache-keys');
     this.binMs = binMs;
     this.startMs = startMs;
   }
@@ -54,7 +57,7 @@ export class GraphCaches {
       sim: this.sim,
       seed: this.seed,
       // One stream of keys for the whole graph: every cache reads the same draw of an operation.
-      keySeed: deriveSeed(this.seed, 'cache-keys'),
+      keySeed: this.keySeed,
       kindBase: this.kindBase,
       index: this.list.length,
       binMs: this.binMs,
@@ -71,8 +74,7 @@ export class GraphCaches {
     const cache = new CallCache(owner.name, spec, store, path, o);
     cache.tracer = owner.handlers.tracer;
     cache.endpoint = endpoint;
-    const top = layers.loops[0];
-    cache.connect(owner.handlers, top === undefined ? (d) => d : (d, t) => top.deadlineAtMs(d, t));
+    cache.connect(owner.handlers, layers.loops[0] ?? null);
     this.list.push(cache);
     return cache;
   }

@@ -141,18 +141,23 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
     return this.sim.nowMs;
   }
 
+  /** The bytes this run's tables hold now; see `Model.memoryHeldBytes`. */
+  memoryHeldBytes(): number {
+    return this.sim.memory.heldBytes;
+  }
+
   /** Ends the run where it stands and returns the results; see `Model.end`. */
   end(): SimulationResults {
     const sc = this.sc;
     const cursor = this.begun();
     const stats = cursor.stats();
-    const end: RunEnd = { endMs: endOfRunMs(stats, this.lastLiveMs), events: stats.events, truncated: truncationOf(stats.truncated) };
+    const end: RunEnd = { endMs: endOfRunMs(stats, this.lastLiveMs), events: stats.events, truncated: truncationOf(stats.truncated, this.sim.memory) };
     this.finish(end.endMs);
     const several = this.entryStacks.length > 1 || (sc.graph as ServiceGraph).workloads !== undefined;
     if (several) gatherLayers(this.m, this.entryStacks.map((e) => e.m));
     const raw = this.snapshot(this.m, this.entryStacks, end);
     const perWorkload = several ? this.workloadResults(raw, end) : undefined;
-    const results = buildResults({ ...raw, seed: this.seed });
+    const results = buildResults({ ...raw, seed: this.seed, memoryPeakBytes: this.sim.memory.peakBytes });
     results.operations.degraded = this.entryStacks.reduce((n, e) => n + e.leaf.degradedAnswers, 0);
     if (perWorkload !== undefined) {
       // Each workload's goodput is over its own demand (results.ts, demandMs); the run's is their sum.
@@ -219,7 +224,7 @@ export class GraphRun implements EventDispatcher, InterventionTarget {
     raw.series.inFlight = inFlight;
     raw.series.budgets = this.entryStacks.flatMap((e) => e.layers.guards.series(e.sc, bins).map((b) => ({ ...b, layer: `${e.name}.${b.layer}` })));
     return this.entryStacks.map((e) => {
-      const r = buildResults({ ...this.snapshot(e.m, [e], end), seed: this.seed });
+      const r = buildResults({ ...this.snapshot(e.m, [e], end), seed: this.seed, memoryPeakBytes: this.sim.memory.peakBytes });
       return {
         workload: e.name,
         operations: { ...r.operations, degraded: e.leaf.degradedAnswers },

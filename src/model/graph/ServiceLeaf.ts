@@ -1,4 +1,4 @@
-import { deriveSeed } from '../../engine/random.js';
+import { NamedSeed } from '../../engine/random.js';
 import * as outcomeModule from '../../policy/outcome.js';
 import type { BackendStats, Leaf, LeafAnswer, ServerSeries, ServerTotals } from '../leaves/Leaf.js';
 import type { FrameTable } from '../layers/FrameTable.js';
@@ -66,7 +66,8 @@ export class ServiceLeaf implements Leaf, SendGate {
   readonly caller: number;
   readonly targets: ServiceTarget[];
   private readonly cumulative: number[];
-  private readonly mixSeed: number;
+  /** The base of the draw that picks an operation's target among several (a seed that follows fresh streams). */
+  private readonly mixSeed: NamedSeed;
   readonly edges: EdgeCounters[];
   /** Per target: its edge's calls in each metric window (null without windows: {@link countInWindows}). */
   windowTallies: WindowTallies[] | null = null;
@@ -120,7 +121,7 @@ export class ServiceLeaf implements Leaf, SendGate {
     const total = targets.reduce((s, x) => s + x.weight, 0);
     let acc = 0;
     this.cumulative = targets.map((x) => (acc += x.weight / total));
-    this.mixSeed = deriveSeed(seed, 'entries');
+    this.mixSeed = new NamedSeed(seed, 'entries');
     this.edges = targets.map(() => new EdgeCounters());
     this.direct = targets.length === 1 && (targets[0] as ServiceTarget).service.req === req;
   }
@@ -187,7 +188,7 @@ export class ServiceLeaf implements Leaf, SendGate {
     this.own[r] = this.ownRetry(frame, attempt);
     let i = 0;
     if (this.targets.length > 1) {
-      const u = keyedUniform(this.mixSeed, this.req.opSeq[r] as number);
+      const u = keyedUniform(this.mixSeed.value, this.req.opSeq[r] as number);
       while (i < this.targets.length - 1 && u >= (this.cumulative[i] as number)) i++;
     }
     this.targetOf[r] = i;

@@ -1,5 +1,5 @@
 import { makeSampler, type Sampler } from '../../engine/distributions.js';
-import { ClientRandom, deriveSeed, type Uniform } from '../../engine/random.js';
+import { ClientRandom, clientStream, type Uniform } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
 import type { LastHop } from '../leaves/Leaf.js';
 import type { Dist, Scenario } from '../scenario.js';
@@ -37,10 +37,9 @@ export class Hops {
     this.kb = kindBase;
     const hopDists = sc.stack.map((l) => l.hopMs ?? sc.network.hopMs);
     const net = hopDists.some((d) => d.dist !== 'constant')
-      ? new ClientRandom(sc.workload.clients, deriveSeed(seed, 'network'), { kind: 'independent' })
+      ? ClientRandom.named(sc.workload.clients, { kind: 'independent' }, seed, 'network')
       : null;
-    const stream = this.netStream;
-    const uNet: Uniform = net ? () => net.next(stream.client) : notDrawn;
+    const uNet: Uniform = net ? clientStream(net, this.netStream) : notDrawn;
     this.hop = hopDists.map((d) => makeSampler(d, uNet));
     this.lane = Int32Array.from(hopDists, (d) => (constantAboveZero(d) ? sim.addLane() : -1));
     this.zero = hopDists.map((d) => d.dist === 'constant' && d.value === 0);
