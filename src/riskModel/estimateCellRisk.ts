@@ -9,6 +9,9 @@ import { ModelSystem } from './modelSystem.js';
 import type { ExampleTrajectory } from './RiskMonitor.js';
 import { riskProblems } from './riskProblems.js';
 
+/** At most this many of the reasons a run cannot be copied are spelled out in the message. */
+export const MAX_COPY_PROBLEMS_SHOWN = 3;
+
 /** The estimator a risk section names when it names none. */
 export const DEFAULT_RISK_METHOD = 'adaptive';
 
@@ -78,8 +81,9 @@ function fromSplitting(method: 'adaptive' | 'fixed', e: RiskEstimate, cpuMs: num
  * multilevel splitting by default, fixed-level splitting at `risk.levels`, or `risk.runs` runs of
  * plain Monte Carlo) with the defaults of src/risk/riskOptions.ts, under master seed `seed`.
  * Deterministic: the same arguments give the same estimate (all but `effort.cpuMs`). Throws
- * {@link RiskInputError} when {@link riskProblems} finds any, and `RiskStopped` when `shouldStop`
- * says so between trajectories.
+ * {@link RiskInputError} when {@link riskProblems} finds any, or when splitting is asked of a run
+ * whose state cannot be copied yet (`ModelSystem.copyProblems`), and `RiskStopped` when
+ * `shouldStop` says so between trajectories.
  */
 export function estimateCellRisk(scenario: Scenario, risk: RiskSection, seed: number, options: CellRiskOptions = {}): CellRisk {
   const problems = riskProblems(scenario, risk);
@@ -88,6 +92,14 @@ export function estimateCellRisk(scenario: Scenario, risk: RiskSection, seed: nu
   const system = new ModelSystem(scenario, risk, { shouldStop: options.shouldStop });
   const t0 = clock();
   const method = risk.method ?? DEFAULT_RISK_METHOD;
+  if (method !== 'monte-carlo') {
+    const uncopyable = system.copyProblems();
+    if (uncopyable.length > 0) {
+      const shown = uncopyable.slice(0, MAX_COPY_PROBLEMS_SHOWN).join('; ');
+      const more = uncopyable.length > MAX_COPY_PROBLEMS_SHOWN ? ` (and ${uncopyable.length - MAX_COPY_PROBLEMS_SHOWN} more)` : '';
+      throw new RiskInputError([`risk.method: ${method} splitting needs snapshots of the run, and this scenario's run cannot be copied yet (${shown}${more}); monte-carlo needs none`]);
+    }
+  }
   switch (method) {
     case 'adaptive': {
       const e = adaptiveSplitting(system, { seed, repetitions: risk.repetitions, particles: risk.particles, killCount: risk.killCount, importanceStep: risk.importanceStep });

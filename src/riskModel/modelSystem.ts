@@ -1,4 +1,4 @@
-import { copyState, type AnyFunction } from '../engine/copyState.js';
+import { copyState, stateProblems, type AnyFunction } from '../engine/copyState.js';
 import type { RiskSection } from '../experiment/riskSchema.js';
 import { Model } from '../model/Model.js';
 import type { Scenario } from '../model/scenario.js';
@@ -17,12 +17,15 @@ export const STATELESS_FUNCTIONS: readonly AnyFunction[] = [notDrawn];
 
 /**
  * The functions of `model`'s state that close over nothing but the scenario's immutable settings,
- * shared by its copies besides {@link STATELESS_FUNCTIONS}: an open loop's rate schedule
- * (`rateFunction` of src/model/rateSchedule.ts captures the schedule and nothing that changes).
+ * shared by its copies besides {@link STATELESS_FUNCTIONS}: an open loop's rate schedule, a stack
+ * run's or each workload's of a graph (`rateFunction` of src/model/rateSchedule.ts captures the
+ * schedule and nothing that changes).
  */
 function immutableClosures(model: Model): AnyFunction[] {
-  const rate = (model as unknown as { workload?: { rate?: { ratePerSec?: unknown } } }).workload?.rate?.ratePerSec;
-  return typeof rate === 'function' ? [...STATELESS_FUNCTIONS, rate as AnyFunction] : [...STATELESS_FUNCTIONS];
+  type WithRate = { workload?: { rate?: { ratePerSec?: unknown } } };
+  const m = model as unknown as WithRate & { graphRun?: { entryStacks?: WithRate[] } | null };
+  const rates = [m, ...(m.graphRun?.entryStacks ?? [])].map((x) => x.workload?.rate?.ratePerSec);
+  return [...STATELESS_FUNCTIONS, ...(rates.filter((f) => typeof f === 'function') as AnyFunction[])];
 }
 
 /** A copy of `state` with `streams`, sharing only the functions that hold no state. */
@@ -82,6 +85,18 @@ export class ModelSystem implements SplittableSystem<ModelState> {
   restore(snapshot: ModelState, streams: BranchStreams): Continuation<ModelState> {
     this.beforeTrajectory();
     return new ModelContinuation(copyOf(snapshot, streams, 'snapshot'), this);
+  }
+
+  /**
+   * What in a run of the scenario keeps it from being snapshotted and branched with fresh streams
+   * (closures holding state, generators from a bare seed: `stateProblems`), each `path: why`; none:
+   * splitting can run on it. Plain Monte Carlo needs no snapshot.
+   */
+  copyProblems(): string[] {
+    const model = new Model(this.scenario, { seed: 0 });
+    model.begin();
+    const monitor = new RiskMonitor(model, this.risk, model.nowMs());
+    return stateProblems({ model, monitor }, { streams: { kind: 'fresh', seed: 0 }, stateless: immutableClosures(model), rootName: 'run' });
   }
 
   /** @internal Called by a continuation when its trajectory collapses: the first one is the example. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EXAMPLE_POINTS, estimateCellRisk, RiskStopped, type CellRisk } from '../../src/riskModel/index.js';
-import { mm1, ruinRisk, smallStorm, faultyServer } from './riskScenarios.js';
+import type { RiskSection } from '../../src/experiment/riskSchema.js';
+import { EXAMPLE_POINTS, estimateCellRisk, ModelSystem, RiskInputError, RiskStopped, type CellRisk } from '../../src/riskModel/index.js';
+import { cachedGraph, faultyServer, mm1, ruinRisk, smallStorm } from './riskScenarios.js';
 
 /** A CellRisk without its measured CPU time (the one part that is not deterministic). */
 const withoutCpu = (r: CellRisk) => ({ ...r, effort: { ...r.effort, cpuMs: 0 } });
@@ -46,5 +47,22 @@ describe('estimateCellRisk', () => {
     expect(x?.collapseAtMs).toBe(0);
     expect(x?.importance).toHaveLength(t.length);
     expect(x?.collapseMetric).toHaveLength(t.length);
+  });
+});
+
+describe('a run that cannot be copied', () => {
+  it('splitting is refused up front when copyProblems names anything, naming it; plain Monte Carlo runs all the same', () => {
+    const risk: RiskSection = { importance: { metric: 'inFlight', service: 'db' }, collapse: { metric: 'missRatio', above: 0.9, forMs: 100 }, checkEveryMs: 100, particles: 2, repetitions: 2 };
+    const problems = new ModelSystem(cachedGraph(), risk).copyProblems();
+    const splitting = () => estimateCellRisk(cachedGraph(), risk, 1);
+    if (problems.length > 0) {
+      expect(splitting).toThrow(RiskInputError);
+      expect(splitting).toThrow(`risk.method: adaptive splitting needs snapshots of the run, and this scenario's run cannot be copied yet (${problems[0]}`);
+    } else expect(splitting().method).toBe('adaptive');
+    expect(estimateCellRisk(cachedGraph(), { ...risk, method: 'monte-carlo', runs: 2 }, 1).effort.runs).toBe(2);
+  });
+
+  it('copyProblems finds nothing in the M/M/1 run', () => {
+    expect(new ModelSystem(mm1(100, 200), ruinRisk(5)).copyProblems()).toEqual([]);
   });
 });
