@@ -1,9 +1,12 @@
 /**
  * retrystorm: a discrete-event simulator of retry storms and cascading failure.
- * The library API: run scenarios, trace one operation, use the pure policy functions, and run the
+ * The library API: run scenarios, estimate the probability of a collapse, trace one operation, use the pure policy functions, and run the
  * simulated policy for real (`retry`, `retryingFetch`).
  */
 export { simulate, type SimulateOptions } from './simulate.js';
+export { estimateRisk, estimateExperimentRisk, parseRisk, type EstimateRiskOptions, type CellRiskEstimate } from './estimateRisk.js';
+export type { CellRisk } from './riskModel/index.js';
+export type { RiskSection } from './experiment/riskSchema.js';
 export { traceOperation, type TraceResult, type TraceLayerSummary } from './model/traceOperation.js';
 export type { TraceEvent } from './model/trace.js';
 export type { SimulationResults, LatencySummary, LayerAttempts } from './model/results.js';

@@ -14,7 +14,7 @@ import { DEADLINE_MODES, IDEMPOTENCY_RULES, RETRY_AFTER_MODES } from '../policy/
 import { VERSION } from '../version.js';
 import { mergeRunDirs, MergeError } from '../sweep/merge.js';
 import { OutputError } from '../sweep/ResultWriter.js';
-import { FINISHED_RUN_FILES, RunDirError } from '../sweep/ResultReader.js';
+import { FINISHED_RUN_FILES, RunDirError, runDirKind } from '../sweep/ResultReader.js';
 import { BASE_MEMORY_BYTES } from '../sweep/estimateMemory.js';
 import { DEFAULT_MEMORY_LIMIT_FRACTION } from '../sweep/resourceLimits.js';
 import { parseShard, ResumeError, type ShardSpec } from '../sweep/runSweep.js';
@@ -28,7 +28,7 @@ import { lockDir, type DirLock } from './dirLock.js';
 import { commitOutput, planOutput, type OutputPlan } from './outputDir.js';
 import { ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP } from './readInput.js';
 import { fsErrorWords, isFsError, shownPath } from '../sweep/fileErrors.js';
-import { reportCommand, ReportInputError, writeReportIndex, writeSharedAssets } from './report.js';
+import { reportCommand, ReportInputError, writeReportIndex, writeRiskReport, writeSharedAssets } from './report.js';
 import type { IndexEntry } from '../report/index.js';
 import { ANSWER_CLASSES, experimentFileJsonSchema } from '../check/index.js';
 import { checkCommand, type CheckFlags } from './checkCommand.js';
@@ -37,6 +37,9 @@ import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
 import { runFiles, type RunOptions } from './runCommand.js';
 import { validateCommand } from './validateCommand.js';
+import { DEFAULT_RISK_OUT, riskFile, type RiskOptions } from './riskCommand.js';
+import { mergeRiskDirs } from '../sweep/riskMerge.js';
+import { FINISHED_RISK_FILES } from '../sweep/riskRecord.js';
 import { registerImportTelemetry } from './importTelemetryCommand.js';
 
 /** The help of `--set`, the same for every command that takes it. */
@@ -121,6 +124,28 @@ function registerRun(program: Command, io: CliIO, setCode: (code: number) => voi
     });
 }
 
+/** `risk`: P(collapse within the horizon) in every cell of an experiment file's plan, its results and report written. */
+function registerRisk(program: Command, io: CliIO, setCode: (code: number) => void): void {
+  program
+    .command('risk')
+    .description('estimate the probability of collapse within the horizon in every cell (the file\'s risk section), by splitting on snapshots of a run')
+    .argument('<file>', 'experiment file (JSON) with a risk section')
+    .option('--seed <n>', 'master seed (overrides the file)', parseIntArg('--seed'))
+    .option('--out <dir>', 'output directory (the estimates go to <out>/<experiment>)', DEFAULT_RISK_OUT)
+    .option('--quick', 'apply the file\'s "quick" overrides', false)
+    .option('--set <path=value>', SET_HELP, collect, [])
+    .option('--workers <n>', `worker threads (default: ${availableParallelism()}, the available parallelism)`, parsePositiveInt('--workers'))
+    .option('--shard <k/n>', 'estimate the k-th of n deterministic slices of the cells (0 <= k < n); merge combines them', parseShardArg)
+    .option('--resume', 'keep the cells already estimated in the output directory and estimate only the others', false)
+    .option('--replace', 'replace finished estimates in the output directory, once the new ones are complete', false)
+    .option('--quiet', 'print nothing but errors', false)
+    .option('--json', 'print risk.json (the plan\'s risk section and every cell\'s estimate) to stdout', false)
+    .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
+    .action(async (file: string, opts: RiskOptions) => {
+      setCode(await riskFile(io, resolve(io.cwd, file), opts));
+    });
+}
+
 /** `run-all`: every shipped experiment run (quick into reports/, or --full into reports/full/), each report replaced once complete, then the index. */
 function registerRunAll(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program
@@ -187,8 +212,8 @@ function registerReport(program: Command, io: CliIO, setCode: (code: number) => 
 function registerMerge(program: Command, io: CliIO): void {
   program
     .command('merge')
-    .description('combine the output directories of the shards of one sweep into one summary')
-    .argument('<dirs...>', 'shard output directories (each holds run.json and results.jsonl)')
+    .description('combine the output directories of the shards of one sweep (or of one risk run) into one summary')
+    .argument('<dirs...>', 'shard output directories (each holds run.json and results.jsonl, or risk.jsonl)')
     .option('--out <dir>', 'output directory (the merged results go to <out>/<experiment>)', 'results')
     .option('--replace', 'replace a finished run in the output directory (once the merged one is complete)', false)
     .option('--json', 'print the merged summary', false)
@@ -199,18 +224,23 @@ function registerMerge(program: Command, io: CliIO): void {
       let lock: DirLock | null = null;
       let output: OutputPlan | null = null;
       try {
-        const { summary, plan } = mergeRunDirs(abs, (experiment) => {
+        const risk = abs.length > 0 && runDirKind(abs[0] as string) === 'risk';
+        const place = (experiment: string) => {
           const final = resolve(io.cwd, opts.out, experiment);
           const shown = relative(io.cwd, final) || '.';
           lock = lockDir(final, shown, 'merge');
-          output = planOutput(final, shown, FINISHED_RUN_FILES, { replace: opts.replace, resume: false });
+          output = planOutput(final, shown, risk ? FINISHED_RISK_FILES : FINISHED_RUN_FILES, { replace: opts.replace, resume: false, kind: risk ? 'risk' : 'run' });
           return output.work;
-        });
+        };
+        const startedMs = Date.now();
+        const merged = risk ? mergeRiskDirs(abs, place) : mergeRunDirs(abs, place);
+        // Risk estimates have a report of their own, written with the merged files.
+        if ('result' in merged) writeRiskReport(merged.outDir, relative(io.cwd, merged.outDir) || '.', merged.result, merged.quick, Date.now() - startedMs);
         const done = output as OutputPlan | null;
         if (done) commitOutput(done);
-        const name = plan.name;
-        if (opts.json) printJson(io.stdout, summary);
-        else io.stdout(`merged ${dirs.length} shard${dirs.length > 1 ? 's' : ''} of ${name}: ${summary.cells.length} cells, written to ${done ? relative(io.cwd, done.final) || '.' : opts.out}\n`);
+        const [name, cells, json] = 'result' in merged ? [merged.result.experiment, merged.result.cells.length, merged.result] : [merged.plan.name, merged.summary.cells.length, merged.summary];
+        if (opts.json) printJson(io.stdout, json);
+        else io.stdout(`merged ${dirs.length} shard${dirs.length > 1 ? 's' : ''} of ${name}: ${cells} cells, written to ${done ? relative(io.cwd, done.final) || '.' : opts.out}\n`);
       } finally {
         (lock as DirLock | null)?.release();
       }
@@ -368,6 +398,7 @@ export async function runCli(argv: string[], terminal: CliIO): Promise<number> {
   const setCode = (c: number) => (code = c);
   registerRun(program, io, setCode);
   registerRunAll(program, io, setCode);
+  registerRisk(program, io, setCode);
   registerTune(program, io, setCode);
   registerReport(program, io, setCode);
   registerMerge(program, io);

@@ -1,6 +1,7 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from './io.js';
+import { RUN_FILE } from '../sweep/ResultReader.js';
 
 /**
  * Where a command that writes an experiment's output directory (`run`, `run-all`, `tune`, `merge`)
@@ -44,19 +45,39 @@ export function recoverSwap(final: string): void {
   rmSync(replaced, { recursive: true, force: true });
 }
 
+/** What an output directory holds: a run's replications (`run`, `merge`) or risk estimates (`risk`). */
+export type OutputKind = 'run' | 'risk';
+
+const KIND_WORDS: Readonly<Record<OutputKind, string>> = { run: "a run's results", risk: 'risk estimates' };
+
+/** The kind of output a directory's manifest (run.json) says it holds, or null without a readable one. */
+function heldKind(dir: string): OutputKind | null {
+  try {
+    const m = JSON.parse(readFileSync(join(dir, RUN_FILE), 'utf8')) as { kind?: unknown };
+    return m !== null && typeof m === 'object' && m.kind === 'risk' ? 'risk' : 'run';
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Decide where a command writes `final` (shown in messages as `shown`). A directory holding a
  * finished run is refused (a UsageError naming the files that would be replaced) unless `replace`
  * (write beside it, swap when complete) or `resume` (keep its records; with `replace`, resume the
- * replacement in progress) is set. Call it holding the directory's lock.
+ * replacement in progress) is set. With `kind`, a directory holding the other kind of output
+ * (run.json's `kind`) is refused whatever the flags. Call it holding the directory's lock.
  */
 export function planOutput(
   final: string,
   shown: string,
   finishedFiles: readonly string[],
-  opts: { replace: boolean; resume: boolean },
+  opts: { replace: boolean; resume: boolean; kind?: OutputKind },
 ): OutputPlan {
   recoverSwap(final);
+  if (opts.kind !== undefined) {
+    const held = heldKind(final);
+    if (held !== null && held !== opts.kind) throw new UsageError([`${shown} holds ${KIND_WORDS[held]}, not ${KIND_WORDS[opts.kind]}: choose another --out (neither is written over the other)`]);
+  }
   const present = finishedFiles.filter((f) => isFile(join(final, f)));
   if (present.length === 0 || (opts.resume && !opts.replace)) return { final, work: final, staged: false };
   if (!opts.replace) {

@@ -32,6 +32,8 @@ export class ProgressReporter {
     private readonly name: string,
     private readonly everyMs = 5000,
     private readonly heartbeatMs = 20_000,
+    /** What is counted: a sweep's replications, `risk`'s cells. */
+    private readonly unit = 'replications',
   ) {}
 
   update(p: SweepProgress): void {
@@ -52,7 +54,7 @@ export class ProgressReporter {
       if (!this.bar) {
         this.bar = new cliProgress.SingleBar(
           {
-            format: `${this.name} [{bar}] {value}/{total} replications | {rate} | ETA {eta} | errored {errored}`,
+            format: `${this.name} [{bar}] {value}/{total} ${this.unit} | {rate} | ETA {eta} | errored {errored}`,
             stream: process.stderr,
             hideCursor: true,
             clearOnComplete: false,
@@ -75,7 +77,7 @@ export class ProgressReporter {
   private line(p: SweepProgress): string {
     const { rate, eta } = progressText(p, Date.now() - this.started);
     const pct = ((100 * p.done) / p.total).toFixed(1);
-    return `${this.name}: ${p.done}/${p.total} replications (${pct}%), ${rate}, ETA ${eta}${p.errored ? `, ${p.errored} errored` : ''}`;
+    return `${this.name}: ${p.done}/${p.total} ${this.unit} (${pct}%), ${rate}, ETA ${eta}${p.errored ? `, ${p.errored} errored` : ''}`;
   }
 
   stop(): void {

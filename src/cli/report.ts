@@ -20,6 +20,9 @@ import type { SimulationResults } from '../model/results.js';
 import { jsonClone } from '../sweep/jsonStream.js';
 import { readJsonFile } from '../sweep/ResultReader.js';
 import { VERSION } from '../version.js';
+import { renderRiskReport, riskFinding } from '../report/riskReport.js';
+import { RISK_RESULT_FILE, riskResultOf } from '../sweep/riskRecord.js';
+import type { RiskResult } from '../sweep/riskSweep.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { lockDir, type DirLock } from './dirLock.js';
 import { UsageError } from './io.js';
@@ -310,6 +313,15 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
   const dir = resolve(io.cwd, dirArg);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ReportInputError(`${shownPath(dirArg)}: no such directory`);
   const show = (p: string) => relative(io.cwd, p) || '.';
+  if (isRiskDir(dir)) {
+    const lock = lockDir(dir, show(dir), 'report');
+    try {
+      io.stdout(`report written to ${show(rebuildRiskReport(dir, show(dir)).path)}\n`);
+      return 0;
+    } finally {
+      lock.release();
+    }
+  }
   if (isResultDir(dir)) {
     const lock = lockDir(dir, show(dir), 'report');
     try {
@@ -328,8 +340,8 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
     .filter((n) => !n.startsWith('.'))
     .sort()
     .map((n) => join(dir, n))
-    .filter((p) => isDirectory(p) && (isResultDir(p) || isTuneDir(p)));
-  if (subdirs.length === 0) throw new ReportInputError(`${shownPath(dirArg)}: holds no experiment results (summary.json or results.json), nor directories that do`);
+    .filter((p) => isDirectory(p) && (isResultDir(p) || isTuneDir(p) || isRiskDir(p)));
+  if (subdirs.length === 0) throw new ReportInputError(`${shownPath(dirArg)}: holds no experiment results (summary.json, results.json or risk.json), nor directories that do`);
   const lock = lockDir(dir, show(dir), 'report');
   try {
     if (opts.sharedAssets) writeSharedAssets(dir);
@@ -345,6 +357,12 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
           // A search's report is written by tune from its rounds; only its index entry is read here.
           entries.push(tuneIndexEntry(sub));
           io.stdout(`search's report kept: ${show(join(sub, REPORT_FILE))}\n`);
+          continue;
+        }
+        if (isRiskDir(sub)) {
+          const risk = rebuildRiskReport(sub, show(sub));
+          entries.push(risk.entry);
+          io.stdout(`report written to ${show(risk.path)}\n`);
           continue;
         }
         r = await rebuildReport(sub, opts);
@@ -367,6 +385,38 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
   } finally {
     lock.release();
   }
+}
+
+/** The report of a risk result, self-contained, as `<dir>/index.html` (`shownDir` names the directory in messages); `runTimeMs` null when not known (a rebuilt report). */
+export function writeRiskReport(dir: string, shownDir: string, result: RiskResult, quick: boolean, runTimeMs: number | null): void {
+  const html = renderRiskReport(result, { version: VERSION, date: new Date().toISOString(), runTimeMs, quick, assets: { mode: 'inline', scripts: readBundles() } });
+  writeFileAtomic(join(dir, REPORT_FILE), html, { shown: join(shownDir, REPORT_FILE) });
+}
+
+/** Whether a directory holds `retrystorm risk`'s estimates (risk.json). */
+function isRiskDir(dir: string): boolean {
+  return existsSync(join(dir, RISK_RESULT_FILE)) && !isResultDir(dir);
+}
+
+/** Rebuild a risk directory's report from its risk.json (untrusted: a field that is wrong is named); its index entry. */
+function rebuildRiskReport(dir: string, shownDir: string): { path: string; entry: IndexEntry } {
+  const file = join(dir, RISK_RESULT_FILE);
+  let raw: unknown;
+  try {
+    raw = readJsonFile(file);
+  } catch (e) {
+    throw new ReportInputError(`${shownPath(file)}: not valid JSON (${(e as Error).message})`);
+  }
+  const result = riskResultOf(raw);
+  if (typeof result === 'string') throw new ReportInputError(`${shownPath(file)}: ${result}`);
+  let quick = false;
+  try {
+    quick = (JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { quick?: unknown }).quick === true;
+  } catch {
+    /* without a manifest the page says nothing of quick mode */
+  }
+  writeRiskReport(dir, shownDir, result, quick, null);
+  return { path: join(dir, REPORT_FILE), entry: { name: result.experiment, description: result.description, finding: riskFinding(result), href: `${basename(dir)}/${REPORT_FILE}`, date: null } };
 }
 
 /** Whether a path is a directory (a dangling link or an unreadable entry is not). */

@@ -123,7 +123,7 @@ export async function runFiles(io: CliIO, files: string[], opts: RunOptions): Pr
       const shown = relative(io.cwd, final) || '.';
       try {
         locks.push(lockDir(final, shown, 'run'));
-        outputs.push(planOutput(final, shown, FINISHED_RUN_FILES, { replace: opts.replace ?? false, resume: opts.resume }));
+        outputs.push(planOutput(final, shown, FINISHED_RUN_FILES, { replace: opts.replace ?? false, resume: opts.resume, kind: 'run' }));
       } catch (e) {
         if (e instanceof OutputError) problems.push(e.message);
         else if (e instanceof UsageError) problems.push(...e.problems);

@@ -1,5 +1,6 @@
 import { resolveDescriptions } from './descriptionText.js';
 import type { Experiment } from './Experiment.js';
+import type { RiskSection } from './riskSchema.js';
 import { expandPart, type PartInput, type PlanPart, type StructurePart } from './expandPart.js';
 import { experimentStructureSchema, type ExperimentStructure } from './experimentSchema.js';
 import { formatPath, problemMessage, type PathSegment, type Problem } from './Problem.js';
@@ -16,6 +17,8 @@ export interface ExperimentPlan {
   description: string;
   seed: number;
   parts: PlanPart[];
+  /** The `risk` section (quick mode and `--set` applied), what `retrystorm risk` estimates in every cell; absent when the file has none. */
+  risk?: RiskSection;
 }
 
 /** A plan, with the warnings of its cells' scenarios (each once), or every problem found. */
@@ -117,7 +120,7 @@ export function expandExperiment(experiment: Pick<Experiment, 'root'>, options: 
   if (messages.list.length > 0 || !texts.ok) return { ok: false, errors: messages.list };
   if (structure.parts !== undefined) parts.forEach((part, i) => (part.description = texts.parts[i] ?? part.description));
   else for (const part of parts) part.description = texts.description;
-  const plan = { name: structure.name, description: texts.description, seed: structure.seed, parts };
+  const plan: ExperimentPlan = { name: structure.name, description: texts.description, seed: structure.seed, parts, ...(structure.risk ? { risk: structure.risk } : {}) };
   return { ok: true, plan, warnings: sinks.warnings.list, selectors };
 }
 

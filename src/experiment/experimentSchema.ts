@@ -4,6 +4,7 @@ import { fields as f } from '../policy/schema/fields.js';
 import { scenarioSchema } from './scenarioSchema.js';
 import { doc } from '../policy/schema/schemaDocs.js';
 import { tuneSchema } from './tuneSchema.js';
+import { riskSchema } from './riskSchema.js';
 
 /** Names of experiments and parts: lowercase letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 export const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
@@ -117,6 +118,10 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
       quick: quickSchema().optional(),
       parts: doc(f.array(part, 'parts', 1).optional(), 'Several scenarios in one experiment (instead of scenario).'),
       tune: doc(tuneSchema.optional(), 'What `retrystorm tune` searches (a space, presets, objectives, constraints); `run` ignores it.'),
+      risk: doc(
+        riskSchema.optional(),
+        'What `retrystorm risk` estimates in every cell: P(collapse within the scenario\'s horizonMs), by splitting on snapshots of a run; one section for the whole plan (variants and sweeps vary the scenario; quick and --set may change it); `run` ignores it.',
+      ),
       report: doc(
         f.record(z.unknown(), 'an object').optional(),
         'Hints for the HTML report: a one-line finding, the charts (kind, metric, x axis, log scales, cells, captions), the findings table, and per metric the smallest difference called one (practicalDifference: { metric: fraction of the mean compared against }, default 0.05).',

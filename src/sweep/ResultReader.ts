@@ -7,6 +7,7 @@ import { fsErrorWords, isFsError, shownPath } from './fileErrors.js';
 import { JsonChunkError, JsonChunkParser } from './jsonStream.js';
 import type { ReplicationRecord } from './runPlan.js';
 import type { RunManifest } from './runSweep.js';
+import { RISK_LINES_FILE, riskRecordOf, type RiskRecord } from './riskRecord.js';
 
 /** The manifest of a run directory (what identifies the run). */
 export const RUN_FILE = 'run.json';
@@ -24,6 +25,16 @@ export const FINISHED_RUN_FILES = ['summary.json', 'summary.csv'] as const;
 /** Whether `dir` holds a run (has its manifest). */
 export function isRunDir(dir: string): boolean {
   return existsSync(`${dir}/${RUN_FILE}`);
+}
+
+/** What a run directory holds by its manifest's `kind`: a run's replications or `retrystorm risk`'s estimates (null: no readable manifest). */
+export function runDirKind(dir: string): 'run' | 'risk' | null {
+  try {
+    const m = JSON.parse(readFileSync(`${dir}/${RUN_FILE}`, 'utf8')) as unknown;
+    return isPlainObject(m) && m.kind === 'risk' ? 'risk' : 'run';
+  } catch {
+    return null;
+  }
 }
 
 /** A run directory whose manifest cannot be read: an input error. */
@@ -55,12 +66,8 @@ export function recordProblem(v: unknown): string | null {
   return null;
 }
 
-/**
- * Read a run directory's manifest and its valid result records. A line that is not a valid record
- * (a line torn by a crash, a `null`, a record missing fields) is left out, so that replication
- * counts as missing, and reported in `problems` with its line number.
- */
-export function readRunDir(dir: string): { manifest: RunManifest; records: ReplicationRecord[]; problems: string[] } {
+/** A run directory's manifest (run.json), or a RunDirError saying why it cannot be read. */
+function readManifest(dir: string): RunManifest {
   let manifest: RunManifest;
   try {
     manifest = JSON.parse(readFileSync(`${dir}/${RUN_FILE}`, 'utf8')) as RunManifest;
@@ -68,6 +75,16 @@ export function readRunDir(dir: string): { manifest: RunManifest; records: Repli
     throw new RunDirError(`${shownPath(dir)}: not a retrystorm run directory (${RUN_FILE} cannot be read: ${isFsError(e) ? fsErrorWords(e) : (e as Error).message})`);
   }
   if (!isPlainObject(manifest)) throw new RunDirError(`${shownPath(`${dir}/${RUN_FILE}`)}: not a run manifest (an object)`);
+  return manifest;
+}
+
+/**
+ * Read a run directory's manifest and its valid result records. A line that is not a valid record
+ * (a line torn by a crash, a `null`, a record missing fields) is left out, so that replication
+ * counts as missing, and reported in `problems` with its line number.
+ */
+export function readRunDir(dir: string): { manifest: RunManifest; records: ReplicationRecord[]; problems: string[] } {
+  const manifest = readManifest(dir);
   const records: ReplicationRecord[] = [];
   const problems: string[] = [];
   if (existsSync(`${dir}/${RESULTS_FILE}`)) {
@@ -84,6 +101,33 @@ export function readRunDir(dir: string): { manifest: RunManifest; records: Repli
       const why = recordProblem(value);
       if (why === null) records.push(value as ReplicationRecord);
       else problems.push(`${RESULTS_FILE} line ${lineNo}: ${why}`);
+    });
+  }
+  return { manifest, records, problems };
+}
+
+/**
+ * Read a risk run's directory (`retrystorm risk`): its manifest and the valid records of
+ * risk.jsonl. A line that is not a valid record is left out, so that cell counts as not done, and
+ * reported in `problems` with its line number (a last line cut short by a crash, silently).
+ */
+export function readRiskDir(dir: string): { manifest: RunManifest; records: RiskRecord[]; problems: string[] } {
+  const manifest = readManifest(dir);
+  const records: RiskRecord[] = [];
+  const problems: string[] = [];
+  if (existsSync(`${dir}/${RISK_LINES_FILE}`)) {
+    forEachJsonLine(`${dir}/${RISK_LINES_FILE}`, (parse, lineNo, last) => {
+      let value: unknown;
+      try {
+        value = parse();
+      } catch {
+        if (!last) problems.push(`${RISK_LINES_FILE} line ${lineNo}: not valid JSON`);
+        return;
+      }
+      if (value === BLANK) return;
+      const rec = riskRecordOf(value);
+      if (typeof rec === 'string') problems.push(`${RISK_LINES_FILE} line ${lineNo}: ${rec}`);
+      else records.push(rec);
     });
   }
   return { manifest, records, problems };

@@ -26,7 +26,14 @@ export function describeFsError(e: unknown): string {
 export class ResultWriter {
   private fd: number | null = null;
 
-  constructor(readonly dir: string) {}
+  /**
+   * The files of `dir`: by default a run's (results.jsonl, and the end files a new run removes);
+   * `retrystorm risk` names its own (risk.jsonl...).
+   */
+  constructor(
+    readonly dir: string,
+    private readonly files: { lines: string; endFiles: readonly string[] } = { lines: RESULTS_FILE, endFiles: RUN_END_FILES },
+  ) {}
 
   private guard<T>(what: string, f: () => T): T {
     try {
@@ -36,11 +43,11 @@ export class ResultWriter {
     }
   }
 
-  /** Create the directory, write the manifest, and start results.jsonl with the given records (one line each). */
+  /** Create the directory, write the manifest, and start results.jsonl (or the lines file named) with the given records (one line each). */
   start(manifestJson: string, records: readonly unknown[]): void {
     this.guard(this.dir, () => mkdirSync(this.dir, { recursive: true }));
     // Files of an earlier run that this one would not overwrite must not be mistaken for its output.
-    for (const f of RUN_END_FILES) {
+    for (const f of this.files.endFiles) {
       this.guard(join(this.dir, f), () => rmSync(join(this.dir, f), { force: true }));
     }
     // Temporary files a killed run left behind (`<name>.tmp-<n>`, see writeFile) are nobody's.
@@ -48,13 +55,13 @@ export class ResultWriter {
       if (/\.tmp-\d+$/.test(f)) this.guard(join(this.dir, f), () => rmSync(join(this.dir, f), { force: true }));
     }
     this.writeFile(RUN_FILE, manifestJson + '\n');
-    this.writeFileChunks(RESULTS_FILE, (emit) => {
+    this.writeFileChunks(this.files.lines, (emit) => {
       for (const r of records) {
         writeJsonChunks(r, emit);
         emit('\n');
       }
     });
-    this.fd = this.guard(join(this.dir, RESULTS_FILE), () => openSync(join(this.dir, RESULTS_FILE), 'a'));
+    this.fd = this.guard(join(this.dir, this.files.lines), () => openSync(join(this.dir, this.files.lines), 'a'));
   }
 
   /** Append one record as one line (a single write call). */
@@ -73,7 +80,7 @@ export class ResultWriter {
   private appendChunks(chunks: string[]): void {
     const fd = this.fd;
     if (fd === null) throw new Error('ResultWriter.append before start');
-    this.guard(join(this.dir, RESULTS_FILE), () => {
+    this.guard(join(this.dir, this.files.lines), () => {
       const before = fstatSync(fd).size;
       try {
         // A short write (a full disk) is continued, or undone, so the file never holds half a line.

@@ -11,19 +11,11 @@ import { shownPath } from './fileErrors.js';
 export class MergeError extends Error {}
 
 /**
- * Combine the output directories of the shards of one sweep into one summary, identical to the
- * summary of an unsharded run. Refuses shards of a different experiment file, seed, version or
- * overrides, a missing or repeated shard, and a shard whose replications are not all done.
+ * The plan the shards of one run were made from, once they are checked to belong together: same
+ * experiment file, seed, version, overrides and kind, every shard of the count once; the plan
+ * expanded again from the first one's manifest. A MergeError says what is wrong.
  */
-export function mergeRunDirs(
-  dirs: string[],
-  out: string | ((experiment: string) => string),
-): { summary: SweepSummary; plan: ExperimentPlan; outDir: string } {
-  if (dirs.length === 0) throw new MergeError('merge needs at least one directory');
-  const runs = dirs.map((d) => {
-    if (!isRunDir(d)) throw new MergeError(`${shownPath(d)}: not a retrystorm run directory (no ${RUN_FILE})`);
-    return { dir: d, ...readRunDir(d) };
-  });
+export function checkShards<R extends { dir: string; manifest: RunManifest }>(runs: readonly R[]): { first: R; plan: ExperimentPlan; count: number } {
   const first = runs[0] as (typeof runs)[number];
   for (const r of runs.slice(1)) {
     const why = sameManifest(first.manifest, r.manifest);
@@ -53,7 +45,24 @@ export function mergeRunDirs(
   }
   const expanded = expandExperiment(parsed.experiment, { quick: first.manifest.quick, set: first.manifest.set });
   if (!expanded.ok) throw new MergeError(expanded.errors.join('\n'));
-  const plan = expanded.plan;
+  return { first, plan: expanded.plan, count };
+}
+
+/**
+ * Combine the output directories of the shards of one sweep into one summary, identical to the
+ * summary of an unsharded run. Refuses shards of a different experiment file, seed, version or
+ * overrides, a missing or repeated shard, and a shard whose replications are not all done.
+ */
+export function mergeRunDirs(
+  dirs: string[],
+  out: string | ((experiment: string) => string),
+): { summary: SweepSummary; plan: ExperimentPlan; outDir: string } {
+  if (dirs.length === 0) throw new MergeError('merge needs at least one directory');
+  const runs = dirs.map((d) => {
+    if (!isRunDir(d)) throw new MergeError(`${shownPath(d)}: not a retrystorm run directory (no ${RUN_FILE})`);
+    return { dir: d, ...readRunDir(d) };
+  });
+  const { first, plan, count } = checkShards(runs);
   const cells = shardCells(planCells(plan), undefined);
   const records = new Map<string, ReplicationRecord>();
   for (const r of runs) {

@@ -12,6 +12,8 @@ import { ResultWriter } from './ResultWriter.js';
 import { runMemoryShare } from './resourceLimits.js';
 import { isInterruptedRecord, planCells, summarizeCell, type CellSummary, type ReplicationRecord, type SweepSummary } from './runPlan.js';
 import type { WorkerTask } from './worker.js';
+import type { RiskTask } from './riskCell.js';
+import type { RiskRecord } from './riskRecord.js';
 
 /** What identifies a run, so that a resume or a merge never mixes different experiments. */
 export interface RunManifest {
@@ -26,6 +28,8 @@ export interface RunManifest {
   set: Array<[string, unknown]>;
   /** Which slice of the cells this directory holds. */
   shard: { index: number; count: number } | null;
+  /** What the directory holds: absent for a run's replications, `risk` for `retrystorm risk`'s estimates. */
+  kind?: 'risk';
 }
 
 /**
@@ -98,11 +102,20 @@ export class SweepPool {
   }
 
   run(task: WorkerTask): Promise<ReplicationRecord> {
+    return this.threadPool().run(task) as Promise<ReplicationRecord>;
+  }
+
+  /** One cell's risk estimate on a thread (`retrystorm risk`). */
+  runRisk(task: RiskTask): Promise<RiskRecord> {
+    return this.threadPool().run(task) as Promise<RiskRecord>;
+  }
+
+  private threadPool(): Piscina {
     if (this.pool === null) {
       const { filename, execArgv } = workerFile();
       this.pool = new Piscina({ filename, execArgv, minThreads: this.threads, maxThreads: this.threads, idleTimeout: 60_000 });
     }
-    return this.pool.run(task) as Promise<ReplicationRecord>;
+    return this.pool;
   }
 
   /** Stop the threads, if any started. */
@@ -145,6 +158,7 @@ export function shardCells<T extends { cell: Cell }>(cells: T[], shard: ShardSpe
 }
 
 function sameManifest(a: RunManifest, b: RunManifest): string | null {
+  if ((a.kind ?? 'run') !== (b.kind ?? 'run')) return `one holds ${a.kind === 'risk' ? 'risk estimates' : 'a run'} and the other ${b.kind === 'risk' ? 'risk estimates' : 'a run'}`;
   if (a.experiment !== b.experiment) return `experiment "${a.experiment}" is not "${b.experiment}"`;
   if (a.sourceSha256 !== b.sourceSha256) return 'the experiment file changed';
   if (a.seed !== b.seed) return `seed ${a.seed} is not ${b.seed}`;

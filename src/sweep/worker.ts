@@ -1,5 +1,7 @@
 import type { Cell } from '../experiment/index.js';
 import { runReplication, type ReplicationRecord } from './runPlan.js';
+import { runRiskCell, type RiskTask } from './riskCell.js';
+import type { RiskRecord } from './riskRecord.js';
 
 /** One unit of work sent to a worker thread: plain data only. */
 export interface WorkerTask {
@@ -14,8 +16,9 @@ export interface WorkerTask {
   runMemoryBytes?: number;
 }
 
-/** Worker-thread entry point (piscina): run one replication of one cell. */
-export default function runTask(task: WorkerTask): ReplicationRecord {
+/** Worker-thread entry point (piscina): run one replication of one cell, or estimate one cell's risk. */
+export default function runTask(task: WorkerTask | RiskTask): ReplicationRecord | RiskRecord {
+  if ('kind' in task) return runRiskCell(task);
   if (task.fault === 'exit') process.exit(3);
   return runReplication(task.cell, task.replication, task.masterSeed, task.fault === 'throw', task.interrupt ?? null, task.runMemoryBytes ?? Infinity);
 }

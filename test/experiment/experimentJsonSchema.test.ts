@@ -42,12 +42,14 @@ describe('experimentJsonSchema', () => {
       'quick',
       'parts',
       'tune',
+      'risk',
       'report',
     ]);
     expect(schema.properties.name.pattern).toBe('^[a-z0-9][a-z0-9._-]*$');
     expect(schema.properties.seed).toMatchObject({ type: 'integer', default: 1 });
     expect(schema.properties.replications).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
     expect(schema.properties.scenario.$ref).toBe('#/$defs/Scenario');
+    expect(schema.properties.risk).toMatchObject({ type: 'object', required: ['importance', 'collapse', 'checkEveryMs'] });
   });
 
   it('describes scenarios with their defaults', () => {

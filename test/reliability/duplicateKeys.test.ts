@@ -40,11 +40,11 @@ describe('a key repeated in one JSON object', () => {
     expect(r.ok ? '' : r.error).toMatch(/^big\.json: tail: duplicate key "z" at line 1, column \d+ \(first at line 1, column \d+\)$/);
   });
 
-  it('exits 2 from validate, run, tune and check, naming the file and the path, with no stack trace', async () => {
+  it('exits 2 from validate, run, tune, risk and check, naming the file and the path, with no stack trace', async () => {
     const dir = tempDir();
     const exp = writeExperiment(dir, 'dup.json', experimentText('{ "maxAttempts": 3, "backoff": { "kind": "none", "kind": "constant" } }'));
     const expected = `${exp}: scenario.stack.0.policy.backoff: duplicate key "kind" at line 6, column 86 (first at line 6, column 70)`;
-    for (const args of [['validate', exp], ['run', exp, '--out', join(dir, 'out'), '--quiet'], ['tune', exp, '--out', join(dir, 'out'), '--quiet']]) {
+    for (const args of [['validate', exp], ['run', exp, '--out', join(dir, 'out'), '--quiet'], ['tune', exp, '--out', join(dir, 'out'), '--quiet'], ['risk', exp, '--out', join(dir, 'out'), '--quiet']]) {
       const r = await cli(args);
       expect(r.code, args[0]).toBe(2);
       expect(r.err).toContain(expected);

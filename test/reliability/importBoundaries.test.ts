@@ -55,7 +55,7 @@ describe('an import may not leave the directory of the file that names it', () =
     const dir = join(tempDir(), 'exp');
     mkdirSync(dir);
     const exp = experimentImporting(dir, name(dir));
-    for (const args of [['validate', exp], ['run', exp, '--out', join(dir, 'out')], ['trace', exp, '--script', '200:1'], ['check', exp], ['export', 'aws-config', exp], ['tune', exp, '--out', join(dir, 'out')]]) {
+    for (const args of [['validate', exp], ['run', exp, '--out', join(dir, 'out')], ['trace', exp, '--script', '200:1'], ['check', exp], ['export', 'aws-config', exp], ['tune', exp, '--out', join(dir, 'out')], ['risk', exp, '--out', join(dir, 'out')]]) {
       const r = await cli(args);
       expect({ args: args[0], code: r.code }).toEqual({ args: args[0], code: 2 });
       expect(r.err).toMatch(/scenario\.stack\.0\.import\.file: ".*" is outside the directory of .*exp\.json \(it leads to .*secrets\.txt\): an imported file must be in that directory or below it, symbolic links followed; --allow-imports-outside allows it\n$/);

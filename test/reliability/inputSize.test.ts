@@ -18,10 +18,10 @@ function sparse(path: string, bytes: number): string {
 const limit = `over the limit of ${formatCount(MAX_INPUT_BYTES)} bytes (${MAX_INPUT_BYTES / 1024 / 1024} MiB) of an input file`;
 
 describe('input files over MAX_INPUT_BYTES are refused before they are read', () => {
-  it('an experiment file one byte over: validate, run, trace and tune refuse it at once, naming the file, its size and the limit', async () => {
+  it('an experiment file one byte over: validate, run, trace, tune and risk refuse it at once, naming the file, its size and the limit', async () => {
     const dir = tempDir();
     const big = sparse(join(dir, 'big.json'), MAX_INPUT_BYTES + 1);
-    for (const args of [['validate', big], ['run', big, '--out', join(dir, 'out')], ['trace', big, '--script', '200:1'], ['tune', big, '--out', join(dir, 'out')]]) {
+    for (const args of [['validate', big], ['run', big, '--out', join(dir, 'out')], ['trace', big, '--script', '200:1'], ['tune', big, '--out', join(dir, 'out')], ['risk', big, '--out', join(dir, 'out')]]) {
       const started = Date.now();
       const r = await cli(args);
       expect(r).toEqual({ code: 2, out: '', err: `error: ${big}: is ${formatCount(MAX_INPUT_BYTES + 1)} bytes, ${limit}\n` });

@@ -103,7 +103,7 @@ describe('reports written by the command line', () => {
   it('`report` on a directory without results says so (exit code 2)', async () => {
     const r = await cli(['report', tempDir()]);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/^error: .* holds no experiment results \(summary\.json or results\.json\), nor directories that do\n$/);
+    expect(r.err).toMatch(/^error: .* holds no experiment results \(summary\.json, results\.json or risk\.json\), nor directories that do\n$/);
     const missing = await cli(['report', join(tempDir(), 'nope')]);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/no such directory/);

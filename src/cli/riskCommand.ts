@@ -1,0 +1,123 @@
+// The risk command: P(collapse within the horizon) for every cell of an experiment's plan, by
+// splitting on snapshots of a run (src/riskModel), on the worker pool, shardable and resumable like
+// run; risk.jsonl, risk.json, risk.csv and the report (index.html) in <out>/<experiment>/.
+import { join, relative, resolve } from 'node:path';
+import type { ExperimentPlan } from '../experiment/index.js';
+import { DEFAULT_RISK_METHOD, type RiskSection } from '../experiment/riskSchema.js';
+import { formatDuration } from '../policy/formatDuration.js';
+import { riskFinding, formatProbability, effortComparison, noCollapseBound } from '../report/riskReport.js';
+import { riskProblems } from '../riskModel/index.js';
+import { FINISHED_RISK_FILES, RISK_LINES_FILE } from '../sweep/riskRecord.js';
+import { runRiskSweep, type RiskResult } from '../sweep/riskSweep.js';
+import { seriesOf } from '../report/riskCharts.js';
+import { runManifest, type ShardSpec } from '../sweep/runSweep.js';
+import { planCells } from '../sweep/runPlan.js';
+import { lockDir } from './dirLock.js';
+import { UsageError, type CliIO } from './io.js';
+import { loadPlan, printWarnings, type PlanOptions } from './loadPlan.js';
+import { commitOutput, planOutput } from './outputDir.js';
+import { printJson } from './printJson.js';
+import { ProgressReporter } from './progress.js';
+import { writeRiskReport } from './report.js';
+
+/** Where `risk` writes unless told (`--out`): beside run's `results`, never in the same directory. */
+export const DEFAULT_RISK_OUT = 'risk';
+
+/** The options of `retrystorm risk`. */
+export interface RiskOptions extends PlanOptions {
+  out: string;
+  workers?: number;
+  shard?: ShardSpec;
+  resume: boolean;
+  replace: boolean;
+  quiet: boolean;
+  json: boolean;
+}
+
+/** The risk section in brief, as `validate` and `risk` print it. */
+export function riskBrief(risk: RiskSection): string {
+  const c = risk.collapse;
+  const where = c.service ?? c.cache;
+  const cond = `${c.metric}${where ? ` of ${where}` : ''} ${c.above !== undefined ? `> ${c.above}` : `< ${c.below}`}${c.forMs > 0 ? ` for ${formatDuration(c.forMs)}` : ''}`;
+  const grid = risk.checkEveryMs > 0 ? `every ${formatDuration(risk.checkEveryMs)}` : 'after every event';
+  const method = risk.method ?? DEFAULT_RISK_METHOD;
+  const how =
+    method === 'monte-carlo'
+      ? `${risk.runs} plain runs`
+      : `${method} splitting on ${risk.importance.metric}${method === 'fixed' ? ` at levels ${(risk.levels ?? []).join(', ')}` : ''}${risk.particles !== undefined ? `, ${risk.particles} particles` : ''}${risk.repetitions !== undefined ? `, ${risk.repetitions} repetitions` : ''}`;
+  return `risk: P(${cond}, checked ${grid}) within each cell's horizon, by ${how}`;
+}
+
+/** The problems of the plan's risk section against each cell's scenario (each message once), prefixed with the file. */
+export function planRiskProblems(file: string, plan: ExperimentPlan): string[] {
+  if (plan.risk === undefined) return [`${file}: has no risk section (what retrystorm risk estimates: docs/risk.md)`];
+  const risk = plan.risk;
+  const seen = new Set<string>();
+  for (const { cell } of planCells(plan)) for (const p of riskProblems(cell.scenario, risk)) seen.add(`${file}: ${p}`);
+  return [...seen];
+}
+
+/** The table `risk` prints: one line per cell, then the finding. */
+function printedResult(result: RiskResult): string {
+  const manyParts = new Set(result.cells.map((c) => c.part)).size > 1;
+  const lines = result.cells.map((c) => {
+    const name = `${seriesOf(c, manyParts)}${Object.keys(c.params).length > 0 ? ` ${Object.entries(c.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}` : ''}`;
+    if (c.state === 'errored') return `  ${name}: errored: ${c.error}`;
+    const r = c.risk;
+    const p = r.probability > 0 ? `P = ${formatProbability(r.probability)} [${formatProbability(r.ci95[0])}, ${formatProbability(r.ci95[1])}]` : `P = 0 (no collapse seen: ${noCollapseBound([c])})`;
+    const cmp = effortComparison(c);
+    return `  ${name}: ${p}, ${r.effort.runs} runs, ${formatDuration(r.effort.cpuMs)} CPU${cmp === '–' ? '' : ` (${cmp} than plain Monte Carlo for the same relative error)`}`;
+  });
+  return [...lines, riskFinding(result)].join('\n');
+}
+
+/** Estimate every cell of the file's plan and write the results and the report; returns the exit code. */
+export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Promise<number> {
+  const shownFile = relative(io.cwd, file) || file;
+  const { plan, text, set, warnings } = loadPlan(file, opts);
+  const problems = planRiskProblems(shownFile, plan);
+  if (problems.length > 0) throw new UsageError(problems);
+  const final = resolve(io.cwd, opts.out, plan.name);
+  const shown = relative(io.cwd, final) || '.';
+  const lock = lockDir(final, shown, 'risk');
+  try {
+    const output = planOutput(final, shown, FINISHED_RISK_FILES, { replace: opts.replace, resume: opts.resume, kind: 'risk' });
+    printWarnings(io, warnings);
+    if (!opts.quiet && !opts.json) io.stderr(`${plan.name}: ${riskBrief(plan.risk as RiskSection)}\n`);
+    const ac = new AbortController();
+    const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
+    const progress = opts.quiet || opts.json ? null : new ProgressReporter(io, plan.name, undefined, undefined, 'cells');
+    const startedMs = Date.now();
+    let res;
+    try {
+      res = await runRiskSweep(plan, {
+        outDir: output.work,
+        ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+        ...(opts.shard ? { shard: opts.shard } : {}),
+        resume: opts.resume,
+        manifest: runManifest(plan, text, opts.quick, set),
+        signal: ac.signal,
+        onWarning: (t) => io.stderr(`warning: ${t}\n`),
+        ...(progress ? { onProgress: (p: Parameters<ProgressReporter['update']>[0]) => progress.update(p) } : {}),
+      });
+    } finally {
+      progress?.stop();
+      removeHandlers();
+    }
+    const where = relative(io.cwd, output.work) || '.';
+    if (res.interrupted || res.result === null) {
+      const kept = output.staged ? `; ${shown} still holds the earlier finished estimates` : '';
+      io.stderr(`interrupted: ${res.done} of ${res.total} cells are in ${join(where, RISK_LINES_FILE)}${kept}; run again with ${output.staged ? '--replace --resume' : '--resume'} to finish\n`);
+      return 130;
+    }
+    if (!opts.shard) writeRiskReport(output.work, where, res.result, opts.quick, Date.now() - startedMs);
+    commitOutput(output);
+    if (opts.json) printJson(io.stdout, res.result);
+    else if (!opts.quiet) io.stdout(`\n${plan.name} (${shownFile})\n${printedResult(res.result)}\nwritten to ${shown}\n`);
+    if (res.errored.length === 0) return 0;
+    io.stderr(`${res.errored.length} cell${res.errored.length > 1 ? 's' : ''} errored:\n${res.errored.map((e) => `  ${e.key}: ${e.error}\n`).join('')}`);
+    return 1;
+  } finally {
+    lock.release();
+  }
+}

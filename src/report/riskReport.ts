@@ -1,0 +1,183 @@
+// `retrystorm risk`'s report: a page of its own from risk.json: the finding computed from the
+// estimates, the table of cells (probability, interval, relative error, effort, plain Monte Carlo's
+// runs for the same precision), and the charts of riskCharts.ts.
+import type { RiskResult } from '../sweep/riskSweep.js';
+import { DEFAULT_RISK_METHOD } from '../experiment/riskSchema.js';
+import { formatDuration } from '../policy/formatDuration.js';
+import { groupThousands } from '../policy/groupThousands.js';
+import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
+import { formatValue } from './format.js';
+import { reportHead, type ReportAssets } from './renderReport.js';
+import { cellName, describeHorizon, exampleChart, probabilityChart, pyramidChart, seriesOf, sweptParam, type EstimatedCell, type RiskChart } from './riskCharts.js';
+
+/** How the page is made: provenance and how vega is loaded. */
+export interface RiskReportOptions {
+  version: string;
+  date: string;
+  /** How long the estimates took (null: not known, a rebuilt report). */
+  runTimeMs: number | null;
+  quick: boolean;
+  assets: ReportAssets;
+}
+
+/** A probability in a sentence: two significant digits, with an exponent below 1e-3 (`2.9e-6`, `0.031`). */
+export function formatProbability(p: number): string {
+  if (!Number.isFinite(p)) return '–';
+  if (p === 0) return '0';
+  if (p < 1e-3) return p.toExponential(1).replace(/\.0e/, 'e');
+  return String(Number(p.toPrecision(2)));
+}
+
+/** The bound of cells where no collapse was seen: below about one over the fewest trajectories any of them ran. */
+export function noCollapseBound(cells: readonly EstimatedCell[]): string {
+  const runs = Math.max(1, Math.min(...cells.map((c) => c.risk.effort.runs)));
+  return `below about 1/${groupThousands(String(runs))} = ${formatProbability(1 / runs)}`;
+}
+
+/**
+ * One series' sentence: how its probability moves across the swept parameter where a collapse was
+ * seen (`rises from ~a at x to ~b at y`, `is ~a at x`), then where none was, with its bound.
+ */
+function seriesSentence(cells: readonly EstimatedCell[], param: string | null): string {
+  const at = (c: EstimatedCell) => (param === null ? '' : ` at ${param} = ${formatValue(c.params[param])}`);
+  const sorted = param === null ? [...cells] : [...cells].sort((a, b) => (a.params[param] as number) - (b.params[param] as number));
+  const seen = sorted.filter((c) => c.risk.probability > 0);
+  const unseen = sorted.filter((c) => c.risk.probability === 0);
+  const parts: string[] = [];
+  const first = seen[0];
+  const last = seen[seen.length - 1];
+  if (param === null && seen.length > 1) {
+    const ps = seen.map((c) => c.risk.probability);
+    parts.push(`ranges from ~${formatProbability(Math.min(...ps))} to ~${formatProbability(Math.max(...ps))} across its cells`);
+  } else if (first !== undefined && last !== undefined && first !== last) {
+    const [p0, p1] = [first.risk.probability, last.risk.probability];
+    parts.push(`${p1 > p0 ? 'rises' : p1 < p0 ? 'falls' : 'stays'} from ~${formatProbability(p0)}${at(first)} to ~${formatProbability(p1)}${at(last)}`);
+  } else if (first !== undefined) parts.push(`is ~${formatProbability(first.risk.probability)}${at(first)}`);
+  if (unseen.length > 0) {
+    const where = param === null ? '' : ` at ${param} = ${unseen.map((c) => formatValue(c.params[param])).join(', ')}`;
+    parts.push(`no collapse seen${where} (${noCollapseBound(unseen)})`);
+  }
+  return parts.join(', and ');
+}
+
+/**
+ * The report's one-line finding, from the estimates alone: P(collapse within the horizon) of the
+ * first series across the swept parameter (rises from ~a at x to ~b at y), then for each other
+ * series the same, or its highest estimate; a cell with no collapse seen says so with its bound.
+ */
+export function riskFinding(result: RiskResult): string {
+  const cells = result.cells.filter((c): c is EstimatedCell => c.state === 'ok');
+  if (cells.length === 0) return 'No cell could be estimated (see the errors below).';
+  const manyParts = new Set(cells.map((c) => c.part)).size > 1;
+  const param = sweptParam(cells);
+  const groups = new Map<string, EstimatedCell[]>();
+  for (const c of cells) groups.set(seriesOf(c, manyParts), [...(groups.get(seriesOf(c, manyParts)) ?? []), c]);
+  const [head, ...rest] = [...groups.entries()];
+  const [name, first] = head as [string, EstimatedCell[]];
+  const lead = `P(collapse within ${describeHorizon(result)})${groups.size > 1 ? ` with ${name}` : ''}: ${seriesSentence(first, param)}`;
+  const others = rest.map(([n, cs]) => `with ${n}: ${seriesSentence(cs, param)}`);
+  return `${[lead, ...others].join('; ')}.`;
+}
+
+/** A ratio to two significant digits, thousands grouped (`40`, `1.5`, `12,000`). */
+function formatRatio(x: number): string {
+  const r = Number(x.toPrecision(2));
+  return r >= 1000 ? groupThousands(String(Math.round(r))) : String(r);
+}
+
+/** The effort of a cell against plain Monte Carlo's for the same relative error: `40x fewer runs`, or '–' when there is nothing to compare. */
+export function effortComparison(c: EstimatedCell): string {
+  const mc = c.risk.monteCarloRuns;
+  if (c.risk.method === 'monte-carlo' || !Number.isFinite(mc) || !(c.risk.effort.runs > 0)) return '–';
+  const ratio = mc / c.risk.effort.runs;
+  return ratio >= 1 ? `${formatRatio(ratio)}x fewer runs` : `${formatRatio(1 / ratio)}x more runs`;
+}
+
+/** The table of cells. */
+function cellTable(result: RiskResult, manyParts: boolean): string {
+  const head = ['Cell', 'P(collapse)', '95% interval', 'Relative error', 'Method', 'Runs', 'Events', 'CPU', 'Plain Monte Carlo runs, same relative error', 'Against plain Monte Carlo'];
+  const row = (c: RiskResult['cells'][number]) => {
+    if (c.state === 'errored') return `<tr><td>${escapeHtml(`${seriesOf(c, manyParts)} ${JSON.stringify(c.params)}`)}</td><td colspan="${head.length - 1}">errored: ${escapeHtml(c.error)}</td></tr>`;
+    const r = c.risk;
+    // No collapse seen: the interval of the repetitions is [0, 0], and what can be said is the bound.
+    const seen = r.probability > 0;
+    const p = seen ? formatProbability(r.probability) : '0, no collapse seen';
+    const interval = seen ? `[${formatProbability(r.ci95[0])}, ${formatProbability(r.ci95[1])}]` : noCollapseBound([c]);
+    const cells = [p, interval, Number.isFinite(r.relativeError) ? r.relativeError.toFixed(2) : '–', r.method, groupThousands(String(r.effort.runs)), groupThousands(String(r.effort.events)), formatDuration(r.effort.cpuMs), Number.isFinite(r.monteCarloRuns) ? groupThousands(String(Math.round(r.monteCarloRuns))) : '–', effortComparison(c)];
+    return `<tr><td>${escapeHtml(cellName(c, manyParts))}</td>${cells.map((x) => `<td class="num">${escapeHtml(x)}</td>`).join('')}</tr>`;
+  };
+  return `<div class="wide"><table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>\n${result.cells.map(row).join('\n')}\n</tbody></table></div>`;
+}
+
+/** What the section estimates, in a sentence. */
+export function riskQuestion(result: RiskResult): string {
+  const { importance, collapse, method } = result.risk;
+  const where = collapse.service ?? collapse.cache;
+  const cond = `${collapse.metric}${where ? ` of ${where}` : ''} ${collapse.above !== undefined ? `above ${collapse.above}` : `below ${collapse.below}`}${collapse.forMs > 0 ? ` for ${formatDuration(collapse.forMs)}` : ''}`;
+  const grid = result.risk.checkEveryMs > 0 ? `checked every ${formatDuration(result.risk.checkEveryMs)}` : 'checked after every event';
+  return `The probability that ${cond} (${grid}) within ${describeHorizon(result)}, estimated by ${method === 'monte-carlo' ? 'plain Monte Carlo runs' : `${method ?? DEFAULT_RISK_METHOD} splitting on ${importance.metric}`}.`;
+}
+
+const STYLE = `
+body { margin: 0; font: 15px/1.5 "DejaVu Sans", system-ui, sans-serif; color: #1f2328; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px 28px 48px; }
+h1 { margin: 4px 0 8px; font-size: 28px; overflow-wrap: anywhere; }
+h2 { margin: 32px 0 10px; font-size: 21px; border-bottom: 1px solid #d8dee4; }
+.finding { font-size: 17px; margin: 6px 0 12px; padding: 8px 12px; background: #eef6ee; border-left: 4px solid #54a24b; }
+.description { max-width: 80ch; white-space: pre-wrap; overflow-wrap: anywhere; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
+th, td { border: 1px solid #d8dee4; padding: 4px 10px; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.wide { overflow-x: auto; }
+figure { margin: 22px 0 30px; }
+figcaption { color: #59636e; max-width: 80ch; }
+footer { margin-top: 40px; color: #59636e; font-size: 13px; }
+`;
+
+/** Draws each chart with vega-embed and keeps its view on the element (the chart checks read it). */
+const BOOT = `
+(function () {
+  var charts = JSON.parse(document.getElementById('retrystorm-charts').textContent);
+  charts.forEach(function (c) {
+    var el = document.getElementById('chart-' + c.id);
+    if (typeof vegaEmbed !== 'function') { el.textContent = 'The charts need vega, vega-lite and vega-embed, which did not load.'; return; }
+    vegaEmbed(el, c.spec, { mode: 'vega-lite', renderer: 'svg', actions: { export: true, source: false, compiled: false, editor: false } })
+      .then(function (result) { el.vegaView = result.view; el.setAttribute('data-rendered', 'true'); })
+      .catch(function (e) { el.setAttribute('data-error', String(e && e.message || e)); el.textContent = 'This chart could not be drawn: ' + (e && e.message || e); });
+  });
+})();
+`;
+
+/** The charts of a risk result, those its data allow. */
+export function riskCharts(result: RiskResult): RiskChart[] {
+  const cells = result.cells.filter((c): c is EstimatedCell => c.state === 'ok');
+  const manyParts = new Set(cells.map((c) => c.part)).size > 1;
+  return [probabilityChart(result, cells, manyParts), pyramidChart(result, cells, manyParts), exampleChart(result, cells, manyParts)].filter((c): c is RiskChart => c !== null);
+}
+
+/** The HTML report of `retrystorm risk`: the finding, the question, the cells' table, the charts. Self-contained with inline assets. */
+export function renderRiskReport(result: RiskResult, opts: RiskReportOptions): string {
+  const charts = riskCharts(result);
+  const manyParts = new Set(result.cells.map((c) => c.part)).size > 1;
+  const figures = charts.map((c) => `<figure><h3>${escapeHtml(c.title)}</h3><div class="vis" id="chart-${escapeHtml(c.id)}" role="img" aria-label="${escapeHtml(c.title)}"></div><figcaption>${escapeHtml(c.caption)}</figcaption></figure>`);
+  const mode = opts.quick ? 'Quick mode (the file\'s quick overrides): smaller estimates than the full run.' : 'Full run.';
+  return `${reportHead({ title: `${result.experiment}: retrystorm risk`, style: STYLE, version: opts.version, assets: opts.assets })}<body>
+<main>
+<h1>${escapeHtml(result.experiment)}</h1>
+<p class="finding">${escapeHtml(riskFinding(result))}</p>
+${result.description ? `<details><summary>Description</summary><p class="description">${escapeHtml(result.description)}</p></details>` : ''}
+<p>${escapeHtml(riskQuestion(result))} ${escapeHtml(mode)}</p>
+<h2>Cells</h2>
+${cellTable(result, manyParts)}
+<p>Each interval is over the estimate's independent repetitions (Student-t, clipped to [0, 1]; plain Monte Carlo: Wilson). The last two columns compare the work: the plain runs that would give the same relative error, (1 - p) / (p × relative error²), against the runs splitting made. CPU time is measured; every other number is the same on every run of the same file and seed.</p>
+<h2>Charts</h2>
+${figures.join('\n') || '<p>No chart: no cell saw a collapse.</p>'}
+<footer>retrystorm ${escapeHtml(opts.version)} risk, seed ${result.seed}, ${escapeHtml(opts.date.slice(0, 10))}${opts.runTimeMs === null ? '' : `, ${escapeHtml(formatDuration(opts.runTimeMs))}`}.</footer>
+</main>
+<script type="application/json" id="retrystorm-charts">${chartsForScript(charts)}</script>
+<script>${inlineScript(BOOT)}</script>
+</body>
+</html>
+`;
+}

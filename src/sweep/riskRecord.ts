@@ -1,0 +1,152 @@
+// One cell's record of `retrystorm risk` as risk.jsonl holds it: its check when read back (the file
+// is untrusted), the numbers JSON cannot hold restored, and risk.csv.
+import { RISK_METHODS, riskSchema } from '../experiment/riskSchema.js';
+import type { CellRisk } from '../riskModel/index.js';
+import { csvCell } from './csv.js';
+import type { RiskResult } from './riskSweep.js';
+
+/** The lines file of a risk run: one {@link RiskRecord} a line, as cells finish. */
+export const RISK_LINES_FILE = 'risk.jsonl';
+/** The plan and every cell's estimate, written when every cell is done. */
+export const RISK_RESULT_FILE = 'risk.json';
+/** One row per cell, written when every cell is done. */
+export const RISK_CSV_FILE = 'risk.csv';
+/** The files only a finished risk run has: a new run starts by removing them, and does not erase a directory holding them unless asked. */
+export const FINISHED_RISK_FILES = [RISK_RESULT_FILE, RISK_CSV_FILE] as const;
+
+/** Where a cell sits in the plan, as every record names it. */
+interface RiskCellId {
+  key: string;
+  part: string;
+  variant: string;
+  params: Record<string, unknown>;
+  /** The estimate's master seed (the cell's replication-0 seed). */
+  seed: number;
+}
+
+/** One cell of a risk run: its estimate, or why it failed. */
+export type RiskRecord = (RiskCellId & { state: 'ok'; risk: CellRisk }) | (RiskCellId & { state: 'errored'; error: string });
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** JSON writes NaN as null and leaves an infinite number out (`src/sweep/json.ts`): a number, or what it stood for. */
+function numberOr(v: unknown, missing: number): number | null {
+  if (v === undefined || v === null) return missing;
+  return typeof v === 'number' ? v : null;
+}
+
+/** `v` as an array of numbers (null items as NaN), or null when it is not one. */
+function numbers(v: unknown): number[] | null {
+  if (!Array.isArray(v)) return null;
+  const out = v.map((x) => numberOr(x, NaN));
+  return out.every((x): x is number => x !== null) ? out : null;
+}
+
+/** The pyramid read back (its last level, the collapse, is Infinity, which JSON leaves out), or why not. */
+function pyramidOf(v: unknown): CellRisk['pyramid'] | string {
+  if (!Array.isArray(v)) return 'risk.pyramid must be an array';
+  const out: CellRisk['pyramid'] = [];
+  for (const [i, l] of v.entries()) {
+    if (!isPlainObject(l)) return `risk.pyramid.${i} must be an object`;
+    const level = numberOr(l.level, Infinity);
+    const [trajectories, probability, conditional] = [l.trajectories, l.probability, l.conditional].map((x) => numberOr(x, NaN));
+    if (level === null || trajectories == null || probability == null || conditional == null) return `risk.pyramid.${i} must hold numbers (level, trajectories, probability, conditional)`;
+    out.push({ level, trajectories, probability, conditional });
+  }
+  return out;
+}
+
+/** The example trajectory read back, or why not. */
+function exampleOf(v: unknown): CellRisk['example'] | string {
+  if (v === null || v === undefined) return null;
+  if (!isPlainObject(v)) return 'risk.example must be an object or null';
+  const [tMs, importance, collapseMetric] = [numbers(v.tMs), numbers(v.importance), numbers(v.collapseMetric)];
+  const collapseAtMs = numberOr(v.collapseAtMs, NaN);
+  if (tMs === null || importance === null || collapseMetric === null || collapseAtMs === null) return 'risk.example must hold tMs, importance and collapseMetric (arrays of numbers) and collapseAtMs';
+  if (importance.length !== tMs.length || collapseMetric.length !== tMs.length) return 'risk.example: tMs, importance and collapseMetric must have the same length';
+  return { tMs, importance, collapseMetric, collapseAtMs };
+}
+
+const METHODS: ReadonlyArray<CellRisk['method']> = RISK_METHODS;
+
+/** A cell's estimate read back from a file, or why it is not one. */
+export function cellRiskOf(v: unknown): CellRisk | string {
+  if (!isPlainObject(v)) return 'risk must be an object';
+  if (!METHODS.includes(v.method as CellRisk['method'])) return `risk.method must be one of ${METHODS.join(', ')}`;
+  const probability = v.probability;
+  if (typeof probability !== 'number' || !(probability >= 0 && probability <= 1)) return 'risk.probability must be a number from 0 to 1';
+  const ci95 = numbers(v.ci95);
+  if (ci95 === null || ci95.length !== 2) return 'risk.ci95 must be two numbers';
+  const [relativeError, monteCarloRuns] = [numberOr(v.relativeError, NaN), numberOr(v.monteCarloRuns, NaN)];
+  if (relativeError === null || monteCarloRuns === null) return 'risk.relativeError and risk.monteCarloRuns must be numbers (or null)';
+  const e = v.effort;
+  if (!isPlainObject(e) || !['runs', 'events', 'cpuMs', 'snapshots'].every((k) => typeof e[k] === 'number')) return 'risk.effort must hold runs, events, cpuMs and snapshots (numbers)';
+  const pyramid = pyramidOf(v.pyramid);
+  if (typeof pyramid === 'string') return pyramid;
+  const repetitions = numbers(v.repetitions);
+  if (repetitions === null) return 'risk.repetitions must be an array of numbers';
+  const example = exampleOf(v.example);
+  if (typeof example === 'string') return example;
+  const effort = { runs: e.runs as number, events: e.events as number, cpuMs: e.cpuMs as number, snapshots: e.snapshots as number };
+  return { method: v.method as CellRisk['method'], probability, ci95: [ci95[0] as number, ci95[1] as number], relativeError, monteCarloRuns, effort, pyramid, repetitions, example };
+}
+
+/**
+ * A line of risk.jsonl read back: the record (NaN and Infinity restored where JSON could not hold
+ * them, so a record read back writes the same bytes as the one first written), or why it is not one.
+ */
+export function riskRecordOf(v: unknown): RiskRecord | string {
+  if (!isPlainObject(v)) return `not a record (${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v})`;
+  for (const k of ['key', 'part', 'variant'] as const) if (typeof v[k] !== 'string') return `${k} must be a string`;
+  if (!isPlainObject(v.params)) return 'params must be an object';
+  if (typeof v.seed !== 'number') return 'seed must be a number';
+  const id: RiskCellId = { key: v.key as string, part: v.part as string, variant: v.variant as string, params: v.params, seed: v.seed };
+  if (v.state === 'errored') return typeof v.error === 'string' ? { ...id, state: 'errored', error: v.error } : 'error must be a string';
+  if (v.state !== 'ok') return 'state must be "ok" or "errored"';
+  const risk = cellRiskOf(v.risk);
+  return typeof risk === 'string' ? risk : { ...id, state: 'ok', risk };
+}
+
+/**
+ * risk.csv: one row per cell in the order given (by cell key): part, variant, one column per swept
+ * parameter, state, method, probability, ci95_low, ci95_high, relative_error, mc_runs (plain Monte
+ * Carlo runs for the same relative error), runs, events, cpu_ms, snapshots. A number JSON cannot
+ * hold (NaN: no collapse seen) is an empty field.
+ */
+export function riskCsv(records: readonly RiskRecord[]): string {
+  const paramNames = [...new Set(records.flatMap((r) => Object.keys(r.params)))].sort();
+  const header = ['part', 'variant', ...paramNames, 'state', 'method', 'probability', 'ci95_low', 'ci95_high', 'relative_error', 'mc_runs', 'runs', 'events', 'cpu_ms', 'snapshots'];
+  const num = (x: number) => (Number.isFinite(x) ? x : '');
+  const rows = [header.map(csvCell).join(',')];
+  for (const r of records) {
+    const lead = [r.part, r.variant, ...paramNames.map((p) => r.params[p]), r.state];
+    if (r.state === 'errored') {
+      rows.push([...lead, ...header.slice(lead.length).map(() => '')].map(csvCell).join(','));
+      continue;
+    }
+    const x = r.risk;
+    rows.push([...lead, x.method, x.probability, num(x.ci95[0]), num(x.ci95[1]), num(x.relativeError), num(x.monteCarloRuns), x.effort.runs, x.effort.events, num(x.effort.cpuMs), x.effort.snapshots].map(csvCell).join(','));
+  }
+  return rows.join('\n') + '\n';
+}
+
+/** risk.json read back (`report` rebuilds the page from it): the result, or why it is not one, naming the field. */
+export function riskResultOf(v: unknown): RiskResult | string {
+  if (!isPlainObject(v)) return 'not a risk result (an object)';
+  for (const k of ['experiment', 'description', 'version'] as const) if (typeof v[k] !== 'string') return `${k} must be a string`;
+  if (typeof v.seed !== 'number') return 'seed must be a number';
+  const risk = riskSchema.safeParse(v.risk);
+  if (!risk.success) return `risk is not a valid risk section (${risk.error.issues[0]?.path.join('.') ?? ''}: ${risk.error.issues[0]?.message ?? ''})`;
+  if (!Array.isArray(v.cells)) return 'cells must be an array';
+  const cells: RiskResult['cells'] = [];
+  for (const [i, c] of v.cells.entries()) {
+    const rec = riskRecordOf(c);
+    if (typeof rec === 'string') return `cells.${i}: ${rec}`;
+    const horizonMs = isPlainObject(c) ? c.horizonMs : undefined;
+    if (typeof horizonMs !== 'number' || !(horizonMs > 0)) return `cells.${i}.horizonMs must be a number > 0`;
+    cells.push({ ...rec, horizonMs });
+  }
+  return { experiment: v.experiment as string, description: v.description as string, seed: v.seed, version: v.version as string, risk: risk.data, cells };
+}
