@@ -1,7 +1,7 @@
 import { expandExperiment, parseExperimentText, parseScript, ValidationError } from '../experiment/index.js';
 import { readExperimentText } from './readInput.js';
 import { traceOperation, type TraceResult } from '../model/traceOperation.js';
-import type { CacheTraceWhat, ServiceTraceEvent, TraceEvent } from '../model/trace.js';
+import { CANCELLED_RESPONSE, LOST_RESPONSE, type CacheTraceWhat, type ServiceTraceEvent, type TraceEvent } from '../model/trace.js';
 import { fmt } from './format.js';
 import type { Scenario } from '../model/scenario.js';
 import { otlpTraces, type OtlpTraces } from '../model/traceOtlp.js';
@@ -313,6 +313,10 @@ function formatServiceEvent(t: string, e: ServiceTraceEvent): string {
       return `${t}${name}: request lost, nobody answers`;
     case 'cache':
       return `${t}${name}: cache ${e.cache}: ${CACHE_WORDS[e.what](e.key)}`;
+    case 'request':
+      return `${t}${name}: request received by the fleet`;
+    case 'response':
+      return e.outcome === LOST_RESPONSE ? `${t}${name}: request lost, nobody answers` : e.outcome === CANCELLED_RESPONSE ? `${t}${name}: request withdrawn by its caller` : `${t}${name}: fleet answers ${e.outcome}`;
   }
 }
 
@@ -361,7 +365,8 @@ export function traceCommand(file: string | undefined, flags: TraceFlags): strin
     return JSON.stringify(rest, null, 2);
   }
   const names = r.layers.map((l) => l.layer);
-  const lines = r.timeline.map((e) => formatTraceEvent(e, names));
+  // A leaf service's fleet answering shows in its caller's attempt (its request and response events are for the OTLP spans).
+  const lines = r.timeline.filter((e) => !('service' in e) || (e.event !== 'request' && e.event !== 'response')).map((e) => formatTraceEvent(e, names));
   lines.push(`outcome: ${r.outcome} after ${r.attempts} attempt${r.attempts === 1 ? '' : 's'} at t=${fmt(r.endMs)} ms`);
   return lines.join('\n');
 }

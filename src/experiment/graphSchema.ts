@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WORKLOAD_CALLER, type Bulkhead, type GraphEntry, type GraphService, type GraphStep, type GraphWorkload, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
+import { DEFAULT_CALL_PROBABILITY, WORKLOAD_CALLER, type Bulkhead, type GraphEntry, type GraphService, type GraphStep, type GraphWorkload, type Join, type ServiceGraph } from '../model/graph/ServiceGraph.js';
 import type { Dist, Layer, Leaf, Method, Workload } from '../model/scenario.js';
 import { between } from '../policy/schema/between.js';
 import { describeValue } from '../policy/schema/describeValue.js';
@@ -28,6 +28,7 @@ interface ParsedCall {
   endpoint?: string | undefined;
   stack: Layer[];
   optional: boolean;
+  probability: number;
   cache?: ParsedCache | undefined;
 }
 type ParsedStep =
@@ -98,6 +99,10 @@ export function graphSchemas(parts: GraphSchemaParts) {
     endpoint: doc(f.nonEmptyString().optional(), 'The endpoint called; may be left out when the service has one.'),
     stack: doc(callStack.prefault(DEFAULT_CALL_STACK), 'The caller\'s retrying layers for this call (client library, sidecar...); default: one layer, one attempt.'),
     optional: doc(f.boolean().default(false), 'A failed optional call never decides its step (join "all" only); the operation is then degraded.'),
+    probability: doc(
+      f.number('> 0 and <= 1').default(DEFAULT_CALL_PROBABILITY),
+      'The chance that the call is made each time its step runs (join "all" only below 1); a call not made neither succeeds nor fails: the join waits only for the calls made. Default 1: always.',
+    ),
     cache: cache.optional(),
   });
   const join = doc(
@@ -150,7 +155,7 @@ export function graphSchemas(parts: GraphSchemaParts) {
 /**
  * Reports every problem of a graph that needs more than one field: names of services, endpoints and
  * entries, cycles among (service, endpoint) nodes (each named once, at the call that closes it),
- * quorums larger than their calls, optional calls outside `all`, handlers on fleets without workers,
+ * quorums larger than their calls, optional calls and call probabilities below 1 outside `all`, handlers on fleets without workers,
  * `maxInFlight` on threaded services, bulkheads on edges that do not exist. Paths are relative to the
  * scenario.
  */
@@ -244,9 +249,12 @@ function callEdges({ services, report, resolve }: GraphCheck): CallEdges {
         }
         st.calls.forEach((c, j) => {
           const callPath = [...stepPath, 'calls', j];
+          const got = typeof st.join === 'object' ? `quorum ${st.join.quorum}` : `"${st.join}"`;
           if (c.optional && st.join !== 'all') {
-            const got = typeof st.join === 'object' ? `quorum ${st.join.quorum}` : `"${st.join}"`;
             report([...callPath, 'optional'], `is allowed only with join "all" (got join ${got})`, c.optional, [[...stepPath, 'join']]);
+          }
+          if (c.probability < DEFAULT_CALL_PROBABILITY && st.join !== 'all') {
+            report([...callPath, 'probability'], `below 1 is allowed only with join "all" (got ${c.probability} with join ${got})`, c.probability, [[...stepPath, 'join']]);
           }
           const target = resolve(callPath, c.service, c.endpoint);
           if (target !== undefined) out.push({ to: `${c.service}.${target}`, path: callPath });
@@ -381,6 +389,7 @@ export function resolveGraph(graph: Omit<ParsedGraph, 'workloads'> & { workloads
                       endpoint: endpointOf(services, c.service, c.endpoint),
                       stack: c.stack,
                       optional: c.optional,
+                      probability: c.probability,
                       ...(c.cache !== undefined ? { cache: resolveCache(c.cache, c.service, graph.caches ?? {}) } : {}),
                     })),
                     join: resolveJoin(st.join),

@@ -26,7 +26,10 @@ export type TraceEvent = LayerTraceEvent | ServiceTraceEvent;
  * timeline: a handler started for a request of `endpoint`; one of its steps started (`work`, or a
  * `call` step sending its calls); a call step's join decided (`success` or `failure`, and whether a
  * failed optional call left it degraded); the handler answered upward with `outcome`, or its request
- * was lost (a crash, an outage, an expired request dropped) and nobody answers. Its `layer` is
+ * was lost (a crash, an outage, an expired request dropped) and nobody answers. For an endpoint
+ * without steps, which its fleet answers as a leaf does: a `request` reached the fleet, held in
+ * fleet `slot` (-1: answered on arrival, without a slot), and its `response`: the outcome answered,
+ * or {@link LOST_RESPONSE} or {@link CANCELLED_RESPONSE} (its caller withdrew it). Its `layer` is
  * {@link NO_LAYER}.
  */
 export type ServiceTraceEvent = { tMs: number; op: number; layer: typeof NO_LAYER; service: string; endpoint: string; level: number; workload?: string } & (
@@ -36,6 +39,8 @@ export type ServiceTraceEvent = { tMs: number; op: number; layer: typeof NO_LAYE
   | { event: 'answer'; outcome: string }
   | { event: 'lost' }
   | { event: 'cache'; cache: string; key: number; what: CacheTraceWhat }
+  | { event: 'request'; slot: number }
+  | { event: 'response'; slot: number; outcome: string }
 );
 
 /**
@@ -44,6 +49,15 @@ export type ServiceTraceEvent = { tMs: number; op: number; layer: typeof NO_LAYE
  * miss's call, whether its success filled the entry or came too late.
  */
 export type CacheTraceWhat = 'hit' | 'miss' | 'waits' | 'filled' | 'late';
+
+/** The `outcome` of a `response` event whose request the fleet lost (a crash, an outage, an expired request dropped): nobody answers. */
+export const LOST_RESPONSE = 'lost';
+
+/** The `outcome` of a `response` event whose request its caller withdrew (cancellation). */
+export const CANCELLED_RESPONSE = 'cancelled';
+
+/** The `slot` of a `request` (and its `response`) that the fleet answered on arrival, without a slot. */
+export const NO_SLOT = -1;
 
 /** The `layer` of a service's event: none. */
 export const NO_LAYER = -1;

@@ -1,5 +1,5 @@
 import { OUTCOME_NAMES } from '../policy/outcome.js';
-import type { GraphService, GraphStep, Join, ServiceGraph } from './graph/ServiceGraph.js';
+import { DEFAULT_CALL_PROBABILITY, type GraphService, type GraphStep, type Join, type ServiceGraph } from './graph/ServiceGraph.js';
 import { NO_LAYER, type CacheTraceWhat, type ServiceTraceEvent, type TraceEvent, type TraceSite } from './trace.js';
 
 /** A join as the timeline names it: `all`, `any` or `quorum k`. */
@@ -77,8 +77,9 @@ export function workloadSink(sink: (e: TraceEvent) => void, workloads: readonly 
 
 /**
  * What one service's runtime reports to a traced run's timeline: its handlers' starts, steps, join
- * decisions, answers and losses ({@link ServiceTraceEvent}), at its handlers' level; with several
- * workloads, each event names its operation's workload.
+ * decisions, answers and losses, and the requests its fleet answers for endpoints without steps
+ * ({@link ServiceTraceEvent}), at its handlers' level; with several workloads, each event names its
+ * operation's workload.
  */
 export class ServiceTracer {
   private readonly endpoints: string[];
@@ -108,7 +109,7 @@ export class ServiceTracer {
   /** Step `step` (from 0) of the handler starts. */
   step(op: number, endpoint: number, step: number, t: number): void {
     const s = this.steps[endpoint]?.[step] as GraphStep;
-    const calls = s.kind === 'call' ? s.calls.map((c) => `${c.service}.${c.endpoint}${c.optional ? ' (optional)' : ''}`) : [];
+    const calls = s.kind === 'call' ? s.calls.map((c) => `${c.service}.${c.endpoint}${c.optional ? ' (optional)' : ''}${c.probability < DEFAULT_CALL_PROBABILITY ? ` (probability ${c.probability})` : ''}`) : [];
     this.emit({ event: 'step', step, kind: s.kind, calls, join: s.kind === 'call' ? joinName(s.join) : '' }, op, endpoint, t);
   }
 
@@ -131,5 +132,20 @@ export class ServiceTracer {
   /** The handler's request was lost: nobody answers. */
   lost(op: number, endpoint: number, t: number): void {
     this.emit({ event: 'lost' }, op, endpoint, t);
+  }
+
+  /** A request for `endpoint`, which has no steps, reached the fleet, held in `slot` (`NO_SLOT` of trace.ts: answered on arrival). */
+  fleetRequest(op: number, endpoint: number, slot: number, t: number): void {
+    this.emit({ event: 'request', slot }, op, endpoint, t);
+  }
+
+  /** The fleet answered the request of `endpoint` in `slot` with outcome code `outcome`. */
+  fleetAnswer(op: number, endpoint: number, slot: number, outcome: number, t: number): void {
+    this.fleetResponse(op, endpoint, slot, OUTCOME_NAMES[outcome] as string, t);
+  }
+
+  /** The request of `endpoint` in `slot` ended with `outcome`: an outcome's name, or trace.ts's `LOST_RESPONSE` or `CANCELLED_RESPONSE`. */
+  fleetResponse(op: number, endpoint: number, slot: number, outcome: string, t: number): void {
+    this.emit({ event: 'response', slot, outcome }, op, endpoint, t);
   }
 }

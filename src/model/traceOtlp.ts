@@ -1,5 +1,5 @@
 import { VERSION } from '../version.js';
-import type { LayerTraceEvent, ServiceTraceEvent, TraceEvent, TraceSite } from './trace.js';
+import { CANCELLED_RESPONSE, LOST_RESPONSE, type LayerTraceEvent, type ServiceTraceEvent, type TraceEvent, type TraceSite } from './trace.js';
 
 /**
  * Simulated requests as OpenTelemetry traces: the trace events of sampled operations
@@ -10,8 +10,10 @@ import type { LayerTraceEvent, ServiceTraceEvent, TraceEvent, TraceSite } from '
  *
  * Each layer's call is a span (INTERNAL) and each of its attempts a child span (CLIENT, with
  * `http.request.resend_count` from the second attempt on); a call of the layer below is a child of
- * the attempt that made it; in a service graph each handler is a span (SERVER) of its service, a
- * child of the last layer's attempt that reached it, and the calls its steps make are its children.
+ * the attempt that made it; in a service graph each request that reaches a service is a span (SERVER)
+ * of that service, a child of the last layer's attempt that sent it: a handler, whose steps' calls
+ * are its children, or, at an endpoint without steps, the fleet's serving of it (from its arrival to
+ * the fleet's answer; answered on arrival, it takes no time).
  * Spans carry `service.name` through their resource: the caller's service for a call's layers, and
  * for the workload's own stack {@link WORKLOAD_SERVICE}, or in a graph with several workloads the
  * workload's name (every span of such an operation also carries it as `retrystorm.workload`).
@@ -165,6 +167,8 @@ class OperationSpans {
   private readonly frames = new Map<string, OpenFrame>();
   private readonly handlers: Array<{ span: number; service: string; endpoint: string; open: boolean }> = [];
   private readonly sent: SentRequest[] = [];
+  /** The SERVER spans of requests at fleets of endpoints without steps, by service and fleet slot. */
+  private readonly fleetRequests = new Map<string, number>();
 
   constructor(
     private readonly options: OtlpOptions,
@@ -261,14 +265,41 @@ class OperationSpans {
     return -1;
   }
 
+  /** A request reached `service`'s `endpoint` at t: its SERVER span, a child of the last layer's attempt that sent it (the first not yet matched). */
+  private serverSpan(service: string, endpoint: string, t: number): number {
+    const target = `${service}.${endpoint}`;
+    const entry = this.options.entryServices.includes(service);
+    const req = this.sent.find((r) => !r.matched && r.target === target) ?? (entry ? this.sent.find((r) => !r.matched && r.target === null) : undefined);
+    if (req) req.matched = true;
+    const attrs = [attr('retrystorm.endpoint', endpoint)];
+    return this.open({ parent: req ? req.span : -1, name: endpoint, kind: SpanKind.SERVER, service, start: t, attrs });
+  }
+
+  /** A request for an endpoint without steps: its SERVER span opens when it reaches the fleet and ends with the fleet's response. */
+  private fleetEvent(e: Extract<ServiceTraceEvent, { event: 'request' | 'response' }>): void {
+    const key = `${e.service}#${e.slot}`;
+    if (e.event === 'request') {
+      this.fleetRequests.set(key, this.serverSpan(e.service, e.endpoint, e.tMs));
+      return;
+    }
+    const span = this.fleetRequests.get(key);
+    if (span === undefined) return;
+    this.fleetRequests.delete(key);
+    const s = this.spans[span] as BuildSpan;
+    s.end = e.tMs;
+    if (e.outcome === LOST_RESPONSE || e.outcome === CANCELLED_RESPONSE) {
+      s.attrs.push(attr(`retrystorm.${e.outcome}`, true));
+      s.status = { code: StatusCode.ERROR, message: e.outcome };
+    } else outcomeAttributes(e.outcome, s, true);
+  }
+
   private service(e: ServiceTraceEvent): void {
+    if (e.event === 'request' || e.event === 'response') {
+      this.fleetEvent(e);
+      return;
+    }
     if (e.event === 'handler') {
-      const target = `${e.service}.${e.endpoint}`;
-      const entry = this.options.entryServices.includes(e.service);
-      const req = this.sent.find((r) => !r.matched && r.target === target) ?? (entry ? this.sent.find((r) => !r.matched && r.target === null) : undefined);
-      if (req) req.matched = true;
-      const attrs = [attr('retrystorm.endpoint', e.endpoint)];
-      const span = this.open({ parent: req ? req.span : -1, name: e.endpoint, kind: SpanKind.SERVER, service: e.service, start: e.tMs, attrs });
+      const span = this.serverSpan(e.service, e.endpoint, e.tMs);
       this.handlers.push({ span, service: e.service, endpoint: e.endpoint, open: true });
       return;
     }

@@ -2,8 +2,8 @@
  * An inferred graph written as a graph experiment file (docs/experiments.md, "Service graphs"): each service a
  * `server` fleet whose service time is exponential with the mean of its own work and whose own
  * errors are a fault (status 500) at their rate, each endpoint its work step and its steps of calls
- * (a call observed n times per request is written round(n) times, at least once: a step's calls
- * are made on every request), each workload an open loop at its rate into its entries. What
+ * (a call observed n times per request is written as whole calls and one with the probability of
+ * the fraction left: {@link callsWritten}), each workload an open loop at its rate into its entries. What
  * telemetry cannot say is a placeholder, `FILL IN: ...` where a number is required, so that
  * `validate` names each one until it is replaced: every fleet's workers and queue limit, every
  * retry policy's attempts (the evidence in the placeholder and in the description).
@@ -87,6 +87,28 @@ function serviceMsOf(meanMs: number, serverTime?: DurationHistogram): unknown {
   const empirical = serverTime === undefined ? undefined : histogramServiceMs(serverTime);
   if (empirical !== undefined) return empirical;
   return meanMs > 0 ? { dist: 'exponential', mean: sig(meanMs) } : 0;
+}
+
+/**
+ * How a call observed `perRequest` times per request is written: `whole` calls made on every
+ * request, and one more made with `probability` for the fraction left (a call made 0.3 times per
+ * request is one call of probability 0.3; 2.5 times, two calls and one of probability 0.5: the
+ * mean kept). A fraction within {@link CALL_ROUNDING_TOLERANCE} of a whole number is rounded away.
+ * Where a probability cannot be written (a step not joined by `all`: probabilities below 1 are
+ * allowed with `all` only), or where retries were not told apart from calls (what is above one
+ * call per request may be retries, which the call's stack makes), the count is rounded, at least
+ * one call (a fraction below one is still a probability under `all`: retries only add attempts).
+ */
+export function callsWritten(c: ObservedCall, joinAll: boolean): { whole: number; probability?: number } {
+  const n = c.perRequest;
+  const rounded = Math.round(n);
+  if (Math.abs(n - rounded) <= CALL_ROUNDING_TOLERANCE * Math.max(1, rounded) && rounded >= 1) return { whole: rounded };
+  if (!joinAll) return { whole: Math.max(1, rounded) };
+  if (n < 1) return { whole: 0, probability: sig(n) };
+  if (!c.retriesSeen) return { whole: rounded };
+  const whole = Math.floor(n);
+  const fraction = n - whole;
+  return fraction <= CALL_ROUNDING_TOLERANCE * whole ? { whole } : { whole, probability: sig(fraction) };
 }
 
 function attemptsEvidence(retriesSeen: boolean, max: number, mean: number, count: number, per: string): string {
@@ -214,9 +236,14 @@ class ExperimentWriter {
       const i = steps.length;
       const calls: unknown[] = [];
       for (const c of st.calls) {
-        const n = Math.max(1, Math.round(c.perRequest));
-        if (Math.abs(c.perRequest - n) > CALL_ROUNDING_TOLERANCE * n) this.notes.push(`${caller} -> ${c.service}: ${sig(c.perRequest)} calls per request observed; written as ${n} (a step's calls are made on every request).`);
-        for (let k = 0; k < n; k++) calls.push(this.callOf(c, `${at}.steps.${i}.calls.${calls.length}`));
+        const { whole, probability } = callsWritten(c, st.join === 'all');
+        const written = probability === undefined ? `${whole}` : `${whole > 0 ? `${whole} and ` : ''}one with probability ${probability}`;
+        if (Math.abs(c.perRequest - whole - (probability ?? 0)) > CALL_ROUNDING_TOLERANCE * Math.max(1, whole)) {
+          const why = st.join !== 'all' ? `a call of a step joined by ${typeof st.join === 'object' ? `quorum ${st.join.quorum}` : st.join} is made on every request` : 'retries are not told apart from calls, so what is above one call may be retries';
+          this.notes.push(`${caller} -> ${c.service}: ${sig(c.perRequest)} calls per request observed; written as ${written} (${why}).`);
+        } else if (probability !== undefined) this.notes.push(`${caller} -> ${c.service}: ${sig(c.perRequest)} calls per request observed; written as ${written}.`);
+        for (let k = 0; k < whole; k++) calls.push(this.callOf(c, `${at}.steps.${i}.calls.${calls.length}`));
+        if (probability !== undefined) calls.push({ ...this.callOf(c, `${at}.steps.${i}.calls.${calls.length}`), probability });
       }
       steps.push({ kind: 'call', calls, ...(st.join === 'all' ? {} : { join: st.join }) });
     });

@@ -2,7 +2,9 @@
  * The graph found in span samples. Each server span is a request to its service's endpoint (the
  * span's name); its calls are read by `spanCalls.ts` and grouped into steps by time. Per endpoint:
  * the steps are those of the most frequent pattern among requests whose calls all succeeded (else
- * among all), each call's calls per request counted over every request; a step's join is `all`
+ * among all), with the calls only other patterns have (calls not made on every request) placed
+ * where those patterns put them, each call's calls per request counted over the requests that did
+ * not fail on their own (an own error is written as a fault, which answers at once, making no call); a step's join is `all`
  * when its requests went on only after every call ended, else a quorum of the calls that had
  * ended (`any` for one); a call that failed under a request that succeeded is optional; the own
  * work is the request's duration minus the time its calls covered; own errors are failed requests
@@ -53,20 +55,70 @@ function joinOf(counts: Map<number, number> | undefined, n: number): ObservedJoi
   return k === 1 ? 'any' : { quorum: k };
 }
 
+/** The key of a callee within its caller's tallies and patterns. */
+function calleeKeyOf(c: Callee): string {
+  return JSON.stringify([c.service, c.endpoint ?? null]);
+}
+
+/** A step of the merged pattern: its callees, and its index in the most frequent pattern (-1: a step added for calls only other patterns have). */
+interface MergedStep {
+  callees: Callee[];
+  from: number;
+}
+
+/**
+ * The steps of an endpoint: those of its most frequent pattern (`patterns[0]`), with every callee
+ * seen only in other patterns (a call not made on every request) placed where the first pattern
+ * that has it puts it: in the step of a call it was made together with, else in a step of its own
+ * after the step of the nearest earlier call (before that of the nearest later one, or last).
+ */
+function mergedSteps(patterns: ReadonlyArray<{ steps: Callee[][] }>): MergedStep[] {
+  const merged: MergedStep[] = (patterns[0]?.steps ?? []).map((callees, i) => ({ callees: [...callees], from: i }));
+  const stepOf = (key: string): number => merged.findIndex((m) => m.callees.some((c) => calleeKeyOf(c) === key));
+  const placedIn = (step: readonly Callee[]): number => {
+    for (const c of step) {
+      const at = stepOf(calleeKeyOf(c));
+      if (at >= 0) return at;
+    }
+    return -1;
+  };
+  for (const p of patterns.slice(1)) {
+    p.steps.forEach((step, i) => {
+      for (const c of step) {
+        if (stepOf(calleeKeyOf(c)) >= 0) continue;
+        const mate = placedIn(step);
+        if (mate >= 0) {
+          (merged[mate] as MergedStep).callees.push(c);
+          continue;
+        }
+        const earlier = p.steps.slice(0, i).reverse().map(placedIn).find((at) => at >= 0);
+        const later = p.steps.slice(i + 1).map(placedIn).find((at) => at >= 0);
+        const at = earlier !== undefined ? earlier + 1 : later !== undefined ? later : merged.length;
+        merged.splice(at, 0, { callees: [c], from: -1 });
+      }
+    });
+  }
+  return merged;
+}
+
 function endpointOf(t: EndpointTally): ObservedEndpoint {
   const patterns = [...t.patterns.values()];
-  const best = patterns.sort((a, b) => b.clean - a.clean || b.count - a.count || b.steps.flat().length - a.steps.flat().length)[0];
-  const steps: ObservedStep[] = [];
+  const sorted = patterns.sort((a, b) => b.clean - a.clean || b.count - a.count || b.steps.flat().length - a.steps.flat().length);
+  const best = sorted[0];
+  const merged = mergedSteps(sorted);
   const slots = new Map<string, number>();
-  for (const step of best?.steps ?? []) for (const c of step) slots.set(JSON.stringify([c.service, c.endpoint ?? null]), (slots.get(JSON.stringify([c.service, c.endpoint ?? null])) ?? 0) + 1);
-  (best?.steps ?? []).forEach((step, i) => {
-    const calls: ObservedCall[] = step.map((callee) => {
-      const key = JSON.stringify([callee.service, callee.endpoint ?? null]);
+  for (const step of merged) for (const c of step.callees) slots.set(calleeKeyOf(c), (slots.get(calleeKeyOf(c)) ?? 0) + 1);
+  // Calls per request served: an own error is written as a fault, which answers at once (no call), so the calls
+  // over the requests that did not fail on their own keep the edge's rate.
+  const served = t.requests - t.ownErrors;
+  const steps: ObservedStep[] = merged.map((step) => {
+    const calls: ObservedCall[] = step.callees.map((callee) => {
+      const key = calleeKeyOf(callee);
       const tally = t.tallies.get(key) as CallTally;
       return {
         service: callee.service,
         endpoint: callee.endpoint,
-        perRequest: tally.calls / t.requests / (slots.get(key) ?? 1),
+        perRequest: tally.calls / (served > 0 ? served : t.requests) / (slots.get(key) ?? 1),
         attemptsPerCall: tally.attempts / tally.calls,
         maxAttempts: tally.maxAttempts,
         retriesSeen: tally.resendSeen,
@@ -74,10 +126,10 @@ function endpointOf(t: EndpointTally): ObservedEndpoint {
         calls: tally.calls,
       };
     });
-    const join = joinOf(t.joins.get(`${patternKey(best?.steps ?? [])}#${i}`), calls.length);
-    steps.push({ calls: join === 'all' ? calls : calls.map((c) => ({ ...c, optional: false })), join });
+    // The join as the most frequent pattern's requests show it, over the calls that pattern's step has.
+    const join = step.from < 0 ? 'all' : joinOf(t.joins.get(`${patternKey(best?.steps ?? [])}#${step.from}`), best?.steps[step.from]?.length ?? calls.length);
+    return { calls: join === 'all' ? calls : calls.map((c) => ({ ...c, optional: false })), join };
   });
-  const served = t.requests - t.ownErrors;
   return { requests: t.requests, ownWorkMs: served > 0 ? t.ownUs / served / 1000 : 0, ownErrorRate: t.ownErrors / t.requests, steps };
 }
 

@@ -306,7 +306,7 @@ describe('trace --otlp: a scripted operation as OpenTelemetry spans', () => {
     ]);
   });
 
-  it('a graph: each service\'s handler a SERVER span of its own service, a child of the attempt that reached it; a retried call reaches a second handler', async () => {
+  it('a graph: each service\'s handler, and a leaf service\'s serving of a request, a SERVER span of its own service, a child of the attempt that reached it; a retried call reaches a second handler', async () => {
     // fe calls mid through to-mid (2 attempts); mid calls db through sdk; db answers 503 then 200,
     // so mid's first handler fails, to-mid retries and mid's second handler succeeds.
     const file = writeExperiment(tempDir(), 'g.json', {
@@ -327,7 +327,8 @@ describe('trace --otlp: a scripted operation as OpenTelemetry spans', () => {
     const { roots } = load(r.out);
     expect(roots).toHaveLength(1);
     const tree = (s: Loaded): unknown => [`${s.service}:${s.name}`, s.kind, s.status, s.children.map(tree)];
-    const midHandler = (status: number) => ['mid:get', SERVER, status, [['mid:sdk', INTERNAL, status, [['mid:sdk attempt', CLIENT, status, []]]]]];
+    // db's endpoint has no steps: its fleet's serving of each request is a SERVER span of db under mid's attempt.
+    const midHandler = (status: number) => ['mid:get', SERVER, status, [['mid:sdk', INTERNAL, status, [['mid:sdk attempt', CLIENT, status, [['db:get', SERVER, status, []]]]]]]];
     expect(tree(roots[0] as Loaded)).toEqual([
       'workload:app',
       INTERNAL,

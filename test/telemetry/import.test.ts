@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { graphFromMetrics, graphFromSpans, importTelemetry, PLACEHOLDER_PREFIX, readMetricTexts, readSpanText, type Span } from '../../src/telemetry/index.js';
 import type { ObservedGraph } from '../../src/telemetry/observedGraph.js';
 import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
+import { callsWritten } from '../../src/telemetry/experimentFromGraph.js';
 import { servicegraphText } from './servicegraphOf.js';
 import { syntheticOtlp, TRUTH } from './syntheticTraces.js';
 
@@ -208,5 +209,22 @@ describe('import-telemetry on bad input', () => {
     const v = await cli(['validate', 'untimed.json'], dir);
     expect(v.code).toBe(2);
     expect(v.err).toContain('scenario.services.b.fleet.serviceMs');
+  });
+});
+
+describe('calls per request written as whole calls and a call with a probability', () => {
+  const observed = (perRequest: number, retriesSeen = true) => ({ service: 'db', endpoint: undefined, perRequest, attemptsPerCall: 1, maxAttempts: 1, retriesSeen, optional: false, calls: 100 });
+  it('keeps the mean: 0.3 is one call of probability 0.3, 2.5 two calls and one of probability 0.5, 1.02 one call', () => {
+    expect(callsWritten(observed(0.3), true)).toEqual({ whole: 0, probability: 0.3 });
+    expect(callsWritten(observed(2.5), true)).toEqual({ whole: 2, probability: 0.5 });
+    expect(callsWritten(observed(1.02), true)).toEqual({ whole: 1 });
+    expect(callsWritten(observed(0.98), true)).toEqual({ whole: 1 });
+  });
+  it('rounds where a probability cannot be written (a join other than all) or where what is above one call may be retries', () => {
+    expect(callsWritten(observed(0.3), false)).toEqual({ whole: 1 });
+    expect(callsWritten(observed(2.5), false)).toEqual({ whole: 3 });
+    expect(callsWritten(observed(1.3, false), true)).toEqual({ whole: 1 });
+    // Below one call per request it is a probability even without resend counts: retries only add attempts.
+    expect(callsWritten(observed(0.3, false), true)).toEqual({ whole: 0, probability: 0.3 });
   });
 });

@@ -34,13 +34,21 @@ const fleet = (service: keyof typeof OWN_MS, failing?: number) => ({
   serviceMs: { dist: 'exponential', mean: OWN_MS[service] },
   ...(failing === undefined ? {} : { faults: [{ fromMs: 0, probability: failing, status: 500 }] }),
 });
-const call = (service: string, endpoint: string, optional = false) => ({ service, endpoint, ...(optional ? { optional: true } : {}), stack: [{ name: 'sdk', policy }] });
+/** The chance that frontend calls recs on a request (a call not made on every request). */
+const RECS_PROBABILITY = 0.4;
+const call = (service: string, endpoint: string, optional = false, probability?: number) => ({
+  service,
+  endpoint,
+  ...(optional ? { optional: true } : {}),
+  ...(probability === undefined ? {} : { probability }),
+  stack: [{ name: 'sdk', policy }],
+});
 const work = { kind: 'work' };
 
 /**
  * Two workloads: `web` calls frontend `page`, which works, then calls users and recs in parallel
- * (recs fails 20% of the time and is optional), then db (a sequential step); users fails 10% of
- * the time and is retried. `batch` calls reports `run`, which works, then calls db.
+ * (recs is called on 40% of the requests, fails 20% of the time and is optional), then db (a
+ * sequential step); users fails 10% of the time and is retried. `batch` calls reports `run`, which works, then calls db.
  */
 const ORIGINAL = {
   workloads: {
@@ -48,7 +56,7 @@ const ORIGINAL = {
     batch: { kind: 'open', rate: RATES.batch, durationMs: DURATION_MS, entry: { service: 'reports', endpoint: 'run' }, stack: [{ name: 'job', policy }] },
   },
   services: {
-    frontend: { fleet: fleet('frontend'), endpoints: { page: { steps: [work, { kind: 'call', calls: [call('users', 'get'), call('recs', 'get', true)] }, { kind: 'call', calls: [call('db', 'query')] }] } } },
+    frontend: { fleet: fleet('frontend'), endpoints: { page: { steps: [work, { kind: 'call', calls: [call('users', 'get'), call('recs', 'get', true, RECS_PROBABILITY)] }, { kind: 'call', calls: [call('db', 'query')] }] } } },
     users: { fleet: fleet('users', 0.1), endpoints: { get: { steps: [work] } } },
     recs: { fleet: fleet('recs', 0.2), endpoints: { get: { steps: [work] } } },
     db: { fleet: fleet('db'), endpoints: { query: { steps: [work] } } },
@@ -71,11 +79,11 @@ function structure(g: ObservedGraph): Record<string, Record<string, unknown>> {
   return out;
 }
 
-type ScenarioShape = { workloads: Record<string, { entry: { service: string } }>; services: Record<string, { endpoints: Record<string, { steps?: Array<{ kind: string; calls?: Array<{ service: string; optional?: boolean }> }> }> }> };
+type ScenarioShape = { workloads: Record<string, { entry: { service: string } }>; services: Record<string, { endpoints: Record<string, { steps?: Array<{ kind: string; calls?: Array<{ service: string; optional?: boolean; probability?: number }> }> }> }> };
 
-/** An experiment's graph as written: each workload's entry service, each endpoint's steps (`work`, or the callees, `?` for optional), an endpoint without steps one work step. */
+/** An experiment's graph as written: each workload's entry service, each endpoint's steps (`work`, or the callees, `?` for optional, `~` for a probability), an endpoint without steps one work step. */
 function writtenShape(sc: ScenarioShape): unknown {
-  const services = Object.fromEntries(Object.entries(sc.services).map(([name, s]) => [name, Object.fromEntries(Object.entries(s.endpoints).map(([ep, e]) => [ep, (e.steps ?? [{ kind: 'work' }]).map((st) => (st.kind === 'work' ? 'work' : (st.calls ?? []).map((c) => `${c.service}${c.optional === true ? '?' : ''}`).sort()))]))]));
+  const services = Object.fromEntries(Object.entries(sc.services).map(([name, s]) => [name, Object.fromEntries(Object.entries(s.endpoints).map(([ep, e]) => [ep, (e.steps ?? [{ kind: 'work' }]).map((st) => (st.kind === 'work' ? 'work' : (st.calls ?? []).map((c) => `${c.service}${c.optional === true ? '?' : ''}${c.probability !== undefined ? '~' : ''}`).sort()))]))]));
   const workloads = Object.fromEntries(Object.entries(sc.workloads).map(([name, w]) => [name, w.entry.service]));
   return { services, workloads };
 }
@@ -126,6 +134,9 @@ describe('telemetry round trip: a simulated graph\'s spans and servicegraph seri
       ['web', [['frontend', 'page']]],
     ]);
     for (const w of g.workloads) near(w.operationsPerSec, RATES[w.name as keyof typeof RATES], `${w.name} rate`);
+    // The call made on 40% of the requests: its calls per request (retries told apart), the probability written.
+    const recs = g.services.get('frontend')?.endpoints.get('page')?.steps[0]?.calls.find((c) => c.service === 'recs');
+    near(recs?.perRequest, RECS_PROBABILITY, 'frontend -> recs calls per request');
     for (const [service, ms] of Object.entries(OWN_MS)) near([...(g.services.get(service)?.endpoints.values() ?? [])][0]?.ownWorkMs, ms, `${service} own work`);
   });
 
@@ -139,6 +150,8 @@ describe('telemetry round trip: a simulated graph\'s spans and servicegraph seri
     });
     // The file written has the original's graph: its services, endpoints, steps, optional call, workloads and entries.
     expect(writtenShape(imported.experiment.scenario as ScenarioShape)).toEqual(writtenShape(ORIGINAL as unknown as ScenarioShape));
+    const page = (imported.experiment.scenario as ScenarioShape).services.frontend?.endpoints.page?.steps ?? [];
+    near(page.flatMap((st) => st.calls ?? []).find((c) => c.service === 'recs')?.probability, RECS_PROBABILITY, 'frontend -> recs probability written');
     expect(imported.placeholders.length).toBeGreaterThan(0);
     for (const p of imported.placeholders) {
       const value = p.path.endsWith('.concurrency') ? WORKERS : p.path.endsWith('.queueLimit') ? 'unlimited' : p.path.endsWith('.maxAttempts') ? ATTEMPTS : undefined;
@@ -161,11 +174,12 @@ describe('telemetry round trip: a simulated graph\'s spans and servicegraph seri
     }
   });
 
-  it('from the series alone, a service that makes no calls is given its server-time buckets as an empirical histogram; one that calls, an exponential of its own work', () => {
+  it('from the series alone, a service that makes no calls is given its server-time buckets as an empirical histogram (its failures, answered at once, left out); one that calls, an exponential of its own work', () => {
     const imported = importTelemetry({ metrics: [{ file: 'servicegraph.prom', text: metricsText }], spans: [], windowSec: DURATION_MS / 1000, name: 'metrics-only', durationMs: DURATION_MS });
     const services = (imported.experiment.scenario as { services: Record<string, { fleet: { serviceMs: unknown } }> }).services;
     for (const leaf of ['users', 'recs', 'db']) {
-      const served = spans.filter((x) => x.kind === 'server' && x.service === leaf).map((x) => x.durationUs / 1e6);
+      // A leaf's failures are its fault's, answered at once: the buckets are those of the requests it served.
+      const served = spans.filter((x) => x.kind === 'server' && x.service === leaf && !x.error).map((x) => x.durationUs / 1e6);
       const below = (le: number) => served.filter((d) => d <= le).length;
       const last = CONNECTOR_BUCKETS_SEC[CONNECTOR_BUCKETS_SEC.length - 1] as number;
       const tail = below(last) < served.length;

@@ -3,6 +3,7 @@ import type { CallCache } from './CallCache.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import type { ServiceHandlers } from './ServiceHandlers.js';
 import { tableGrew } from '../../engine/memoryMeter.js';
+import type { Uniform } from '../../engine/random.js';
 
 /**
  * One call of a handler's `call` step (docs/experiments.md, "Service graphs"): its own stack of retrying layers
@@ -25,12 +26,18 @@ export class CallSite implements CallEnds {
   readonly optional: boolean;
   /** The lookaside cache in front of the call (docs/experiments.md, "Caches"), or null. */
   readonly cache: CallCache | null;
+  /** The chance that the call is made each time its step runs (1: always, and {@link made} is never drawn). */
+  readonly probability: number;
+  /** The stream that draws whether the call is made (a stream of its own; never drawn for a call always made). */
+  readonly made: Uniform;
   private handler = new Int32Array(64);
   private gen = new Int32Array(64);
   private call = new Int32Array(64);
 
-  constructor(owner: ServiceHandlers, layers: Layers, leaf: ServiceLeaf, methods: Int8Array, optional: boolean, cache: CallCache | null = null) {
+  constructor(owner: ServiceHandlers, layers: Layers, leaf: ServiceLeaf, methods: Int8Array, optional: boolean, cache: CallCache | null, probability: number, made: Uniform) {
     this.owner = owner;
+    this.probability = probability;
+    this.made = made;
     this.cache = cache;
     this.layers = layers;
     this.leaf = leaf;

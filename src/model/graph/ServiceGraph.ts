@@ -27,6 +27,9 @@ export type Join =
   /** Succeeds at the k-th success; fails once fewer than k calls can still succeed. */
   | { kind: 'quorum'; k: number };
 
+/** A call's `probability` when none is written: the call is made every time its step runs. */
+export const DEFAULT_CALL_PROBABILITY = 1;
+
 /** One downstream call of a `call` step. */
 export interface GraphCall {
   service: string;
@@ -35,6 +38,12 @@ export interface GraphCall {
   stack: Layer[];
   /** A failed optional call never decides its step (allowed with `all` only); the operation is then degraded. */
   optional: boolean;
+  /**
+   * The chance, in (0, 1], that the call is made each time its step runs, drawn from a stream of
+   * its own ({@link DEFAULT_CALL_PROBABILITY}: always, and nothing is drawn). Below 1 only with
+   * join `all`: a call not made neither succeeds nor fails, and the join waits for the calls made.
+   */
+  probability: number;
   /** A lookaside cache in front of the call, at the calling service; absent: none. */
   cache?: CallCacheSpec;
 }

@@ -24,6 +24,9 @@ const { upwardOutcome } = upwardOutcomeModule;
  */
 const handlerInner = (h: number): number => -2 - h;
 
+/** A call of the current step that this run of the step does not make (its probability drawn against it), among a handler's frames (-1: none outstanding). */
+const NOT_MADE = -2;
+
 /** The handler of a caller's {@link ServiceLeaf.inner} value `inner` (< 0), as {@link handlerInner} made it. */
 export const handlerOfInner = (inner: number): number => -2 - inner;
 
@@ -55,7 +58,8 @@ export interface HandlersOwner {
  * dropped) loses the handler: its caller times out. Work done while nothing up to the entry waits
  * is wasted work at this service's fleet.
  *
- * Calls. A handler's `call` step starts one call per call site and joins them: `all` fails at the
+ * Calls. A handler's `call` step starts one call per call site (a call with a probability below 1
+ * only when its draw says so; a step that makes none succeeds at once) and joins the calls made: `all` fails at the
  * first failed required call and succeeds once every required call succeeded and every optional one
  * ended (degraded if one failed); `any` succeeds at the first success and fails when every call
  * failed; a quorum k succeeds at the k-th success and fails once fewer than k can still succeed.
@@ -173,10 +177,17 @@ export class ServiceHandlers implements CacheOwner {
     const gen = H.hGen[h]!;
     const sites = step.sites;
     const base = h * H.maxCalls;
+    const sampled = step.sampled;
+    const made = sampled ? this.drawCalls(sites, base) : sites.length;
     H.hSucc[h] = 0;
-    H.hPending[h] = sites.length;
+    H.hPending[h] = made;
+    if (made === 0) {
+      this.noCallMade(h, t);
+      return;
+    }
     // Calls are sent in order; one that ends at once (a spent deadline, a refusal) may decide the join before the rest are sent.
     for (let j = 0; j < sites.length && H.hGen[h] === gen; j++) {
+      if (sampled && H.hFrames[base + j] === NOT_MADE) continue;
       const site = sites[j] as CallSite;
       // A lookaside cache answers the call itself (a hit, or a miss waiting for the same key's call in flight).
       if (site.cache !== null && site.cache.lookup(h, gen, j, H.hBackend[h]!, H.hOpSeq[h]!, H.hDeadline[h]!, t)) {
@@ -189,6 +200,32 @@ export class ServiceHandlers implements CacheOwner {
       H.hFrames[base + j] = f;
       top.startCall(f, t);
     }
+  }
+
+  /**
+   * Which calls of a step whose calls have probabilities run this time: each call below 1 is made
+   * with its probability (a draw from its own stream), the others always; a call not made is marked
+   * {@link NOT_MADE} among the handler's frames (from `base`). Returns the calls made.
+   */
+  private drawCalls(sites: readonly CallSite[], base: number): number {
+    const frames = this.handlers.hFrames;
+    let made = 0;
+    for (let j = 0; j < sites.length; j++) {
+      const site = sites[j] as CallSite;
+      const makes = site.probability >= 1 || site.made() < site.probability;
+      frames[base + j] = makes ? -1 : NOT_MADE;
+      if (makes) made++;
+    }
+    return made;
+  }
+
+  /** Handler h's call step made none of its calls (each has a probability): the step succeeds at once and the next runs. */
+  private noCallMade(h: number, t: number): void {
+    const H = this.handlers;
+    this.tracer?.join(H.hOpSeq[h]!, H.hEndpoint[h]!, H.hStep[h]!, true, H.hDegraded[h] === 1, t);
+    H.hGen[h]!++;
+    H.hStep[h]!++;
+    this.runStep(h, t);
   }
 
   /**

@@ -267,7 +267,12 @@ export class ServiceLeaf implements Leaf, SendGate {
   arriveAtOnce(frame: number, attempt: number, bad: boolean, t: number, ans: LeafAnswer, chain: number): boolean {
     if (t >= 0) this.count(0, chain, this.ownRetry(frame, attempt), this.frames.fOpSeq[frame] as number, t);
     const target = this.targets[0] as ServiceTarget;
-    return target.service.acceptAtOnce(frame, bad, chain, t, ans);
+    return target.service.acceptAtOnce(frame, bad, chain, t, ans, this.frames.fOpSeq[frame] as number, target.endpoint);
+  }
+
+  /** The index of the endpoint request r went to (at its target service). */
+  endpointOf(r: number): number {
+    return (this.targets[this.targetOf[r] as number] as ServiceTarget).endpoint;
   }
 
   /** After {@link arriveAtOnce} returned false: request r (filled) goes to the callee's fleet as `ans` says. */

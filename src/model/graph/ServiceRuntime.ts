@@ -12,11 +12,14 @@ import type { GraphService } from './ServiceGraph.js';
 import { ServiceHandlers, type HandlersOwner } from './ServiceHandlers.js';
 import * as serviceHandlersModule from './ServiceHandlers.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
+import type { ServiceTracer } from '../traceGraph.js';
+import * as traceModule from '../trace.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { Outcome } = outcomeModule;
 const { R_HANG } = requestTableModule;
 const { PLAIN_SLOT } = fleetSlotsModule;
 const { handlerOfInner } = serviceHandlersModule;
+const { CANCELLED_RESPONSE, LOST_RESPONSE, NO_SLOT } = traceModule;
 
 /** The hop a fleet of a graph draws for its own answers: none. */
 const NO_HOP: LastHop = { stream: { client: 0 }, sample: { sample: () => 0 } };
@@ -107,7 +110,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
     this.inFlight++;
     this.measure.inFlight(this.inFlight);
     const steps = (this.endpoints[endpoint] as EndpointRuntime).steps;
-    if (steps === null) this.toFleet(leaf, r, t);
+    if (steps === null) this.toFleet(leaf, r, endpoint, t);
     else this.handlers.start(leaf, r, endpoint, t);
   }
 
@@ -118,7 +121,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
    * as {@link accept} does, then the fleet answers at once (true, the answer in `ans`, as
    * {@link respond} would have answered it) or the caller takes a slot for {@link hold}.
    */
-  acceptAtOnce(frame: number, bad: boolean, chain: number, t: number, ans: LeafAnswer): boolean {
+  acceptAtOnce(frame: number, bad: boolean, chain: number, t: number, ans: LeafAnswer, op: number, endpoint: number): boolean {
     this.measure.arrival(chain, t);
     if (this.inFlight >= this.maxInFlight) {
       this.refuseInFlight(t);
@@ -130,16 +133,25 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
     this.measure.inFlight(this.inFlight);
     // As toFleet routes a plain request: its first attempt at the fleet.
     if (!this.fleet.arriveAtOnce(frame, 1, bad, t, ans, chain)) return false;
+    if (this.handlers.tracer !== null) this.traceAtOnce(op, endpoint, ans.verdict, t);
     this.inFlight--;
     this.measure.inFlight(this.inFlight);
     this.measure.answered(ans.verdict !== Outcome.SUCCESS, t);
     return true;
   }
 
+  /** A traced run: the plain request of operation `op` for `endpoint` that the fleet answered `outcome` on arrival, without a slot (apart, off the path of untraced runs). */
+  private traceAtOnce(op: number, endpoint: number, outcome: number, t: number): void {
+    const tracer = this.handlers.tracer as ServiceTracer;
+    tracer.fleetRequest(op, endpoint, NO_SLOT, t);
+    tracer.fleetAnswer(op, endpoint, NO_SLOT, outcome, t);
+  }
+
   /** After {@link acceptAtOnce} returned false: request r of `leaf` (a slot of the fleet's table) holds what `ans` says. */
   hold(leaf: ServiceLeaf, r: number, ans: LeafAnswer, t: number): void {
     this.slots.serves(r, leaf, r, PLAIN_SLOT);
     leaf.inner[r] = r;
+    if (this.handlers.tracer !== null) this.handlers.tracer.fleetRequest(this.req.opSeq[r]!, leaf.endpointOf(r), r, t);
     this.fleet.hold(r, ans, t);
   }
 
@@ -154,16 +166,17 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
 
 
   /**
-   * A plain request r of caller `leaf` goes to the fleet: in a slot of its own, or, when the caller's
+   * A plain request r of caller `leaf` for `endpoint` goes to the fleet: in a slot of its own, or, when the caller's
    * requests are slots of the fleet's table ({@link ServiceLeaf.direct}), as it is (the caller
    * filled its fields, and frees it).
    */
-  private toFleet(leaf: ServiceLeaf, r: number, t: number): void {
+  private toFleet(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
     let s = r;
     if (leaf.direct) this.slots.serves(r, leaf, r, PLAIN_SLOT);
     else s = this.slots.slotFor(leaf, r, PLAIN_SLOT);
     leaf.inner[r] = s;
     this.fleet.route(s, s, 1);
+    if (this.handlers.tracer !== null) this.handlers.tracer.fleetRequest(this.req.opSeq[s]!, endpoint, s, t);
     this.fleet.arrive(s, t);
   }
 
@@ -182,6 +195,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
   /** Cancellation: the caller withdraws request r; it recurses downstream, and frees what the handler holds at the fleet. */
   withdraw(leaf: ServiceLeaf, r: number, inner: number, t: number): void {
     if (inner >= 0) {
+      if (this.handlers.tracer !== null) this.handlers.tracer.fleetResponse(this.req.opSeq[inner]!, leaf.endpointOf(r), inner, CANCELLED_RESPONSE, t);
       this.fleet.withdraw(inner, t);
       return;
     }
@@ -206,6 +220,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
     }
     const leaf = slots.callerOf(s);
     const r = slots.requestOf(s);
+    if (this.handlers.tracer !== null) this.handlers.tracer.fleetAnswer(this.req.opSeq[s]!, leaf.endpointOf(r), s, outcome, t);
     slots.freePlainSlot(s, leaf.direct);
     this.answerCaller(leaf, r, outcome as OutcomeCode, retryAfterMs, false, t);
   }
@@ -226,6 +241,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
     }
     const leaf = slots.callerOf(s);
     const r = slots.requestOf(s);
+    if (this.handlers.tracer !== null) this.handlers.tracer.fleetResponse(this.req.opSeq[s]!, leaf.endpointOf(r), s, LOST_RESPONSE, t);
     slots.freePlainSlot(s, leaf.direct);
     this.loseCaller(leaf, r, t);
   }

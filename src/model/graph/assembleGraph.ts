@@ -1,4 +1,5 @@
-import { deriveSeed } from '../../engine/random.js';
+import { deriveSeed, stream } from '../../engine/random.js';
+import { notDrawn } from '../streams.js';
 import type { Simulator } from '../../engine/simulator.js';
 import { compilePolicy } from '../../policy/decision.js';
 import { K_ARRIVAL, K_FRAME_WAKE, K_LEAF_RESPONSE, K_OP_START, KIND_LIMIT, LEAF_KINDS_FROM } from '../eventKinds.js';
@@ -19,7 +20,7 @@ import { CallSite } from './CallSite.js';
 import { GraphCaches } from './GraphCaches.js';
 import { graphEventKindsProblem, STACK_KINDS } from './graphEventKinds.js';
 import { joinCode, workStep, type EndpointRuntime, type StepRuntime } from './handlerSteps.js';
-import { endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
+import { DEFAULT_CALL_PROBABILITY, endpointNamed, WORKLOAD_CALLER, type GraphCall, type GraphEntry, type ServiceGraph } from './ServiceGraph.js';
 import { ServiceLeaf, type ServiceTarget } from './ServiceLeaf.js';
 import { ServiceRuntime } from './ServiceRuntime.js';
 import { WorkloadMeasurements } from './WorkloadMeasurements.js';
@@ -30,6 +31,9 @@ const NO_FOLDS: Folds = { foldAnswers: false, sendAhead: false, readAhead: false
 /** Rows a workload's tables start with (they grow by doubling); a call site's stack starts with {@link SITE_ROWS}. */
 export const INITIAL_ROWS = 1024;
 const SITE_ROWS = 64;
+
+/** The name of the stream that draws whether a call with a probability below 1 is made (with the caller, its endpoint, step and call). */
+const CALL_MADE_STREAM = 'call-made';
 
 /** How the graph is built: the run's seed, a fixed jitter draw, a trace (of the workload's stack, or of the whole graph). */
 export interface AssemblyOptions {
@@ -251,7 +255,8 @@ class GraphAssembly {
         const steps = ep.steps.map((step, i): StepRuntime => {
           if (step.kind === 'work') return workStep(step.serviceMs, ep.name, i);
           const sites = step.calls.map((call, j) => this.callSite(rt, s.name, ep.name, e, i, j, call, bulkheads, workloadMethods));
-          return { kind: 'call', ...joinCode(step.join, step.calls.length), cancellation: step.cancellation, sites };
+          const sampled = step.calls.some((call) => call.probability < DEFAULT_CALL_PROBABILITY);
+          return { kind: 'call', ...joinCode(step.join, step.calls.length), cancellation: step.cancellation, sites, sampled };
         });
         return { steps };
       });
@@ -292,7 +297,9 @@ class GraphAssembly {
     parts.callerNames.push(service);
     const declared = endpointNamed(graph.services.find((x) => x.name === call.service) as (typeof graph.services)[number], call.endpoint).method;
     const cache = call.cache === undefined ? null : parts.caches.add(rt, call.cache, ly, `services.${service}.endpoints.${endpoint}.steps.${i}.calls.${j}.cache`, e, (n) => this.takeKinds(n));
-    const site = new CallSite(rt.handlers, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache);
+    // Whether the call is made: a stream of its own, built only for a call that is not always made (so no other stream moves).
+    const made = call.probability < DEFAULT_CALL_PROBABILITY ? stream(this.options.seed, CALL_MADE_STREAM, service, endpoint, i, j) : notDrawn;
+    const site = new CallSite(rt.handlers, ly, leaf, declared === undefined ? workloadMethods : Int8Array.of(METHOD_CODES[declared]), call.optional, cache, call.probability, made);
     this.siteStacks.push({ ly, leaf, site });
     const list = this.callersOf.get(call.service) ?? [];
     list.push(...siteSc.stack);

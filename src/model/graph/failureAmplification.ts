@@ -30,7 +30,7 @@ function firstCallStep(steps: readonly GraphStep[] | undefined): Extract<GraphSt
  * ch. 22, applied along each path). A handler stops at its first failed step, so only its first
  * `call` step runs (its calls all run to the end: without cancellation a join's outstanding calls go
  * on). The assumptions: no deadlines, cancellation, budgets, breakers, throttles, bulkheads, hedging
- * or optional calls, idempotent methods, unlimited queues and in-flight caps, and the leaf services
+ * or optional calls, every call made (a call's `probability` counts as 1: the worst case), idempotent methods, unlimited queues and in-flight caps, and the leaf services
  * always refusing. An entry mix weighs each entry by its share of the weights. Edges are listed in
  * the order they are first reached. `caller` names the entry edges' caller (one of several workloads:
  * pass its entries as the graph's and its stack).

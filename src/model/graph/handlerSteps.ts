@@ -16,6 +16,8 @@ export interface CallStepRuntime {
   k: number;
   cancellation: boolean;
   sites: CallSite[];
+  /** Whether a call of the step has a probability below 1 (then each run of the step draws which calls it makes). */
+  sampled: boolean;
 }
 
 /** One `work` step of a handler, as the runtime runs it. */

@@ -76,7 +76,7 @@ function listWords(values: ReadonlyArray<string | number>, quoteStrings: boolean
 }
 
 /** A numeric comparison understood by `fields.number` (`finite`: any finite number, negative included). */
-export type NumberRule = '> 0' | '>= 0' | '>= 1' | 'between 0 and 1' | 'finite';
+export type NumberRule = '> 0' | '>= 0' | '>= 1' | 'between 0 and 1' | '> 0 and <= 1' | 'finite';
 
 /**
  * Builders of zod schemas whose every issue carries the project's message style
@@ -97,6 +97,8 @@ export const fields = {
         return base.gte(1, { error });
       case 'between 0 and 1':
         return base.gte(0, { error }).lte(1, { error });
+      case '> 0 and <= 1':
+        return base.gt(0, { error }).lte(1, { error });
       case 'finite':
         return base;
     }
