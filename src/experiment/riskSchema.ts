@@ -107,6 +107,8 @@ interface RiskSectionInput {
   particles?: number | undefined;
   killCount?: number | undefined;
   runs?: number | undefined;
+  absorbBelow?: number | undefined;
+  excursions?: { countOverMs: number } | undefined;
 }
 
 /** The estimator's fields: required ones present, other estimators' fields absent, killCount below particles. */
@@ -135,7 +137,7 @@ function methodProblems(risk: RiskSectionInput): RiskSectionProblem[] {
  * multiple of checkEveryMs; checkEveryMs 0 only with instant metrics; a cache only for the cache
  * metrics and a service only for a service's; the importance not a metric that falls toward the
  * collapse; levels ascending and required by fixed; runs required by monte-carlo; each estimator's
- * fields only with that estimator; killCount below particles.
+ * fields only with that estimator; killCount below particles; excursions only with absorbBelow.
  */
 export function riskSectionProblems(risk: RiskSectionInput): RiskSectionProblem[] {
   const out: RiskSectionProblem[] = [];
@@ -151,6 +153,9 @@ export function riskSectionProblems(risk: RiskSectionInput): RiskSectionProblem[
   out.push(...probeProblems('importance', risk.importance, risk.checkEveryMs), ...probeProblems('collapse', collapse, risk.checkEveryMs));
   if (risk.levels !== undefined) out.push(...levelProblems(risk.levels));
   out.push(...methodProblems(risk));
+  if (risk.excursions !== undefined && risk.absorbBelow === undefined) {
+    out.push({ path: ['excursions'], message: 'needs absorbBelow (an excursion starts when the importance rises to absorbBelow and ends when it falls below it)', input: risk.excursions, related: [['absorbBelow']] });
+  }
   // Both probes may break the same checkEveryMs rule: say it once.
   return out.filter((p, i) => out.findIndex((q) => q.path.join('.') === p.path.join('.')) === i);
 }
@@ -186,6 +191,10 @@ export const riskSchema = doc(
     absorbBelow: doc(
       f.number('finite').optional(),
       'A trajectory whose importance has reached this value and then falls below it is over (absorbed: it cannot matter any more), e.g. 1 for an empty system.',
+    ),
+    excursions: doc(
+      f.object({ countOverMs: doc(f.number('> 0'), 'Simulated time (from 0) of the plain run that counts the excursions: every time the importance rises to absorbBelow.') }).optional(),
+      'Estimate per excursion (needs absorbBelow): each trajectory is one excursion of the importance from absorbBelow, splitting estimates p = P(an excursion collapses), a plain run counts the excursions per unit of time r, and P(collapse within the horizon) = 1 - exp(-r x horizonMs x p) (for horizons far longer than an excursion; docs/risk.md, "Per excursion").',
     ),
     method: doc(f.oneOf(RISK_METHODS).optional(), 'adaptive (adaptive multilevel splitting; default), fixed (fixed-level splitting at levels) or monte-carlo.'),
     levels: doc(f.array(f.number('finite'), 'levels', 1).optional(), 'The importance levels of fixed-level splitting, ascending (required by fixed).'),

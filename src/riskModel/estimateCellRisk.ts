@@ -5,6 +5,7 @@ import type { Effort } from '../risk/Brancher.js';
 import { fixedLevelSplitting } from '../risk/fixedLevelSplitting.js';
 import { plainMonteCarlo } from '../risk/monteCarlo.js';
 import { monteCarloRunsFor, type RiskEstimate } from '../risk/riskEstimate.js';
+import { countExcursions, withinHorizon } from './excursions.js';
 import { ModelSystem } from './modelSystem.js';
 import type { ExampleTrajectory } from './RiskMonitor.js';
 import { riskProblems } from './riskProblems.js';
@@ -34,6 +35,23 @@ export interface CellRisk {
    * importance and collapse-metric values, the collapse start. At most `EXAMPLE_POINTS` points.
    */
   example: ExampleTrajectory | null;
+  /**
+   * With `risk.excursions` (null without): the estimate per excursion that `probability` was made
+   * from (src/riskModel/excursions.ts): its probability, interval and relative error, and the
+   * excursions the counting run saw over how long.
+   */
+  excursions: PerExcursion | null;
+}
+
+/** The per-excursion part of a {@link CellRisk}. */
+export interface PerExcursion {
+  probability: number;
+  ci95: [number, number];
+  relativeError: number;
+  /** Excursions counted, over `overMs` of simulated time, and per hour. */
+  counted: number;
+  overMs: number;
+  perHour: number;
 }
 
 /** The options of {@link estimateCellRisk}. */
@@ -72,6 +90,7 @@ function fromSplitting(method: 'adaptive' | 'fixed', e: RiskEstimate, cpuMs: num
     pyramid: e.pyramid.map((l) => ({ level: l.level, trajectories: l.trajectories, probability: l.probability, conditional: l.conditional })),
     repetitions: e.repetitions.map((r) => r.probability),
     example,
+    excursions: null,
   };
 }
 
@@ -83,9 +102,30 @@ function fromSplitting(method: 'adaptive' | 'fixed', e: RiskEstimate, cpuMs: num
  * Deterministic: the same arguments give the same estimate (all but `effort.cpuMs`). Throws
  * {@link RiskInputError} when {@link riskProblems} finds any, or when splitting is asked of a run
  * whose state cannot be copied yet (`ModelSystem.copyProblems`), and `RiskStopped` when
- * `shouldStop` says so between trajectories.
+ * `shouldStop` says so between trajectories. With `risk.excursions`, the estimator's trajectories
+ * are excursions, its estimate is per excursion (`excursions` of the result), and the probability
+ * within the horizon is made from it and the excursions a plain run counts (src/riskModel/excursions.ts).
  */
 export function estimateCellRisk(scenario: Scenario, risk: RiskSection, seed: number, options: CellRiskOptions = {}): CellRisk {
+  const clock = options.clockMs ?? (() => performance.now());
+  const t0 = clock();
+  const r = estimatePerTrajectory(scenario, risk, seed, options);
+  if (risk.excursions === undefined) return r;
+  const count = countExcursions(scenario, risk, seed);
+  const w = withinHorizon(r, count, scenario.horizonMs);
+  return {
+    ...r,
+    probability: w.probability,
+    ci95: w.ci95,
+    relativeError: w.relativeError,
+    monteCarloRuns: w.monteCarloRuns,
+    effort: { ...r.effort, runs: r.effort.runs + 1, events: r.effort.events + count.events, cpuMs: clock() - t0 },
+    excursions: { probability: r.probability, ci95: r.ci95, relativeError: r.relativeError, counted: count.excursions, overMs: count.overMs, perHour: w.excursionsPerHour },
+  };
+}
+
+/** The estimate of P(a trajectory collapses): within the horizon, or per excursion with `risk.excursions`. */
+function estimatePerTrajectory(scenario: Scenario, risk: RiskSection, seed: number, options: CellRiskOptions): CellRisk {
   const problems = riskProblems(scenario, risk);
   if (problems.length > 0) throw new RiskInputError(problems);
   const clock = options.clockMs ?? (() => performance.now());
@@ -123,6 +163,7 @@ export function estimateCellRisk(scenario: Scenario, risk: RiskSection, seed: nu
         pyramid: [],
         repetitions: [],
         example: system.example,
+        excursions: null,
       };
     }
   }

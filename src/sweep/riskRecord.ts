@@ -69,6 +69,18 @@ function exampleOf(v: unknown): CellRisk['example'] | string {
   return { tMs, importance, collapseMetric, collapseAtMs };
 }
 
+/** The per-excursion part read back (null without excursions), or why not. */
+function excursionsOf(v: unknown): CellRisk['excursions'] | string {
+  if (v === null || v === undefined) return null;
+  if (!isPlainObject(v)) return 'risk.excursions must be an object or null';
+  const ci95 = numbers(v.ci95);
+  const [probability, relativeError, counted, overMs, perHour] = [v.probability, v.relativeError, v.counted, v.overMs, v.perHour].map((x) => numberOr(x, NaN));
+  if (ci95 === null || ci95.length !== 2 || probability == null || relativeError == null || counted == null || overMs == null || perHour == null) {
+    return 'risk.excursions must hold probability, ci95 (two numbers), relativeError, counted, overMs and perHour';
+  }
+  return { probability, ci95: [ci95[0] as number, ci95[1] as number], relativeError, counted, overMs, perHour };
+}
+
 const METHODS: ReadonlyArray<CellRisk['method']> = RISK_METHODS;
 
 /** A cell's estimate read back from a file, or why it is not one. */
@@ -89,8 +101,10 @@ export function cellRiskOf(v: unknown): CellRisk | string {
   if (repetitions === null) return 'risk.repetitions must be an array of numbers';
   const example = exampleOf(v.example);
   if (typeof example === 'string') return example;
+  const excursions = excursionsOf(v.excursions);
+  if (typeof excursions === 'string') return excursions;
   const effort = { runs: e.runs as number, events: e.events as number, cpuMs: e.cpuMs as number, snapshots: e.snapshots as number };
-  return { method: v.method as CellRisk['method'], probability, ci95: [ci95[0] as number, ci95[1] as number], relativeError, monteCarloRuns, effort, pyramid, repetitions, example };
+  return { method: v.method as CellRisk['method'], probability, ci95: [ci95[0] as number, ci95[1] as number], relativeError, monteCarloRuns, effort, pyramid, repetitions, example, excursions };
 }
 
 /**

@@ -23,7 +23,7 @@ function cell(variant: string, rate: number, p: number, runs = 2000): Cell {
     seed: 1,
     state: 'ok',
     horizonMs: 3_600_000,
-    risk: { method: 'adaptive', probability: p, ci95: [p * 0.5, p * 1.6], relativeError: p > 0 ? 0.2 : NaN, monteCarloRuns: p > 0 ? (1 - p) / (p * 0.04) : NaN, effort: { runs, events: runs * 300, cpuMs: 1234, snapshots: runs }, pyramid, repetitions: [p, p], example },
+    risk: { method: 'adaptive', probability: p, ci95: [p * 0.5, p * 1.6], relativeError: p > 0 ? 0.2 : NaN, monteCarloRuns: p > 0 ? (1 - p) / (p * 0.04) : NaN, effort: { runs, events: runs * 300, cpuMs: 1234, snapshots: runs }, pyramid, repetitions: [p, p], example, excursions: null },
   };
 }
 
