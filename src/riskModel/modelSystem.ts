@@ -16,21 +16,13 @@ export interface ModelState {
 export const STATELESS_FUNCTIONS: readonly AnyFunction[] = [notDrawn];
 
 /**
- * The functions of `model`'s state that close over nothing but the scenario's immutable settings,
- * shared by its copies besides {@link STATELESS_FUNCTIONS}: an open loop's rate schedule, a stack
- * run's or each workload's of a graph (`rateFunction` of src/model/rateSchedule.ts captures the
- * schedule and nothing that changes).
+ * A copy of `state` with `streams`, sharing only the functions that hold no state. (Copying into a
+ * model just built, `copyState`'s `into`, keeps the constructors' object layouts, but building a
+ * model per restore costs more than the layouts save: twice the time on the cache case of
+ * experiments/collapse-risk.json.)
  */
-function immutableClosures(model: Model): AnyFunction[] {
-  type WithRate = { workload?: { rate?: { ratePerSec?: unknown } } };
-  const m = model as unknown as WithRate & { graphRun?: { entryStacks?: WithRate[] } | null };
-  const rates = [m, ...(m.graphRun?.entryStacks ?? [])].map((x) => x.workload?.rate?.ratePerSec);
-  return [...STATELESS_FUNCTIONS, ...(rates.filter((f) => typeof f === 'function') as AnyFunction[])];
-}
-
-/** A copy of `state` with `streams`, sharing only the functions that hold no state. */
 function copyOf(state: ModelState, streams: BranchStreams, rootName: string): ModelState {
-  return copyState(state, { streams, stateless: immutableClosures(state.model), rootName });
+  return copyState(state, { streams, stateless: STATELESS_FUNCTIONS, rootName });
 }
 
 /** Thrown between trajectories when the caller's `shouldStop` says so (an interrupt). */
@@ -96,7 +88,7 @@ export class ModelSystem implements SplittableSystem<ModelState> {
     const model = new Model(this.scenario, { seed: 0 });
     model.begin();
     const monitor = new RiskMonitor(model, this.risk, model.nowMs());
-    return stateProblems({ model, monitor }, { streams: { kind: 'fresh', seed: 0 }, stateless: immutableClosures(model), rootName: 'run' });
+    return stateProblems({ model, monitor }, { streams: { kind: 'fresh', seed: 0 }, stateless: STATELESS_FUNCTIONS, rootName: 'run' });
   }
 
   /** @internal Called by a continuation when its trajectory collapses: the first one is the example. */
