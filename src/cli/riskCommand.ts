@@ -8,10 +8,9 @@ import { formatDuration } from '../policy/formatDuration.js';
 import { riskFinding, formatProbability, effortComparison, noCollapseBound } from '../report/riskReport.js';
 import { riskProblems } from '../riskModel/index.js';
 import { FINISHED_RISK_FILES, RISK_LINES_FILE } from '../sweep/riskRecord.js';
-import { runRiskSweep, type RiskResult } from '../sweep/riskSweep.js';
+import { planRiskGaps, runRiskSweep, type RiskResult } from '../sweep/riskSweep.js';
 import { seriesOf } from '../report/riskCharts.js';
 import { runManifest, type ShardSpec } from '../sweep/runSweep.js';
-import { planCells } from '../sweep/runPlan.js';
 import { lockDir } from './dirLock.js';
 import { UsageError, type CliIO } from './io.js';
 import { loadPlan, printWarnings, type PlanOptions } from './loadPlan.js';
@@ -48,13 +47,33 @@ export function riskBrief(risk: RiskSection): string {
   return `risk: P(${cond}, checked ${grid}) within each cell's horizon, by ${how}`;
 }
 
-/** The problems of the plan's risk section against each cell's scenario (each message once), prefixed with the file. */
+/** A message about a risk section (`risk.importance...`) naming the fields where the section is written (`parts.1.risk.importance...`). */
+function atSection(message: string, path: string): string {
+  return path === 'risk' ? message : message.replace(/\brisk\./g, `${path}.`);
+}
+
+/**
+ * Why the plan cannot be estimated, prefixed with the file: no risk section, a part without one
+ * while another has one (`planRiskGaps`), or each part's section against each of its cells'
+ * scenarios (each message once, naming the section where it is written).
+ */
 export function planRiskProblems(file: string, plan: ExperimentPlan): string[] {
-  if (plan.risk === undefined) return [`${file}: has no risk section (what retrystorm risk estimates: docs/risk.md)`];
-  const risk = plan.risk;
+  const gaps = planRiskGaps(plan);
+  if (gaps.length > 0) return gaps.map((g) => `${file}: ${g}`);
   const seen = new Set<string>();
-  for (const { cell } of planCells(plan)) for (const p of riskProblems(cell.scenario, risk)) seen.add(`${file}: ${p}`);
+  for (const part of plan.parts) {
+    const risk = part.risk as RiskSection;
+    for (const cell of part.cells) for (const p of riskProblems(cell.scenario, risk)) seen.add(`${file}: ${atSection(p, part.riskPath ?? 'risk')}`);
+  }
   return [...seen];
+}
+
+/** Each distinct risk section of the plan in brief: one line, or one per part when the parts' sections differ. */
+export function planRiskBriefs(plan: ExperimentPlan): string[] {
+  const parts = plan.parts.filter((p) => p.risk !== undefined);
+  const briefs = parts.map((p) => riskBrief(p.risk as RiskSection));
+  if (new Set(briefs).size <= 1) return briefs.slice(0, 1);
+  return parts.map((p, i) => `part ${p.name}: ${briefs[i] as string}`);
 }
 
 /** The table `risk` prints: one line per cell, then the finding. */
@@ -83,7 +102,7 @@ export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Prom
   try {
     const output = planOutput(final, shown, FINISHED_RISK_FILES, { replace: opts.replace, resume: opts.resume, kind: 'risk' });
     printWarnings(io, warnings);
-    if (!opts.quiet && !opts.json) io.stderr(`${plan.name}: ${riskBrief(plan.risk as RiskSection)}\n`);
+    if (!opts.quiet && !opts.json) for (const brief of planRiskBriefs(plan)) io.stderr(`${plan.name}: ${brief}\n`);
     const ac = new AbortController();
     const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
     const progress = opts.quiet || opts.json ? null : new ProgressReporter(io, plan.name, undefined, undefined, 'cells');

@@ -34,7 +34,7 @@ function result(): RiskResult {
     description: 'How likely a spontaneous collapse is.',
     seed: 3,
     version: '0.1.0',
-    risk: { importance: { metric: 'inFlight' }, collapse: { metric: 'goodput', below: 0.5, forMs: 10_000, windowMs: 1000 }, checkEveryMs: 1000 },
+    parts: [{ name: 'main', risk: { importance: { metric: 'inFlight' }, collapse: { metric: 'goodput', below: 0.5, forMs: 10_000, windowMs: 1000 }, checkEveryMs: 1000 } }],
     cells: [cell('attempts-3', 1200, 1.2e-6), cell('attempts-3', 1300, 4e-4), cell('attempts-3', 1350, 2.1e-2), cell('budget', 1200, 0, 5000), cell('budget', 1300, 0, 5000), cell('budget', 1350, 3e-7)],
   };
 }
