@@ -62,7 +62,7 @@ describe('retrystorm risk', () => {
     expect(r.err).not.toContain('error');
     expect(r.code).toBe(0);
     const out = join(dir, 'out', 'mm1-ruin');
-    expect(readdirSync(out).sort()).toEqual(['index.html', 'risk.csv', 'risk.json', 'risk.jsonl', 'run.json']);
+    expect(readdirSync(out).sort()).toEqual(['index.html', 'report.json', 'risk.csv', 'risk.json', 'risk.jsonl', 'run.json']);
     const result = JSON.parse(readFileSync(join(out, 'risk.json'), 'utf8'));
     const cell = result.cells[0];
     const exact = ruin(80, N);
@@ -117,7 +117,7 @@ describe('retrystorm risk', () => {
     const run = await cli(['run', file, '--out', join(dir, 'out'), '--quiet', '--set', 'horizonMs=1000', '--replace']);
     expect(run.code).toBe(2);
     expect(run.err).toContain("holds risk estimates, not a run's results: choose another --out");
-    expect(readdirSync(join(dir, 'out', 'mm1-ruin')).sort()).toEqual(['index.html', 'risk.csv', 'risk.json', 'risk.jsonl', 'run.json']);
+    expect(readdirSync(join(dir, 'out', 'mm1-ruin')).sort()).toEqual(['index.html', 'report.json', 'risk.csv', 'risk.json', 'risk.jsonl', 'run.json']);
   });
 
   it('two shards merged give the estimates of the unsharded run', async () => {
@@ -133,7 +133,7 @@ describe('retrystorm risk', () => {
     const merged = await cli(['merge', join(dir, 'shard0', 'mm1-ruin'), join(dir, 'shard1', 'mm1-ruin'), '--out', join(dir, 'merged')]);
     expect(merged.err).toBe('');
     expect(merged.out).toContain('merged 2 shards of mm1-ruin: 2 cells');
-    expect(readdirSync(join(dir, 'merged', 'mm1-ruin')).sort()).toEqual(['index.html', 'risk.csv', 'risk.json', 'risk.jsonl', 'run.json']);
+    expect(readdirSync(join(dir, 'merged', 'mm1-ruin')).sort()).toEqual(['index.html', 'report.json', 'risk.csv', 'risk.json', 'risk.jsonl', 'run.json']);
     expect(computed(join(dir, 'merged', 'mm1-ruin'))).toEqual(computed(join(dir, 'whole', 'mm1-ruin')));
     expect(csvBytes(join(dir, 'merged', 'mm1-ruin'))).toEqual(csvBytes(join(dir, 'whole', 'mm1-ruin')));
     const half = await cli(['merge', join(dir, 'shard0', 'mm1-ruin'), '--out', join(dir, 'half')]);
