@@ -61,7 +61,7 @@ function rootProblems(work: JsonObject): Problem[] {
   return problems;
 }
 
-/** A part's risk section replaces the file's, whole (docs/experiments.md, "Parts"); where it is written, for messages. */
+/** A part's risk section replaces the file's, whole (docs/risk.md, "Parts"); where it is written, for messages. */
 function riskOf(own: ExperimentStructure['risk'], ownPath: string, root: ExperimentStructure['risk']): PartInput['risk'] {
   if (own !== undefined) return { section: own, path: ownPath };
   return root !== undefined ? { section: root, path: 'risk' } : undefined;
