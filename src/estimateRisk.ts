@@ -3,6 +3,7 @@ import { riskSchema, type RiskSection } from './experiment/riskSchema.js';
 import { zodProblems } from './policy/schema/zodProblems.js';
 import { estimateCellRisk, riskProblems, type CellRisk } from './riskModel/index.js';
 import { riskCellSeed } from './sweep/riskCell.js';
+import { planRiskGaps } from './sweep/riskSweep.js';
 
 /** Options of {@link estimateRisk}. */
 export interface EstimateRiskOptions {
@@ -54,12 +55,13 @@ export function estimateExperimentRisk(experiment: Record<string, unknown>, opti
   const expanded = expandExperiment({ root: experiment }, options);
   if (!expanded.ok) throw new ValidationError(expanded.errors);
   const { plan } = expanded;
-  if (plan.risk === undefined) throw new ValidationError(['risk is required (what the estimate is of: docs/risk.md)']);
-  const risk = plan.risk;
-  const cells = plan.parts.flatMap((p) => p.cells).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const problems = [...new Set(cells.flatMap((c) => riskProblems(c.scenario, risk)))];
+  if (plan.parts.every((p) => p.risk === undefined)) throw new ValidationError(['risk is required (what the estimate is of: docs/risk.md)']);
+  const gaps = planRiskGaps(plan);
+  if (gaps.length > 0) throw new ValidationError(gaps);
+  const cells = plan.parts.flatMap((p) => p.cells.map((cell) => ({ cell, risk: p.risk as RiskSection }))).sort((a, b) => (a.cell.key < b.cell.key ? -1 : a.cell.key > b.cell.key ? 1 : 0));
+  const problems = [...new Set(cells.flatMap(({ cell, risk }) => riskProblems(cell.scenario, risk)))];
   if (problems.length > 0) throw new ValidationError(problems);
-  return cells.map((c) => {
+  return cells.map(({ cell: c, risk }) => {
     const seed = riskCellSeed(plan.seed, c);
     return { key: c.key, part: c.part, variant: c.variant, params: c.params, seed, risk: estimateCellRisk(c.scenario, risk, seed) };
   });

@@ -37,7 +37,7 @@ import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
 import { runFiles, type RunOptions } from './runCommand.js';
 import { validateCommand } from './validateCommand.js';
-import { DEFAULT_RISK_OUT, riskFile, type RiskOptions } from './riskCommand.js';
+import { DEFAULT_RISK_OUT, riskFile, runAllRisks, type RiskOptions } from './riskCommand.js';
 import { mergeRiskDirs } from '../sweep/riskMerge.js';
 import { FINISHED_RISK_FILES } from '../sweep/riskRecord.js';
 import { registerImportTelemetry } from './importTelemetryCommand.js';
@@ -150,7 +150,7 @@ function registerRisk(program: Command, io: CliIO, setCode: (code: number) => vo
 function registerRunAll(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program
     .command('run-all')
-    .description('run every shipped experiment (quick mode into reports/, or --full into reports/full/)')
+    .description('run every shipped experiment (quick mode into reports/, or --full into reports/full/): risk for a file with a risk section, tune for one with a tune section')
     .option('--dir <dir>', 'directory of experiment files', 'experiments')
     .option('--full', 'publication-size replications (no quick overrides)', false)
     .option('--out <dir>', 'output directory (default reports, or reports/full with --full)')
@@ -163,7 +163,8 @@ function registerRunAll(program: Command, io: CliIO, setCode: (code: number) => 
       const out = opts.out ?? (opts.full ? join('reports', 'full') : 'reports');
       const reportIndex: IndexEntry[] = [];
       const read = { allowImportsOutside: opts.allowImportsOutside };
-      const { files, tunes } = runAllTunes.split(all, !opts.full, read);
+      const { files: notSearched, tunes } = runAllTunes.split(all, !opts.full, read);
+      const { files, risks } = runAllRisks.split(notSearched, !opts.full, read);
       let code = await runFiles(io, files, {
         quick: !opts.full,
         out,
@@ -178,7 +179,8 @@ function registerRunAll(program: Command, io: CliIO, setCode: (code: number) => 
         reportIndex,
         ...read,
       });
-      // An interrupted run-all (exit 130) starts no search.
+      // An interrupted run-all (exit 130) starts no estimate and no search.
+      if (code !== 130) code = Math.max(code, await runAllRisks.run(io, risks, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex, ...read }));
       if (code !== 130) code = Math.max(code, await runAllTunes.run(io, tunes, { quick: !opts.full, out, quiet: opts.quiet, ...(opts.workers !== undefined ? { workers: opts.workers } : {}), reportIndex, ...read }));
       if (reportIndex.length > 0) {
         writeSharedAssets(resolve(io.cwd, out));
@@ -235,7 +237,7 @@ function registerMerge(program: Command, io: CliIO): void {
         const startedMs = Date.now();
         const merged = risk ? mergeRiskDirs(abs, place) : mergeRunDirs(abs, place);
         // Risk estimates have a report of their own, written with the merged files.
-        if ('result' in merged) writeRiskReport(merged.outDir, relative(io.cwd, merged.outDir) || '.', merged.result, merged.quick, Date.now() - startedMs);
+        if ('result' in merged) writeRiskReport(merged.outDir, relative(io.cwd, merged.outDir) || '.', merged.result, { quick: merged.quick, runTimeMs: Date.now() - startedMs });
         const done = output as OutputPlan | null;
         if (done) commitOutput(done);
         const [name, cells, json] = 'result' in merged ? [merged.result.experiment, merged.result.cells.length, merged.result] : [merged.plan.name, merged.summary.cells.length, merged.summary];

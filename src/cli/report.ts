@@ -316,7 +316,8 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
   if (isRiskDir(dir)) {
     const lock = lockDir(dir, show(dir), 'report');
     try {
-      io.stdout(`report written to ${show(rebuildRiskReport(dir, show(dir)).path)}\n`);
+      if (opts.sharedAssets) writeSharedAssets(dirname(dir));
+      io.stdout(`report written to ${show(rebuildRiskReport(dir, show(dir), opts.sharedAssets).path)}\n`);
       return 0;
     } finally {
       lock.release();
@@ -360,7 +361,7 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
           continue;
         }
         if (isRiskDir(sub)) {
-          const risk = rebuildRiskReport(sub, show(sub));
+          const risk = rebuildRiskReport(sub, show(sub), opts.sharedAssets);
           entries.push(risk.entry);
           io.stdout(`report written to ${show(risk.path)}\n`);
           continue;
@@ -387,10 +388,34 @@ export async function reportCommand(io: ReportIO, dirArg: string, opts: { png: b
   }
 }
 
-/** The report of a risk result, self-contained, as `<dir>/index.html` (`shownDir` names the directory in messages); `runTimeMs` null when not known (a rebuilt report). */
-export function writeRiskReport(dir: string, shownDir: string, result: RiskResult, quick: boolean, runTimeMs: number | null): void {
-  const html = renderRiskReport(result, { version: VERSION, date: new Date().toISOString(), runTimeMs, quick, assets: { mode: 'inline', scripts: readBundles() } });
+/** How a risk report is written: when and how long the estimates took, and how vega is loaded. */
+export interface RiskReportWrite {
+  quick: boolean;
+  /** How long the estimates took (null: not known). */
+  runTimeMs: number | null;
+  /** When they were made (default: now). */
+  date?: string;
+  /** Reference the bundles in `<dir>/../assets/` instead of inlining them (run-all, `report --shared-assets`). */
+  sharedAssets?: boolean;
+  /** Where the directory will be once published, when it is written elsewhere first (a replacement): the index links there. */
+  publishedDir?: string;
+}
+
+/**
+ * The report of a risk result as `<dir>/index.html` (`shownDir` names the directory in messages),
+ * and report.json beside it (when, how long, the finding), so a rebuilt report says the same;
+ * returns its index entry.
+ */
+export function writeRiskReport(dir: string, shownDir: string, result: RiskResult, opts: RiskReportWrite): IndexEntry {
+  const date = opts.date ?? new Date().toISOString();
+  const assets: ReportAssets = opts.sharedAssets ? { mode: 'shared', base: `../${ASSETS_DIR}/` } : { mode: 'inline', scripts: readBundles() };
+  const html = renderRiskReport(result, { version: VERSION, date, runTimeMs: opts.runTimeMs, quick: opts.quick, assets });
   writeFileAtomic(join(dir, REPORT_FILE), html, { shown: join(shownDir, REPORT_FILE) });
+  const finding = riskFinding(result);
+  const meta = { experiment: result.experiment, date, runTimeMs: opts.runTimeMs, finding };
+  writeFileAtomic(join(dir, REPORT_META_FILE), JSON.stringify(meta, null, 2) + '\n', { shown: join(shownDir, REPORT_META_FILE) });
+  const href = `${basename(opts.publishedDir ?? dir).split('\\').join('/')}/${REPORT_FILE}`;
+  return { name: result.experiment, description: result.description, finding, href, date };
 }
 
 /** Whether a directory holds `retrystorm risk`'s estimates (risk.json). */
@@ -398,8 +423,23 @@ function isRiskDir(dir: string): boolean {
   return existsSync(join(dir, RISK_RESULT_FILE)) && !isResultDir(dir);
 }
 
-/** Rebuild a risk directory's report from its risk.json (untrusted: a field that is wrong is named); its index entry. */
-function rebuildRiskReport(dir: string, shownDir: string): { path: string; entry: IndexEntry } {
+/** report.json's date and run time, each when it is of its type (the file is untrusted; a wrong or missing field is not known). */
+function savedMeta(dir: string): { date?: string; runTimeMs: number | null } {
+  let meta: unknown = null;
+  try {
+    meta = JSON.parse(readFileSync(join(dir, REPORT_META_FILE), 'utf8'));
+  } catch {
+    /* no report.json: the date is the results', the run time not known */
+  }
+  const m = meta !== null && typeof meta === 'object' ? (meta as Record<string, unknown>) : {};
+  return { ...(typeof m.date === 'string' ? { date: m.date } : {}), runTimeMs: typeof m.runTimeMs === 'number' && m.runTimeMs >= 0 ? m.runTimeMs : null };
+}
+
+/**
+ * Rebuild a risk directory's report from its risk.json (untrusted: a field that is wrong is named),
+ * dated and timed as report.json says (else risk.json's time); its index entry.
+ */
+function rebuildRiskReport(dir: string, shownDir: string, sharedAssets: boolean): { path: string; entry: IndexEntry } {
   const file = join(dir, RISK_RESULT_FILE);
   let raw: unknown;
   try {
@@ -415,8 +455,9 @@ function rebuildRiskReport(dir: string, shownDir: string): { path: string; entry
   } catch {
     /* without a manifest the page says nothing of quick mode */
   }
-  writeRiskReport(dir, shownDir, result, quick, null);
-  return { path: join(dir, REPORT_FILE), entry: { name: result.experiment, description: result.description, finding: riskFinding(result), href: `${basename(dir)}/${REPORT_FILE}`, date: null } };
+  const meta = savedMeta(dir);
+  const entry = writeRiskReport(dir, shownDir, result, { quick, runTimeMs: meta.runTimeMs, date: meta.date ?? statSync(file).mtime.toISOString(), sharedAssets });
+  return { path: join(dir, REPORT_FILE), entry };
 }
 
 /** Whether a path is a directory (a dangling link or an unreadable entry is not). */

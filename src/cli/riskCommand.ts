@@ -3,18 +3,19 @@
 // run; risk.jsonl, risk.json, risk.csv and the report (index.html) in <out>/<experiment>/.
 import { join, relative, resolve } from 'node:path';
 import type { ExperimentPlan } from '../experiment/index.js';
+import type { IndexEntry } from '../report/index.js';
 import { DEFAULT_RISK_METHOD, type RiskSection } from '../experiment/riskSchema.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { riskFinding, formatProbability, effortComparison, noCollapseBound } from '../report/riskReport.js';
 import { riskProblems } from '../riskModel/index.js';
 import { FINISHED_RISK_FILES, RISK_LINES_FILE } from '../sweep/riskRecord.js';
-import { runRiskSweep, type RiskResult } from '../sweep/riskSweep.js';
+import { planRiskGaps, runRiskSweep, type RiskResult } from '../sweep/riskSweep.js';
 import { seriesOf } from '../report/riskCharts.js';
 import { runManifest, type ShardSpec } from '../sweep/runSweep.js';
-import { planCells } from '../sweep/runPlan.js';
 import { lockDir } from './dirLock.js';
 import { UsageError, type CliIO } from './io.js';
-import { loadPlan, printWarnings, type PlanOptions } from './loadPlan.js';
+import { loadExperimentSource, loadPlan, printWarnings, type PlanOptions } from './loadPlan.js';
+import type { ReadOptions } from './readInput.js';
 import { commitOutput, planOutput } from './outputDir.js';
 import { printJson } from './printJson.js';
 import { ProgressReporter } from './progress.js';
@@ -32,6 +33,15 @@ export interface RiskOptions extends PlanOptions {
   replace: boolean;
   quiet: boolean;
   json: boolean;
+  /** The report references ../assets/ instead of inlining the bundles (run-all), and its index entry is collected here. */
+  sharedAssets?: boolean;
+  reportIndex?: IndexEntry[];
+}
+
+/** Whether an experiment file's root has a risk section, its own or a part's (run-all estimates those with `risk` instead of running them). */
+export function hasRiskSection(root: Readonly<Record<string, unknown>>): boolean {
+  const parts = root.parts;
+  return root.risk !== undefined || (Array.isArray(parts) && parts.some((p: unknown) => p !== null && typeof p === 'object' && (p as Record<string, unknown>).risk !== undefined));
 }
 
 /** The risk section in brief, as `validate` and `risk` print it. */
@@ -48,13 +58,33 @@ export function riskBrief(risk: RiskSection): string {
   return `risk: P(${cond}, checked ${grid}) within each cell's horizon, by ${how}`;
 }
 
-/** The problems of the plan's risk section against each cell's scenario (each message once), prefixed with the file. */
+/** A message about a risk section (`risk.importance...`) naming the fields where the section is written (`parts.1.risk.importance...`). */
+function atSection(message: string, path: string): string {
+  return path === 'risk' ? message : message.replace(/\brisk\./g, `${path}.`);
+}
+
+/**
+ * Why the plan cannot be estimated, prefixed with the file: no risk section, a part without one
+ * while another has one (`planRiskGaps`), or each part's section against each of its cells'
+ * scenarios (each message once, naming the section where it is written).
+ */
 export function planRiskProblems(file: string, plan: ExperimentPlan): string[] {
-  if (plan.risk === undefined) return [`${file}: has no risk section (what retrystorm risk estimates: docs/risk.md)`];
-  const risk = plan.risk;
+  const gaps = planRiskGaps(plan);
+  if (gaps.length > 0) return gaps.map((g) => `${file}: ${g}`);
   const seen = new Set<string>();
-  for (const { cell } of planCells(plan)) for (const p of riskProblems(cell.scenario, risk)) seen.add(`${file}: ${p}`);
+  for (const part of plan.parts) {
+    const risk = part.risk as RiskSection;
+    for (const cell of part.cells) for (const p of riskProblems(cell.scenario, risk)) seen.add(`${file}: ${atSection(p, part.riskPath ?? 'risk')}`);
+  }
   return [...seen];
+}
+
+/** Each distinct risk section of the plan in brief: one line, or one per part when the parts' sections differ. */
+export function planRiskBriefs(plan: ExperimentPlan): string[] {
+  const parts = plan.parts.filter((p) => p.risk !== undefined);
+  const briefs = parts.map((p) => riskBrief(p.risk as RiskSection));
+  if (new Set(briefs).size <= 1) return briefs.slice(0, 1);
+  return parts.map((p, i) => `part ${p.name}: ${briefs[i] as string}`);
 }
 
 /** The table `risk` prints: one line per cell, then the finding. */
@@ -83,7 +113,7 @@ export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Prom
   try {
     const output = planOutput(final, shown, FINISHED_RISK_FILES, { replace: opts.replace, resume: opts.resume, kind: 'risk' });
     printWarnings(io, warnings);
-    if (!opts.quiet && !opts.json) io.stderr(`${plan.name}: ${riskBrief(plan.risk as RiskSection)}\n`);
+    if (!opts.quiet && !opts.json) for (const brief of planRiskBriefs(plan)) io.stderr(`${plan.name}: ${brief}\n`);
     const ac = new AbortController();
     const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
     const progress = opts.quiet || opts.json ? null : new ProgressReporter(io, plan.name, undefined, undefined, 'cells');
@@ -110,7 +140,10 @@ export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Prom
       io.stderr(`interrupted: ${res.done} of ${res.total} cells are in ${join(where, RISK_LINES_FILE)}${kept}; run again with ${output.staged ? '--replace --resume' : '--resume'} to finish\n`);
       return 130;
     }
-    if (!opts.shard) writeRiskReport(output.work, where, res.result, opts.quick, Date.now() - startedMs);
+    if (!opts.shard) {
+      const entry = writeRiskReport(output.work, where, res.result, { quick: opts.quick, runTimeMs: Date.now() - startedMs, sharedAssets: opts.sharedAssets ?? false, publishedDir: output.final });
+      opts.reportIndex?.push(entry);
+    }
     commitOutput(output);
     if (opts.json) printJson(io.stdout, res.result);
     else if (!opts.quiet) io.stdout(`\n${plan.name} (${shownFile})\n${printedResult(res.result)}\nwritten to ${shown}\n`);
@@ -121,3 +154,62 @@ export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Prom
     lock.release();
   }
 }
+
+/** What `run-all` does with the files that have a risk section: estimate them with `risk` instead of running them. */
+export const runAllRisks = {
+  /**
+   * The files to run and the files to estimate (those with a risk section, `hasRiskSection`); the
+   * estimates are validated now (in quick mode or not), so that their problems are reported before
+   * anything runs, every one at once. A file that cannot be read is left to the run's validation.
+   */
+  split(files: string[], quick: boolean, read: ReadOptions = {}): { files: string[]; risks: string[] } {
+    const runs: string[] = [];
+    const risks: string[] = [];
+    const problems: string[] = [];
+    for (const f of files) {
+      let risk = false;
+      try {
+        risk = hasRiskSection(loadExperimentSource(f, read).experiment.root);
+      } catch {
+        /* an invalid file: the run's validation reports it */
+      }
+      if (!risk) {
+        runs.push(f);
+        continue;
+      }
+      risks.push(f);
+      try {
+        problems.push(...planRiskProblems(f, loadPlan(f, { quick, set: [], ...read }).plan));
+      } catch (e) {
+        if (!(e instanceof UsageError)) throw e;
+        problems.push(...e.problems);
+      }
+    }
+    if (problems.length > 0) throw new UsageError(problems);
+    return { files: runs, risks };
+  },
+
+  /** Estimate each file into `<out>/<name>/` (replacing what is there once complete) with shared assets, adding each report to the index; stops at an interrupt (130). */
+  async run(io: CliIO, risks: string[], opts: { quick: boolean; out: string; quiet: boolean; workers?: number; reportIndex: IndexEntry[] } & ReadOptions): Promise<number> {
+    let code = 0;
+    for (const f of risks) {
+      const flags: RiskOptions = {
+        quick: opts.quick,
+        out: opts.out,
+        set: [],
+        resume: false,
+        replace: true,
+        quiet: opts.quiet,
+        json: false,
+        sharedAssets: true,
+        reportIndex: opts.reportIndex,
+        ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+        ...(opts.allowImportsOutside === true ? { allowImportsOutside: true } : {}),
+      };
+      const one = await riskFile(io, resolve(io.cwd, f), flags);
+      if (one === 130) return 130;
+      code = Math.max(code, one);
+    }
+    return code;
+  },
+};

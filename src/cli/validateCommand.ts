@@ -10,7 +10,7 @@ import { UsageError, type CliIO } from './io.js';
 import { planLimits } from './limits.js';
 import { loadPlan, printWarnings } from './loadPlan.js';
 import { hasTuneSection } from './tuneCommand.js';
-import { planRiskProblems, riskBrief } from './riskCommand.js';
+import { planRiskBriefs, planRiskProblems } from './riskCommand.js';
 
 /** Counts from here on print as a mantissa and a power of ten (`3.2e51`): G (10^9) is the largest prefix used. */
 const SCIENTIFIC_FROM = 1e15;
@@ -79,10 +79,10 @@ export function validateCommand(io: CliIO, path: string, opts: { quick: boolean;
       calls += w.maxLeafCalls * p.replications;
     }
   }
-  if (plan.risk !== undefined) {
+  if (plan.parts.some((p) => p.risk !== undefined)) {
     const riskProblems = planRiskProblems(path, plan);
     if (riskProblems.length > 0) throw new UsageError(riskProblems);
-    lines.push(`  ${riskBrief(plan.risk)}`);
+    for (const brief of planRiskBriefs(plan)) lines.push(`  ${brief}`);
   }
   for (const s of selectors) lines.push(`  ${s.key} (${s.where}): ${s.layers.length} ${s.layers.length === 1 ? 'layer' : 'layers'}`);
   lines.push(`  ${runs} runs in all`);

@@ -1,6 +1,5 @@
 import { resolveDescriptions } from './descriptionText.js';
 import type { Experiment } from './Experiment.js';
-import type { RiskSection } from './riskSchema.js';
 import { expandPart, type PartInput, type PlanPart, type StructurePart } from './expandPart.js';
 import { experimentStructureSchema, type ExperimentStructure } from './experimentSchema.js';
 import { formatPath, problemMessage, type PathSegment, type Problem } from './Problem.js';
@@ -16,9 +15,8 @@ export interface ExperimentPlan {
   name: string;
   description: string;
   seed: number;
+  /** Each part with its cells, and the risk section its cells are estimated with (`PlanPart.risk`). */
   parts: PlanPart[];
-  /** The `risk` section (quick mode and `--set` applied), what `retrystorm risk` estimates in every cell; absent when the file has none. */
-  risk?: RiskSection;
 }
 
 /** A plan, with the warnings of its cells' scenarios (each once), or every problem found. */
@@ -63,12 +61,19 @@ function rootProblems(work: JsonObject): Problem[] {
   return problems;
 }
 
+/** A part's risk section replaces the file's, whole (docs/risk.md, "Parts"); where it is written, for messages. */
+function riskOf(own: ExperimentStructure['risk'], ownPath: string, root: ExperimentStructure['risk']): PartInput['risk'] {
+  if (own !== undefined) return { section: own, path: ownPath };
+  return root !== undefined ? { section: root, path: 'risk' } : undefined;
+}
+
 function partsOf(structure: ExperimentStructure): PartInput[] {
   if (structure.parts !== undefined) {
     return structure.parts.map((part, i) => ({
       part: part as StructurePart,
       replications: part.replications ?? structure.replications,
       location: ['parts', i],
+      risk: riskOf(part.risk, `parts.${i}.risk`, structure.risk),
     }));
   }
   const main: StructurePart = {
@@ -78,7 +83,7 @@ function partsOf(structure: ExperimentStructure): PartInput[] {
     variants: structure.variants,
     sweep: structure.sweep,
   };
-  return [{ part: main, replications: structure.replications, location: [] }];
+  return [{ part: main, replications: structure.replications, location: [], risk: riskOf(undefined, 'risk', structure.risk) }];
 }
 
 /**
@@ -120,7 +125,7 @@ export function expandExperiment(experiment: Pick<Experiment, 'root'>, options: 
   if (messages.list.length > 0 || !texts.ok) return { ok: false, errors: messages.list };
   if (structure.parts !== undefined) parts.forEach((part, i) => (part.description = texts.parts[i] ?? part.description));
   else for (const part of parts) part.description = texts.description;
-  const plan: ExperimentPlan = { name: structure.name, description: texts.description, seed: structure.seed, parts, ...(structure.risk ? { risk: structure.risk } : {}) };
+  const plan: ExperimentPlan = { name: structure.name, description: texts.description, seed: structure.seed, parts };
   return { ok: true, plan, warnings: sinks.warnings.list, selectors };
 }
 

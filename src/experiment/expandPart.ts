@@ -2,6 +2,7 @@
 // (layer selectors resolved), checked against each other, combined into sweep points, and each cell's
 // scenario built and resolved. expandExperiment.ts reads the file and calls expandPart per part.
 import type { Scenario } from '../model/scenario.js';
+import type { RiskSection } from './riskSchema.js';
 import { canonicalJson } from './canonicalJson.js';
 import { resolvePathKey } from './layerSelector.js';
 import { formatPath, problemMessage, type PathSegment, type Problem } from './Problem.js';
@@ -49,6 +50,13 @@ export interface PlanPart {
   axes: string[];
   /** Sweep points in grid order (first axis slowest, zip axes after the grid), variants fastest. */
   cells: Cell[];
+  /**
+   * The `risk` section `retrystorm risk` estimates this part's cells with (quick mode and `--set`
+   * applied): the part's own, else the file's; absent when neither has one.
+   */
+  risk?: RiskSection;
+  /** Where that section is written, from the file's root (`risk`, `parts.1.risk`), for messages. */
+  riskPath?: string;
 }
 
 /** A part as the file's structure gives it. */
@@ -67,6 +75,8 @@ export interface PartInput {
   replications: number;
   /** `[]` for the top-level scenario, `['parts', i]` for a part. */
   location: PathSegment[];
+  /** The risk section of its cells and where it is written (the part's own, else the file's). */
+  risk?: { section: RiskSection; path: string } | undefined;
 }
 
 /** What expanding a part reports to: its problems, its scenarios' warnings and the layers each selector matched. */
@@ -291,6 +301,7 @@ export function expandPart(input: PartInput, patches: readonly Patch[], sets: re
     variants: variants.length > 0 ? variants.map((v) => v.name) : [DEFAULT_VARIANT],
     axes: axes.map((a) => a.key),
     cells: [],
+    ...(input.risk ? { risk: input.risk.section, riskPath: input.risk.path } : {}),
   };
   const overridden = variants.length > 0 || axes.length > 0;
   const partSets = setOverrides(ctx, sets);

@@ -95,6 +95,10 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
       sweep: sweepSchema().optional(),
       replications: doc(f.positiveInt().optional(), 'Default: the experiment\'s replications.'),
       quick: quickSchema().optional(),
+      risk: doc(
+        riskSchema.optional(),
+        'What `retrystorm risk` estimates in this part\'s cells: replaces the experiment\'s risk section for them, whole (not merged); this part\'s quick may change it.',
+      ),
       report: doc(f.record(z.unknown(), 'an object').optional(), 'Hints for this part\'s report: charts, cells, findings, practicalDifference (checked by the report builder).'),
     }),
     'One scenario of an experiment with several, with its own variants, sweep and replications.',
@@ -120,7 +124,7 @@ export function experimentSchema<S extends z.core.SomeType>(scenario: S) {
       tune: doc(tuneSchema.optional(), 'What `retrystorm tune` searches (a space, presets, objectives, constraints); `run` ignores it.'),
       risk: doc(
         riskSchema.optional(),
-        'What `retrystorm risk` estimates in every cell: P(collapse within the scenario\'s horizonMs), by splitting on snapshots of a run; one section for the whole plan (variants and sweeps vary the scenario; quick and --set may change it); `run` ignores it.',
+        'What `retrystorm risk` estimates in every cell: P(collapse within the scenario\'s horizonMs), by splitting on snapshots of a run; one section for every part that has none of its own (variants and sweeps vary the scenario; quick and --set may change it); `run` ignores it.',
       ),
       report: doc(
         f.record(z.unknown(), 'an object').optional(),

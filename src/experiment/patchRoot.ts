@@ -51,9 +51,11 @@ export interface SelectorUse {
 
 /**
  * The root fields that a part takes from the root unless it gives its own: `--set` of one of them
- * sets every part's own as well, since `--set` comes after the part (PRECEDENCE).
+ * sets every part's own as well, since `--set` comes after the part (PRECEDENCE); `--set` of a
+ * path inside one (`risk.particles`) sets it in every part that has its own, and in the root's
+ * when the root has one or no part has its own.
  */
-export const PART_INHERITED_FIELDS: readonly string[] = ['replications'];
+export const PART_INHERITED_FIELDS: readonly string[] = ['replications', 'risk'];
 
 /** The root fields that an experiment with parts cannot have: each part gives its own. */
 export const PART_ONLY_FIELDS = ['variants', 'sweep'] as const satisfies readonly string[];
@@ -257,9 +259,13 @@ function setTargets(work: JsonObject, path: string): SetTarget[] {
   if (typeof head === 'string' && head !== 'scenario' && ROOT_FIELDS.includes(head)) {
     const root: SetTarget = { path: splitExperimentPath(path), scenario: null, relative: [], part: null, at: [] };
     if (!Array.isArray(work.parts)) return [root];
-    if (segments.length === 1 && PART_INHERITED_FIELDS.includes(head)) {
+    if (PART_INHERITED_FIELDS.includes(head)) {
       // The root's value is every part's default, and --set comes after a part's own (PRECEDENCE).
-      return [root, ...work.parts.flatMap((p: unknown, i) => (isObject(p) ? [{ ...root, path: ['parts', i, head], part: typeof p.name === 'string' ? p.name : String(i), at: ['parts', i] }] : []))];
+      const whole = segments.length === 1;
+      const own = work.parts.flatMap((p: unknown, i) =>
+        isObject(p) && (whole || p[head] !== undefined) ? [{ ...root, path: ['parts', i, ...root.path], part: typeof p.name === 'string' ? p.name : String(i), at: ['parts', i] }] : [],
+      );
+      return whole || work[head] !== undefined || own.length === 0 ? [root, ...own] : own;
     }
     if ((PART_ONLY_FIELDS as readonly string[]).includes(head)) {
       throw new ValidationError([`cannot set ${path}: the experiment has parts, and ${head} is a field of each part (write parts.<name>.${path})`]);

@@ -210,6 +210,7 @@ export const riskSchema = doc(
     }
   }),
   'What `retrystorm risk` estimates: P(collapse within the horizon), the horizon being the scenario\'s horizonMs; `run` ignores it.',
+  'RiskSection',
 );
 
 /** The `risk` section after validation. */

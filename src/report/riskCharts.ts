@@ -1,7 +1,7 @@
 // The charts of `retrystorm risk`'s report: the probability against the swept parameter (log y, 95%
 // intervals, a line per variant), the level-crossing pyramid of a cell, and one example trajectory
 // of a collapse over time with its threshold and start marked.
-import type { RiskResult } from '../sweep/riskSweep.js';
+import { partRisk, type RiskResult } from '../sweep/riskSweep.js';
 import { colorScale, variantColors } from './colors.js';
 import { formatValue, shownDurationUnit } from './format.js';
 import { formatDuration } from '../policy/formatDuration.js';
@@ -99,7 +99,7 @@ export function probabilityChart(result: RiskResult, cells: readonly EstimatedCe
 }
 
 /** The horizon of the cells in words: one duration, or the range. */
-export function describeHorizon(result: RiskResult): string {
+export function describeHorizon(result: Pick<RiskResult, 'cells'>): string {
   const hs = [...new Set(result.cells.map((c) => c.horizonMs))].sort((a, b) => a - b);
   const say = (ms: number) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
   if (hs.length === 0) return 'the horizon';
@@ -117,7 +117,7 @@ export function pyramidChart(result: RiskResult, cells: readonly EstimatedCell[]
   const rows = cell.risk.pyramid.filter((l) => Number.isFinite(l.level) && l.probability > 0).map((l) => ({ level: l.level, p: l.probability, trajectories: l.trajectories, conditional: l.conditional }));
   const y = logAxis(rows.map((r) => r.p));
   const fit = numericScale(rows.map((r) => r.level), false);
-  const metric = result.risk.importance.metric;
+  const metric = partRisk(result, cell.part).importance.metric;
   const spec: VlSpec = {
     ...topLevel('Level-crossing pyramid'),
     width: WIDTH,
@@ -162,7 +162,7 @@ export function exampleChart(result: RiskResult, cells: readonly EstimatedCell[]
   const cell = worstCell(cells, (c) => c.risk.example !== null && c.risk.example.tMs.length > 0);
   const ex = cell?.risk.example;
   if (!cell || !ex) return null;
-  const { importance, collapse } = result.risk;
+  const { importance, collapse } = partRisk(result, cell.part);
   const u = shownDurationUnit(Math.max(...ex.tMs));
   const rows = ex.tMs.map((t, i) => ({ t: t / u.ms, importance: ex.importance[i], collapse: ex.collapseMetric[i] }));
   const threshold = collapse.above ?? collapse.below;

@@ -1,8 +1,8 @@
 // `retrystorm risk`'s report: a page of its own from risk.json: the finding computed from the
 // estimates, the table of cells (probability, interval, relative error, effort, plain Monte Carlo's
 // runs for the same precision), and the charts of riskCharts.ts.
-import type { RiskResult } from '../sweep/riskSweep.js';
-import { DEFAULT_RISK_METHOD } from '../experiment/riskSchema.js';
+import { partRisk, type RiskResult } from '../sweep/riskSweep.js';
+import { DEFAULT_RISK_METHOD, type RiskSection } from '../experiment/riskSchema.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { groupThousands } from '../policy/groupThousands.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
@@ -109,13 +109,21 @@ function cellTable(result: RiskResult, manyParts: boolean): string {
   return `<div class="wide"><table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>\n${result.cells.map(row).join('\n')}\n</tbody></table></div>`;
 }
 
-/** What the section estimates, in a sentence. */
-export function riskQuestion(result: RiskResult): string {
-  const { importance, collapse, method } = result.risk;
+/** What one risk section estimates, in a sentence. */
+function sectionQuestion(risk: RiskSection, horizon: string): string {
+  const { importance, collapse, method } = risk;
   const where = collapse.service ?? collapse.cache;
   const cond = `${collapse.metric}${where ? ` of ${where}` : ''} ${collapse.above !== undefined ? `above ${collapse.above}` : `below ${collapse.below}`}${collapse.forMs > 0 ? ` for ${formatDuration(collapse.forMs)}` : ''}`;
-  const grid = result.risk.checkEveryMs > 0 ? `checked every ${formatDuration(result.risk.checkEveryMs)}` : 'checked after every event';
-  return `The probability that ${cond} (${grid}) within ${describeHorizon(result)}, estimated by ${method === 'monte-carlo' ? 'plain Monte Carlo runs' : `${method ?? DEFAULT_RISK_METHOD} splitting on ${importance.metric}`}.`;
+  const grid = risk.checkEveryMs > 0 ? `checked every ${formatDuration(risk.checkEveryMs)}` : 'checked after every event';
+  const watched = importance.service ?? importance.cache;
+  return `The probability that ${cond} (${grid}) within ${horizon}, estimated by ${method === 'monte-carlo' ? 'plain Monte Carlo runs' : `${method ?? DEFAULT_RISK_METHOD} splitting on ${importance.metric}${watched ? ` of ${watched}` : ''}`}.`;
+}
+
+/** What the result estimates, in a sentence: one when every part shares its risk section, else one per part (`In part x: ...`). */
+export function riskQuestion(result: RiskResult): string {
+  const texts = result.parts.map((p) => sectionQuestion(p.risk, describeHorizon({ cells: result.cells.filter((c) => c.part === p.name) })));
+  if (new Set(texts).size <= 1) return sectionQuestion(partRisk(result, result.parts[0]?.name ?? ''), describeHorizon(result));
+  return result.parts.map((p, i) => `In part ${p.name}: ${texts[i] as string}`).join(' ');
 }
 
 const STYLE = `

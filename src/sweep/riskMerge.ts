@@ -4,7 +4,7 @@ import { checkShards, MergeError } from './merge.js';
 import { isRunDir, readRiskDir, RUN_FILE } from './ResultReader.js';
 import { ResultWriter } from './ResultWriter.js';
 import { RISK_CSV_FILE, RISK_RESULT_FILE, riskCsv, type RiskRecord } from './riskRecord.js';
-import { planRisk, RISK_FILES, riskResult, type RiskResult } from './riskSweep.js';
+import { planRiskGaps, planRiskParts, RISK_FILES, riskResult, type RiskResult } from './riskSweep.js';
 import { planCells } from './runPlan.js';
 import { shardCells, type RunManifest } from './runSweep.js';
 import { shownPath } from './fileErrors.js';
@@ -22,7 +22,8 @@ export function mergeRiskDirs(dirs: string[], out: (experiment: string) => strin
     return { dir: d, ...readRiskDir(d) };
   });
   const { first, plan, count } = checkShards(runs);
-  if (plan.risk === undefined) throw new MergeError(`${first.dir}/${RUN_FILE}: its source has no risk section`);
+  const gaps = planRiskGaps(plan);
+  if (gaps.length > 0) throw new MergeError(`${first.dir}/${RUN_FILE}: its source ${gaps.join('; ')}`);
   const records = new Map<string, RiskRecord>();
   for (const r of runs) {
     const mine = shardCells(planCells(plan), count > 1 ? (r.manifest.shard ?? undefined) : undefined).map((c) => c.cell.key);
@@ -35,7 +36,7 @@ export function mergeRiskDirs(dirs: string[], out: (experiment: string) => strin
     for (const k of mine) records.set(k, have.get(k) as RiskRecord);
   }
   const cells = shardCells(planCells(plan), undefined).map((c) => c.cell);
-  const result = riskResult(plan, planRisk(plan), cells, records);
+  const result = riskResult(plan, planRiskParts(plan), cells, records);
   const manifest: RunManifest = { ...first.manifest, shard: null };
   const outDir = out(plan.name);
   const writer = new ResultWriter(outDir, RISK_FILES);

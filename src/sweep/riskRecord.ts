@@ -1,6 +1,6 @@
 // One cell's record of `retrystorm risk` as risk.jsonl holds it: its check when read back (the file
 // is untrusted), the numbers JSON cannot hold restored, and risk.csv.
-import { RISK_METHODS, riskSchema } from '../experiment/riskSchema.js';
+import { RISK_METHODS, riskSchema, type RiskSection } from '../experiment/riskSchema.js';
 import type { CellRisk } from '../riskModel/index.js';
 import { csvCell } from './csv.js';
 import type { RiskResult } from './riskSweep.js';
@@ -126,12 +126,14 @@ export function riskRecordOf(v: unknown): RiskRecord | string {
 /**
  * risk.csv: one row per cell in the order given (by cell key): part, variant, one column per swept
  * parameter, state, method, probability, ci95_low, ci95_high, relative_error, mc_runs (plain Monte
- * Carlo runs for the same relative error), runs, events, cpu_ms, snapshots. A number JSON cannot
- * hold (NaN: no collapse seen) is an empty field.
+ * Carlo runs for the same relative error), runs, events, snapshots. A number JSON cannot hold (NaN:
+ * no collapse seen) is an empty field. Only computed numbers: the measured CPU time is left to
+ * risk.json, so the same file and seed give the same bytes (the quick reports' risk.csv is
+ * committed and compared byte for byte, as summary.csv is).
  */
 export function riskCsv(records: readonly RiskRecord[]): string {
   const paramNames = [...new Set(records.flatMap((r) => Object.keys(r.params)))].sort();
-  const header = ['part', 'variant', ...paramNames, 'state', 'method', 'probability', 'ci95_low', 'ci95_high', 'relative_error', 'mc_runs', 'runs', 'events', 'cpu_ms', 'snapshots'];
+  const header = ['part', 'variant', ...paramNames, 'state', 'method', 'probability', 'ci95_low', 'ci95_high', 'relative_error', 'mc_runs', 'runs', 'events', 'snapshots'];
   const num = (x: number) => (Number.isFinite(x) ? x : '');
   const rows = [header.map(csvCell).join(',')];
   for (const r of records) {
@@ -141,7 +143,7 @@ export function riskCsv(records: readonly RiskRecord[]): string {
       continue;
     }
     const x = r.risk;
-    rows.push([...lead, x.method, x.probability, num(x.ci95[0]), num(x.ci95[1]), num(x.relativeError), num(x.monteCarloRuns), x.effort.runs, x.effort.events, num(x.effort.cpuMs), x.effort.snapshots].map(csvCell).join(','));
+    rows.push([...lead, x.method, x.probability, num(x.ci95[0]), num(x.ci95[1]), num(x.relativeError), num(x.monteCarloRuns), x.effort.runs, x.effort.events, x.effort.snapshots].map(csvCell).join(','));
   }
   return rows.join('\n') + '\n';
 }
@@ -151,8 +153,6 @@ export function riskResultOf(v: unknown): RiskResult | string {
   if (!isPlainObject(v)) return 'not a risk result (an object)';
   for (const k of ['experiment', 'description', 'version'] as const) if (typeof v[k] !== 'string') return `${k} must be a string`;
   if (typeof v.seed !== 'number') return 'seed must be a number';
-  const risk = riskSchema.safeParse(v.risk);
-  if (!risk.success) return `risk is not a valid risk section (${risk.error.issues[0]?.path.join('.') ?? ''}: ${risk.error.issues[0]?.message ?? ''})`;
   if (!Array.isArray(v.cells)) return 'cells must be an array';
   const cells: RiskResult['cells'] = [];
   for (const [i, c] of v.cells.entries()) {
@@ -162,5 +162,39 @@ export function riskResultOf(v: unknown): RiskResult | string {
     if (typeof horizonMs !== 'number' || !(horizonMs > 0)) return `cells.${i}.horizonMs must be a number > 0`;
     cells.push({ ...rec, horizonMs });
   }
-  return { experiment: v.experiment as string, description: v.description as string, seed: v.seed, version: v.version as string, risk: risk.data, cells };
+  const parts = riskPartsOf(v, cells);
+  if (typeof parts === 'string') return parts;
+  return { experiment: v.experiment as string, description: v.description as string, seed: v.seed, version: v.version as string, parts, cells };
+}
+
+/** A risk section read back, or why it is not one (naming `where` and the first problem's field). */
+function sectionOf(v: unknown, where: string): RiskSection | string {
+  const risk = riskSchema.safeParse(v);
+  if (risk.success) return risk.data;
+  return `${where} is not a valid risk section (${risk.error.issues[0]?.path.join('.') ?? ''}: ${risk.error.issues[0]?.message ?? ''})`;
+}
+
+/**
+ * risk.json's parts read back (each a unique name and a valid section, every cell's part among
+ * them), or why not. A risk.json with one `risk` section for every part (as written before a part
+ * could carry its own) gives each cell's part that section.
+ */
+function riskPartsOf(v: Record<string, unknown>, cells: RiskResult['cells']): RiskResult['parts'] | string {
+  const parts: RiskResult['parts'] = [];
+  if (v.parts === undefined && v.risk !== undefined) {
+    const risk = sectionOf(v.risk, 'risk');
+    if (typeof risk === 'string') return risk;
+    for (const name of new Set(cells.map((c) => c.part))) parts.push({ name, risk });
+    return parts;
+  }
+  if (!Array.isArray(v.parts) || v.parts.length === 0) return 'parts must be a non-empty array (each part\'s name and risk section)';
+  for (const [i, p] of v.parts.entries()) {
+    if (!isPlainObject(p) || typeof p.name !== 'string') return `parts.${i}.name must be a string`;
+    if (parts.some((q) => q.name === p.name)) return `parts.${i}.name repeats ${JSON.stringify(p.name)}`;
+    const risk = sectionOf(p.risk, `parts.${i}.risk`);
+    if (typeof risk === 'string') return risk;
+    parts.push({ name: p.name, risk });
+  }
+  const stray = cells.findIndex((c) => !parts.some((p) => p.name === c.part));
+  return stray < 0 ? parts : `cells.${stray}.part ${JSON.stringify(cells[stray]?.part)} is not among parts`;
 }

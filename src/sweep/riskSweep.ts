@@ -18,15 +18,29 @@ export const RISK_RUN_KIND = 'risk';
 /** The files of a risk run's directory, for its writer. */
 export const RISK_FILES = { lines: RISK_LINES_FILE, endFiles: FINISHED_RISK_FILES };
 
-/** risk.json: what was estimated (the plan's name, seed and risk section) and every cell's record, by cell key. */
+/** One part of a risk result: its name and the risk section its cells were estimated with. */
+export interface RiskPart {
+  name: string;
+  risk: RiskSection;
+}
+
+/** risk.json: what was estimated (the plan's name, seed, and each part's risk section) and every cell's record, by cell key. */
 export interface RiskResult {
   experiment: string;
   description: string;
   seed: number;
   version: string;
-  risk: RiskSection;
+  /** Every part of the plan in file order, with its risk section (its own, or the file's). */
+  parts: RiskPart[];
   /** Every cell in key order: its part, variant, parameters and horizon, and its record. */
   cells: Array<RiskRecord & { horizonMs: number }>;
+}
+
+/** The risk section a part's cells were estimated with (the first part's when the part is not listed). */
+export function partRisk(result: { parts: readonly RiskPart[] }, part: string): RiskSection {
+  const found = result.parts.find((p) => p.name === part) ?? result.parts[0];
+  if (found === undefined) throw new Error('a risk result lists no part');
+  return found.risk;
 }
 
 /** Progress of a risk run, reported as cells finish. */
@@ -66,10 +80,24 @@ export interface RiskSweepResult {
   errored: Array<{ key: string; error: string }>;
 }
 
-/** The plan's risk section (the command line refuses a file without one before it gets here). */
-export function planRisk(plan: ExperimentPlan): RiskSection {
-  if (plan.risk === undefined) throw new Error(`${plan.name} has no risk section (what retrystorm risk estimates)`);
-  return plan.risk;
+/**
+ * Why `retrystorm risk` cannot estimate a plan, each naming where: no risk section at all, or a part
+ * without one (neither its own nor the file's) while another part has one; none when every part has one.
+ */
+export function planRiskGaps(plan: ExperimentPlan): string[] {
+  if (plan.parts.every((p) => p.risk === undefined)) return ['has no risk section (what retrystorm risk estimates: docs/risk.md)'];
+  const withOne = plan.parts.findIndex((p) => p.risk !== undefined);
+  const other = `parts.${withOne} (${JSON.stringify(plan.parts[withOne]?.name)})`;
+  return plan.parts.flatMap((p, i) =>
+    p.risk !== undefined ? [] : [`parts.${i} (${JSON.stringify(p.name)}) has no risk section while ${other} has one: give it its own risk, or give the file a top-level risk section, which every part without its own takes`],
+  );
+}
+
+/** Every part's risk section in file order (the command line refuses a plan with gaps, `planRiskGaps`, before it gets here). */
+export function planRiskParts(plan: ExperimentPlan): RiskPart[] {
+  const gaps = planRiskGaps(plan);
+  if (gaps.length > 0) throw new Error(`${plan.name}: ${gaps.join('; ')}`);
+  return plan.parts.map((p) => ({ name: p.name, risk: p.risk as RiskSection }));
 }
 
 /**
@@ -81,7 +109,7 @@ export function planRisk(plan: ExperimentPlan): RiskSection {
  * and writes no result.
  */
 export async function runRiskSweep(plan: ExperimentPlan, opts: RiskSweepOptions): Promise<RiskSweepResult> {
-  const risk = planRisk(plan);
+  const parts = planRiskParts(plan);
   const cells = shardCells(planCells(plan), opts.shard).map((c) => c.cell);
   const manifest: RunManifest = { ...opts.manifest, kind: RISK_RUN_KIND, shard: opts.shard ?? null };
   const writer = new ResultWriter(opts.outDir, RISK_FILES);
@@ -90,7 +118,7 @@ export async function runRiskSweep(plan: ExperimentPlan, opts: RiskSweepOptions)
   opts.onProgress?.({ ...progress });
   const pending = cells.filter((c) => !records.has(c.key));
   try {
-    await runRiskTasks(plan.seed, risk, pending, opts, (rec) => {
+    await runRiskTasks(plan.seed, parts, pending, opts, (rec) => {
       records.set(rec.key, rec);
       writer.appendJson(rec);
       progress.done++;
@@ -106,22 +134,22 @@ export async function runRiskSweep(plan: ExperimentPlan, opts: RiskSweepOptions)
     writer.close();
     return { result: null, interrupted: true, total: cells.length, done: progress.done, errored };
   }
-  const result = riskResult(plan, risk, cells, records);
+  const result = riskResult(plan, parts, cells, records);
   writer.writeJsonFile(RISK_RESULT_FILE, result, 2);
   writer.writeFile(RISK_CSV_FILE, riskCsv(result.cells));
   writer.close();
   return { result, interrupted: false, total: cells.length, done: progress.done, errored };
 }
 
-/** risk.json of the given cells (sorted by key) from their records. */
-export function riskResult(plan: ExperimentPlan, risk: RiskSection, cells: readonly Cell[], records: ReadonlyMap<string, RiskRecord>): RiskResult {
+/** risk.json of the given cells (sorted by key) from their records, with each part's risk section. */
+export function riskResult(plan: ExperimentPlan, parts: RiskPart[], cells: readonly Cell[], records: ReadonlyMap<string, RiskRecord>): RiskResult {
   const sorted = [...cells].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const out = sorted.flatMap((c) => {
     const rec = records.get(c.key);
     // Where the cell sits is the plan's, never what a file read back says.
     return rec ? [{ ...rec, key: c.key, part: c.part, variant: c.variant, params: c.params, horizonMs: c.scenario.horizonMs }] : [];
   });
-  return { experiment: plan.name, description: plan.description, seed: plan.seed, version: VERSION, risk, cells: out };
+  return { experiment: plan.name, description: plan.description, seed: plan.seed, version: VERSION, parts, cells: out };
 }
 
 /**
@@ -148,7 +176,7 @@ function startRiskRecords(cells: readonly Cell[], manifest: RunManifest, writer:
  * Aborting raises the flag the estimates watch: they stop and are not recorded. A failure to
  * record stops scheduling and is thrown once the cells in flight are back.
  */
-async function runRiskTasks(masterSeed: number, risk: RiskSection, cells: readonly Cell[], opts: RiskSweepOptions, record: (rec: RiskRecord) => void): Promise<void> {
+async function runRiskTasks(masterSeed: number, parts: readonly RiskPart[], cells: readonly Cell[], opts: RiskSweepOptions, record: (rec: RiskRecord) => void): Promise<void> {
   if (cells.length === 0 || opts.signal?.aborted) return;
   const interrupt = new Int32Array(new SharedArrayBuffer(4));
   const raise = () => Atomics.store(interrupt, 0, 1);
@@ -160,7 +188,7 @@ async function runRiskTasks(masterSeed: number, risk: RiskSection, cells: readon
   const runOne = async (): Promise<void> => {
     while (next < cells.length && !opts.signal?.aborted && failure === null) {
       const cell = cells[next++] as Cell;
-      const task: RiskTask = { kind: 'risk', cell, risk, masterSeed, interrupt };
+      const task: RiskTask = { kind: 'risk', cell, risk: partRisk({ parts }, cell.part), masterSeed, interrupt };
       let rec: RiskRecord;
       try {
         rec = await pool.runRisk(task);

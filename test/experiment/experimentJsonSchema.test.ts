@@ -49,7 +49,10 @@ describe('experimentJsonSchema', () => {
     expect(schema.properties.seed).toMatchObject({ type: 'integer', default: 1 });
     expect(schema.properties.replications).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
     expect(schema.properties.scenario.$ref).toBe('#/$defs/Scenario');
-    expect(schema.properties.risk).toMatchObject({ type: 'object', required: ['importance', 'collapse', 'checkEveryMs'] });
+    // One definition of the risk section, for the file's and each part's own.
+    expect(schema.properties.risk.$ref).toBe('#/$defs/RiskSection');
+    expect(schema.properties.parts.items.properties.risk.$ref).toBe('#/$defs/RiskSection');
+    expect(schema.$defs.RiskSection).toMatchObject({ type: 'object', required: ['importance', 'collapse', 'checkEveryMs'] });
   });
 
   it('describes scenarios with their defaults', () => {

@@ -40,7 +40,7 @@ describe('the risk section of an experiment file', () => {
   it('is carried into the plan, one section for every cell of the sweep', () => {
     const r = expandExperiment({ root: experiment(section()) }, { quick: false });
     if (!r.ok) throw new Error(r.errors.join('\n'));
-    expect(r.plan.risk).toEqual(section());
+    expect(r.plan.parts[0]?.risk).toEqual(section());
     expect(r.plan.parts[0]?.cells.map((c) => c.params)).toEqual([{ 'workload.rate': 60 }, { 'workload.rate': 80 }]);
   });
 
@@ -48,14 +48,14 @@ describe('the risk section of an experiment file', () => {
     const root = experiment(section());
     delete root.risk;
     const r = expandExperiment({ root }, { quick: false });
-    expect(r.ok && r.plan.risk).toBe(undefined);
+    expect(r.ok && r.plan.parts[0]?.risk).toBe(undefined);
   });
 
   it('takes quick mode and --set like the rest of the file', () => {
     const root = experiment(section({ particles: 50 }), { quick: { risk: { particles: 10 } } });
     const r = expandExperiment({ root }, { quick: true, set: [['risk.repetitions', 4]] });
     if (!r.ok) throw new Error(r.errors.join('\n'));
-    expect([r.plan.risk?.particles, r.plan.risk?.repetitions]).toEqual([10, 4]);
+    expect([r.plan.parts[0]?.risk?.particles, r.plan.parts[0]?.risk?.repetitions]).toEqual([10, 4]);
   });
 
   it.each([
@@ -89,5 +89,47 @@ describe('the risk section of an experiment file', () => {
     expect(r.err).toContain('risk.runs is required by method monte-carlo');
     expect(r.err).toContain('bad.json');
     expect(r.err).not.toMatch(/\n\s+at /);
+  });
+});
+
+/** Two parts over one M/M/1 scenario: `a` and `b`, each with the risk section given (none: no field). */
+function twoParts(root: Json | undefined, a: Json | undefined, b: Json | undefined, more: Json = {}): Json {
+  const base = experiment(section());
+  const part = (name: string, risk: Json | undefined): Json => ({ name, scenario: base.scenario, ...(risk ? { risk } : {}) });
+  return { name: 'mm1-parts', parts: [part('a', a), part('b', b)], ...(root ? { risk: root } : {}), ...more };
+}
+
+function planOf(root: Json, options: ExpandOptions = { quick: false }) {
+  const r = expandExperiment({ root }, options);
+  if (!r.ok) throw new Error(r.errors.join('\n'));
+  return r.plan;
+}
+
+describe("a part's own risk section", () => {
+  it("replaces the file's for that part's cells, whole (a field only the file's section gives is not taken), and a part without one takes the file's", () => {
+    const own = section({ importance: { metric: 'queued' }, collapse: { metric: 'queued', above: 4, forMs: 0 } });
+    const plan = planOf(twoParts(section({ particles: 50, repetitions: 4 }), undefined, own));
+    expect(plan.parts.map((p) => [p.name, p.risk, p.riskPath])).toEqual([
+      ['a', section({ particles: 50, repetitions: 4 }), 'risk'],
+      ['b', own, 'parts.1.risk'],
+    ]);
+  });
+
+  it("is changed by its part's quick, not by the file's, and --set risk.<field> sets it in every part that has its own", () => {
+    const root = twoParts(section({ particles: 50 }), undefined, section({ particles: 40 }), { quick: { risk: { particles: 10 } } });
+    (root.parts as Json[])[1] = { ...((root.parts as Json[])[1] as Json), quick: { risk: { particles: 8 } } };
+    expect(planOf(root, { quick: true }).parts.map((p) => p.risk?.particles)).toEqual([10, 8]);
+    expect(planOf(root, { quick: true, set: [['risk.repetitions', 3]] }).parts.map((p) => p.risk?.repetitions)).toEqual([3, 3]);
+    // No section at the root: --set reaches the parts' own and adds no half section to the root.
+    const parts = twoParts(undefined, section(), section({ particles: 40 }));
+    expect(planOf(parts, { quick: false, set: [['risk.particles', 6]] }).parts.map((p) => p.risk?.particles)).toEqual([6, 6]);
+    expect(planOf(parts, { quick: false, set: [['parts.b.risk.particles', 7]] }).parts.map((p) => p.risk?.particles)).toEqual([undefined, 7]);
+  });
+
+  it('is validated with messages naming parts.<i>.risk.<field>, a patch blamed on its source', () => {
+    expect(errors(twoParts(undefined, section(), section({ method: 'fixed' })))).toEqual([expect.stringMatching(/^parts\.1\.risk\.levels is required by method fixed/)]);
+    const root = twoParts(undefined, section(), section());
+    (root.parts as Json[])[0] = { ...((root.parts as Json[])[0] as Json), quick: { risk: { method: 'monte-carlo' } } };
+    expect(errors(root, { quick: true })).toEqual([expect.stringMatching(/^parts\.0\.quick: parts\.0\.risk\.runs is required by method monte-carlo/)]);
   });
 });

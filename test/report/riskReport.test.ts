@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBundles } from '../../src/cli/report.js';
-import { renderRiskReport, riskCharts, riskFinding } from '../../src/report/riskReport.js';
+import { renderRiskReport, riskCharts, riskFinding, riskQuestion } from '../../src/report/riskReport.js';
+import { riskResultOf } from '../../src/sweep/riskRecord.js';
 import type { RiskResult } from '../../src/sweep/riskSweep.js';
 import { cli, tempDir, writeExperiment } from '../cli/helpers.js';
 import { chartProblems, drawnCharts, type DrawnChart } from './chartChecks.js';
@@ -34,7 +35,7 @@ function result(): RiskResult {
     description: 'How likely a spontaneous collapse is.',
     seed: 3,
     version: '0.1.0',
-    risk: { importance: { metric: 'inFlight' }, collapse: { metric: 'goodput', below: 0.5, forMs: 10_000, windowMs: 1000 }, checkEveryMs: 1000 },
+    parts: [{ name: 'main', risk: { importance: { metric: 'inFlight' }, collapse: { metric: 'goodput', below: 0.5, forMs: 10_000, windowMs: 1000 }, checkEveryMs: 1000 } }],
     cells: [cell('attempts-3', 1200, 1.2e-6), cell('attempts-3', 1300, 4e-4), cell('attempts-3', 1350, 2.1e-2), cell('budget', 1200, 0, 5000), cell('budget', 1300, 0, 5000), cell('budget', 1350, 3e-7)],
   };
 }
@@ -47,6 +48,31 @@ describe("risk's report", () => {
     const none = result();
     none.cells = none.cells.filter((c) => c.variant === 'budget' && c.params['workload.rate'] !== 1350);
     expect(riskFinding(none)).toBe('P(collapse within 1 h): no collapse seen at workload.rate = 1200, 1300 (below about 1/5,000 = 2e-4).');
+  });
+
+  it("reads back risk.json's parts (each part's section, every cell's part among them), or names the field that is wrong; one top-level section stands for every part", () => {
+    const saved = JSON.parse(JSON.stringify(result())) as Record<string, unknown> & { parts: Array<Record<string, unknown>> };
+    const read = riskResultOf(saved);
+    expect(typeof read === 'string' ? read : read.parts).toEqual(result().parts);
+    expect(riskResultOf({ ...saved, parts: [{ name: 'other', risk: saved.parts[0]?.risk }] })).toBe('cells.0.part "main" is not among parts');
+    expect(riskResultOf({ ...saved, parts: [{ name: 'main', risk: { checkEveryMs: 1 } }] })).toMatch(/^parts\.0\.risk is not a valid risk section \(importance: /);
+    expect(riskResultOf({ ...saved, parts: [saved.parts[0], saved.parts[0]] })).toBe('parts.1.name repeats "main"');
+    const { parts, ...older } = saved;
+    expect(riskResultOf(older)).toBe('parts must be a non-empty array (each part\'s name and risk section)');
+    const fromOlder = riskResultOf({ ...older, risk: parts[0]?.risk });
+    expect(typeof fromOlder === 'string' ? fromOlder : fromOlder.parts).toEqual(result().parts);
+  });
+
+  it('asks one question when every part shares its section, and each part its own when they differ', () => {
+    const shared = result();
+    const section = shared.parts[0]?.risk as RiskResult['parts'][number]['risk'];
+    shared.cells = [...shared.cells, { ...(shared.cells[0] as Cell), key: 'other', part: 'other' }];
+    shared.parts = [{ name: 'main', risk: section }, { name: 'other', risk: section }];
+    expect(riskQuestion(shared)).toBe('The probability that goodput below 0.5 for 10 s (checked every 1 s) within 1 h, estimated by adaptive splitting on inFlight.');
+    shared.parts = [{ name: 'main', risk: section }, { name: 'other', risk: { ...section, importance: { metric: 'queued', service: 'db' } } }];
+    expect(riskQuestion(shared)).toBe(
+      'In part main: The probability that goodput below 0.5 for 10 s (checked every 1 s) within 1 h, estimated by adaptive splitting on inFlight. In part other: The probability that goodput below 0.5 for 10 s (checked every 1 s) within 1 h, estimated by adaptive splitting on queued of db.',
+    );
   });
 
   it('tables a cell where no collapse was seen by its bound, never as an interval [0, 0]', () => {
