@@ -55,7 +55,9 @@ export function riskBrief(risk: RiskSection): string {
     method === 'monte-carlo'
       ? `${risk.runs} plain runs`
       : `${method} splitting on ${risk.importance.metric}${method === 'fixed' ? ` at levels ${(risk.levels ?? []).join(', ')}` : ''}${risk.particles !== undefined ? `, ${risk.particles} particles` : ''}${risk.repetitions !== undefined ? `, ${risk.repetitions} repetitions` : ''}`;
-  return `risk: P(${cond}, checked ${grid}) within each cell's horizon, by ${how}`;
+  const perExcursion =
+    risk.excursions === undefined ? '' : `, per excursion of ${risk.importance.metric} from ${risk.absorbBelow} (excursions counted over ${formatDuration(risk.excursions.countOverMs)})`;
+  return `risk: P(${cond}, checked ${grid}) within each cell's horizon, by ${how}${perExcursion}`;
 }
 
 /** A message about a risk section (`risk.importance...`) naming the fields where the section is written (`parts.1.risk.importance...`). */

@@ -28,10 +28,25 @@ export function formatProbability(p: number): string {
   return String(Number(p.toPrecision(2)));
 }
 
-/** The bound of cells where no collapse was seen: below about one over the fewest trajectories any of them ran. */
+/**
+ * The bound of one cell where no collapse was seen: below about one over its trajectories; per
+ * excursion (`excursions`), that bound per excursion carried to the horizon as the estimate is,
+ * 1 - exp(-(excursions in the horizon) / trajectories) (src/riskModel/excursions.ts).
+ */
+function cellBound(c: EstimatedCell): number {
+  const perTrajectory = 1 / Math.max(1, c.risk.effort.runs);
+  const e = c.risk.excursions;
+  if (e === null || !Number.isFinite(e.perHour)) return perTrajectory;
+  return -Math.expm1(-((e.perHour * c.horizonMs) / 3_600_000) * perTrajectory);
+}
+
+/** The bound of cells where no collapse was seen: the loosest of their {@link cellBound}s, and how it was made. */
 export function noCollapseBound(cells: readonly EstimatedCell[]): string {
-  const runs = Math.max(1, Math.min(...cells.map((c) => c.risk.effort.runs)));
-  return `below about 1/${groupThousands(String(runs))} = ${formatProbability(1 / runs)}`;
+  const worst = cells.reduce((a, c) => (cellBound(c) > cellBound(a) ? c : a));
+  const runs = groupThousands(String(Math.max(1, worst.risk.effort.runs)));
+  const bound = formatProbability(cellBound(worst));
+  if (worst.risk.excursions === null) return `below about 1/${runs} = ${bound}`;
+  return `below about ${bound}: 1 in ${runs} excursions, over the horizon's excursions`;
 }
 
 /**

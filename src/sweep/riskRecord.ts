@@ -123,17 +123,24 @@ export function riskRecordOf(v: unknown): RiskRecord | string {
   return typeof risk === 'string' ? risk : { ...id, state: 'ok', risk };
 }
 
+/** The per-excursion columns of risk.csv: empty without excursions. */
+function excursionCells(e: CellRisk['excursions']): Array<number | string> {
+  const num = (x: number) => (Number.isFinite(x) ? x : '');
+  return e === null ? ['', '', '', ''] : [e.probability, num(e.ci95[0]), num(e.ci95[1]), num(e.perHour)];
+}
+
 /**
  * risk.csv: one row per cell in the order given (by cell key): part, variant, one column per swept
  * parameter, state, method, probability, ci95_low, ci95_high, relative_error, mc_runs (plain Monte
- * Carlo runs for the same relative error), runs, events, snapshots. A number JSON cannot hold (NaN:
+ * Carlo runs for the same relative error), runs, events, snapshots, and with `excursions` the
+ * per-excursion probability, its interval and the excursions per hour (empty without). A number JSON cannot hold (NaN:
  * no collapse seen) is an empty field. Only computed numbers: the measured CPU time is left to
  * risk.json, so the same file and seed give the same bytes (the quick reports' risk.csv is
  * committed and compared byte for byte, as summary.csv is).
  */
 export function riskCsv(records: readonly RiskRecord[]): string {
   const paramNames = [...new Set(records.flatMap((r) => Object.keys(r.params)))].sort();
-  const header = ['part', 'variant', ...paramNames, 'state', 'method', 'probability', 'ci95_low', 'ci95_high', 'relative_error', 'mc_runs', 'runs', 'events', 'snapshots'];
+  const header = ['part', 'variant', ...paramNames, 'state', 'method', 'probability', 'ci95_low', 'ci95_high', 'relative_error', 'mc_runs', 'runs', 'events', 'snapshots', 'per_excursion', 'per_excursion_ci95_low', 'per_excursion_ci95_high', 'excursions_per_hour'];
   const num = (x: number) => (Number.isFinite(x) ? x : '');
   const rows = [header.map(csvCell).join(',')];
   for (const r of records) {
@@ -143,7 +150,7 @@ export function riskCsv(records: readonly RiskRecord[]): string {
       continue;
     }
     const x = r.risk;
-    rows.push([...lead, x.method, x.probability, num(x.ci95[0]), num(x.ci95[1]), num(x.relativeError), num(x.monteCarloRuns), x.effort.runs, x.effort.events, x.effort.snapshots].map(csvCell).join(','));
+    rows.push([...lead, x.method, x.probability, num(x.ci95[0]), num(x.ci95[1]), num(x.relativeError), num(x.monteCarloRuns), x.effort.runs, x.effort.events, x.effort.snapshots, ...excursionCells(x.excursions)].map(csvCell).join(','));
   }
   return rows.join('\n') + '\n';
 }

@@ -72,7 +72,7 @@ describe('retrystorm risk', () => {
     expect(cell.risk.ci95[1]).toBeGreaterThanOrEqual(exact);
     expect(cell.risk.repetitions).toHaveLength(6);
     expect(result.parts).toEqual([{ name: 'main', risk: expect.objectContaining({ collapse: { metric: 'inFlight', above: N - 1, forMs: 0 } }) }]);
-    expect(readFileSync(join(out, 'risk.csv'), 'utf8').split('\n')[0]).toBe('part,variant,workload.rate,state,method,probability,ci95_low,ci95_high,relative_error,mc_runs,runs,events,snapshots');
+    expect(readFileSync(join(out, 'risk.csv'), 'utf8').split('\n')[0]).toBe('part,variant,workload.rate,state,method,probability,ci95_low,ci95_high,relative_error,mc_runs,runs,events,snapshots,per_excursion,per_excursion_ci95_low,per_excursion_ci95_high,excursions_per_hour');
     const html = readFileSync(join(out, 'index.html'), 'utf8');
     expect(html).toContain('P(collapse within 10 min)');
     expect(html).toContain('id="chart-risk-probability"');

@@ -9,10 +9,16 @@ const MU = 200;
 describe("splitting on the real M/M/1 model holds the gambler's-ruin probability of its embedded chain", () => {
   // Branches of one snapshot share the events it had already scheduled (the next arrival, the service
   // in progress), so the repetitions spread more than on a chain drawn step by step: 30 particles.
-  for (const n of [10, 20]) {
+  // The repetitions' estimates are skewed (most below the mean, a few far above), more so the rarer
+  // the event, and Student's interval over them holds the mean less often than 95% with few of them:
+  // 10 repetitions at N = 10, 20 at N = 20 (over seeds 1-12, 11 of the 12 intervals held the exact value).
+  for (const [n, repetitions] of [
+    [10, 10],
+    [20, 20],
+  ] as const) {
     it(`N = ${n}: P = ${gamblersRuin(LAMBDA, MU, n).toExponential(2)} in adaptive splitting's interval`, () => {
       const exact = gamblersRuin(LAMBDA, MU, n);
-      const r = estimateCellRisk(mm1(LAMBDA, MU), ruinRisk(n, { particles: 30, repetitions: 10 }), 1);
+      const r = estimateCellRisk(mm1(LAMBDA, MU), ruinRisk(n, { particles: 30, repetitions }), 1);
       expect(r.method).toBe('adaptive');
       expect(r.ci95[0]).toBeLessThanOrEqual(exact);
       expect(r.ci95[1]).toBeGreaterThanOrEqual(exact);
