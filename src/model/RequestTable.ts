@@ -95,7 +95,13 @@ export class RequestTable {
 
   /** A free slot (its fields hold stale values: the caller sets what it uses). */
   alloc(): number {
-    const r = this.free.length > 0 ? (this.free.pop() as number) : this.next++;
+    const free = this.free;
+    return free.length > 0 ? (free.pop() as number) : this.allocNew();
+  }
+
+  /** {@link alloc} with no slot free: the next row, the table grown when full (apart, to keep the reuse of a slot small enough to inline). */
+  private allocNew(): number {
+    const r = this.next++;
     if (r >= this.cap) this.grow(this.cap * 2);
     return r;
   }

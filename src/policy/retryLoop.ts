@@ -52,9 +52,12 @@ export class RetryLoop {
   private readonly ctx: PlanContext = { outcome: Outcome.SUCCESS, callStartMs: NaN };
   /** The policy hedges (gRPC A6): its calls are driven by the hedging methods. */
   readonly hedged: boolean;
+  /** The backoff's previous sleep as a call begins (`CompiledBackoff.initialPrevSleepMs`), read as every call begins. */
+  readonly initialPrevSleepMs: number;
 
   constructor(readonly policy: CompiledPolicy) {
     this.hedged = policy.spec.hedging !== undefined;
+    this.initialPrevSleepMs = policy.compiledBackoff.initialPrevSleepMs;
   }
 
   /** The deadline a call arriving at `nowMs` with `incomingDeadlineAtMs` works to (see {@link effectiveDeadlineAtMs}). */

@@ -1,4 +1,5 @@
 import type { CallEnds, Layers } from '../layers/Layers.js';
+import type { StackTop } from '../layers/StackTop.js';
 import type { CallCache } from './CallCache.js';
 import type { ServiceLeaf } from './ServiceLeaf.js';
 import type { ServiceHandlers } from './ServiceHandlers.js';
@@ -16,6 +17,8 @@ import type { Uniform } from '../../engine/random.js';
 export class CallSite implements CallEnds {
   readonly owner: ServiceHandlers;
   readonly layers: Layers;
+  /** The top of the call's stack, where a handler opens and starts each call (`layers.top`, read per call). */
+  readonly top: StackTop;
   readonly leaf: ServiceLeaf;
   /**
    * The method code of the calls per workload (the workload index is the operation's key modulo
@@ -40,6 +43,7 @@ export class CallSite implements CallEnds {
     this.made = made;
     this.cache = cache;
     this.layers = layers;
+    this.top = layers.top;
     this.leaf = leaf;
     this.methods = methods;
     this.optional = optional;
@@ -58,7 +62,7 @@ export class CallSite implements CallEnds {
       if (cache.waitedFor(f)) return;
       cache.cancelled(f);
     }
-    this.layers.top.cancelCall(f, t);
+    this.top.cancelCall(f, t);
   }
 
   /** Room for top frame f (out of line: {@link record} is on the path of every call). */

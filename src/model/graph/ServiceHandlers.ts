@@ -194,7 +194,7 @@ export class ServiceHandlers implements CacheOwner {
         H.hFrames[base + j] = -1;
         continue;
       }
-      const top = site.layers.top;
+      const top = site.top;
       const f = top.openCall(H.hBackend[h]!, site.methodFor(H.hOpSeq[h]!), H.hBad[h]!, H.hChain[h]!, H.hOpSeq[h]!, H.hDeadline[h]!, t);
       site.record(f, h, gen, j);
       H.hFrames[base + j] = f;

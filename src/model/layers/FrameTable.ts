@@ -97,7 +97,13 @@ export class FrameTable {
 
   /** A free frame (its columns hold stale values: the caller's open step sets what it uses). */
   private alloc(): number {
-    const f = this.fFree.length > 0 ? (this.fFree.pop() as number) : this.fNext++;
+    const free = this.fFree;
+    return free.length > 0 ? (free.pop() as number) : this.allocNew();
+  }
+
+  /** {@link alloc} with no frame free: the next row, the table grown when full (apart, to keep the reuse of a frame small enough to inline). */
+  private allocNew(): number {
+    const f = this.fNext++;
     if (f >= this.fCap) this.growFrames(this.fCap * 2);
     return f;
   }

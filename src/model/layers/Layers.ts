@@ -1,4 +1,3 @@
-import { ClientRandom } from '../../engine/random.js';
 import type { Simulator } from '../../engine/simulator.js';
 import { idempotencyInto, METHOD_CODES, METHOD_COUNT } from '../../policy/classify.js';
 import { compilePolicy, type CompiledPolicy } from '../../policy/decision.js';
@@ -6,7 +5,7 @@ import { GIVE_UP_NAMES } from '../../policy/outcome.js';
 import * as outcomeModule from '../../policy/outcome.js';
 import type { AdmissionControl } from '../../policy/budgets/AdmissionControl.js';
 import type { BudgetChain } from '../../policy/budgets/BudgetChain.js';
-import { EndedAttempt, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../../policy/retryLoop.js';
+import { EndedAttempt, RetryLoop, RetryStep, type NextCode } from '../../policy/retryLoop.js';
 import * as retryLoopModule from '../../policy/retryLoop.js';
 import * as eventKindsModule from '../eventKinds.js';
 import type { Folds } from '../folds.js';
@@ -20,6 +19,7 @@ import * as frameTableModule from './FrameTable.js';
 import { FrameTable } from './FrameTable.js';
 import { Hedging } from './Hedging.js';
 import { Hops } from './Hops.js';
+import { Jitter } from './Jitter.js';
 import { LayerGuards } from './LayerGuards.js';
 import { LeafLink, type AttemptEnds, type SendGate } from './LeafLink.js';
 import { PolicySwaps } from './PolicySwaps.js';
@@ -71,10 +71,10 @@ export interface LayersOptions {
  * interface: the {@link frames}; the network {@link hops}; the {@link top} of the stack (where
  * the calls of top frames come from and end: a workload's operations, a call site's calls); the
  * {@link link} to the leaf (its requests and answers: the leaf's host); the budgets and admission
- * controls ({@link guards}); the {@link hedges}; and a timed intervention's re-checks
+ * controls ({@link guards}); the {@link hedges}; the backoff {@link Jitter}; and a timed intervention's re-checks
  * ({@link PolicySwaps}).
  */
-export class Layers implements UniformDraw, CallLoop, AttemptEnds {
+export class Layers implements CallLoop, AttemptEnds {
   private readonly sc: Scenario;
   private readonly sim: Simulator;
   private readonly req: RequestTable;
@@ -103,23 +103,17 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
   private readonly attemptEnd = new EndedAttempt();
   /** Per layer and method: 1 where its policy deems the method idempotent, at idempotent[layer * METHOD_COUNT + methodCode] (policy/classify.ts, idempotencyInto). */
   readonly idempotent: Uint8Array;
-  private readonly jitter: ClientRandom[];
-  /** Whether the backoff's jitter is seeded at call start. */
-  private readonly timeSeeded: boolean[];
-  /** The layer and client the loop's next jitter draw is for ({@link uniform}). */
-  private drawLayer = 0;
-  private drawClient = 0;
+  /** The backoff jitter the loops draw: per layer, each client's stream. */
+  private readonly jitter: Jitter;
+  /** Per layer: a call's start does more than open its frame (its jitter is time-seeded, or the run is traced): {@link callBegun}. */
+  private readonly callHooks: boolean[];
   /** Per layer: it hedges its calls. */
   readonly hedging: boolean[];
   readonly hedges: Hedging;
-  /**
-   * The event queue's lane for the layer's timeouts, where it has a per-attempt timeout (-1: none): in time order
-   * with a constant timeout (no heap), and most are stale by the time they pop (the attempt ended first).
-   */
+  /** The queue's lane for the layer's timeouts (-1: none): in time order with a constant timeout, and most are stale by the time they pop. */
   private readonly timeoutLane: Int32Array;
   /** Where the backoff is none or constant: the lane for its wake-ups (in time order but for Retry-After hints). */
   private readonly wakeLane: Int32Array;
-  private readonly fixedDraw: number | undefined;
   readonly trace: TraceSink | undefined;
   private readonly horizonMs: number;
 
@@ -135,22 +129,20 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
     this.req = req;
     this.m = m;
     this.folds = o.folds;
-    this.fixedDraw = o.fixedDraw;
     this.trace = o.trace;
     this.horizonMs = sc.horizonMs;
     const seed = o.seed;
     const L = sc.stack.length;
     this.L = L;
     this.kb = o.kindBase ?? 0;
-    const clients = sc.workload.clients;
     this.frames = new FrameTable(initialFrames);
     this.hops = new Hops(sc, sim, seed, this.kb);
     this.instances = sc.stack.map((l) => l.instances);
     this.loops = o.policies.map((p) => new RetryLoop(p));
     this.idempotent = new Uint8Array(L * METHOD_COUNT);
     sc.stack.forEach((l, k) => idempotencyInto(this.idempotent, k * METHOD_COUNT, l.policy.idempotency));
-    this.jitter = sc.stack.map((l, k) => ClientRandom.named(clients, l.policy.seeding ?? { kind: 'independent' }, seed, 'jitter', k));
-    this.timeSeeded = sc.stack.map((l) => l.policy.seeding?.kind === 'time-seeded');
+    this.jitter = new Jitter(sc, seed, o.fixedDraw);
+    this.callHooks = this.jitter.timeSeeded.map((seeded) => seeded || o.trace !== undefined);
     this.timeoutLane = Int32Array.from(sc.stack, (l) => (l.policy.perAttemptTimeoutMs !== undefined ? sim.addLane() : -1));
     this.wakeLane = Int32Array.from(sc.stack, (l) => {
       const kind = l.policy.backoff.kind;
@@ -184,16 +176,22 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
 
   /** A call arrives at frame f's layer: start its retry loop. fDeadline holds the incoming deadline. */
   beginCall(f: number, t: number): void {
-    this.initCall(f, this.frames.fLayer[f] as number, t);
-    this.startAttempt(f, t);
+    const k = this.frames.fLayer[f] as number;
+    this.initCall(f, k, t);
+    this.firstAttempt(f, k, t);
+  }
+
+  /** The first attempt of frame f's call (of layer k) at t: with no deadline and no admission control at the layer, the loop's answer before it (RetryLoop.beforeAttempt) is to send, so it is sent without asking. */
+  firstAttempt(f: number, k: number, t: number): void {
+    if (this.frames.fDeadline[f] === Infinity && !this.guards.hasAdmission[k]) this.sendAttempt(f, t);
+    else this.startAttempt(f, t);
   }
 
   /** A top frame for a call of `client` (through `inst`; incoming deadline `deadlineMs`, absolute), its loop's state started at t as {@link initCall} does. */
   openTop(client: number, inst: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number {
     const loop = this.loops[0] as RetryLoop;
-    const f = this.frames.openTop(client, inst, method, bad, chain, opSeq, loop.deadlineAtMs(deadlineMs, t), loop.policy.compiledBackoff.initialPrevSleepMs, t);
-    if (this.timeSeeded[0]) (this.jitter[0] as ClientRandom).start(client, t);
-    if (this.trace) this.traceCallOf(f, 0, t);
+    const f = this.frames.openTop(client, inst, method, bad, chain, opSeq, loop.deadlineAtMs(deadlineMs, t), loop.initialPrevSleepMs, t);
+    if (this.callHooks[0]) this.callBegun(f, 0, t);
     return f;
   }
 
@@ -201,8 +199,13 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
   private initCall(f: number, k: number, t: number): void {
     const fr = this.frames;
     const loop = this.loops[k] as RetryLoop;
-    fr.beginCall(f, loop.deadlineAtMs(fr.fDeadline[f] as number, t), loop.policy.compiledBackoff.initialPrevSleepMs, t);
-    if (this.timeSeeded[k]) (this.jitter[k] as ClientRandom).start(fr.fClient[f] as number, t);
+    fr.beginCall(f, loop.deadlineAtMs(fr.fDeadline[f] as number, t), loop.initialPrevSleepMs, t);
+    if (this.callHooks[k]) this.callBegun(f, k, t);
+  }
+
+  /** What else starts with frame f's call (of layer k) at t: its client's time-seeded jitter, its trace event (apart, to keep the start of a call small enough to inline). */
+  private callBegun(f: number, k: number, t: number): void {
+    this.jitter.callStarted(k, this.frames.fClient[f] as number, t);
     if (this.trace) this.traceCallOf(f, k, t);
   }
 
@@ -234,7 +237,14 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
       step,
     );
     if (next === Next.SEND) this.sendAttempt(f, t);
-    else if (next === Next.SEND_LATER) this.sim.at(step.wakeAtMs, this.kb + K_FRAME_SEND, f, fr.frameTimers.arm(f));
+    else this.notSent(f, next, t);
+  }
+
+  /** {@link startAttempt} when the loop does not send now: the attempt is sent later (an admission delay), or the call ends (apart, to keep the start small enough to inline). */
+  private notSent(f: number, next: NextCode, t: number): void {
+    const fr = this.frames;
+    const step = this.step;
+    if (next === Next.SEND_LATER) this.sim.at(step.wakeAtMs, this.kb + K_FRAME_SEND, f, fr.frameTimers.arm(f));
     else this.endFrame(f, step.reason, step.outcome, fr.fLastRA[f] as number, t);
   }
 
@@ -334,8 +344,8 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
   ): NextCode {
     const fr = this.frames;
     const step = this.step;
-    this.drawLayer = k;
-    this.drawClient = fr.fClient[f] as number;
+    const jitter = this.jitter;
+    jitter.aim(k, fr.fClient[f] as number);
     const a = this.attemptEnd;
     a.attemptsMade = fr.fAttempts[f] as number;
     a.outcome = outcome;
@@ -348,7 +358,7 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
     a.prevSleepMs = fr.fPrevSleep[f] as number;
     a.chain = chain;
     a.admission = admission;
-    const next = (this.loops[k] as RetryLoop).afterAttempt(a, this, step);
+    const next = (this.loops[k] as RetryLoop).afterAttempt(a, jitter, step);
     if (this.trace && step.planned) this.traceWaitOf(f, k, t);
     return next;
   }
@@ -386,17 +396,6 @@ export class Layers implements UniformDraw, CallLoop, AttemptEnds {
     fr.attemptOver(f, outcome, retryAfterMs);
     this.retryLater(f, k, gen, this.folds.sendAhead);
     return true;
-  }
-
-  /** The jitter draw the loops ask for (the layers are their {@link UniformDraw}): layer `drawLayer`'s stream of client `drawClient`. */
-  uniform(): number {
-    return this.draw(this.drawLayer, this.drawClient);
-  }
-
-  /** Layer k's jitter draw for `client` (its stream, or the fixed draw). */
-  draw(k: number, client: number): number {
-    if (this.fixedDraw !== undefined) return this.fixedDraw;
-    return (this.jitter[k] as ClientRandom).next(client);
   }
 
   /** Frame f gives up (or succeeds): report to its caller, or end the call at the top. */

@@ -56,6 +56,8 @@ export class LeafLink implements LeafHost {
   private readonly top: TopWaits;
   /** The last layer. */
   private readonly last: number;
+  /** The last layer's hop takes no time (`Hops.zero` of {@link last}, read per answer). */
+  private readonly lastHopZero: boolean;
   /** The leaf the last layer calls (set by {@link connect}). */
   leaf!: Leaf;
   /** Scratch for {@link Leaf.arriveAtOnce} (read in the same call). */
@@ -72,6 +74,7 @@ export class LeafLink implements LeafHost {
     this.m = m;
     this.frames = frames;
     this.hops = hops;
+    this.lastHopZero = hops.zero[this.last] as boolean;
     this.folds = folds;
     this.loop = loop;
     this.top = top;
@@ -172,12 +175,17 @@ export class LeafLink implements LeafHost {
       this.release(r);
       return;
     }
-    const k = this.last;
-    if (this.hops.zero[k]) {
+    if (this.lastHopZero) {
       this.release(r);
       this.loop.attemptEnded(f, outcome, retryAfterMs, t);
       return;
     }
+    this.respondAcrossHop(r, f, outcome, retryAfterMs, t);
+  }
+
+  /** {@link respond} where the last hop takes time: the retry decision may be taken ahead (folds.ts), else the answer crosses the hop as an event (apart, to keep the answer without a hop small). */
+  private respondAcrossHop(r: number, f: number, outcome: number, retryAfterMs: number, t: number): void {
+    const k = this.last;
     const arriveMs = t + this.hops.ms(k, this.frames.fClient[f] as number);
     if (this.folds.foldAnswers && outcome !== Outcome.SUCCESS && this.loop.retryAhead(f, outcome, retryAfterMs, arriveMs)) {
       this.release(r);

@@ -26,10 +26,8 @@ export interface CallEnds {
 export interface CallLoop {
   /** A top frame opened for a call of `client` through instance `inst`, its loop's state started at t, before its first attempt (the frame is returned). */
   openTop(client: number, inst: number, method: number, bad: number, chain: number, opSeq: number, deadlineMs: number, t: number): number;
-  /** Before an attempt of frame f: the loop's answer (send, send later or end). */
-  startAttempt(f: number, t: number): void;
-  /** Send an admitted attempt of frame f. */
-  sendAttempt(f: number, t: number): void;
+  /** The first attempt of frame f's call (of layer k): sent, or first asked of the loop (send, send later or end). */
+  firstAttempt(f: number, k: number, t: number): void;
   /** Frame f is cancelled, and its downstream call with it. */
   cancelFrame(f: number, t: number): void;
 }
@@ -96,7 +94,7 @@ export class StackTop implements OperationStarter, TopWaits {
     // Each operation in flight holds memory until it ends: past the cap the run stops (say so rather than run out of memory).
     if (this.inFlightOps > this.maxInFlight) this.sim.stop();
     if (t >= 0) this.m.operationStarted(t);
-    this.loop.startAttempt(f, t);
+    this.loop.firstAttempt(f, 0, t);
   }
 
   /**
@@ -110,14 +108,9 @@ export class StackTop implements OperationStarter, TopWaits {
     return this.loop.openTop(backend, this.instOf(backend), method, bad, chain, opSeq, deadlineMs, t);
   }
 
-  /**
-   * The first attempt of the call {@link openCall} opened at t. With no deadline and no admission
-   * control at the top layer the loop's answer before it is to send (RetryLoop.beforeAttempt), so it
-   * is sent without asking.
-   */
+  /** The first attempt of the call {@link openCall} opened at t (`CallLoop.firstAttempt`). */
   startCall(f: number, t: number): void {
-    if (this.frames.fDeadline[f] === Infinity && !this.guards.hasAdmission[0]) this.loop.sendAttempt(f, t);
-    else this.loop.startAttempt(f, t);
+    this.loop.firstAttempt(f, 0, t);
   }
 
   /** Cancel the call of top frame f (its handler no longer waits): it stops, and its downstream work is withdrawn. */
