@@ -1,7 +1,7 @@
 import { isIdempotent, isRetryable, RETRY_ON_CLASS_INFO, retryOnMask, WIDER_CLASSES } from '../policy/classify.js';
 import { compilePolicy } from '../policy/decision.js';
 import { ANSWER_OUTCOMES, Outcome, type AnswerStatus } from '../policy/outcome.js';
-import { EndedAttempt, Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
+import { EndedAttempt, firstAttemptAsks, Next, RetryLoop, RetryStep, type UniformDraw } from '../policy/retryLoop.js';
 import type { Method, PolicySpec, RetryOnClass } from '../policy/types.js';
 
 /**
@@ -220,7 +220,8 @@ class Walker {
     let prevSleep = p.compiledBackoff.initialPrevSleepMs;
     let last: number = Outcome.DEADLINE_EXCEEDED;
     for (;;) {
-      if (loop.beforeAttempt(attempts, last, t, deadline, null, this.draw, step) === Next.END) return done(t, step.outcome);
+      const asks = attempts > 0 || firstAttemptAsks(deadline, false);
+      if (asks && loop.beforeAttempt(attempts, last, t, deadline, null, this.draw, step) === Next.END) return done(t, step.outcome);
       attempts++;
       acc.attempts[k] = (acc.attempts[k] as number) + 1;
       if (attempts > MAX_ATTEMPTS_PER_CALL) {
@@ -267,7 +268,7 @@ class Walker {
     const deadline = loop.deadlineAtMs(incomingDeadline, t0);
     const acc: CallResult = { durationMs: 0, outcome: Outcome.DEADLINE_EXCEEDED, leafCalls: 0, attempts: this.zero() };
     const step = this.step;
-    if (loop.beforeAttempt(0, Outcome.DEADLINE_EXCEEDED, t0, deadline, null, this.draw, step) === Next.END) return acc;
+    if (firstAttemptAsks(deadline, false) && loop.beforeAttempt(0, Outcome.DEADLINE_EXCEEDED, t0, deadline, null, this.draw, step) === Next.END) return acc;
     const hang = this.cls === 'timeout';
     let attempts = 0;
     let start = t0;

@@ -1,6 +1,6 @@
 import { isIdempotent } from '../policy/classify.js';
 import { GIVE_UP_NAMES, GiveUp, Outcome } from '../policy/outcome.js';
-import { EndedAttempt, Next, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../policy/retryLoop.js';
+import { EndedAttempt, firstAttemptAsks, Next, RetryLoop, RetryStep, type NextCode, type UniformDraw } from '../policy/retryLoop.js';
 import type { Method, PolicySpec } from '../policy/types.js';
 import { classifySettled, isResponseLike, outcomeCode, outcomeName, type Classification, type OutcomeName, type Settled } from './classify.js';
 import { RetryAbortedError, RetryGiveUpError, type GiveUpReason } from './errors.js';
@@ -280,9 +280,10 @@ class RetryCall<T> {
     }
   }
 
-  /** Before an attempt: the deadline and the admission control (a give-up thrown, or a wait). */
+  /** Before an attempt: the deadline and the admission control (a give-up thrown, or a wait); not asked where it can only say send (`firstAttemptAsks`). */
   private async admit(): Promise<void> {
     const { loop, step } = this;
+    if (this.attempts === 0 && !firstAttemptAsks(this.deadlineAt, this.admission !== null)) return;
     const before = loop.beforeAttempt(this.attempts, this.lastOutcome, this.t, this.deadlineAt, this.admission, this.random, step);
     if (before === Next.END) throw this.giveUp(step.reason, step.outcome, this.t);
     if (before === Next.SEND_LATER) this.t = await this.waitUntil(step.wakeAtMs);

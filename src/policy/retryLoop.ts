@@ -339,6 +339,15 @@ export class EndedAttempt {
 }
 
 /** What the caller of a {@link RetryLoop} does next ({@link RetryStep.next}). */
+/**
+ * Whether the first attempt of a call is asked of {@link RetryLoop.beforeAttempt} at all: with no
+ * deadline (+Infinity) and no admission control its answer can only be SEND now, so the model sends
+ * it without asking, and the worst-case walk of `check` does the same, call for call.
+ */
+export function firstAttemptAsks(deadlineAtMs: number, hasAdmission: boolean): boolean {
+  return deadlineAtMs !== Infinity || hasAdmission;
+}
+
 export const Next = {
   /** Send the attempt now ({@link RetryLoop.startAttempt}). */
   SEND: 0,

@@ -27,7 +27,7 @@ import { StackTop, type CallEnds, type CallLoop } from './StackTop.js';
 import { traceAttempt, traceCall, traceGiveUp, traceOutcome, traceWait, type TraceSink } from './traceEvents.js';
 // Bound in this module: TurboFan folds a module's own constants, not imported bindings (docs/performance.md, "Imported bindings").
 const { GiveUp, Outcome } = outcomeModule;
-const { Next } = retryLoopModule;
+const { Next, firstAttemptAsks } = retryLoopModule;
 const { K_FRAME_ARRIVE, K_FRAME_RESPONSE, K_FRAME_SEND, K_FRAME_TIMEOUT, K_FRAME_WAKE } = eventKindsModule;
 const { R_CANCELLED, R_FREE, R_HANG } = requestTableModule;
 const { NO_CHILD } = frameTableModule;
@@ -181,10 +181,10 @@ export class Layers implements CallLoop, AttemptEnds {
     this.firstAttempt(f, k, t);
   }
 
-  /** The first attempt of frame f's call (of layer k) at t: with no deadline and no admission control at the layer, the loop's answer before it (RetryLoop.beforeAttempt) is to send, so it is sent without asking. */
+  /** The first attempt of frame f's call (of layer k) at t: asked of the loop only where its answer can be other than send (`firstAttemptAsks`). */
   firstAttempt(f: number, k: number, t: number): void {
-    if (this.frames.fDeadline[f] === Infinity && !this.guards.hasAdmission[k]) this.sendAttempt(f, t);
-    else this.startAttempt(f, t);
+    if (firstAttemptAsks(this.frames.fDeadline[f] as number, this.guards.hasAdmission[k] as boolean)) this.startAttempt(f, t);
+    else this.sendAttempt(f, t);
   }
 
   /** A top frame for a call of `client` (through `inst`; incoming deadline `deadlineMs`, absolute), its loop's state started at t as {@link initCall} does. */
