@@ -3,9 +3,9 @@
 // of a collapse over time with its threshold and start marked.
 import { partRisk, type RiskResult } from '../sweep/riskSweep.js';
 import { colorScale, variantColors } from './colors.js';
-import { formatValue, shownDurationUnit } from './format.js';
+import { shownDurationUnit } from './format.js';
 import { formatDuration } from '../policy/formatDuration.js';
-import { paramTitle } from './metrics.js';
+import { paramsInWords, paramTitle } from './metrics.js';
 import { HEIGHT, legendOpacity, legendParam, logAxis, numericScale, topLevel, WIDTH } from './specs/common.js';
 import type { VlSpec } from './types.js';
 
@@ -43,8 +43,8 @@ export function worstCell(cells: readonly EstimatedCell[], has: (c: EstimatedCel
 
 /** A cell named for a caption: its series and parameters. */
 export function cellName(c: EstimatedCell, manyParts: boolean): string {
-  const params = Object.entries(c.params).map(([k, v]) => `${k} = ${formatValue(v)}`);
-  return [seriesOf(c, manyParts), ...params].join(', ');
+  const params = paramsInWords(c.params);
+  return [seriesOf(c, manyParts), ...(params === '' ? [] : [params])].join(', ');
 }
 
 /**
@@ -84,7 +84,7 @@ export function probabilityChart(result: RiskResult, cells: readonly EstimatedCe
     encoding: { x, color, opacity: legendOpacity() },
     layer: [
       { mark: { type: 'rule', strokeWidth: 1.5 }, encoding: { y: { field: 'lo', type: 'quantitative', title: `P(collapse within ${horizon})`, scale: y.scale, axis: y.axis }, y2: { field: 'hi' } } },
-      { mark: { type: 'line', point: { filled: true, size: 50 } }, params: [legendParam('series')], encoding: { y: { field: 'p', type: 'quantitative' }, tooltip: [{ field: 'series', title: 'Variant' }, { field: 'x', title: param ?? 'cell' }, { field: 'p', title: 'P', format: '.3~e' }, { field: 'lo', title: '95% low', format: '.3~e' }, { field: 'hi', title: '95% high', format: '.3~e' }] } },
+      { mark: { type: 'line', point: { filled: true, size: 50 } }, params: [legendParam('series')], encoding: { y: { field: 'p', type: 'quantitative' }, tooltip: [{ field: 'series', title: 'Variant' }, { field: 'x', title: param === null ? 'cell' : paramTitle(param) }, { field: 'p', title: 'P', format: '.3~e' }, { field: 'lo', title: '95% low', format: '.3~e' }, { field: 'hi', title: '95% high', format: '.3~e' }] } },
     ],
   };
   const zeros = cells.length - seen.length;

@@ -7,6 +7,7 @@ import { formatDuration } from '../policy/formatDuration.js';
 import { groupThousands } from '../policy/groupThousands.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatValue } from './format.js';
+import { paramLabel, paramsInWords } from './metrics.js';
 import { reportHead, type ReportAssets } from './renderReport.js';
 import { cellName, describeHorizon, exampleChart, probabilityChart, pyramidChart, seriesOf, sweptParam, type EstimatedCell, type RiskChart } from './riskCharts.js';
 
@@ -54,7 +55,7 @@ export function noCollapseBound(cells: readonly EstimatedCell[]): string {
  * seen (`rises from ~a at x to ~b at y`, `is ~a at x`), then where none was, with its bound.
  */
 function seriesSentence(cells: readonly EstimatedCell[], param: string | null): string {
-  const at = (c: EstimatedCell) => (param === null ? '' : ` at ${param} = ${formatValue(c.params[param])}`);
+  const at = (c: EstimatedCell) => (param === null ? '' : ` at ${paramsInWords({ [param]: c.params[param] })}`);
   const sorted = param === null ? [...cells] : [...cells].sort((a, b) => (a.params[param] as number) - (b.params[param] as number));
   const seen = sorted.filter((c) => c.risk.probability > 0);
   const unseen = sorted.filter((c) => c.risk.probability === 0);
@@ -69,7 +70,7 @@ function seriesSentence(cells: readonly EstimatedCell[], param: string | null): 
     parts.push(`${p1 > p0 ? 'rises' : p1 < p0 ? 'falls' : 'stays'} from ~${formatProbability(p0)}${at(first)} to ~${formatProbability(p1)}${at(last)}`);
   } else if (first !== undefined) parts.push(`is ~${formatProbability(first.risk.probability)}${at(first)}`);
   if (unseen.length > 0) {
-    const where = param === null ? '' : ` at ${param} = ${unseen.map((c) => formatValue(c.params[param])).join(', ')}`;
+    const where = param === null ? '' : ` at ${paramLabel(param)} = ${unseen.map((c) => formatValue(c.params[param])).join(', ')}`;
     parts.push(`no collapse seen${where} (${noCollapseBound(unseen)})`);
   }
   return parts.join(', and ');

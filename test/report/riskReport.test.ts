@@ -43,11 +43,11 @@ function result(): RiskResult {
 describe("risk's report", () => {
   it('says in its finding only what the estimates say, a cell without a collapse as its bound', () => {
     expect(riskFinding(result())).toBe(
-      'P(collapse within 1 h) with attempts-3: rises from ~1.2e-6 at workload.rate = 1200 to ~0.021 at workload.rate = 1350; with budget: is ~3e-7 at workload.rate = 1350, and no collapse seen at workload.rate = 1200, 1300 (below about 1/5,000 = 2e-4).',
+      'P(collapse within 1 h) with attempts-3: rises from ~1.2e-6 at Arrival rate = 1200 operations/s to ~0.021 at Arrival rate = 1350 operations/s; with budget: is ~3e-7 at Arrival rate = 1350 operations/s, and no collapse seen at Arrival rate = 1200, 1300 (below about 1/5,000 = 2e-4).',
     );
     const none = result();
     none.cells = none.cells.filter((c) => c.variant === 'budget' && c.params['workload.rate'] !== 1350);
-    expect(riskFinding(none)).toBe('P(collapse within 1 h): no collapse seen at workload.rate = 1200, 1300 (below about 1/5,000 = 2e-4).');
+    expect(riskFinding(none)).toBe('P(collapse within 1 h): no collapse seen at Arrival rate = 1200, 1300 (below about 1/5,000 = 2e-4).');
   });
 
   it("reads back risk.json's parts (each part's section, every cell's part among them), or names the field that is wrong; one top-level section stands for every part", () => {
@@ -95,7 +95,7 @@ describe("risk's report", () => {
       ['budget', 1350, 3e-7],
     ]);
     expect(charts[0]?.caption).toContain('2 cells where no collapse was seen');
-    expect(charts[1]?.title).toBe('How far trajectories climb: attempts-3, workload.rate = 1350');
+    expect(charts[1]?.title).toBe('How far trajectories climb: attempts-3, Arrival rate = 1350 operations/s');
     expect(JSON.stringify(charts[2]?.spec)).toContain('"threshold":0.5');
     expect(JSON.stringify(charts[2]?.spec)).toContain('"start":40');
     expect(JSON.stringify(charts[2]?.spec)).toContain('"title":"Time (s)"');
