@@ -60,11 +60,6 @@ export function riskBrief(risk: RiskSection): string {
   return `risk: P(${cond}, checked ${grid}) within each cell's horizon, by ${how}${perExcursion}`;
 }
 
-/** A message about a risk section (`risk.importance...`) naming the fields where the section is written (`parts.1.risk.importance...`). */
-function atSection(message: string, path: string): string {
-  return path === 'risk' ? message : message.replace(/\brisk\./g, `${path}.`);
-}
-
 /**
  * Why the plan cannot be estimated, prefixed with the file: no risk section, a part without one
  * while another has one (`planRiskGaps`), or each part's section against each of its cells'
@@ -76,7 +71,7 @@ export function planRiskProblems(file: string, plan: ExperimentPlan): string[] {
   const seen = new Set<string>();
   for (const part of plan.parts) {
     const risk = part.risk as RiskSection;
-    for (const cell of part.cells) for (const p of riskProblems(cell.scenario, risk)) seen.add(`${file}: ${atSection(p, part.riskPath ?? 'risk')}`);
+    for (const cell of part.cells) for (const p of riskProblems(cell.scenario, risk, part.riskPath)) seen.add(`${file}: ${p}`);
   }
   return [...seen];
 }

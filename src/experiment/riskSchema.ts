@@ -67,13 +67,22 @@ const CACHE_METRICS: ReadonlySet<RiskMetric> = new Set(['missRatio', 'hitRatio']
 /** The metrics of a service (the only ones that take `service`). */
 const SERVICE_METRICS: ReadonlySet<RiskMetric> = new Set(['inFlight', 'queued', 'utilization', 'retryShare']);
 
+/** The relative slack within which a window counts as a whole multiple of the check grid (rounding of decimal times, e.g. 1000 over 0.1). */
+export const WINDOW_MULTIPLE_TOLERANCE = 1e-9;
+
+/** Whether `windowMs` is k >= 1 whole steps of `checkEveryMs`, up to {@link WINDOW_MULTIPLE_TOLERANCE}. */
+function isWholeMultiple(windowMs: number, checkEveryMs: number): boolean {
+  const k = windowMs / checkEveryMs;
+  return k >= 1 - WINDOW_MULTIPLE_TOLERANCE && Math.abs(k - Math.round(k)) <= WINDOW_MULTIPLE_TOLERANCE * Math.max(1, k);
+}
+
 /** The rules of one probe against the check grid. */
 function probeProblems(where: 'importance' | 'collapse', probe: ProbeFields, checkEveryMs: number): RiskSectionProblem[] {
   const out: RiskSectionProblem[] = [];
   const windowed = WINDOWED_RISK_METRICS.has(probe.metric);
   if (probe.windowMs !== undefined && !windowed) {
     out.push({ path: [where, 'windowMs'], message: `is only for the metrics read over a window (${WINDOWED_TEXT}); ${probe.metric} is read at an instant`, input: probe.windowMs });
-  } else if (probe.windowMs !== undefined && checkEveryMs > 0 && probe.windowMs % checkEveryMs !== 0) {
+  } else if (probe.windowMs !== undefined && checkEveryMs > 0 && !isWholeMultiple(probe.windowMs, checkEveryMs)) {
     out.push({ path: [where, 'windowMs'], message: `must be a multiple of checkEveryMs (got ${probe.windowMs}, checkEveryMs ${checkEveryMs})`, input: probe.windowMs });
   }
   if (windowed && checkEveryMs === 0) {

@@ -5,7 +5,7 @@
  */
 export { estimateCellRisk, DEFAULT_RISK_METHOD, RiskInputError } from './estimateCellRisk.js';
 export type { CellRisk, CellRiskOptions } from './estimateCellRisk.js';
-export { riskProblems, WINDOW_MULTIPLE_TOLERANCE } from './riskProblems.js';
+export { riskProblems } from './riskProblems.js';
 export { ModelSystem, RiskStopped, STATELESS_FUNCTIONS } from './modelSystem.js';
 export type { ModelState, ModelSystemOptions } from './modelSystem.js';
 export { EXAMPLE_POINTS } from './RiskMonitor.js';

@@ -80,7 +80,6 @@ export function probeProblems(sc: Scenario, spec: ProbeSpec, path: string): stri
     out.push(`${path}.service: unknown service ${JSON.stringify(spec.service)} (${known})`);
   }
   if (spec.metric === 'missRatio' || spec.metric === 'hitRatio') out.push(...cacheProblems(sc, spec, path, graph));
-  else if (spec.cache !== undefined) out.push(`${path}.cache: only missRatio and hitRatio read a cache (got cache with ${spec.metric})`);
   const kind = leafKindAt(sc, spec.service, graph);
   if ((spec.metric === 'queued' || spec.metric === 'utilization' || (spec.metric === 'inFlight' && !graph)) && kind !== 'server' && kind !== 'pool') {
     out.push(`${path}.metric: ${spec.metric} needs servers at the service (a server or pool fleet; got ${kind})`);

@@ -28,13 +28,27 @@ describe('riskProblems names the field and the rule', () => {
 
   it('a windowed metric without a grid, or with a window that is not a multiple of it', () => {
     expect(riskProblems(mm1(100, 200), grid({ checkEveryMs: 0 }))).toEqual([
-      'risk.collapse.metric: goodput is read over a window, which needs a check grid (risk.checkEveryMs > 0; got 0, after every event)',
+      'risk.checkEveryMs must be > 0 when collapse.metric is goodput (read over a window; 0, after every event, is for instant metrics only)',
     ]);
     expect(riskProblems(mm1(100, 200), grid({ collapse: { metric: 'goodput', windowMs: 250, below: 0.5, forMs: 0 } }))).toEqual([
-      'risk.collapse.windowMs must be a whole multiple of risk.checkEveryMs (got 250 with checkEveryMs 100)',
+      'risk.collapse.windowMs must be a multiple of checkEveryMs (got 250, checkEveryMs 100)',
     ]);
     expect(riskProblems(mm1(100, 200), grid({ importance: { metric: 'inFlight', windowMs: 200 } }))).toEqual([
-      'risk.importance.windowMs: only missRatio, hitRatio, retryShare and goodput are read over a window (got windowMs with inFlight)',
+      'risk.importance.windowMs is only for the metrics read over a window (missRatio, hitRatio, retryShare, goodput); inFlight is read at an instant',
+    ]);
+  });
+
+  it('a window of decimal grid steps is a whole multiple (1000 ms over 0.1 ms), one of 2.5 steps is not', () => {
+    expect(riskProblems(mm1(100, 200), grid({ checkEveryMs: 0.1, collapse: { metric: 'goodput', windowMs: 1000, below: 0.5, forMs: 0 } }))).toEqual([]);
+    expect(riskProblems(mm1(100, 200), grid({ checkEveryMs: 0.1, collapse: { metric: 'goodput', windowMs: 0.25, below: 0.5, forMs: 0 } }))).toEqual([
+      'risk.collapse.windowMs must be a multiple of checkEveryMs (got 0.25, checkEveryMs 0.1)',
+    ]);
+  });
+
+  it('names the fields where the section is written (a part\'s own section)', () => {
+    expect(riskProblems(smallGraph(), grid({ importance: { metric: 'inFlight', service: 'db', windowMs: 200 } }), 'parts.1.risk')).toEqual([
+      'parts.1.risk.importance.windowMs is only for the metrics read over a window (missRatio, hitRatio, retryShare, goodput); inFlight is read at an instant',
+      'parts.1.risk.importance.service: unknown service "db" (known: "frontend", "backend")',
     ]);
   });
 
@@ -45,7 +59,7 @@ describe('riskProblems names the field and the rule', () => {
     expect(riskProblems(cachedGraph(), risk)).toEqual(['risk.importance.cache: unknown cache "users" (known: "app.db")']);
     expect(riskProblems(cachedGraph(), grid({ importance: { metric: 'missRatio' } }))).toEqual([]);
     expect(riskProblems(cachedGraph(), grid({ importance: { metric: 'inFlight', cache: 'app.db' } }))).toEqual([
-      'risk.importance.cache: only missRatio and hitRatio read a cache (got cache with inFlight)',
+      'risk.importance.cache is only for missRatio and hitRatio (got metric inFlight)',
     ]);
   });
 });
