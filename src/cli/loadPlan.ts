@@ -22,6 +22,44 @@ export function loadExperimentSource(path: string, options: ReadOptions = {}) {
   return { experiment: parsed.experiment, text };
 }
 
+/**
+ * `run-all`'s split of experiment files by a section (`tune`, `risk`): those without it, and those
+ * with it (`has`), each of the latter checked now by `problems` (its problems, or a UsageError), so
+ * that every problem is reported before anything runs, all at once. A file that cannot be read
+ * goes with those without: the run's validation reports it.
+ */
+export function splitBySection(
+  files: readonly string[],
+  read: ReadOptions,
+  has: (root: Readonly<Record<string, unknown>>) => boolean,
+  problems: (file: string) => string[],
+): { without: string[]; with: string[] } {
+  const without: string[] = [];
+  const withSection: string[] = [];
+  const found: string[] = [];
+  for (const f of files) {
+    let section = false;
+    try {
+      section = has(loadExperimentSource(f, read).experiment.root);
+    } catch {
+      /* an invalid file: the run's validation reports it */
+    }
+    if (!section) {
+      without.push(f);
+      continue;
+    }
+    withSection.push(f);
+    try {
+      found.push(...problems(f));
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      found.push(...e.problems);
+    }
+  }
+  if (found.length > 0) throw new UsageError(found);
+  return { without, with: withSection };
+}
+
 function parseSets(sets: string[]): Array<[string, unknown]> {
   return sets.map((s) => {
     try {

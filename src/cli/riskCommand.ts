@@ -14,7 +14,7 @@ import { seriesOf } from '../report/riskCharts.js';
 import { runManifest, type ShardSpec } from '../sweep/runSweep.js';
 import { lockDir } from './dirLock.js';
 import { UsageError, type CliIO } from './io.js';
-import { loadExperimentSource, loadPlan, printWarnings, type PlanOptions } from './loadPlan.js';
+import { loadPlan, printWarnings, splitBySection, type PlanOptions } from './loadPlan.js';
 import type { ReadOptions } from './readInput.js';
 import { commitOutput, planOutput } from './outputDir.js';
 import { printJson } from './printJson.js';
@@ -154,36 +154,10 @@ export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Prom
 
 /** What `run-all` does with the files that have a risk section: estimate them with `risk` instead of running them. */
 export const runAllRisks = {
-  /**
-   * The files to run and the files to estimate (those with a risk section, `hasRiskSection`); the
-   * estimates are validated now (in quick mode or not), so that their problems are reported before
-   * anything runs, every one at once. A file that cannot be read is left to the run's validation.
-   */
+  /** The files to run and the files to estimate (`hasRiskSection`), the estimates validated now (`splitBySection`, in quick mode or not). */
   split(files: string[], quick: boolean, read: ReadOptions = {}): { files: string[]; risks: string[] } {
-    const runs: string[] = [];
-    const risks: string[] = [];
-    const problems: string[] = [];
-    for (const f of files) {
-      let risk = false;
-      try {
-        risk = hasRiskSection(loadExperimentSource(f, read).experiment.root);
-      } catch {
-        /* an invalid file: the run's validation reports it */
-      }
-      if (!risk) {
-        runs.push(f);
-        continue;
-      }
-      risks.push(f);
-      try {
-        problems.push(...planRiskProblems(f, loadPlan(f, { quick, set: [], ...read }).plan));
-      } catch (e) {
-        if (!(e instanceof UsageError)) throw e;
-        problems.push(...e.problems);
-      }
-    }
-    if (problems.length > 0) throw new UsageError(problems);
-    return { files: runs, risks };
+    const split = splitBySection(files, read, hasRiskSection, (f) => planRiskProblems(f, loadPlan(f, { quick, set: [], ...read }).plan));
+    return { files: split.without, risks: split.with };
   },
 
   /** Estimate each file into `<out>/<name>/` (replacing what is there once complete) with shared assets, adding each report to the index; stops at an interrupt (130). */

@@ -14,7 +14,7 @@ import { prepareTune } from '../tune/prepareTune.js';
 import { metricKey, type TuneProblem } from '../tune/tuneProblem.js';
 import { VERSION } from '../version.js';
 import { UsageError, type CliIO } from './io.js';
-import { loadExperimentSource, planFromFile } from './loadPlan.js';
+import { loadExperimentSource, planFromFile, splitBySection } from './loadPlan.js';
 import { recommendedConfiguration } from './tuneConfiguration.js';
 import { table } from './format.js';
 import { ProgressReporter } from './progress.js';
@@ -259,35 +259,13 @@ export function registerTune(program: Command, io: CliIO, setCode: (code: number
 
 /** How `run-all` treats experiment files with a `tune` section: searched (quick or full), not swept. */
 export const runAllTunes = {
-  /**
-   * The files to sweep and the files to search; the searches are validated now (in quick mode or
-   * not), so that their problems are reported before anything runs, every one at once.
-   */
+  /** The files to sweep and the files to search, the searches validated now (`splitBySection`, in quick mode or not). */
   split(files: string[], quick: boolean, read: ReadOptions = {}): { files: string[]; tunes: string[] } {
-    const sweeps: string[] = [];
-    const tunes: string[] = [];
-    const problems: string[] = [];
-    for (const f of files) {
-      let tune = false;
-      try {
-        tune = hasTuneSection(loadExperimentSource(f, read).experiment.root);
-      } catch {
-        /* an invalid file: the sweep's validation reports it */
-      }
-      if (!tune) {
-        sweeps.push(f);
-        continue;
-      }
-      tunes.push(f);
-      try {
-        loadTuneProblem(f, { quick, set: [], ...read });
-      } catch (e) {
-        if (!(e instanceof UsageError)) throw e;
-        problems.push(...e.problems);
-      }
-    }
-    if (problems.length > 0) throw new UsageError(problems);
-    return { files: sweeps, tunes };
+    const split = splitBySection(files, read, hasTuneSection, (f) => {
+      loadTuneProblem(f, { quick, set: [], ...read });
+      return [];
+    });
+    return { files: split.without, tunes: split.with };
   },
 
   /** Search each file into `<out>/<name>/` with shared assets, adding each report to the index. */
