@@ -5,6 +5,7 @@ import { partRisk, type RiskResult } from '../sweep/riskSweep.js';
 import { DEFAULT_RISK_METHOD, type RiskSection } from '../experiment/riskSchema.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { groupThousands } from '../policy/groupThousands.js';
+import { chartBoot, CHART_PAGE_STYLE } from './chartPage.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatValue } from './format.js';
 import { paramLabel, paramsInWords } from './metrics.js';
@@ -142,35 +143,7 @@ export function riskQuestion(result: RiskResult): string {
   return result.parts.map((p, i) => `In part ${p.name}: ${texts[i] as string}`).join(' ');
 }
 
-const STYLE = `
-body { margin: 0; font: 15px/1.5 "DejaVu Sans", system-ui, sans-serif; color: #1f2328; }
-main { max-width: 1100px; margin: 0 auto; padding: 24px 28px 48px; }
-h1 { margin: 4px 0 8px; font-size: 28px; overflow-wrap: anywhere; }
-h2 { margin: 32px 0 10px; font-size: 21px; border-bottom: 1px solid #d8dee4; }
-.finding { font-size: 17px; margin: 6px 0 12px; padding: 8px 12px; background: #eef6ee; border-left: 4px solid #54a24b; }
-.description { max-width: 80ch; white-space: pre-wrap; overflow-wrap: anywhere; }
-table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
-th, td { border: 1px solid #d8dee4; padding: 4px 10px; text-align: left; vertical-align: top; }
-th { background: #f6f8fa; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.wide { overflow-x: auto; }
-figure { margin: 22px 0 30px; }
-figcaption { color: #59636e; max-width: 80ch; }
-footer { margin-top: 40px; color: #59636e; font-size: 13px; }
-`;
-
-/** Draws each chart with vega-embed and keeps its view on the element (the chart checks read it). */
-const BOOT = `
-(function () {
-  var charts = JSON.parse(document.getElementById('retrystorm-charts').textContent);
-  charts.forEach(function (c) {
-    var el = document.getElementById('chart-' + c.id);
-    if (typeof vegaEmbed !== 'function') { el.textContent = 'The charts need vega, vega-lite and vega-embed, which did not load.'; return; }
-    vegaEmbed(el, c.spec, { mode: 'vega-lite', renderer: 'svg', actions: { export: true, source: false, compiled: false, editor: false } })
-      .then(function (result) { el.vegaView = result.view; el.setAttribute('data-rendered', 'true'); })
-      .catch(function (e) { el.setAttribute('data-error', String(e && e.message || e)); el.textContent = 'This chart could not be drawn: ' + (e && e.message || e); });
-  });
-})();
+const STYLE = `${CHART_PAGE_STYLE}.wide { overflow-x: auto; }
 `;
 
 /** The charts of a risk result, those its data allow. */
@@ -200,7 +173,7 @@ ${figures.join('\n') || '<p>No chart: no cell saw a collapse.</p>'}
 <footer>retrystorm ${escapeHtml(opts.version)} risk, seed ${result.seed}, ${escapeHtml(opts.date.slice(0, 10))}${opts.runTimeMs === null ? '' : `, ${escapeHtml(formatDuration(opts.runTimeMs))}`}.</footer>
 </main>
 <script type="application/json" id="retrystorm-charts">${chartsForScript(charts)}</script>
-<script>${inlineScript(BOOT)}</script>
+<script>${inlineScript(chartBoot('retrystorm-charts'))}</script>
 </body>
 </html>
 `;

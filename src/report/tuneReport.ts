@@ -1,4 +1,5 @@
 import { csvCell } from '../sweep/csv.js';
+import { chartBoot, CHART_PAGE_STYLE } from './chartPage.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatDuration } from '../policy/formatDuration.js';
 import { formatNumber, formatValue, shownDurationUnit } from './format.js';
@@ -212,36 +213,11 @@ export function tuneCharts(a: TuneReportInput): Array<{ id: string; title: strin
   return charts;
 }
 
-const STYLE = `
-body { margin: 0; font: 15px/1.5 "DejaVu Sans", system-ui, sans-serif; color: #1f2328; }
-main { max-width: 1100px; margin: 0 auto; padding: 24px 28px 48px; }
-h1 { margin: 4px 0 8px; font-size: 28px; overflow-wrap: anywhere; }
-h2 { margin: 32px 0 10px; font-size: 21px; border-bottom: 1px solid #d8dee4; }
-.finding { font-size: 17px; margin: 6px 0 12px; padding: 8px 12px; background: #eef6ee; border-left: 4px solid #54a24b; }
-.description { max-width: 80ch; white-space: pre-wrap; overflow-wrap: anywhere; }
-table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
-th, td { border: 1px solid #d8dee4; padding: 4px 10px; text-align: left; vertical-align: top; overflow-wrap: normal; word-break: keep-all; }
-th { background: #f6f8fa; }
-td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+const STYLE = `${CHART_PAGE_STYLE}th, td { overflow-wrap: normal; word-break: keep-all; }
+td.num { white-space: nowrap; }
 .ci { color: #59636e; font-size: 12px; }
 code, pre { font-size: 13px; background: #f6f8fa; }
 pre { padding: 8px; white-space: pre-wrap; }
-figure { margin: 22px 0 30px; }
-figcaption { color: #59636e; max-width: 80ch; }
-footer { margin-top: 40px; color: #59636e; font-size: 13px; }
-`;
-
-const BOOT = `
-(function () {
-  var charts = JSON.parse(document.getElementById('tune-charts').textContent);
-  charts.forEach(function (c) {
-    var el = document.getElementById('chart-' + c.id);
-    if (typeof vegaEmbed !== 'function') { el.textContent = 'The charts need vega, vega-lite and vega-embed, which did not load.'; return; }
-    vegaEmbed(el, c.spec, { mode: 'vega-lite', renderer: 'svg', actions: { export: true, source: false, compiled: false, editor: false } })
-      .then(function (result) { el.vegaView = result.view; el.setAttribute('data-rendered', 'true'); })
-      .catch(function (e) { el.setAttribute('data-error', String(e && e.message || e)); el.textContent = 'This chart could not be drawn: ' + (e && e.message || e); });
-  });
-})();
 `;
 
 /** The recommended policy of each tuned layer in every export format, each with what the format cannot express. */
@@ -309,7 +285,7 @@ ${rounds}
 <footer>retrystorm ${escapeHtml(opts.version)} tune, seed ${a.seed}, ${escapeHtml(opts.date.slice(0, 10))}, ${escapeHtml(formatDuration(opts.runTimeMs))}.</footer>
 </main>
 <script type="application/json" id="tune-charts">${chartsForScript(charts)}</script>
-<script>${inlineScript(BOOT)}</script>
+<script>${inlineScript(chartBoot('tune-charts'))}</script>
 </body>
 </html>
 `;
