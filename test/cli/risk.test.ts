@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, type CliIO } from '../../src/cli/cli.js';
-import { cli, tempDir, writeExperiment } from './helpers.js';
+import { cli, cliInterrupted, tempDir, writeExperiment } from './helpers.js';
 
 /** Service rate of the M/M/1 queue, per second (exponential service, mean 10 ms). */
 const MU = 100;
@@ -144,21 +143,7 @@ describe('retrystorm risk', () => {
     const dir = tempDir();
     const file = writeExperiment(dir, 'mm1.json', mm1([50, 60, 70, 80], { repetitions: 3, particles: 10 }));
     const lines = join(dir, 'out', 'mm1-ruin', 'risk.jsonl');
-    let interrupt: (() => void) | null = null;
-    let err = '';
-    const io: CliIO = {
-      stdout: () => {},
-      stderr: (s) => (err += s),
-      cwd: dir,
-      onInterrupt: (handler) => {
-        interrupt = handler;
-        return () => (interrupt = null);
-      },
-    };
-    const poll = setInterval(() => {
-      if (interrupt && existsSync(lines) && readFileSync(lines, 'utf8').split('\n').length > 1) interrupt();
-    }, 5);
-    const code = await runCli(['risk', file, '--out', join(dir, 'out'), '--workers', '1', '--quiet'], io).finally(() => clearInterval(poll));
+    const { code, err } = await cliInterrupted(['risk', file, '--out', join(dir, 'out'), '--workers', '1', '--quiet'], dir, lines, 1);
     expect(code).toBe(130);
     const kept = readFileSync(lines, 'utf8').trim().split('\n');
     expect(kept.length).toBeGreaterThanOrEqual(1);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { cli } from '../cli/helpers.js';
 
-export { cli, tempDir, writeExperiment } from '../cli/helpers.js';
+export { cli, cliInterrupted, tempDir, writeExperiment } from '../cli/helpers.js';
 
 /** Root ignores file permissions, so tests of unreadable or read-only paths cannot run as root. */
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

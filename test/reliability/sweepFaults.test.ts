@@ -1,9 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/cli.js';
-import { runCli } from '../../src/cli/cli.js';
-import { cli, cliUnprivileged, jsonlRecords, jsonlRecordsAfterKill, leftoverTempFiles, permissionsApply, spawnCli, tempDir, writeExperiment } from '../helpers/reliability.js';
+import { cli, cliInterrupted, cliUnprivileged, jsonlRecords, jsonlRecordsAfterKill, leftoverTempFiles, permissionsApply, spawnCli, tempDir, writeExperiment } from '../helpers/reliability.js';
 
 /**
  * Faults around the files a run writes: every whole file appears under its name only complete
@@ -256,21 +254,7 @@ describe('interrupted and killed runs leave complete lines that --resume finishe
     const file = writeExperiment(dir, 'e.json', big);
     const out = join(dir, 'out');
     const results = join(out, 'faults-big', 'results.jsonl');
-    let interrupt: (() => void) | null = null;
-    let err = '';
-    const io: CliIO = {
-      stdout: () => {},
-      stderr: (s) => (err += s),
-      cwd: dir,
-      onInterrupt: (handler) => {
-        interrupt = handler;
-        return () => (interrupt = null);
-      },
-    };
-    const poll = setInterval(() => {
-      if (interrupt && existsSync(results) && readFileSync(results, 'utf8').split('\n').length > 10) interrupt();
-    }, 10);
-    const code = await runCli(['run', file, '--out', out, '--workers', '2', '--quiet'], io).finally(() => clearInterval(poll));
+    const { code, err } = await cliInterrupted(['run', file, '--out', out, '--workers', '2', '--quiet'], dir, results, 10, 10);
     expect(code).toBe(130);
     const records = jsonlRecords(results);
     expect(records.length).toBeGreaterThanOrEqual(10);
