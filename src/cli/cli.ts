@@ -21,7 +21,7 @@ import { parseShard, ResumeError, type ShardSpec } from '../sweep/runSweep.js';
 import { DEFAULT_TRACE_SAMPLE, MAX_TRACED_OPERATIONS, TRACES_DIR } from '../sweep/cellTraces.js';
 import { terminalText } from './format.js';
 import { UsageError, type CliIO } from './io.js';
-import { findExperimentFiles } from './loadPlan.js';
+import { experimentName, findExperimentFiles } from './loadPlan.js';
 import { printJson } from './printJson.js';
 import { writeFileAtomic } from './writeFileAtomic.js';
 import { lockDir, type DirLock } from './dirLock.js';
@@ -35,7 +35,7 @@ import { checkCommand, type CheckFlags } from './checkCommand.js';
 import { traceCommand, type TraceFlags } from './trace.js';
 import { exportCommand, type ExportFlags } from './exportCommand.js';
 import { registerTune, runAllTunes } from './tuneCommand.js';
-import { runFiles, type RunOptions } from './runCommand.js';
+import { runFiles, sameNameProblems, type RunOptions } from './runCommand.js';
 import { validateCommand } from './validateCommand.js';
 import { DEFAULT_RISK_OUT, riskFile, runAllRisks, type RiskOptions } from './riskCommand.js';
 import { mergeRiskDirs } from '../sweep/riskMerge.js';
@@ -165,6 +165,9 @@ function registerRunAll(program: Command, io: CliIO, setCode: (code: number) => 
       const read = { allowImportsOutside: opts.allowImportsOutside };
       const { files: notSearched, tunes } = runAllTunes.split(all, !opts.full, read);
       const { files, risks } = runAllRisks.split(notSearched, !opts.full, read);
+      // Runs, estimates and searches all write into <out>/<name>: a shared name is refused before anything runs.
+      const clashes = sameNameProblems(io, [...files, ...risks, ...tunes].flatMap((f) => experimentName(f, read)));
+      if (clashes.length > 0) throw new UsageError(clashes);
       let code = await runFiles(io, files, {
         quick: !opts.full,
         out,

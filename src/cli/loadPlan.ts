@@ -60,6 +60,16 @@ export function splitBySection(
   return { without, with: withSection };
 }
 
+/** A file's experiment name, or nothing when the file cannot be read (its run's validation reports that). */
+export function experimentName(file: string, read: ReadOptions = {}): Array<{ file: string; name: string }> {
+  try {
+    const { name } = loadExperimentSource(file, read).experiment.root;
+    return typeof name === 'string' ? [{ file, name }] : [];
+  } catch {
+    return [];
+  }
+}
+
 function parseSets(sets: string[]): Array<[string, unknown]> {
   return sets.map((s) => {
     try {

@@ -81,15 +81,15 @@ function writeTraces(io: CliIO, plan: ExperimentPlan, outDir: string, every: num
   });
 }
 
-/** Experiments of one run that share a name would write into one directory, one losing its results. */
-function sameNameProblems(io: CliIO, loaded: Array<{ file: string; plan: ExperimentPlan }>): string[] {
+/** Experiments of one run (or of one `run-all`: runs, estimates and searches) that share a name would write into one directory, one losing its results. */
+export function sameNameProblems(io: CliIO, named: ReadonlyArray<{ file: string; name: string }>): string[] {
   const first = new Map<string, string>();
   const problems: string[] = [];
-  for (const { file, plan } of loaded) {
-    const other = first.get(plan.name);
+  for (const { file, name } of named) {
+    const other = first.get(name);
     const show = (f: string) => relative(io.cwd, f) || f;
-    if (other === undefined) first.set(plan.name, file);
-    else problems.push(`${show(other)} and ${show(file)} are both named "${plan.name}": their results would overwrite each other (give each experiment its own name)`);
+    if (other === undefined) first.set(name, file);
+    else problems.push(`${show(other)} and ${show(file)} are both named "${name}": their results would overwrite each other (give each experiment its own name)`);
   }
   return problems;
 }
@@ -105,7 +105,7 @@ export async function runFiles(io: CliIO, files: string[], opts: RunOptions): Pr
       problems.push(...e.problems);
     }
   }
-  problems.push(...sameNameProblems(io, loaded));
+  problems.push(...sameNameProblems(io, loaded.map((l) => ({ file: l.file, name: l.plan.name }))));
   problems.push(...traceProblems(opts));
   for (const l of loaded) {
     const limits = planLimits(relative(io.cwd, l.file) || l.file, l.plan, { force: opts.force ?? false, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit });

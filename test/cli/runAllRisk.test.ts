@@ -58,6 +58,16 @@ describe('run-all with an experiment that has a risk section', () => {
     expect(readFileSync(join(riskDir, 'index.html'), 'utf8')).toBe(page);
   });
 
+  it('refuses, before anything runs, a risk file and a run file of the same name: exit 2, both files named', async () => {
+    const { root, dir } = experimentsDir();
+    writeExperiment(dir, 'plain.json', { name: 'queue-risk', scenario: SCENARIO, replications: 2 });
+    const out = join(root, 'reports');
+    const r = await cli(['run-all', '--dir', 'experiments', '--out', out, '--workers', '1', '--quiet'], root);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${join('experiments', 'plain.json')} and ${join('experiments', 'estimate.json')} are both named "queue-risk": their results would overwrite each other`);
+    expect(() => readdirSync(out)).toThrow();
+  });
+
   it('refuses, before anything runs, a risk section that does not fit its scenario: exit 2, the file and the field named', async () => {
     const { root, dir } = experimentsDir({ ...RISK, importance: { metric: 'inFlight', service: 'nowhere' } });
     const r = await cli(['run-all', '--dir', dir, '--out', join(root, 'reports'), '--workers', '1', '--quiet']);
