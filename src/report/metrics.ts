@@ -443,14 +443,19 @@ export function paramTitle(path: string): string {
  */
 export function paramsInWords(params: Record<string, unknown>): string {
   return paramEntries(params)
-    .map((e) => {
-      const unit = paramUnit(e.name);
-      const label = paramLabel(e.name);
-      const numeric = /^-?[0-9.e+]+$/.test(e.value);
-      if (numeric && unit === 'ms') return `${label} = ${formatSetDuration(Number(e.value))}`;
-      const shown = unit && numeric && !label.toLowerCase().includes(unit.toLowerCase());
-      if (!shown || isFraction(unit)) return `${label} = ${e.value}`;
-      return unit === 'x' ? `${label} = ${e.value}x` : `${label} = ${e.value} ${unit}`;
-    })
+    .map((e) => `${paramLabel(e.name)} = ${valueInWords(e.name, e.value)}`)
     .join(', ');
+}
+
+/**
+ * One value of the parameter `name` (as `formatValue` shows it) with its unit where its label does
+ * not already say it: `1250 operations/s`, `3 s` (a duration in the unit that reads best), `2x`, `2`.
+ */
+export function valueInWords(name: string, value: string): string {
+  const unit = paramUnit(name);
+  const numeric = /^-?[0-9.e+]+$/.test(value);
+  if (numeric && unit === 'ms') return formatSetDuration(Number(value));
+  const shown = unit && numeric && !paramLabel(name).toLowerCase().includes(unit.toLowerCase());
+  if (!shown || isFraction(unit)) return value;
+  return unit === 'x' ? `${value}x` : `${value} ${unit}`;
 }

@@ -8,7 +8,7 @@ import { groupThousands } from '../policy/groupThousands.js';
 import { chartBoot, CHART_PAGE_STYLE } from './chartPage.js';
 import { chartsForScript, escapeHtml, inlineScript } from './escape.js';
 import { formatValue } from './format.js';
-import { paramLabel, paramsInWords } from './metrics.js';
+import { paramLabel, valueInWords } from './metrics.js';
 import { reportHead, type ReportAssets } from './renderReport.js';
 import { cellName, describeHorizon, exampleChart, probabilityChart, pyramidChart, seriesOf, sweptParam, type EstimatedCell, type RiskChart } from './riskCharts.js';
 
@@ -51,49 +51,77 @@ export function noCollapseBound(cells: readonly EstimatedCell[]): string {
   return `below about ${bound}: 1 in ${runs} excursions, over the horizon's excursions`;
 }
 
+/** Values of the parameter `param` in words joined by `sep`, their unit said once when it is a plain suffix (`1200, 1300 operations/s`; `1 s, 2 s`). */
+function valuesInWords(param: string, values: readonly unknown[], sep = ', '): string {
+  const raw = values.map((v) => formatValue(v));
+  const worded = raw.map((v) => valueInWords(param, v));
+  const suffixes = worded.map((w, i) => (w.startsWith(raw[i] as string) ? w.slice((raw[i] as string).length) : null));
+  const suffix = suffixes[0];
+  if (suffix === null || suffix === undefined || suffixes.some((x) => x !== suffix)) return worded.join(sep);
+  return `${raw.join(sep)}${suffix}`;
+}
+
+/** The values a part's cells take of `param`: ` at Label = lo to hi unit`, or its one value. */
+function rangeInWords(param: string, lo: number, hi: number): string {
+  return ` at ${paramLabel(param)} = ${valuesInWords(param, lo === hi ? [lo] : [lo, hi], ' to ')}`;
+}
+
 /**
- * One series' sentence: how its probability moves across the swept parameter where a collapse was
- * seen (`rises from ~a at x to ~b at y`, `is ~a at x`), then where none was, with its bound.
+ * One series' estimates in a part, across `param` from `lo` to `hi`: where a collapse was seen,
+ * `~a to ~b` (each end said where it is not the part's end, `at x`), or `~a at x`; where none was,
+ * the values and the bound. Without a swept parameter: `~a`, or `~a to ~b across its cells`.
  */
-function seriesSentence(cells: readonly EstimatedCell[], param: string | null): string {
-  const at = (c: EstimatedCell) => (param === null ? '' : ` at ${paramsInWords({ [param]: c.params[param] })}`);
-  const sorted = param === null ? [...cells] : [...cells].sort((a, b) => (a.params[param] as number) - (b.params[param] as number));
+function seriesSentence(cells: readonly EstimatedCell[], param: string | null, lo: unknown, hi: unknown): string {
+  const value = (c: EstimatedCell) => (param === null ? undefined : c.params[param]);
+  const sorted = param === null ? [...cells] : [...cells].sort((a, b) => (value(a) as number) - (value(b) as number));
   const seen = sorted.filter((c) => c.risk.probability > 0);
   const unseen = sorted.filter((c) => c.risk.probability === 0);
+  const at = (c: EstimatedCell, end: unknown) => (param === null || value(c) === end ? '' : ` at ${valuesInWords(param, [value(c)])}`);
   const parts: string[] = [];
   const first = seen[0];
   const last = seen[seen.length - 1];
   if (param === null && seen.length > 1) {
     const ps = seen.map((c) => c.risk.probability);
-    parts.push(`ranges from ~${formatProbability(Math.min(...ps))} to ~${formatProbability(Math.max(...ps))} across its cells`);
+    parts.push(`~${formatProbability(Math.min(...ps))} to ~${formatProbability(Math.max(...ps))} across its cells`);
   } else if (first !== undefined && last !== undefined && first !== last) {
-    const [p0, p1] = [first.risk.probability, last.risk.probability];
-    parts.push(`${p1 > p0 ? 'rises' : p1 < p0 ? 'falls' : 'stays'} from ~${formatProbability(p0)}${at(first)} to ~${formatProbability(p1)}${at(last)}`);
-  } else if (first !== undefined) parts.push(`is ~${formatProbability(first.risk.probability)}${at(first)}`);
-  if (unseen.length > 0) {
-    const where = param === null ? '' : ` at ${paramLabel(param)} = ${unseen.map((c) => formatValue(c.params[param])).join(', ')}`;
-    parts.push(`no collapse seen${where} (${noCollapseBound(unseen)})`);
+    parts.push(`~${formatProbability(first.risk.probability)}${at(first, lo)} to ~${formatProbability(last.risk.probability)}${at(last, hi)}`);
+  } else if (first !== undefined) {
+    parts.push(`~${formatProbability(first.risk.probability)}${param === null || lo === hi ? '' : ` at ${valuesInWords(param, [value(first)])}`}`);
   }
-  return parts.join(', and ');
+  if (unseen.length > 0) {
+    const where = param === null || seen.length === 0 ? '' : ` at ${valuesInWords(param, unseen.map(value))}`;
+    parts.push(`${seen.length === 0 ? 'no collapse seen' : 'none seen'}${where} (${noCollapseBound(unseen)})`);
+  }
+  return parts.join(', ');
 }
 
 /**
- * The report's one-line finding, from the estimates alone: P(collapse within the horizon) of the
- * first series across the swept parameter (rises from ~a at x to ~b at y), then for each other
- * series the same, or its highest estimate; a cell with no collapse seen says so with its bound.
+ * The report's one-line finding, from the estimates alone: P(collapse within the horizon) of each
+ * part across the swept parameter's range (`at Label = lo to hi unit`), then each series of the
+ * part (its variant, named when the part has several) as `~a to ~b`, a collapse seen at one value
+ * only as `~a at x`, and the values where none was seen with their bound.
  */
 export function riskFinding(result: RiskResult): string {
   const cells = result.cells.filter((c): c is EstimatedCell => c.state === 'ok');
   if (cells.length === 0) return 'No cell could be estimated (see the errors below).';
-  const manyParts = new Set(cells.map((c) => c.part)).size > 1;
   const param = sweptParam(cells);
-  const groups = new Map<string, EstimatedCell[]>();
-  for (const c of cells) groups.set(seriesOf(c, manyParts), [...(groups.get(seriesOf(c, manyParts)) ?? []), c]);
-  const [head, ...rest] = [...groups.entries()];
-  const [name, first] = head as [string, EstimatedCell[]];
-  const lead = `P(collapse within ${describeHorizon(result)})${groups.size > 1 ? ` with ${name}` : ''}: ${seriesSentence(first, param)}`;
-  const others = rest.map(([n, cs]) => `with ${n}: ${seriesSentence(cs, param)}`);
-  return `${[lead, ...others].join('; ')}.`;
+  const byPart = groupBy(cells, (c) => c.part);
+  const clauses = [...byPart].map(([part, partCells]) => {
+    const values = param === null ? [] : partCells.map((c) => c.params[param] as number);
+    const [lo, hi] = [Math.min(...values), Math.max(...values)];
+    const series = groupBy(partCells, (c) => c.variant);
+    const texts = [...series].map(([variant, cs]) => `${series.size > 1 ? `${variant} ` : ''}${seriesSentence(cs, param, lo, hi)}`);
+    return { where: `${byPart.size > 1 ? ` in ${part}` : ''}${param === null ? '' : rangeInWords(param, lo, hi)}`, texts };
+  });
+  const horizon = `P(collapse within ${describeHorizon(result)})`;
+  return `${clauses.map((c, i) => `${i === 0 ? horizon : 'In'}${i === 0 ? c.where : c.where.replace(/^ in /, ' ')}: ${c.texts.join('; ')}`).join('. ')}.`;
+}
+
+/** Items grouped by a key, in the order each key first appears. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) out.set(key(item), [...(out.get(key(item)) ?? []), item]);
+  return out;
 }
 
 /** A ratio to two significant digits, thousands grouped (`40`, `1.5`, `12,000`). */

@@ -75,7 +75,7 @@ describe('retrystorm risk', () => {
     const html = readFileSync(join(out, 'index.html'), 'utf8');
     expect(html).toContain('P(collapse within 10 min)');
     expect(html).toContain('id="chart-risk-probability"');
-    expect(r.out).toMatch(/\nP\(collapse within 10 min\): is ~0\.\d+\.\n/);
+    expect(r.out).toMatch(/\nP\(collapse within 10 min\): ~0\.\d+\.\n/);
     // report rebuilds the page from risk.json, and refuses a risk.json that is not one, naming the field.
     rmSync(join(out, 'index.html'));
     const rebuilt = await cli(['report', out]);

@@ -43,11 +43,23 @@ function result(): RiskResult {
 describe("risk's report", () => {
   it('says in its finding only what the estimates say, a cell without a collapse as its bound', () => {
     expect(riskFinding(result())).toBe(
-      'P(collapse within 1 h) with attempts-3: rises from ~1.2e-6 at Arrival rate = 1200 operations/s to ~0.021 at Arrival rate = 1350 operations/s; with budget: is ~3e-7 at Arrival rate = 1350 operations/s, and no collapse seen at Arrival rate = 1200, 1300 (below about 1/5,000 = 2e-4).',
+      'P(collapse within 1 h) at Arrival rate = 1200 to 1350 operations/s: attempts-3 ~1.2e-6 to ~0.021; budget ~3e-7 at 1350 operations/s, none seen at 1200, 1300 operations/s (below about 1/5,000 = 2e-4).',
     );
     const none = result();
     none.cells = none.cells.filter((c) => c.variant === 'budget' && c.params['workload.rate'] !== 1350);
-    expect(riskFinding(none)).toBe('P(collapse within 1 h): no collapse seen at Arrival rate = 1200, 1300 (below about 1/5,000 = 2e-4).');
+    expect(riskFinding(none)).toBe('P(collapse within 1 h) at Arrival rate = 1200 to 1300 operations/s: no collapse seen (below about 1/5,000 = 2e-4).');
+  });
+
+  it('gives each part its range and series, saying where a series starts or ends inside it', () => {
+    const two = result();
+    const other = (c: Cell): Cell => ({ ...c, key: `b/${c.key}`, part: 'b', params: { 'workload.rate': (c.params['workload.rate'] as number) / 10 } });
+    const seenLate = (c: Cell): Cell => (c.params['workload.rate'] === 1200 ? { ...c, risk: { ...c.risk, probability: 0, ci95: [0, 0] } } : c);
+    two.parts = [two.parts[0] as RiskResult['parts'][number], { ...(two.parts[0] as RiskResult['parts'][number]), name: 'b' }];
+    two.cells = [...two.cells, ...two.cells.filter((c) => c.variant === 'attempts-3').map((c) => other(seenLate(c)))];
+    expect(riskFinding(two)).toBe(
+      'P(collapse within 1 h) in main at Arrival rate = 1200 to 1350 operations/s: attempts-3 ~1.2e-6 to ~0.021; budget ~3e-7 at 1350 operations/s, none seen at 1200, 1300 operations/s (below about 1/5,000 = 2e-4). ' +
+        'In b at Arrival rate = 120 to 135 operations/s: ~4e-4 at 130 operations/s to ~0.021, none seen at 120 operations/s (below about 1/2,000 = 5e-4).',
+    );
   });
 
   it("reads back risk.json's parts (each part's section, every cell's part among them), or names the field that is wrong; one top-level section stands for every part", () => {
