@@ -47,8 +47,10 @@ export function noCollapseBound(cells: readonly EstimatedCell[]): string {
   const worst = cells.reduce((a, c) => (cellBound(c) > cellBound(a) ? c : a));
   const runs = groupThousands(String(Math.max(1, worst.risk.effort.runs)));
   const bound = formatProbability(cellBound(worst));
-  if (worst.risk.excursions === null) return `below about 1/${runs} = ${bound}`;
-  return `below about ${bound}: 1 in ${runs} excursions, over the horizon's excursions`;
+  const e = worst.risk.excursions;
+  if (e === null || !Number.isFinite(e.perHour)) return `below about 1/${runs} = ${bound}`;
+  const inHorizon = groupThousands(String(Math.round((e.perHour * worst.horizonMs) / 3_600_000)));
+  return `below about ${bound}: none of ${runs} excursions collapsed, and about ${inHorizon} start within ${describeHorizon({ cells: [worst] })}`;
 }
 
 /** Values of the parameter `param` in words joined by `sep`, their unit said once when it is a plain suffix (`1200, 1300 operations/s`; `1 s, 2 s`). */

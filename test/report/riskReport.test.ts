@@ -50,10 +50,18 @@ describe("risk's report", () => {
     expect(riskFinding(none)).toBe('P(collapse within 1 h) at Arrival rate = 1200 to 1300 operations/s: no collapse seen (below about 1/5,000 = 2e-4).');
   });
 
+  it('bounds a cell estimated per excursion where no collapse was seen by its excursions within the horizon, 1 - exp(-m / n)', () => {
+    const r = result();
+    r.cells = r.cells.filter((c) => c.variant === 'budget' && c.params['workload.rate'] !== 1350);
+    for (const c of r.cells) if (c.state === 'ok') c.risk.excursions = { probability: 0, ci95: [0, 0], relativeError: NaN, counted: 40, overMs: 600_000, perHour: 240 };
+    // 240 excursions in the hour, none of 5,000 collapsed: 1 - exp(-240/5000) = 0.0469.
+    expect(riskFinding(r)).toBe('P(collapse within 1 h) at Arrival rate = 1200 to 1300 operations/s: no collapse seen (below about 0.047: none of 5,000 excursions collapsed, and about 240 start within 1 h).');
+  });
+
   it('gives each part its range and series, saying where a series starts or ends inside it', () => {
     const two = result();
     const other = (c: Cell): Cell => ({ ...c, key: `b/${c.key}`, part: 'b', params: { 'workload.rate': (c.params['workload.rate'] as number) / 10 } });
-    const seenLate = (c: Cell): Cell => (c.params['workload.rate'] === 1200 ? { ...c, risk: { ...c.risk, probability: 0, ci95: [0, 0] } } : c);
+    const seenLate = (c: Cell): Cell => (c.state === 'ok' && c.params['workload.rate'] === 1200 ? { ...c, risk: { ...c.risk, probability: 0, ci95: [0, 0] } } : c);
     two.parts = [two.parts[0] as RiskResult['parts'][number], { ...(two.parts[0] as RiskResult['parts'][number]), name: 'b' }];
     two.cells = [...two.cells, ...two.cells.filter((c) => c.variant === 'attempts-3').map((c) => other(seenLate(c)))];
     expect(riskFinding(two)).toBe(
