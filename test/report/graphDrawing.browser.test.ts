@@ -16,12 +16,14 @@ interface Chart {
   spec: { layer?: Layer[] };
 }
 
-/** The shipped experiments whose scenario (or a part's) is a service graph. */
+/** The shipped experiments run-all runs (no risk section) whose scenario (or a part's) is a service graph. */
 function shippedGraphExperiments(): string[] {
   return readdirSync('experiments')
     .filter((f) => f.endsWith('.json') && f !== 'schema.json')
     .filter((f) => {
-      const e = JSON.parse(readFileSync(join('experiments', f), 'utf8')) as { scenario?: { services?: unknown }; parts?: Array<{ scenario?: { services?: unknown } }> };
+      const e = JSON.parse(readFileSync(join('experiments', f), 'utf8')) as { scenario?: { services?: unknown }; risk?: unknown; parts?: Array<{ scenario?: { services?: unknown }; risk?: unknown }> };
+      // A file with a risk section is estimated (run-all runs `risk` on it), and its report draws no graph.
+      if (e.risk !== undefined || (e.parts ?? []).some((p) => p.risk !== undefined)) return false;
       return [e.scenario, ...(e.parts ?? []).map((p) => p.scenario)].some((s) => s?.services !== undefined);
     })
     .sort();
