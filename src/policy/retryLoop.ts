@@ -338,7 +338,6 @@ export class EndedAttempt {
   admission: AdmissionControl | null = null;
 }
 
-/** What the caller of a {@link RetryLoop} does next ({@link RetryStep.next}). */
 /**
  * Whether the first attempt of a call is asked of {@link RetryLoop.beforeAttempt} at all: with no
  * deadline (+Infinity) and no admission control its answer can only be SEND now, so the model sends
@@ -348,6 +347,7 @@ export function firstAttemptAsks(deadlineAtMs: number, hasAdmission: boolean): b
   return deadlineAtMs !== Infinity || hasAdmission;
 }
 
+/** What the caller of a {@link RetryLoop} does next ({@link RetryStep.next}). */
 export const Next = {
   /** Send the attempt now ({@link RetryLoop.startAttempt}). */
   SEND: 0,
