@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
 import { expandExperiment, parseExperiment, type ExperimentPlan } from '../../src/experiment/index.js';
-import { ADAPTIVE_SNAPSHOTS_PER_PARTICLE, riskCopiesAtOnce } from '../../src/riskModel/index.js';
+import { watchRunMemory } from '../../src/engine/memoryMeter.js';
+import { ADAPTIVE_SNAPSHOTS_PER_PARTICLE, estimateCellRisk, RiskMemoryError, riskCopiesAtOnce } from '../../src/riskModel/index.js';
 import { BASE_MEMORY_BYTES, estimateMemory } from '../../src/sweep/estimateMemory.js';
 import { estimateRiskMemory, riskCopyCeiling } from '../../src/sweep/riskMemory.js';
+import { countExcursions } from '../../src/riskModel/excursions.js';
 import { tempDir, writeExperiment } from './helpers.js';
 
 type Json = Record<string, unknown>;
@@ -19,15 +21,15 @@ async function cliOn(memoryBytes: number | undefined, args: string[], cwd: strin
 }
 
 /** An M/M/1 queue (service 100/s, one attempt, open loop) swept over its arrival rate; the collapse: 6 in the system before it empties. */
-function mm1(rates: number[], risk: Json = {}): Json {
+function mm1(rates: number[], risk: Json = {}, horizonMs = 600_000): Json {
   return {
     name: 'mm1-memory',
     seed: 11,
     scenario: {
-      workload: { kind: 'open', rate: rates[0], durationMs: 600_000 },
+      workload: { kind: 'open', rate: rates[0], durationMs: horizonMs },
       stack: [{ name: 'client', policy: { maxAttempts: 1 } }],
       leaf: { kind: 'server', concurrency: 1, queueLimit: 'unlimited', serviceMs: { dist: 'exponential', mean: 10 } },
-      horizonMs: 600_000,
+      horizonMs,
     },
     sweep: { grid: { 'workload.rate': rates } },
     risk: { importance: { metric: 'inFlight' }, collapse: { metric: 'inFlight', above: 5, forMs: 0 }, checkEveryMs: 0, absorbBelow: 1, particles: 20, repetitions: 3, ...risk },
@@ -94,23 +96,23 @@ describe('retrystorm risk checks the memory before anything runs, as run does', 
     expect(r.err).toContain('(use fewer particles (risk.particles), fewer workers or a smaller scenario, or pass --force to run it anyway)\n');
     expect(r.err).not.toMatch(/\n\s+at /);
     expect(existsSync(join(dir, 'out'))).toBe(false);
-    // One worker: one cell at once, half the copies, under the machine's memory but over half of it.
-    const one = await cliOn(machine, ['risk', 'mm1.json', '--out', 'out', '--workers', '1', '--quiet', '--memory-limit', '1000', '--set', 'risk.repetitions=2', '--set', 'risk.particles=4'], dir);
-    expect(one.code).toBe(0);
-    const forced = await cliOn(machine, ['risk', 'mm1.json', '--out', 'forced', '--workers', '2', '--quiet', '--force', '--memory-limit', '1000'], dir);
+    const forced = await cliOn(machine, ['risk', 'mm1.json', '--out', 'forced', '--workers', '2', '--quiet', '--force', '--memory-limit', '1000', '--set', 'risk.repetitions=2'], dir);
     expect(forced.err).toMatch(/^warning: mm1\.json: the risk estimate would need about \d+ MB of memory, more than this machine's \d+ MB: 321 copies/);
     expect(forced.code).toBe(0);
     const result = JSON.parse(readFileSync(join(dir, 'forced', 'mm1-memory', 'risk.json'), 'utf8')) as { cells: Array<{ state: string }> };
     expect(result.cells.map((c) => c.state)).toEqual(['ok', 'ok']);
   });
 
-  it('warns above half of the machine\'s memory', async () => {
+  it('warns above half of the machine\'s memory: the same file on one worker, one cell at once', async () => {
     const dir = tempDir();
-    writeExperiment(dir, 'mm1.json', mm1([80], { particles: 4, repetitions: 2 }));
-    const estimate = estimateRiskMemory(plan(mm1([80], { particles: 4, repetitions: 2 })), 1).bytes;
-    const r = await cliOn(estimate * 1.5, ['risk', 'mm1.json', '--out', 'out', '--workers', '1', '--quiet', '--memory-limit', '1000'], dir);
+    writeExperiment(dir, 'mm1.json', mm1([80, 90]));
+    const p = plan(mm1([80, 90]));
+    const machine = estimateRiskMemory(p, 2).bytes - 10e6;
+    expect(estimateRiskMemory(p, 1).bytes).toBeGreaterThan(machine / 2);
+    const r = await cliOn(machine, ['risk', 'mm1.json', '--out', 'out', '--workers', '1', '--quiet', '--memory-limit', '1000', '--set', 'risk.repetitions=2'], dir);
     expect(r.code).toBe(0);
-    expect(r.err).toMatch(/^warning: mm1\.json: the risk estimate would need about \d+ MB of memory, over half of this machine's \d+ MB: 65 copies of a run at once in a cell \(adaptive splitting with 4 particles/);
+    expect(r.err).toMatch(/^warning: mm1\.json: the risk estimate would need about \d+ MB of memory, over half of this machine's \d+ MB: 321 copies of a run at once in a cell \(adaptive splitting with 20 particles /);
+    expect(r.err).toContain('x 1 cell at once (--workers)');
   });
 
   it('run-all refuses a risk file over the machine\'s memory up front, with the other risk files\' problems, and runs nothing', async () => {
@@ -144,5 +146,40 @@ describe('a copy of a run that outgrows its share of the memory limit', () => {
     expect(byRate[400]?.error).toMatch(/^a trajectory stopped at the memory ceiling \(its tables grew to 1\.\d MB, over the 1\.0 MB each copy of the run may hold: risk --memory-limit\) at \d+\.\d ms$/);
     expect(r.err).toContain('1 cell errored:');
     expect(r.err).toContain('stopped at the memory ceiling');
+  });
+});
+
+describe('a trajectory the memory meter stops is never read as one that ran to its end', () => {
+  /** The queue that grows for a minute (400/s into 100/s), watched on a grid of 100 ms. */
+  const growing = (risk: Json) => {
+    const p = plan(mm1([400], { checkEveryMs: 100, collapse: { metric: 'inFlight', above: 1e9, forMs: 0 }, ...risk }, 60_000));
+    return { scenario: p.parts[0]!.cells[0]!.scenario, risk: p.parts[0]!.risk! };
+  };
+  const underCeiling = (f: () => unknown) => {
+    watchRunMemory(1e6);
+    try {
+      return f();
+    } finally {
+      watchRunMemory(Infinity);
+    }
+  };
+
+  it('on the check grid, by each estimator, and in the run that counts excursions: RiskMemoryError with the meter\'s reason', () => {
+    const cases: Json[] = [
+      { particles: 4, repetitions: 2 },
+      { method: 'fixed', levels: [5, 10], particles: 4, repetitions: 2 },
+      { particles: undefined, repetitions: undefined, method: 'monte-carlo', runs: 2 },
+    ];
+    for (const risk of cases) {
+      const { scenario, risk: section } = growing(risk);
+      expect(() => underCeiling(() => estimateCellRisk(scenario, section, 1)), JSON.stringify(risk)).toThrow(RiskMemoryError);
+    }
+    // The run that counts excursions (one per rise of the queue from 0 to 1) goes on as the queue grows.
+    const { scenario, risk } = growing({ particles: 4, repetitions: 2, absorbBelow: 1, excursions: { countOverMs: 60_000 } });
+    expect(() => underCeiling(() => countExcursions(scenario, risk, 1))).toThrow(/^a trajectory stopped at the memory ceiling \(its tables grew to 1\.\d MB, over the 1\.0 MB each copy of the run may hold: risk --memory-limit\) at \d+\.\d ms$/);
+    // Without a ceiling the same runs end: plain Monte Carlo sees no collapse, the count is made.
+    const mc = growing({ particles: undefined, repetitions: undefined, method: 'monte-carlo', runs: 1 });
+    expect(estimateCellRisk(mc.scenario, mc.risk, 1).probability).toBe(0);
+    expect(countExcursions(scenario, risk, 1).overMs).toBe(60_000);
   });
 });
