@@ -45,8 +45,8 @@ export class RiskMemoryError extends Error {
 
 /**
  * After a run of `model` ended (`runUntil` said it is over): throws {@link RiskMemoryError} when it
- * ended because its tables passed the thread's memory ceiling (src/engine/memoryMeter.ts; the
- * tables never shrink below the count that stopped it before the run returns), so that a stopped
+ * ended because its tables passed the thread's memory ceiling (src/engine/memoryMeter.ts: tables
+ * only grow, so a count past the ceiling is one the meter stopped the run at), so that a stopped
  * trajectory is never read as one that ran to its end. No ceiling (the default): never.
  */
 export function checkMemoryCeiling(model: Model): void {
