@@ -76,8 +76,13 @@ function parseMemoryLimit(v: string): number {
   return mb * 1e6;
 }
 
+/** The help of `--memory-limit`: what the option holds, and what happens past a run's share (run and validate: the run stops; risk: the cell errs). */
+function memoryLimitHelp(past: string): string {
+  return `megabytes the runs at once may hold in their tables; ${past} (default: ${DEFAULT_MEMORY_LIMIT_FRACTION * 100}% of this machine's memory)`;
+}
+
 /** The help of `--memory-limit`, shared by run and validate. */
-const MEMORY_LIMIT_HELP = `megabytes the runs at once may hold in their tables; a run whose tables would grow past its share stops, truncated "memory-cap" (default: ${DEFAULT_MEMORY_LIMIT_FRACTION * 100}% of this machine's memory)`;
+const MEMORY_LIMIT_HELP = memoryLimitHelp('a run whose tables would grow past its share stops, truncated "memory-cap"');
 
 function parseShardArg(v: string): ShardSpec {
   try {
@@ -140,7 +145,9 @@ function registerRisk(program: Command, io: CliIO, setCode: (code: number) => vo
     .option('--replace', 'replace finished estimates in the output directory, once the new ones are complete', false)
     .option('--quiet', 'print nothing but errors', false)
     .option('--json', 'print risk.json (the plan\'s risk section and every cell\'s estimate) to stdout', false)
+    .option('--force', 'estimate even when the estimated memory (each cell\'s copies of a run at once) is over the machine\'s', false)
     .option(ALLOW_IMPORTS_OUTSIDE, ALLOW_IMPORTS_OUTSIDE_HELP, false)
+    .option('--memory-limit <MB>', memoryLimitHelp('a cell holds several copies of a run at once (its snapshots), each held to its share: a copy whose tables would grow past it stops its cell, recorded as errored'), parseMemoryLimit)
     .action(async (file: string, opts: RiskOptions) => {
       setCode(await riskFile(io, resolve(io.cwd, file), opts));
     });
@@ -164,7 +171,7 @@ function registerRunAll(program: Command, io: CliIO, setCode: (code: number) => 
       const reportIndex: IndexEntry[] = [];
       const read = { allowImportsOutside: opts.allowImportsOutside };
       const { files: notSearched, tunes } = runAllTunes.split(all, !opts.full, read);
-      const { files, risks } = runAllRisks.split(notSearched, !opts.full, read);
+      const { files, risks } = runAllRisks.split(notSearched, !opts.full, read, { workers: opts.workers, memoryBytes: io.memoryBytes });
       // Runs, estimates and searches all write into <out>/<name>: a shared name is refused before anything runs.
       const clashes = sameNameProblems(io, [...files, ...risks, ...tunes].flatMap((f) => experimentName(f, read)));
       if (clashes.length > 0) throw new UsageError(clashes);

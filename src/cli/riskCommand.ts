@@ -16,6 +16,7 @@ import { lockDir } from './dirLock.js';
 import { UsageError, type CliIO } from './io.js';
 import { loadPlan, printWarnings, splitBySection, type PlanOptions } from './loadPlan.js';
 import type { ReadOptions } from './readInput.js';
+import { riskPlanLimits } from './limits.js';
 import { commitOutput, planOutput } from './outputDir.js';
 import { printJson } from './printJson.js';
 import { ProgressReporter } from './progress.js';
@@ -33,6 +34,10 @@ export interface RiskOptions extends PlanOptions {
   replace: boolean;
   quiet: boolean;
   json: boolean;
+  /** Estimate even when the estimated memory is over the machine's (`--force`). */
+  force?: boolean;
+  /** `--memory-limit` in bytes: what the cells at once may hold (default: a fraction of this machine's memory). */
+  memoryLimit?: number;
   /** The report references ../assets/ instead of inlining the bundles (run-all), and its index entry is collected here. */
   sharedAssets?: boolean;
   reportIndex?: IndexEntry[];
@@ -104,12 +109,14 @@ export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Prom
   const { plan, text, set, warnings } = loadPlan(file, opts);
   const problems = planRiskProblems(shownFile, plan);
   if (problems.length > 0) throw new UsageError(problems);
+  const limits = riskPlanLimits(shownFile, plan, { force: opts.force ?? false, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit });
+  if (limits.refusals.length > 0) throw new UsageError(limits.refusals);
   const final = resolve(io.cwd, opts.out, plan.name);
   const shown = relative(io.cwd, final) || '.';
   const lock = lockDir(final, shown, 'risk');
   try {
     const output = planOutput(final, shown, FINISHED_RISK_FILES, { replace: opts.replace, resume: opts.resume, kind: 'risk' });
-    printWarnings(io, warnings);
+    printWarnings(io, [...warnings, ...limits.warnings]);
     if (!opts.quiet && !opts.json) for (const brief of planRiskBriefs(plan)) io.stderr(`${plan.name}: ${brief}\n`);
     const ac = new AbortController();
     const removeHandlers = io.onInterrupt?.(() => ac.abort()) ?? (() => {});
@@ -121,6 +128,7 @@ export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Prom
         outDir: output.work,
         ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
         ...(opts.shard ? { shard: opts.shard } : {}),
+        memoryLimitBytes: limits.findings.memoryLimitBytes,
         resume: opts.resume,
         manifest: runManifest(plan, text, opts.quick, set),
         signal: ac.signal,
@@ -154,9 +162,17 @@ export async function riskFile(io: CliIO, file: string, opts: RiskOptions): Prom
 
 /** What `run-all` does with the files that have a risk section: estimate them with `risk` instead of running them. */
 export const runAllRisks = {
-  /** The files to run and the files to estimate (`hasRiskSection`), the estimates validated now (`splitBySection`, in quick mode or not). */
-  split(files: string[], quick: boolean, read: ReadOptions = {}): { files: string[]; risks: string[] } {
-    const split = splitBySection(files, read, hasRiskSection, (f) => planRiskProblems(f, loadPlan(f, { quick, set: [], ...read }).plan));
+  /**
+   * The files to run and the files to estimate (`hasRiskSection`), the estimates validated now
+   * (`splitBySection`, in quick mode or not), their memory estimates included (`riskPlanLimits` on
+   * `machine`'s workers and memory: a refusal is a problem; the warnings are printed when the file runs).
+   */
+  split(files: string[], quick: boolean, read: ReadOptions = {}, machine: { workers?: number | undefined; memoryBytes?: number | undefined } = {}): { files: string[]; risks: string[] } {
+    const split = splitBySection(files, read, hasRiskSection, (f) => {
+      const { plan } = loadPlan(f, { quick, set: [], ...read });
+      const problems = planRiskProblems(f, plan);
+      return problems.length > 0 ? problems : riskPlanLimits(f, plan, { force: false, ...machine }).refusals;
+    });
     return { files: split.without, risks: split.with };
   },
 

@@ -320,6 +320,16 @@ function perSecond(counts: number[], secPerBin: number): number[] {
   return out;
 }
 
+/**
+ * How a run stopped by the memory meter is said (src/engine/memoryMeter.ts): its tables' bytes
+ * against the thread's ceiling, what the ceiling holds (`holder`: a run, or a copy of one) and the
+ * option that sets it. `run`'s truncation reason and `risk`'s errored cell both say it so.
+ */
+export function memoryCeilingWords(tableBytes: number, holder: string, option: string): string {
+  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+  return `stopped at the memory ceiling (its tables grew to ${mb(tableBytes)}, over the ${mb(runMemoryCeiling())} ${holder} may hold: ${option})`;
+}
+
 function truncationReason(i: ResultInput): string | null {
   const sc = i.scenario;
   if (i.truncated === 'horizon') {
@@ -329,8 +339,7 @@ function truncationReason(i: ResultInput): string | null {
     return `stopped at the event cap (maxEvents ${sc.maxEvents}) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
   }
   if (i.truncated === 'memory-cap') {
-    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-    return `stopped at the memory ceiling (its tables grew to ${mb(i.memoryPeakBytes ?? 0)}, over the ${mb(runMemoryCeiling())} a run may hold: run --memory-limit) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
+    return `${memoryCeilingWords(i.memoryPeakBytes ?? 0, 'a run', 'run --memory-limit')} at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;
   }
   if (i.truncated === 'in-flight-cap') {
     return `stopped at the in-flight cap (maxInFlight ${sc.maxInFlight}) at ${i.endMs.toFixed(1)} ms with ${i.unfinished} operations unfinished`;

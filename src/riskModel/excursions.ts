@@ -3,6 +3,7 @@ import type { RiskSection } from '../experiment/riskSchema.js';
 import { Model } from '../model/Model.js';
 import type { Scenario } from '../model/scenario.js';
 import { monteCarloRunsFor } from '../risk/riskEstimate.js';
+import { checkMemoryCeiling } from './modelSystem.js';
 import { RiskMonitor } from './RiskMonitor.js';
 
 /**
@@ -42,6 +43,7 @@ export function countExcursions(scenario: Scenario, risk: RiskSection, seed: num
   let watchedMs = 0;
   for (;;) {
     const over = monitor.checkEveryMs === 0 ? model.runUntil(Infinity, 1) : model.runUntil(monitor.nextCheckMs);
+    if (over) checkMemoryCeiling(model);
     const t = monitor.checkEveryMs === 0 || over ? model.nowMs() : monitor.nextCheckMs;
     monitor.check(t, over);
     if (monitor.checkEveryMs > 0) monitor.nextCheckMs += monitor.checkEveryMs;

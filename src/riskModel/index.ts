@@ -6,7 +6,9 @@
 export { estimateCellRisk, DEFAULT_RISK_METHOD, RiskInputError } from './estimateCellRisk.js';
 export type { CellRisk, CellRiskOptions } from './estimateCellRisk.js';
 export { riskProblems } from './riskProblems.js';
-export { ModelSystem, RiskStopped, STATELESS_FUNCTIONS } from './modelSystem.js';
+export { checkMemoryCeiling, ModelSystem, RiskMemoryError, RiskStopped, STATELESS_FUNCTIONS } from './modelSystem.js';
+export { ADAPTIVE_SNAPSHOTS_PER_PARTICLE, riskCopiesAtOnce } from './copiesAtOnce.js';
+export type { CopiesAtOnce } from './copiesAtOnce.js';
 export type { ModelState, ModelSystemOptions } from './modelSystem.js';
 export { EXAMPLE_POINTS } from './RiskMonitor.js';
 export type { ExampleTrajectory } from './RiskMonitor.js';

@@ -1,6 +1,8 @@
 import { copyState, stateProblems, type AnyFunction } from '../engine/copyState.js';
+import { runMemoryCeiling } from '../engine/memoryMeter.js';
 import type { RiskSection } from '../experiment/riskSchema.js';
 import { Model } from '../model/Model.js';
+import { memoryCeilingWords } from '../model/results.js';
 import type { Scenario } from '../model/scenario.js';
 import { notDrawn } from '../model/streams.js';
 import type { Advanced, BranchStreams, Continuation, SplittableSystem } from '../risk/SplittableSystem.js';
@@ -30,6 +32,27 @@ export class RiskStopped extends Error {
   constructor() {
     super('the risk estimate was stopped before it ended');
     this.name = 'RiskStopped';
+  }
+}
+
+/** A trajectory the memory meter stopped (its tables passed the thread's ceiling): the cell's estimate ends with this reason. */
+export class RiskMemoryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RiskMemoryError';
+  }
+}
+
+/**
+ * After a run of `model` ended (`runUntil` said it is over): throws {@link RiskMemoryError} when it
+ * ended because its tables passed the thread's memory ceiling (src/engine/memoryMeter.ts: tables
+ * only grow, so a count past the ceiling is one the meter stopped the run at), so that a stopped
+ * trajectory is never read as one that ran to its end. No ceiling (the default): never.
+ */
+export function checkMemoryCeiling(model: Model): void {
+  const held = model.memoryHeldBytes();
+  if (held > runMemoryCeiling()) {
+    throw new RiskMemoryError(`a trajectory ${memoryCeilingWords(held, 'each copy of the run', 'risk --memory-limit')} at ${model.nowMs().toFixed(1)} ms`);
   }
 }
 
@@ -114,6 +137,7 @@ class ModelContinuation implements Continuation<ModelState> {
     const { model, monitor } = this.state;
     if (monitor.checkEveryMs === 0) return monitor.check(model.nowMs(), false);
     const over = model.runUntil(monitor.nextCheckMs);
+    if (over) checkMemoryCeiling(model);
     monitor.check(monitor.nextCheckMs, over);
     this.stepGrid();
   }
@@ -144,10 +168,12 @@ class ModelContinuation implements Continuation<ModelState> {
     const { model, monitor } = this.state;
     if (monitor.checkEveryMs === 0) {
       const over = model.runUntil(Infinity, 1);
+      if (over) checkMemoryCeiling(model);
       monitor.check(model.nowMs(), over);
       return;
     }
     const over = model.runUntil(monitor.nextCheckMs);
+    if (over) checkMemoryCeiling(model);
     monitor.check(over ? Math.min(monitor.nextCheckMs, model.nowMs()) : monitor.nextCheckMs, over);
     this.stepGrid();
   }

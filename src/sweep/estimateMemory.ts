@@ -55,12 +55,47 @@ export interface MemoryEstimate {
   graphCapped: boolean;
 }
 
+/** What one run of a scenario holds at the most ({@link runMemory}). */
+export interface RunMemoryEstimate {
+  /** Its bytes: its clients' (or its graph's) and its series values'. */
+  bytes: number;
+  /** Its clients (all its workloads together). */
+  clients: number;
+  /** Its series values (bins x series). */
+  values: number;
+  /** A service graph's operations in flight and caches, at most `runCeilingBytes` (0 without a graph). */
+  graphBytes: number;
+  /** The graph could hold more than `runCeilingBytes`: the memory meter stops it there. */
+  graphCapped: boolean;
+}
+
 /**
- * Peak memory of running `plan` on `workers` threads: the base, the largest run times the runs at
- * once (the clients of all its workloads x {@link CLIENT_BYTES}, or for a service graph what its
- * operations in flight and its caches can hold if that is more, at most `runCeilingBytes`, where the
- * memory meter stops a run; plus its series values x {@link RUN_VALUE_BYTES}), and every run's series values x
- * {@link HELD_VALUE_BYTES}, which the main thread keeps for the summary.
+ * The most one run of `sc` holds: the clients of all its workloads x {@link CLIENT_BYTES}, or for
+ * a service graph what its operations in flight and its caches can hold if that is more, at most
+ * `runCeilingBytes` (where the memory meter stops a run); plus its series values (over `span`) x
+ * {@link RUN_VALUE_BYTES}. The one estimate of a run's memory: `run`'s plans and `risk`'s copies
+ * of a run (src/sweep/riskMemory.ts) both use it.
+ */
+export function runMemory(sc: Scenario, span: SeriesSpan, runCeilingBytes = Infinity): RunMemoryEstimate {
+  const s = seriesShape(sc, span);
+  const values = s.bins * (1 + s.counts + s.gauges + s.serviceSeries);
+  const clients = scenarioClients(sc);
+  let graphBytes = 0;
+  let graphCapped = false;
+  if (sc.graph !== undefined) {
+    const f = graphFootprint(sc);
+    const can = f.perOperationBytes * Math.min(f.operations, operationsAtMost(sc)) + f.cacheBytes;
+    graphBytes = Math.min(can, runCeilingBytes);
+    if (can > runCeilingBytes) graphCapped = true;
+  }
+  // A client's bytes count its operation in flight: a graph's operations hold more (their calls downstream).
+  return { bytes: Math.max(clients * CLIENT_BYTES, graphBytes) + values * RUN_VALUE_BYTES, clients, values, graphBytes, graphCapped };
+}
+
+/**
+ * Peak memory of running `plan` on `workers` threads: the base, the largest run ({@link runMemory})
+ * times the runs at once, and every run's series values x {@link HELD_VALUE_BYTES}, which the main
+ * thread keeps for the summary.
  */
 export function estimateMemory(plan: ExperimentPlan, workers: number, spans?: Map<Cell, SeriesSpan>, runCeilingBytes = Infinity): MemoryEstimate {
   let perRunBytes = 0;
@@ -71,24 +106,14 @@ export function estimateMemory(plan: ExperimentPlan, workers: number, spans?: Ma
   let runs = 0;
   for (const p of plan.parts) {
     for (const c of p.cells) {
-      const s = seriesShape(c.scenario, spans?.get(c) ?? nominalSpan(c.scenario));
-      const values = s.bins * (1 + s.counts + s.gauges + s.serviceSeries);
-      const cellClients = scenarioClients(c.scenario);
-      let graph = 0;
-      if (c.scenario.graph !== undefined) {
-        const f = graphFootprint(c.scenario);
-        const can = f.perOperationBytes * Math.min(f.operations, operationsAtMost(c.scenario)) + f.cacheBytes;
-        graph = Math.min(can, runCeilingBytes);
-        if (can > runCeilingBytes) graphCapped = true;
+      const run = runMemory(c.scenario, spans?.get(c) ?? nominalSpan(c.scenario), runCeilingBytes);
+      if (run.graphCapped) graphCapped = true;
+      if (run.bytes > perRunBytes) {
+        perRunBytes = run.bytes;
+        graphBytes = run.graphBytes;
       }
-      // A client's bytes count its operation in flight: a graph's operations hold more (their calls downstream).
-      const run = Math.max(cellClients * CLIENT_BYTES, graph) + values * RUN_VALUE_BYTES;
-      if (run > perRunBytes) {
-        perRunBytes = run;
-        graphBytes = graph;
-      }
-      clients = Math.max(clients, cellClients);
-      heldBytes += p.replications * values * HELD_VALUE_BYTES;
+      clients = Math.max(clients, run.clients);
+      heldBytes += p.replications * run.values * HELD_VALUE_BYTES;
       runs += p.replications;
     }
   }

@@ -85,8 +85,8 @@ function memoryCause(m: MemoryEstimate): string {
   return `${m.clients} clients at ${CLIENT_BYTES} bytes each${graph} and the series, ${formatBytes(m.perRunBytes)} a run x ${m.concurrent} at once, plus ${formatBytes(m.heldBytes)} of series kept for the summary`;
 }
 
-/** The warnings and refusals of a plan's caches: a warm start long enough to announce, caches larger than a run may hold. */
-function cacheFindings(plan: ExperimentPlan, runCeilingBytes: number, warnings: string[], refusals: string[]): void {
+/** The warnings and refusals of a plan's caches: a warm start long enough to announce, caches larger than a run may hold (`runCeilingBytes`). */
+export function cacheFindings(plan: ExperimentPlan, runCeilingBytes: number, warnings: string[], refusals: string[]): void {
   let warm = 0;
   let bytes = 0;
   for (const p of plan.parts) {

@@ -3,6 +3,7 @@ import type { Cell } from '../experiment/index.js';
 import { replicationSeed } from '../experiment/index.js';
 import type { RiskSection } from '../experiment/riskSchema.js';
 import { watchInterrupt } from '../engine/interrupt.js';
+import { watchRunMemory } from '../engine/memoryMeter.js';
 import { estimateCellRisk } from '../riskModel/index.js';
 import type { RiskRecord } from './riskRecord.js';
 
@@ -14,6 +15,8 @@ export interface RiskTask {
   masterSeed: number;
   /** The run's interrupt flag (shared memory, src/engine/interrupt.ts): raised, the estimate stops between trajectories and within a trajectory. */
   interrupt?: Int32Array;
+  /** The bytes of tables each copy of a run may hold (src/engine/memoryMeter.ts; src/sweep/riskMemory.ts, riskCopyCeiling); absent: no ceiling. */
+  runMemoryBytes?: number;
 }
 
 /**
@@ -27,7 +30,8 @@ export function riskCellSeed(masterSeed: number, cell: Cell): number {
 }
 
 /**
- * Estimate one cell (`estimateCellRisk`): an `ok` record, or an `errored` one saying why it failed.
+ * Estimate one cell (`estimateCellRisk`): an `ok` record, or an `errored` one saying why it failed
+ * (a copy of a run that outgrew `runMemoryBytes` among them: `RiskMemoryError`, the meter's reason).
  * Once the interrupt flag is up it throws (whatever the estimate returned or threw): the cell is
  * not done, and a resumed run estimates it again.
  */
@@ -38,6 +42,7 @@ export function runRiskCell(task: RiskTask): RiskRecord {
   const flag = task.interrupt ?? null;
   const stopped = () => flag !== null && Atomics.load(flag, 0) !== 0;
   watchInterrupt(flag);
+  watchRunMemory(task.runMemoryBytes ?? Infinity);
   try {
     const risk = estimateCellRisk(cell.scenario, task.risk, seed, { shouldStop: stopped });
     if (stopped()) throw new Error('interrupted');
@@ -47,5 +52,6 @@ export function runRiskCell(task: RiskTask): RiskRecord {
     return { ...id, state: 'errored', error: (e as Error).message };
   } finally {
     watchInterrupt(null);
+    watchRunMemory(Infinity);
   }
 }

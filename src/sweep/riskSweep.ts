@@ -11,6 +11,7 @@ import { FINISHED_RISK_FILES, RISK_CSV_FILE, RISK_LINES_FILE, RISK_RESULT_FILE, 
 import { ResumeError, sameManifest, shardCells, SweepPool, type RunManifest, type ShardSpec } from './runSweep.js';
 import { planCells } from './runPlan.js';
 import type { RiskTask } from './riskCell.js';
+import { riskCopyCeiling } from './riskMemory.js';
 
 /** The manifest's `kind` of a risk run (a run's manifest has none). */
 export const RISK_RUN_KIND = 'risk';
@@ -59,6 +60,8 @@ export interface RiskSweepOptions {
   /** Worker threads (default: the available parallelism); ignored with `pool`. */
   workers?: number;
   pool?: SweepPool;
+  /** The memory the cells at once may hold (bytes): each copy of a run stops at its share (src/sweep/riskMemory.ts, riskCopyCeiling) and its cell errs; absent: no limit. */
+  memoryLimitBytes?: number;
   shard?: ShardSpec;
   /** Keep the cells an earlier run of the same plan finished and estimate only the others. */
   resume?: boolean;
@@ -105,7 +108,8 @@ export function planRiskParts(plan: ExperimentPlan): RiskPart[] {
  * (`runRiskCell`), each record appended to risk.jsonl as it finishes; when every cell is done,
  * risk.json and risk.csv in cell-key order, so the bytes do not depend on the workers, the shards or
  * interruptions (but for the measured `cpuMs`). With `resume`, the cells an earlier run of the same
- * plan finished are kept. Aborting `signal` stops the estimates in flight (they are not recorded)
+ * plan finished are kept. With `memoryLimitBytes`, each copy of a run is held to its share of it
+ * (`riskCopyCeiling`): a copy that outgrows it ends its cell as errored with the reason. Aborting `signal` stops the estimates in flight (they are not recorded)
  * and writes no result.
  */
 export async function runRiskSweep(plan: ExperimentPlan, opts: RiskSweepOptions): Promise<RiskSweepResult> {
@@ -183,12 +187,15 @@ async function runRiskTasks(masterSeed: number, parts: readonly RiskPart[], cell
   opts.signal?.addEventListener('abort', raise, { once: true });
   const own = opts.pool ? null : new SweepPool(Math.min(opts.workers ?? availableParallelism(), cells.length));
   const pool = (opts.pool ?? own) as SweepPool;
+  const threads = Math.min(pool.threads, cells.length);
+  const limit = opts.memoryLimitBytes;
   let failure: unknown = null;
   let next = 0;
   const runOne = async (): Promise<void> => {
     while (next < cells.length && !opts.signal?.aborted && failure === null) {
       const cell = cells[next++] as Cell;
-      const task: RiskTask = { kind: 'risk', cell, risk: partRisk({ parts }, cell.part), masterSeed, interrupt };
+      const risk = partRisk({ parts }, cell.part);
+      const task: RiskTask = { kind: 'risk', cell, risk, masterSeed, interrupt, ...(limit !== undefined ? { runMemoryBytes: riskCopyCeiling(limit, threads, risk) } : {}) };
       let rec: RiskRecord;
       try {
         rec = await pool.runRisk(task);
@@ -206,7 +213,7 @@ async function runRiskTasks(masterSeed: number, parts: readonly RiskPart[], cell
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(pool.threads, cells.length) * 2 }, runOne));
+    await Promise.all(Array.from({ length: threads * 2 }, runOne));
   } finally {
     opts.signal?.removeEventListener('abort', raise);
     await own?.destroy();
