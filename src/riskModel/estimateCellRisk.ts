@@ -1,4 +1,4 @@
-import type { RiskSection } from '../experiment/riskSchema.js';
+import { DEFAULT_RISK_METHOD, type RiskSection } from '../experiment/riskSchema.js';
 import type { Scenario } from '../model/scenario.js';
 import { adaptiveSplitting } from '../risk/adaptiveSplitting.js';
 import type { Effort } from '../risk/Brancher.js';
@@ -12,9 +12,6 @@ import { riskProblems } from './riskProblems.js';
 
 /** At most this many of the reasons a run cannot be copied are spelled out in the message. */
 export const MAX_COPY_PROBLEMS_SHOWN = 3;
-
-/** The estimator a risk section names when it names none. */
-export const DEFAULT_RISK_METHOD = 'adaptive';
 
 /** One cell's estimate of P(collapse within the horizon), plain JSON (worker threads send it back). */
 export interface CellRisk {

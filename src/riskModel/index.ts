@@ -3,7 +3,8 @@
  * (importance and collapse), snapshotted and continued for multilevel splitting (src/risk), and one
  * cell's estimate of P(collapse within the horizon). Pure: no files, process or console.
  */
-export { estimateCellRisk, DEFAULT_RISK_METHOD, RiskInputError } from './estimateCellRisk.js';
+export { estimateCellRisk, RiskInputError } from './estimateCellRisk.js';
+export { DEFAULT_RISK_METHOD } from '../experiment/riskSchema.js';
 export type { CellRisk, CellRiskOptions } from './estimateCellRisk.js';
 export { riskProblems } from './riskProblems.js';
 export { checkMemoryCeiling, ModelSystem, RiskMemoryError, RiskStopped, STATELESS_FUNCTIONS } from './modelSystem.js';
