@@ -57,12 +57,15 @@ export function estimateRiskMemory(plan: ExperimentPlan, workers: number, memory
   return { bytes: BASE_MEMORY_BYTES + cellsAtOnce * largest.cellBytes, cellsAtOnce, ...largest };
 }
 
-/** What drives a risk estimate's memory, in words. */
-function riskMemoryCause(m: RiskMemoryEstimate, manyParts: boolean): string {
+/** What drives a risk estimate's memory, in words (`risk`'s warnings and refusals, `validate`'s estimate). */
+export function riskMemoryCause(m: RiskMemoryEstimate, manyParts: boolean): string {
   const r = m.run;
-  const run = r.graphBytes > r.clients * CLIENT_BYTES ? `what the service graph's operations in flight and caches can hold${r.graphCapped ? ', at most the ceiling of a copy' : ''}` : `${r.clients} client${r.clients === 1 ? '' : 's'} at ${CLIENT_BYTES} bytes each`;
+  const run =
+    r.graphBytes > r.clients * CLIENT_BYTES
+      ? `what the service graph's operations in flight and caches can hold, and the series${r.graphCapped ? "; at most a copy's ceiling" : ''}`
+      : `${r.clients} client${r.clients === 1 ? '' : 's'} at ${CLIENT_BYTES} bytes each, and the series`;
   const cells = `${m.cellsAtOnce} cell${m.cellsAtOnce > 1 ? 's' : ''} at once (--workers)`;
-  return `${m.copies.copies} copies of a run at once in a cell (${manyParts ? `part ${JSON.stringify(m.part)}: ` : ''}${m.copies.drivenBy}) x ${formatBytes(r.bytes)} a run (${run} and the series) x ${cells}, plus the process's ${formatBytes(BASE_MEMORY_BYTES)}`;
+  return `${m.copies.copies} copies of a run at once in a cell (${manyParts ? `part ${JSON.stringify(m.part)}: ` : ''}${m.copies.drivenBy}) x ${formatBytes(r.bytes)} a run (${run}) x ${cells}, plus the process's ${formatBytes(BASE_MEMORY_BYTES)}`;
 }
 
 /** What to change when a risk estimate would not fit. */

@@ -7,6 +7,7 @@ import { watchRunMemory } from '../../src/engine/memoryMeter.js';
 import { ADAPTIVE_SNAPSHOTS_PER_PARTICLE, estimateCellRisk, RiskMemoryError, riskCopiesAtOnce } from '../../src/riskModel/index.js';
 import { BASE_MEMORY_BYTES, estimateMemory } from '../../src/sweep/estimateMemory.js';
 import { estimateRiskMemory, riskCopyCeiling } from '../../src/sweep/riskMemory.js';
+import { formatBytes } from '../../src/sweep/resourceLimits.js';
 import { countExcursions } from '../../src/riskModel/excursions.js';
 import { tempDir, writeExperiment } from './helpers.js';
 
@@ -101,6 +102,31 @@ describe('retrystorm risk checks the memory before anything runs, as run does', 
     expect(forced.code).toBe(0);
     const result = JSON.parse(readFileSync(join(dir, 'forced', 'mm1-memory', 'risk.json'), 'utf8')) as { cells: Array<{ state: string }> };
     expect(result.cells.map((c) => c.state)).toEqual(['ok', 'ok']);
+  });
+
+  it('validate checks and prints a risk file as risk estimates it: its cells, the size of a run and risk\'s memory (not run\'s), refused where risk refuses', async () => {
+    const dir = tempDir();
+    writeExperiment(dir, 'mm1.json', mm1([80, 90]));
+    const p = plan(mm1([80, 90]));
+    const estimate = estimateRiskMemory(p, 2);
+    // run's own estimate of the same plan (above the process's base) is far smaller: validate must not print or check that one.
+    expect(estimateMemory(p, 2).bytes - BASE_MEMORY_BYTES).toBeLessThan((estimate.bytes - BASE_MEMORY_BYTES) / 10);
+    const ok = await cliOn(estimate.bytes * 4, ['validate', 'mm1.json', '--workers', '2'], dir);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain('  part main: 2 cells\n');
+    expect(ok.out).toContain('  2 cells to estimate; how many runs each takes depends on its estimate\n');
+    expect(ok.out).not.toContain('runs in all');
+    expect(ok.out).not.toContain('replications');
+    expect(ok.out).not.toContain('of results; memory');
+    expect(ok.out).toMatch(/ {2}work: a run lasts at most its cell's horizon, about 4[89]k to 5[45]k operations \(most runs stop sooner\)\n/);
+    expect(ok.out).toContain(`  memory: about ${formatBytes(estimate.bytes)} at peak: 321 copies of a run at once in a cell (adaptive splitting with 20 particles`);
+    expect(ok.out).toContain('x 2 cells at once (--workers), plus the process');
+    const refused = await cliOn(estimate.bytes - 10e6, ['validate', 'mm1.json', '--workers', '2'], dir);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/^error: mm1\.json: the risk estimate would need about \d+ MB of memory, more than this machine's \d+ MB: 321 copies/);
+    const forced = await cliOn(estimate.bytes - 10e6, ['validate', 'mm1.json', '--workers', '2', '--force'], dir);
+    expect(forced.code).toBe(0);
+    expect(forced.err).toMatch(/^warning: mm1\.json: the risk estimate would need about/);
   });
 
   it('warns above half of the machine\'s memory: the same file on one worker, one cell at once', async () => {
