@@ -35,6 +35,7 @@ function subject(row) {
   const v = row.values ?? {};
   if (v.simulator !== undefined) return { value: v.simulator, how: 'rate' };
   if (v.model !== undefined) return { value: v.model, how: 'rate' };
+  if (v.graph !== undefined) return { value: v.graph, how: 'rate' };
   if (v.modelCpuSec !== undefined) return { value: v.modelCpuSec, how: 'cpu' };
   if (v.peakRssBytes !== undefined) return { value: v.peakRssBytes, how: 'memory' };
   if (v.bigBytes !== undefined) return { value: v.bigBytes, how: 'memory' };

@@ -275,7 +275,7 @@ export class ServiceHandlers implements CacheOwner {
     this.tracer?.join(H.hOpSeq[h]!, H.hEndpoint[h]!, H.hStep[h]!, decided === JOINED, H.hDegraded[h] === 1, t);
     H.hGen[h] = gen + 1;
     if (step.cancellation) this.cancelOutstanding(h, step, t);
-    else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
+    else H.forgetCalls(h);
     if (decided === JOINED) {
       H.hStep[h]!++;
       this.runStep(h, t);
@@ -350,7 +350,7 @@ export class ServiceHandlers implements CacheOwner {
     H.hGen[h]!++;
     if (step !== undefined && step.kind === 'call') {
       if (step.cancellation) this.cancelOutstanding(h, step, t);
-      else H.hFrames.fill(-1, h * H.maxCalls, (h + 1) * H.maxCalls);
+      else H.forgetCalls(h);
     }
     const s = H.hSlot[h]!;
     this.tracer?.lost(H.hOpSeq[h]!, H.hEndpoint[h]!, t);
