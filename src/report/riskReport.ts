@@ -197,7 +197,7 @@ ${result.description ? `<details><summary>Description</summary><p class="descrip
 <p>${escapeHtml(riskQuestion(result))} ${escapeHtml(mode)}</p>
 <h2>Cells</h2>
 ${cellTable(result, manyParts)}
-<p>Each interval is over the estimate's independent repetitions (Student-t, clipped to [0, 1]; plain Monte Carlo: Wilson). The last two columns compare the work: the plain runs that would give the same relative error, (1 - p) / (p × relative error²), against the runs splitting made. CPU time is measured; every other number is the same on every run of the same file and seed.</p>
+<p>Each interval is over the estimate's independent repetitions (that of a log-normal mean, the modified Cox method, or Student-t when a repetition saw no collapse; clipped to [0, 1]; plain Monte Carlo: Wilson). The last two columns compare the work: the plain runs that would give the same relative error, (1 - p) / (p × relative error²), against the runs splitting made. CPU time is measured; every other number is the same on every run of the same file and seed.</p>
 <h2>Charts</h2>
 ${figures.join('\n') || '<p>No chart: no cell saw a collapse.</p>'}
 <footer>retrystorm ${escapeHtml(opts.version)} risk, seed ${result.seed}, ${escapeHtml(opts.date.slice(0, 10))}${opts.runTimeMs === null ? '' : `, ${escapeHtml(formatDuration(opts.runTimeMs))}`}.</footer>

@@ -1,3 +1,4 @@
+import { logNormalMeanInterval } from '../metrics/logNormalMean.js';
 import { clipInterval, metricStats } from '../metrics/metricStats.js';
 import type { Effort } from './Brancher.js';
 
@@ -31,8 +32,13 @@ export interface RiskEstimate {
   /** The mean of the repetitions' estimates (each unbiased). */
   probability: number;
   /**
-   * The 95% interval: Student-t on the repetitions' estimates (mean +- t(0.975, R-1) * sd / sqrt(R)),
-   * clipped to [0, 1].
+   * The 95% interval of the mean, clipped to [0, 1]: when every repetition saw a collapse, the
+   * modified Cox interval of a log-normal mean over the repetitions' estimates
+   * ({@link logNormalMeanInterval}): a splitting estimate is a product of level fractions, about
+   * log-normal, so its repetitions are skewed. On the M/M/1 ruin at 9.3e-10 (30 particles, 10
+   * repetitions) this interval held the exact probability in 191 of 200 seeds, the Student-t
+   * interval of the repetitions in 164 (test/risk/splitting.test.ts: 93 and 84 of 100). When a
+   * repetition is 0: the Student-t interval, mean +- t(0.975, R-1) * sd / sqrt(R).
    */
   ci95: [number, number];
   /** The standard error over the mean, sd / (sqrt(R) * probability); NaN at probability 0. */
@@ -58,12 +64,13 @@ export function monteCarloRunsFor(p: number, relativeError: number): number {
 
 /** The estimate from its repetitions (in order), their summed effort and the pooled pyramid. */
 export function summarize(method: RiskEstimate['method'], repetitions: Repetition[], effort: Effort, pyramid: PyramidLevel[]): RiskEstimate {
-  const s = metricStats(repetitions.map((r) => r.probability));
+  const estimates = repetitions.map((r) => r.probability);
+  const s = metricStats(estimates);
   const relativeError = s.mean > 0 ? s.sd / (Math.sqrt(s.n) * s.mean) : NaN;
   return {
     method,
     probability: s.mean,
-    ci95: clipInterval(s.ci95, 0, 1),
+    ci95: clipInterval(logNormalMeanInterval(estimates) ?? s.ci95, 0, 1),
     relativeError,
     monteCarloRuns: monteCarloRunsFor(s.mean, relativeError),
     effort,
