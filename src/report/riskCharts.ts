@@ -20,7 +20,7 @@ export interface RiskChart {
 /** A cell of risk.json that has an estimate. */
 export type EstimatedCell = Extract<RiskResult['cells'][number], { state: 'ok' }>;
 
-/** How far below the smallest positive value drawn an interval reaching 0 is cut on a log axis (a factor). */
+/** How far below the smallest estimate drawn an interval's low end is cut on a log axis (a factor): an interval reaching 0, or far below every estimate, ends at the bottom of the axis. */
 export const LOG_FLOOR_FACTOR = 10;
 
 /** The series a cell belongs to: its variant, with its part when the plan has several. */
@@ -51,7 +51,7 @@ export function cellName(c: EstimatedCell, manyParts: boolean): string {
  * P(collapse) against the swept parameter (or each cell, when nothing numeric is swept) on a log
  * y axis, a line and points per variant, each with its 95% interval as a vertical rule; a cell
  * where no collapse was seen (p = 0) cannot sit on a log axis and is left out (the table lists it),
- * and an interval reaching 0 is drawn down to the bottom of the axis.
+ * and an interval reaching 0 or below a tenth of the smallest estimate is drawn down to the bottom of the axis.
  */
 export function probabilityChart(result: RiskResult, cells: readonly EstimatedCell[], manyParts: boolean): RiskChart | null {
   const seen = cells.filter((c) => c.risk.probability > 0);
@@ -93,7 +93,7 @@ export function probabilityChart(result: RiskResult, cells: readonly EstimatedCe
   return {
     id: 'risk-probability',
     title: `P(collapse within ${horizon}) ${against}`,
-    caption: `The estimated probability that the collapse condition holds within the horizon, one line per variant (colour), each point with its 95% interval as a vertical line (an interval reaching 0 is drawn to the bottom of the axis).${left}`,
+    caption: `The estimated probability that the collapse condition holds within the horizon, one line per variant (colour), each point with its 95% interval as a vertical line (an interval reaching 0, or below a tenth of the smallest estimate, is drawn to the bottom of the axis; the table gives its ends).${left}`,
     spec,
   };
 }
