@@ -29,8 +29,9 @@ export type TraceEvent = LayerTraceEvent | ServiceTraceEvent;
  * was lost (a crash, an outage, an expired request dropped) and nobody answers. For an endpoint
  * without steps, which its fleet answers as a leaf does: a `request` reached the fleet, held in
  * fleet `slot` (-1: answered on arrival, without a slot), and its `response`: the outcome answered,
- * or {@link LOST_RESPONSE} or {@link CANCELLED_RESPONSE} (its caller withdrew it). Its `layer` is
- * {@link NO_LAYER}.
+ * or {@link LOST_RESPONSE} or {@link CANCELLED_RESPONSE} (its caller withdrew it). A request refused
+ * because the service's `maxInFlight` were in flight, at any endpoint, is a `request` without a slot
+ * and its 503 `response`, at once. Its `layer` is {@link NO_LAYER}.
  */
 export type ServiceTraceEvent = { tMs: number; op: number; layer: typeof NO_LAYER; service: string; endpoint: string; level: number; workload?: string } & (
   | { event: 'handler' }

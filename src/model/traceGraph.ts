@@ -134,7 +134,7 @@ export class ServiceTracer {
     this.emit({ event: 'lost' }, op, endpoint, t);
   }
 
-  /** A request for `endpoint`, which has no steps, reached the fleet, held in `slot` (`NO_SLOT` of trace.ts: answered on arrival). */
+  /** A request for `endpoint` reached the service without a handler: the fleet of an endpoint without steps holds it in `slot`, or it is answered on arrival (`NO_SLOT` of trace.ts: by that fleet, or refused because `maxInFlight` are in flight). */
   fleetRequest(op: number, endpoint: number, slot: number, t: number): void {
     this.emit({ event: 'request', slot }, op, endpoint, t);
   }

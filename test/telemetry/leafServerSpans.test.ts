@@ -81,3 +81,31 @@ describe('OTLP traces: a SERVER span for every request at an endpoint without st
     }
   });
 });
+
+describe('OTLP traces: a request refused by a service\'s maxInFlight is a SERVER span too', () => {
+  // users admits 2 requests at a time; the rest are refused with 503 on arrival (with and without a
+  // hop: the hop's arrival goes through accept, no hop through acceptAtOnce), and each refusal is a
+  // SERVER span in error at users under the attempt that sent it.
+  for (const hopMs of [0.5, 0]) {
+    it(`every request that reached users is a SERVER span there, the refused ones in error (hop ${hopMs} ms)`, () => {
+      const model = structuredClone(MODEL) as Record<string, any>;
+      model.network = { hopMs };
+      model.services.users = { ...model.services.users, maxInFlight: 2, fleet: { ...model.services.users.fleet, faults: [] } };
+      const events: TraceEvent[] = [];
+      const sim = simulate(model, { seed: 5, trace: (e) => events.push(e), traceGraph: true });
+      const flat = flattenMetrics(sim);
+      const refused = sim.services?.find((s) => s.service === 'users')?.refusedInFlight ?? 0;
+      expect(refused).toBeGreaterThan(0);
+      const traces = otlpTraces(events, { layers: [], workloadLayers: new Map([['web', ['app']]]), entryServices: ['frontend'], traceIdPrefix: 0, seed: 5 });
+      const all = readSpanText(JSON.stringify(traces), 'traces.json').spans;
+      const servers = all.filter((s) => s.kind === 'server' && s.service === 'users');
+      expect(servers.length).toBe(flat['edges.frontend->users.calls']);
+      // users' own fleet fails nothing here: its errors are the refusals, answered at once.
+      const errors = servers.filter((s) => s.error);
+      expect(errors.length).toBe(refused);
+      for (const s of errors) expect(s.durationUs).toBe(0);
+      const byId = new Map(all.map((s) => [`${s.traceId}/${s.spanId}`, s]));
+      for (const s of servers) expect(byId.get(`${s.traceId}/${s.parentId}`)?.kind).toBe('client');
+    });
+  }
+});

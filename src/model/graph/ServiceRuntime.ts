@@ -104,6 +104,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
     this.measure.arrival(leaf.callerReq.chain[r]!, t);
     if (this.inFlight >= this.maxInFlight) {
       this.refuseInFlight(t);
+      if (this.handlers.tracer !== null) this.traceAtOnce(leaf.callerReq.opSeq[r]!, endpoint, Outcome.S503, t);
       leaf.answer(r, Outcome.S503, NaN, false, t);
       return;
     }
@@ -125,6 +126,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
     this.measure.arrival(chain, t);
     if (this.inFlight >= this.maxInFlight) {
       this.refuseInFlight(t);
+      if (this.handlers.tracer !== null) this.traceAtOnce(op, endpoint, Outcome.S503, t);
       ans.verdict = Outcome.S503;
       ans.retryAfterMs = NaN;
       return true;
@@ -140,7 +142,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
     return true;
   }
 
-  /** A traced run: the plain request of operation `op` for `endpoint` that the fleet answered `outcome` on arrival, without a slot (apart, off the path of untraced runs). */
+  /** A traced run: a request of operation `op` for `endpoint` answered `outcome` on arrival, without a slot: by the fleet, or refused because `maxInFlight` are in flight (apart, off the path of untraced runs). */
   private traceAtOnce(op: number, endpoint: number, outcome: number, t: number): void {
     const tracer = this.handlers.tracer as ServiceTracer;
     tracer.fleetRequest(op, endpoint, NO_SLOT, t);
