@@ -11,7 +11,7 @@ import { UsageError, type CliIO } from './io.js';
 import { planLimits, riskPlanLimits } from './limits.js';
 import { loadPlan, printWarnings } from './loadPlan.js';
 import { hasTuneSection } from './tuneCommand.js';
-import { planRiskBriefs, planRiskProblems } from './riskCommand.js';
+import { hasRiskSection, planRiskBriefs, planRiskProblems } from './riskCommand.js';
 
 /** Counts from here on print as a mantissa and a power of ten (`3.2e51`): G (10^9) is the largest prefix used. */
 const SCIENTIFIC_FROM = 1e15;
@@ -55,7 +55,7 @@ export function validateCommand(io: CliIO, path: string, opts: { quick: boolean;
   const limitOptions = { force: opts.force, workers: opts.workers, memoryBytes: io.memoryBytes, memoryLimitBytes: opts.memoryLimit };
   const shown = relative(io.cwd, path) || path;
   // A file with a risk section is estimated by `risk`, not run: its problems, limits and estimates are risk's.
-  const risky = plan.parts.some((p) => p.risk !== undefined);
+  const risky = hasRiskSection(experiment.root);
   let limits: { warnings: string[]; refusals: string[] };
   let totals: string[];
   if (risky) {

@@ -103,8 +103,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
   accept(leaf: ServiceLeaf, r: number, endpoint: number, t: number): void {
     this.measure.arrival(leaf.callerReq.chain[r]!, t);
     if (this.inFlight >= this.maxInFlight) {
-      this.refuseInFlight(t);
-      if (this.handlers.tracer !== null) this.traceAtOnce(leaf.callerReq.opSeq[r]!, endpoint, Outcome.S503, t);
+      this.refuseInFlight(leaf.callerReq.opSeq[r]!, endpoint, t);
       leaf.answer(r, Outcome.S503, NaN, false, t);
       return;
     }
@@ -125,8 +124,7 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
   acceptAtOnce(frame: number, bad: boolean, chain: number, t: number, ans: LeafAnswer, op: number, endpoint: number): boolean {
     this.measure.arrival(chain, t);
     if (this.inFlight >= this.maxInFlight) {
-      this.refuseInFlight(t);
-      if (this.handlers.tracer !== null) this.traceAtOnce(op, endpoint, Outcome.S503, t);
+      this.refuseInFlight(op, endpoint, t);
       ans.verdict = Outcome.S503;
       ans.retryAfterMs = NaN;
       return true;
@@ -157,8 +155,9 @@ export class ServiceRuntime implements LeafHost, HandlersOwner {
     this.fleet.hold(r, ans, t);
   }
 
-  /** A request arriving at t is refused because `maxInFlight` are in flight (answered 503 at once). */
-  private refuseInFlight(t: number): void {
+  /** The request of operation `op` for `endpoint` arriving at t is refused because `maxInFlight` are in flight (answered 503 at once): counted, and traced as a request answered on arrival. */
+  private refuseInFlight(op: number, endpoint: number, t: number): void {
+    if (this.handlers.tracer !== null) this.traceAtOnce(op, endpoint, Outcome.S503, t);
     if (t >= 0) {
       this.refusedInFlight++;
       this.measure.refusedInFlight(t);
